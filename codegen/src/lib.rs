@@ -1,0 +1,1 @@
+//! Tern's backend: `tern_compiler::tir::Program` to Cranelift IR, JIT and AOT.

@@ -1,0 +1,395 @@
+//! The typed, monomorphized program: the contract between the front end
+//! (this crate) and the backend (`tern-codegen`).
+//!
+//! Everything here is plain data. By the time a `Program` exists:
+//! * names are resolved to indices (`FuncId`, `StructId`, `ExternId`, `LocalId`);
+//! * every expression carries its concrete type (no generic parameters remain:
+//!   each instantiation of a generic function is its own `Function`);
+//! * `const` items and `size_of::<T>()` are folded to `ExprKind::Int`;
+//! * integer literals carry the type the checker gave them;
+//! * `op=` is kept as `Stmt::CompoundAssign` so the place is evaluated once;
+//! * every rule of the language has been checked: the backend may assume a
+//!   well-typed program and never reports a user error itself.
+//!
+//! Layout of values in memory is fixed here too (`Program::layout`), so that
+//! `size_of` in the front end and loads/stores in the backend cannot disagree.
+
+use std::fmt;
+
+/// Index into `Program::functions`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u32);
+/// Index into `Program::structs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StructId(pub u32);
+/// Index into `Program::externs`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExternId(pub u32);
+/// Index into `Function::locals` of the function it appears in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalId(pub u32);
+
+/// A source location, already resolved to line and column (1-based), so the
+/// backend can bake `file:line:col` into runtime error messages without
+/// access to the source text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Loc {
+    /// Index into `Program::files`.
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// A whole program after checking and monomorphization.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// Display names of the source files, as they appear in diagnostics
+    /// (`Loc::file` indexes this).
+    pub files: Vec<String>,
+    pub structs: Vec<StructDef>,
+    /// Every function instance that is reachable from `main` (or, for the
+    /// REPL, from the entry being evaluated). Generic functions appear once
+    /// per distinct list of type arguments.
+    pub functions: Vec<Function>,
+    pub externs: Vec<ExternFn>,
+    /// The entry point: `fn main()` or `fn main() -> i64` (the exit status).
+    pub main: FuncId,
+}
+
+/// Scalar and aggregate types. `Unit` is the type of statements and of
+/// functions without a return type; `Str` only ever appears as the argument of
+/// `print`, `panic` and `assert`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    I64,
+    I32,
+    U8,
+    Bool,
+    Unit,
+    Str,
+    /// `[]T`: a view `(ptr, len)`, two machine words, `len` in elements.
+    Slice(Box<Type>),
+    /// `[N]T`: a fixed array held by value.
+    Array(Box<Type>, u64),
+    /// `reusable[]T`: a slice whose span lives in the runtime's builtin pool.
+    /// Same two-word representation as `Slice`; `ptr` is null when the
+    /// slice owns no span (zero bytes).
+    Reusable(Box<Type>),
+    Struct(StructId),
+}
+
+impl Type {
+    pub fn is_integer(&self) -> bool {
+        matches!(self, Type::I64 | Type::I32 | Type::U8)
+    }
+    /// Scalars live in one Cranelift value; everything else in memory.
+    pub fn is_scalar(&self) -> bool {
+        matches!(self, Type::I64 | Type::I32 | Type::U8 | Type::Bool)
+    }
+    /// The element type of a slice, reusable slice or array.
+    pub fn element(&self) -> Option<&Type> {
+        match self {
+            Type::Slice(t) | Type::Array(t, _) | Type::Reusable(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// Size and alignment in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub size: u64,
+    pub align: u64,
+}
+
+/// A struct after monomorphization (structs are not generic, but their
+/// layout is computed once here).
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    /// Qualified display name, e.g. `slice_pool::Pool`.
+    pub name: String,
+    pub fields: Vec<Field>,
+    pub layout: Layout,
+}
+
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub name: String,
+    pub ty: Type,
+    /// Byte offset from the start of the struct (C layout rules).
+    pub offset: u64,
+}
+
+/// A function instance.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Qualified display name with type arguments, e.g.
+    /// `slice_pool::alloc_slice::<i64>`. Unique within the program; the
+    /// backend derives symbol names from it.
+    pub name: String,
+    /// The parameters, in order; each is a local of this function.
+    pub params: Vec<Param>,
+    pub ret: Type,
+    /// Every local of the body: parameters first, then `let`/`var`
+    /// bindings and `for` variables, each with a distinct id even when
+    /// names shadow.
+    pub locals: Vec<Local>,
+    pub body: Block,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub local: LocalId,
+    /// `ref` parameter: the caller passes the address of a mutable place;
+    /// reads and writes of this local go through that address.
+    pub by_ref: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Local {
+    pub name: String,
+    pub ty: Type,
+    /// `var` (or `ref` parameter); `let`, value parameters and `for`
+    /// variables are immutable.
+    pub mutable: bool,
+}
+
+/// An external C function (`extern fn`), resolved by symbol name: the
+/// runtime's `tern_*` functions or anything the linker can find.
+#[derive(Clone, Debug)]
+pub struct ExternFn {
+    /// The C symbol name.
+    pub name: String,
+    /// Parameter types; a `ref` parameter is passed as a pointer.
+    pub params: Vec<(Type, bool)>,
+    /// `Unit` for no return value. Only scalars cross the C boundary.
+    pub ret: Type,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// `let` / `var`: initialise a fresh local.
+    Let { local: LocalId, init: Expr },
+    /// `place = value`. `place` is a place expression (see `ExprKind`)
+    /// rooted in a mutable local or `ref` parameter.
+    Assign { place: Expr, value: Expr },
+    /// `place op= value`, with the place evaluated once. `op` is arithmetic
+    /// or bitwise, never a comparison or `&&`/`||`.
+    CompoundAssign { place: Expr, op: BinOp, value: Expr },
+    Expr(Expr),
+    /// `else if` chains are nested `If`s in `else_`.
+    If { cond: Expr, then: Block, else_: Option<Block> },
+    While { cond: Expr, body: Block },
+    /// `for var in start..end`: `start` and `end` are evaluated once, before
+    /// the first iteration; `var` (type of start/end) takes start, start+1,
+    /// ... end-1; no iteration when start >= end.
+    For { var: LocalId, start: Expr, end: Expr, body: Block },
+    Break,
+    Continue,
+    Return(Option<Expr>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Type,
+    pub loc: Loc,
+}
+
+/// Place expressions are `Local`, `Field` and `Index`: they denote memory that
+/// can be read, assigned (when rooted in a mutable binding) or passed by `ref`.
+/// Their base may be any expression: the backend materialises an aggregate
+/// rvalue (a struct or array returned by a call, say) in a stack slot.
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    /// Integer literal of the expression's type (`I64`, `I32`, `U8`); the
+    /// value is already wrapped into that type's range.
+    Int(i64),
+    Bool(bool),
+    /// Only as an argument of `print`, `panic`, `assert`.
+    Str(String),
+    Local(LocalId),
+    /// `base.field`, by field index in `StructDef::fields`.
+    Field(Box<Expr>, u32),
+    /// `base[index]` on a slice, array or reusable slice; `index` is `i64`;
+    /// bounds-checked (`0 <= index < len`).
+    Index(Box<Expr>, Box<Expr>),
+    /// `base[lo..hi]` on a slice, array (a place) or reusable slice; yields
+    /// `[]T` viewing the same memory. Checked `0 <= lo <= hi <= len`.
+    /// Missing bounds are `0` and `len`.
+    SliceRange {
+        base: Box<Expr>,
+        lo: Option<Box<Expr>>,
+        hi: Option<Box<Expr>>,
+    },
+    Unary(UnOp, Box<Expr>),
+    /// Both operands have the same type; for comparisons the expression's type
+    /// is `Bool`; for shifts the right operand is the same type as the left.
+    /// `And`/`Or` short-circuit.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `e as T` between integer types (wrap/truncate/sign- or zero-extend by
+    /// source signedness: i64, i32 signed; u8 unsigned) and from bool to an
+    /// integer type (0 or 1). Casting a type to itself is allowed.
+    Cast(Box<Expr>),
+    Call { func: FuncId, args: Vec<Arg> },
+    CallExtern { func: ExternId, args: Vec<Arg> },
+    /// Field values in declaration order.
+    StructLit { id: StructId, fields: Vec<Expr> },
+    /// `[value; count]`, `count` a constant.
+    ArrayRepeat { value: Box<Expr>, count: u64 },
+    /// `[a, b, c]` (an extension to the brief's syntax, used by tests).
+    ArrayLit(Vec<Expr>),
+    /// `len(s)` of a slice, array or reusable slice, as `i64`.
+    Len(Box<Expr>),
+    Builtin(Builtin, Vec<Expr>),
+}
+
+/// A call argument.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    Value(Expr),
+    /// `ref place`: the address of a place rooted in a mutable binding.
+    Ref(Expr),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// Wrapping negation (integers).
+    Neg,
+    /// Logical not on `Bool`, bitwise not on integers.
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// Checked: division by zero is a runtime error; `MIN / -1` wraps to `MIN`.
+    Div,
+    /// Checked like `Div`; `MIN % -1` is `0`.
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// Shift amount taken modulo the bit width (so it never traps).
+    Shl,
+    /// Arithmetic for signed types (i64, i32), logical for u8.
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+}
+
+/// Built-in operations. Argument lists are listed per variant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// `print(x)`: one scalar or string literal and a newline. Integers in
+    /// decimal (u8 unsigned), bools as `true`/`false`. Returns `Unit`.
+    Print,
+    /// `panic("msg")`: runtime error at the expression's location.
+    Panic,
+    /// `assert(cond, "msg")`.
+    Assert,
+    /// `reusable::alloc::<T>(n)`: a zero-filled `reusable[]T` of `n` elements.
+    ReusableAlloc,
+    /// `reusable::append(s, v)`: `resize(s, len+1)` then store `v` at `len`.
+    ReusableAppend,
+    /// `reusable::resize(s, n)`: new length `n`, zero-filling growth.
+    ReusableResize,
+    /// `reusable::free(s)`: releases the span (no-op for zero bytes).
+    ReusableFree,
+    /// `reusable::offset(s)`: byte offset of the span in the builtin pool, or
+    /// -1 when the slice owns no span.
+    ReusableOffset,
+    /// `unsafe::slice::<T>(ptr: i64, len: i64) -> []T`.
+    UnsafeSlice,
+    /// `unsafe::addr(x) -> i64`: the data pointer of a slice or reusable
+    /// slice; otherwise the address of the place `x`.
+    UnsafeAddr,
+    /// `unsafe::copy(dst: i64, src: i64, bytes: i64)`: memmove.
+    UnsafeCopy,
+}
+
+impl Program {
+    /// Size and alignment of a value of type `ty`. Scalars are their natural
+    /// width (bool is one byte); slices are two 8-byte words; arrays are
+    /// `N * size` with the element's alignment; structs use `StructDef::layout`.
+    pub fn layout(&self, ty: &Type) -> Layout {
+        match ty {
+            Type::I64 => Layout { size: 8, align: 8 },
+            Type::I32 => Layout { size: 4, align: 4 },
+            Type::U8 | Type::Bool => Layout { size: 1, align: 1 },
+            Type::Unit => Layout { size: 0, align: 1 },
+            Type::Str | Type::Slice(_) | Type::Reusable(_) => Layout {
+                size: 16,
+                align: 8,
+            },
+            Type::Array(elem, n) => {
+                let e = self.layout(elem);
+                Layout {
+                    size: e.size.wrapping_mul(*n),
+                    align: e.align,
+                }
+            }
+            Type::Struct(id) => self.structs[id.0 as usize].layout,
+        }
+    }
+
+    pub fn function(&self, id: FuncId) -> &Function {
+        &self.functions[id.0 as usize]
+    }
+
+    pub fn struct_def(&self, id: StructId) -> &StructDef {
+        &self.structs[id.0 as usize]
+    }
+
+    /// `file:line:col` for runtime error messages.
+    pub fn describe(&self, loc: Loc) -> String {
+        let file = self
+            .files
+            .get(loc.file as usize)
+            .map(String::as_str)
+            .unwrap_or("<unknown>");
+        format!("{file}:{}:{}", loc.line, loc.col)
+    }
+}
+
+impl fmt::Display for Type {
+    /// Types as written in Tern source, except structs, which print their id
+    /// (use the front end's type printer for diagnostics).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::I64 => write!(f, "i64"),
+            Type::I32 => write!(f, "i32"),
+            Type::U8 => write!(f, "u8"),
+            Type::Bool => write!(f, "bool"),
+            Type::Unit => write!(f, "()"),
+            Type::Str => write!(f, "str"),
+            Type::Slice(t) => write!(f, "[]{t}"),
+            Type::Array(t, n) => write!(f, "[{n}]{t}"),
+            Type::Reusable(t) => write!(f, "reusable[]{t}"),
+            Type::Struct(id) => write!(f, "struct#{}", id.0),
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Tern's memory runtime. See `docs/runtime-abi.md` for the extern ABI.

@@ -1,0 +1,2 @@
+//! The `tern` driver.
+fn main() {}
