@@ -27,15 +27,14 @@ pub fn set_failure_hook(hook: Option<FailureHook>) {
     *HOOK.write().unwrap_or_else(|e| e.into_inner()) = hook;
 }
 
-/// Converts the generated code's NUL-terminated `file:line:col` string.
-///
-/// # Safety
-/// `loc` is null or points to a NUL-terminated string.
-pub unsafe fn loc_str(loc: *const c_char) -> String {
+/// The source location string `loc` (NUL-terminated UTF-8, `file:line:col`),
+/// or `?` for null.
+pub fn loc_str(loc: *const c_char) -> String {
     if loc.is_null() {
-        return "<unknown location>".to_string();
+        return "?".into();
     }
-    // SAFETY: the caller guarantees a NUL-terminated string.
+    // SAFETY: every caller passes a location the backend emitted as a
+    // NUL-terminated read-only string (or null, handled above).
     unsafe { CStr::from_ptr(loc) }
         .to_string_lossy()
         .into_owned()
@@ -43,13 +42,8 @@ pub unsafe fn loc_str(loc: *const c_char) -> String {
 
 /// Reports a runtime error at `loc` (a NUL-terminated `file:line:col`
 /// emitted by the backend, or null) and ends the run.
-///
-/// # Safety
-/// `loc` is null or points to a NUL-terminated string.
-pub unsafe fn report(loc: *const c_char, msg: &str) -> ! {
-    // SAFETY: forwarded contract.
-    let loc = unsafe { loc_str(loc) };
-    report_at(&loc, msg)
+pub fn report(loc: *const c_char, msg: &str) -> ! {
+    report_at(&loc_str(loc), msg)
 }
 
 /// [`report`] with the location already as text.

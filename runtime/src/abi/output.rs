@@ -89,8 +89,7 @@ unsafe fn bytes<'a>(ptr: *const u8, len: i64) -> &'a [u8] {
 pub unsafe extern "C" fn tern_panic(msg_ptr: *const u8, msg_len: i64, loc: *const c_char) -> ! {
     // SAFETY: caller contract.
     let msg = String::from_utf8_lossy(unsafe { bytes(msg_ptr, msg_len) });
-    // SAFETY: caller contract.
-    unsafe { report(loc, &format!("panic: {msg}")) }
+    report(loc, &format!("panic: {msg}"))
 }
 
 /// A failed `assert(c, "msg")`: `error: LOC: assertion failed: MSG`.
@@ -105,8 +104,7 @@ pub unsafe extern "C" fn tern_assert_fail(
 ) -> ! {
     // SAFETY: caller contract.
     let msg = String::from_utf8_lossy(unsafe { bytes(msg_ptr, msg_len) });
-    // SAFETY: caller contract.
-    unsafe { report(loc, &format!("assertion failed: {msg}")) }
+    report(loc, &format!("assertion failed: {msg}"))
 }
 
 /// A failed index check: `error: LOC: index out of bounds: index I, length N`.
@@ -115,13 +113,7 @@ pub unsafe extern "C" fn tern_assert_fail(
 /// `loc` is null or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_bounds_fail(index: i64, len: i64, loc: *const c_char) -> ! {
-    // SAFETY: caller contract.
-    unsafe {
-        report(
-            loc,
-            &format!("index out of bounds: index {index}, length {len}"),
-        )
-    }
+    report(loc, &format!("index out of bounds: index {index}, length {len}"))
 }
 
 /// A failed range check: `error: LOC: slice out of bounds: LO..HI, length N`.
@@ -130,13 +122,7 @@ pub unsafe extern "C" fn tern_bounds_fail(index: i64, len: i64, loc: *const c_ch
 /// `loc` is null or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_slice_fail(lo: i64, hi: i64, len: i64, loc: *const c_char) -> ! {
-    // SAFETY: caller contract.
-    unsafe {
-        report(
-            loc,
-            &format!("slice out of bounds: {lo}..{hi}, length {len}"),
-        )
-    }
+    report(loc, &format!("slice out of bounds: {lo}..{hi}, length {len}"))
 }
 
 /// Division or remainder by zero: `error: LOC: division by zero`.
@@ -145,6 +131,5 @@ pub unsafe extern "C" fn tern_slice_fail(lo: i64, hi: i64, len: i64, loc: *const
 /// `loc` is null or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_div_zero(loc: *const c_char) -> ! {
-    // SAFETY: caller contract.
-    unsafe { report(loc, "division by zero") }
+    report(loc, "division by zero")
 }

@@ -25,6 +25,11 @@ pub extern "C" fn tern_rt_flush() {
     flush_stdout();
 }
 
-/// Runtime state a program needs before its first instruction. The builtin
-/// pool is created here once the pool module provides its set-up entry.
-fn set_up() {}
+/// Runtime state a program needs before its first instruction: the builtin
+/// pool is created now (not on first use) so that a bad `TERN_POOL_BYTES` or
+/// a failed reservation is reported before the program prints anything.
+fn set_up() {
+    if let Err(msg) = crate::builtin::with_pool(|_| ()) {
+        super::fail::report_at("<runtime>", &msg);
+    }
+}
