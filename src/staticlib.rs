@@ -1,6 +1,7 @@
 //! Finding `libtern_runtime.a` for linking: `TERN_RUNTIME_LIB`, else beside
 //! the `tern` executable (cargo puts it in `target/<profile>/` when it builds
-//! the workspace, and in `target/<profile>/deps/` with a hash suffix).
+//! the runtime package, and in `target/<profile>/deps/` with a hash suffix
+//! whenever it builds the driver).
 
 use std::path::{Path, PathBuf};
 
@@ -23,11 +24,18 @@ pub fn find_runtime_lib() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot locate the tern executable: {e}"))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     let beside = dir.join(LIB_NAME);
-    if beside.is_file() {
-        return Ok(beside);
-    }
-    if let Some(found) = newest_hashed(&dir.join("deps")) {
-        return Ok(found);
+    // Cargo rebuilds `deps/libtern_runtime-<hash>.a` whenever it rebuilds the
+    // driver, but refreshes the un-hashed copy beside the executable only
+    // when the runtime itself is a requested package: the newest file wins,
+    // so a stale copy is never linked.
+    let candidates = [Some(beside.clone()), newest_hashed(&dir.join("deps"))];
+    if let Some((_, path)) = candidates
+        .into_iter()
+        .flatten()
+        .filter_map(|p| Some((p.metadata().ok()?.modified().ok()?, p)))
+        .max()
+    {
+        return Ok(path);
     }
     Err(format!(
         "cannot find the Tern runtime library: TERN_RUNTIME_LIB is not set and `{}` does not exist \
