@@ -53,6 +53,16 @@ pub fn compile_jit(
             return Err(CodegenError::MissingRuntimeSymbol(name.to_string()));
         }
     }
+    // Cranelift's JIT panics on a symbol it cannot resolve; find out first
+    // and say which `extern fn` is missing.
+    for x in &program.externs {
+        if !runtime_symbols.iter().any(|(n, _)| *n == x.name) && !process_has_symbol(&x.name) {
+            return Err(CodegenError::Link(format!(
+                "undefined symbol `{}` (declared by `extern fn`)",
+                x.name
+            )));
+        }
+    }
     module
         .finalize_definitions()
         .map_err(|e| CodegenError::cranelift("JIT finalization", e))?;
@@ -62,4 +72,14 @@ pub fn compile_jit(
         entry,
         listing: tr.listing,
     })
+}
+
+/// Whether the dynamic linker can find `name` in this process (what the JIT
+/// falls back to for symbols outside the runtime's table, e.g. libc).
+fn process_has_symbol(name: &str) -> bool {
+    let Ok(c_name) = std::ffi::CString::new(name) else {
+        return false;
+    };
+    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only reads.
+    !unsafe { libc::dlsym(libc::RTLD_DEFAULT, c_name.as_ptr()) }.is_null()
 }
