@@ -1227,11 +1227,9 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
     fn push_arg(&mut self, arg: &Arg, out: &mut Vec<Value>) -> R<()> {
         match arg {
             Arg::Ref(place) => {
-                let addr = match &place.ty {
-                    // `ref` of a slice-typed place still passes the address
-                    // of the place (the `(ptr, len)` pair itself).
-                    _ => self.place_addr(place)?,
-                };
+                // `ref` of a slice-typed place passes the address of the
+                // place (the `(ptr, len)` pair itself), like any other type.
+                let addr = self.place_addr(place)?;
                 out.push(addr);
             }
             Arg::Value(e) => match self.expr(e)? {

@@ -113,7 +113,10 @@ pub unsafe extern "C" fn tern_assert_fail(
 /// `loc` is null or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_bounds_fail(index: i64, len: i64, loc: *const c_char) -> ! {
-    report(loc, &format!("index out of bounds: index {index}, length {len}"))
+    report(
+        loc,
+        &format!("index out of bounds: index {index}, length {len}"),
+    )
 }
 
 /// A failed range check: `error: LOC: slice out of bounds: LO..HI, length N`.
@@ -122,7 +125,10 @@ pub unsafe extern "C" fn tern_bounds_fail(index: i64, len: i64, loc: *const c_ch
 /// `loc` is null or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_slice_fail(lo: i64, hi: i64, len: i64, loc: *const c_char) -> ! {
-    report(loc, &format!("slice out of bounds: {lo}..{hi}, length {len}"))
+    report(
+        loc,
+        &format!("slice out of bounds: {lo}..{hi}, length {len}"),
+    )
 }
 
 /// Division or remainder by zero: `error: LOC: division by zero`.
