@@ -44,37 +44,132 @@ pub const fn round8(bytes: i64) -> i64 {
 
 /// The nodes visited by one descent: `node[l]` is the node at level `l` (0 = leaf),
 /// `idx[l]` (for `l >= 1`) the entry of `node[l]` that leads to `node[l - 1]`.
-#[derive(Clone, Copy)]
-struct Path {
+///
+/// Kept in the [`Tree`] (not rebuilt per operation): zeroing or copying it on
+/// every call cost more than the operation itself.
+pub struct Path {
     node: [i64; MAX_HEIGHT],
-    idx: [usize; MAX_HEIGHT],
+    idx: [u8; MAX_HEIGHT],
 }
 
 impl Path {
-    #[inline(always)]
     fn new() -> Self {
         Path { node: [0; MAX_HEIGHT], idx: [0; MAX_HEIGHT] }
     }
+
+    #[inline(always)]
+    fn at(&self, l: usize) -> usize {
+        self.idx[l] as usize
+    }
 }
 
-/// Where a span `[off, end)` sits among the free spans: the leaf of its
-/// predecessor (the last span starting at or before `off`) and its successor.
+/// Where a span `[off, end)` sits among the free spans, found by one descent by
+/// key (the path ends in the predecessor's leaf).
 struct Neighbours {
-    path: Path,
-    /// Index in `path.node[0]` where a span starting at `off` would be inserted.
+    height: usize,
+    /// Index in the path's leaf where a span starting at `off` would be inserted.
     pos: usize,
     /// The predecessor `(offset, len)` at `pos - 1`, if any.
     pred: Option<(i64, i64)>,
-    /// The successor: its path (the same leaf at `pos`, or the next leaf at 0),
-    /// its index and `(offset, len)`.
-    succ: Option<(Path, usize, i64, i64)>,
+    /// The successor `(offset, len)`: at `pos` in the same leaf, or first in the next leaf.
+    succ: Option<(i64, i64)>,
+    /// Whether the successor is in the next leaf (not on the path).
+    succ_next: bool,
 }
 
-/// A span tree over a header and a node array.
+/// A span tree over a header and a node array, with the scratch path its
+/// operations use.
 ///
 /// The tree does not own its memory: it is a view over raw words that either the
 /// runtime (builtin pool) or the program (library pool) owns.
 pub struct Tree<V: Validate, const F: usize> {
+    mem: Mem<V, F>,
+    path: Path,
+}
+
+impl<V: Validate, const F: usize> Tree<V, F> {
+    /// A view over a tree header and node array.
+    ///
+    /// # Safety
+    /// `hdr` must be valid for reads and writes of `HEADER_WORDS` words and
+    /// `nodes` of `node_cap * node_words(F)` words, 8-byte aligned, for as long as
+    /// the view is used, and no one else may access them meanwhile (the view uses
+    /// raw reads and writes only, so the two may even overlap). `arena` must be in
+    /// `0..=MAX_ARENA_BYTES` and `node_cap >= 1`. Both bounds must come from the
+    /// runtime, not from the tree memory.
+    #[inline(always)]
+    pub unsafe fn from_raw(hdr: *mut i64, nodes: *mut i64, node_cap: i64, arena: i64) -> Self {
+        const { assert!(F >= 8 && F <= 64 && F % 2 == 0, "fanout must be even, 8..=64") };
+        Tree { mem: Mem { hdr, nodes, node_cap, arena, _mode: PhantomData }, path: Path::new() }
+    }
+
+    /// Writes a fresh tree: one free span covering the whole arena (none if the
+    /// arena is empty), the root a leaf at node 0, the header's pool id `pool_id`.
+    pub fn init(&mut self, pool_id: i64) {
+        self.mem.init(pool_id)
+    }
+
+    /// The arena size this view was created with.
+    pub fn arena_bytes(&self) -> i64 {
+        self.mem.arena
+    }
+
+    /// The authoritative node capacity.
+    pub fn node_capacity(&self) -> i64 {
+        self.mem.node_cap
+    }
+
+    /// A header word, unvalidated (for inspection); 0 past the header.
+    pub fn header_word(&self, field: usize) -> i64 {
+        if field < HEADER_WORDS { self.mem.h(field) } else { 0 }
+    }
+
+    /// First fit: carves `bytes` (rounded up to 8) from the front of the
+    /// lowest-addressed free span that is long enough; returns its offset.
+    /// Errors: [`BAD_SIZE`] for `bytes <= 0`, [`EXHAUSTED`], corruption codes.
+    #[inline]
+    pub fn alloc(&mut self, bytes: i64) -> TreeResult<i64> {
+        self.mem.alloc(&mut self.path, bytes)
+    }
+
+    /// Frees `[off, off + round8(bytes))`, merging with adjacent free spans.
+    /// Errors: [`BAD_SIZE`], [`OUTSIDE_ARENA`], [`DOUBLE_FREE`] (the span overlaps
+    /// free space), corruption codes.
+    #[inline]
+    pub fn free(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
+        let b = self.mem.check_span(off, bytes)?;
+        self.mem.free(&mut self.path, off, b)
+    }
+
+    /// Resizes the span `[off, off+old)` in place (sizes rounded up to 8):
+    /// * `new == old`: nothing; `new == 0`: frees the span;
+    /// * `new < old`: frees the tail;
+    /// * `new > old`: carves `new - old` from the free span starting exactly at
+    ///   `off + old` if it is long enough, else returns [`MUST_MOVE`] (nothing changed).
+    ///
+    /// Returns `off`. Errors: [`BAD_SIZE`] (`old <= 0` or `new < 0`),
+    /// [`OUTSIDE_ARENA`], [`DOUBLE_FREE`] (freed tail overlaps free space),
+    /// [`RESIZE_FREE_SPAN`] (the span overlaps free space), corruption codes.
+    #[inline]
+    pub fn resize(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+        self.mem.resize(&mut self.path, off, old, new)
+    }
+
+    /// Checks every structural invariant and returns the free spans in address
+    /// order, or a description of the first violation. For tests; O(n).
+    ///
+    /// Checked: levels, counts (minimum fill below the root), keys strictly
+    /// increasing, internal keys/maxima equal to the child's summary, spans inside
+    /// the arena, disjoint and never adjacent (fully coalesced), the header's span
+    /// count and free bytes, and the free-node stack disjoint from the tree.
+    pub fn check_invariants(&self) -> Result<Vec<(i64, i64)>, String> {
+        self.mem.check_invariants()
+    }
+}
+
+/// Raw access to a tree's header and node array plus the algorithms; [`Tree`]
+/// pairs it with the path scratch.
+struct Mem<V: Validate, const F: usize> {
     hdr: *mut i64,
     nodes: *mut i64,
     /// Authoritative node capacity (never read from tree memory).
@@ -84,29 +179,16 @@ pub struct Tree<V: Validate, const F: usize> {
     _mode: PhantomData<V>,
 }
 
-impl<V: Validate, const F: usize> Tree<V, F> {
+impl<V: Validate, const F: usize> Mem<V, F> {
     const KEYS: usize = layout::keys_at(F);
     const LENS: usize = layout::lens_at(F);
     const KIDS: usize = layout::children_at(F);
     const NODE_WORDS: usize = layout::node_words(F);
     const MIN: usize = layout::min_fill(F);
 
-    /// A view over a tree header and node array.
-    ///
-    /// # Safety
-    /// `hdr` must be valid for reads and writes of `HEADER_WORDS` words and
-    /// `nodes` of `node_cap * node_words(F)` words, 8-byte aligned, for as long as
-    /// the view is used, and no one else may access them meanwhile. `arena` must be
-    /// in `0..=MAX_ARENA_BYTES` and `node_cap >= 1`. Both bounds must come from the
-    /// runtime, not from the tree memory.
-    #[inline(always)]
-    pub unsafe fn from_raw(hdr: *mut i64, nodes: *mut i64, node_cap: i64, arena: i64) -> Self {
-        Tree { hdr, nodes, node_cap, arena, _mode: PhantomData }
-    }
-
     /// Writes a fresh tree: one free span covering the whole arena (none if the
     /// arena is empty), the root a leaf at node 0.
-    pub fn init(&mut self, pool_id: i64) {
+    fn init(&self, pool_id: i64) {
         self.set_h(H_MAGIC, MAGIC);
         self.set_h(H_POOL_ID, pool_id);
         self.set_h(H_ROOT, 0);
@@ -128,21 +210,6 @@ impl<V: Validate, const F: usize> Tree<V, F> {
             self.set_h(H_SPANS, 0);
         }
         self.set_h(H_FREE_BYTES, self.arena);
-    }
-
-    /// The arena size this view was created with.
-    pub fn arena_bytes(&self) -> i64 {
-        self.arena
-    }
-
-    /// The authoritative node capacity.
-    pub fn node_capacity(&self) -> i64 {
-        self.node_cap
-    }
-
-    /// A header word, unvalidated (for inspection).
-    pub fn header_word(&self, field: usize) -> i64 {
-        if field < HEADER_WORDS { self.h(field) } else { 0 }
     }
 
     // ---- raw word access (callers validate indices) ----
@@ -352,7 +419,7 @@ impl<V: Validate, const F: usize> Tree<V, F> {
                 return Err(error::corrupt_node(child, N_COUNT));
             }
             let (min, max) = self.summary(child, n);
-            let (parent, i) = (path.node[l + 1], path.idx[l + 1]);
+            let (parent, i) = (path.node[l + 1], path.at(l + 1));
             if self.key(parent, i) == min && self.len(parent, i) == max {
                 break;
             }
@@ -404,7 +471,7 @@ impl<V: Validate, const F: usize> Tree<V, F> {
                 self.set_h(H_HEIGHT, height as i64 + 1);
                 return Ok(());
             }
-            let (parent, pi) = (path.node[level + 1], path.idx[level + 1]);
+            let (parent, pi) = (path.node[level + 1], path.at(level + 1));
             self.set_w(parent, Self::KEYS + pi, lmin);
             self.set_w(parent, Self::LENS + pi, lmax);
             e = (rmin, rmax, right);
@@ -438,7 +505,7 @@ impl<V: Validate, const F: usize> Tree<V, F> {
             if n >= Self::MIN.max(1) {
                 return self.fix_up(path, level, height);
             }
-            let (parent, pi) = (path.node[level + 1], path.idx[level + 1]);
+            let (parent, pi) = (path.node[level + 1], path.at(level + 1));
             let pn = self.count(parent, level + 1)?;
             if V::CHECKED && (pn < 2 || pi >= pn) {
                 return Err(error::corrupt_node(parent, N_COUNT));
@@ -492,11 +559,10 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     // ---- descents ----
 
     /// Descends by key to the leaf holding the last span that starts at or before
-    /// `off` (the leftmost leaf if there is none), recording the path.
+    /// `off` (the leftmost leaf if there is none), recording the path; returns the height.
     #[inline(always)]
-    fn descend_by_key(&self, off: i64) -> TreeResult<(Path, usize)> {
+    fn descend_by_key(&self, path: &mut Path, off: i64) -> TreeResult<usize> {
         let (root, height) = self.begin()?;
-        let mut path = Path::new();
         let mut node = root;
         let mut level = height - 1;
         while level > 0 {
@@ -506,45 +572,60 @@ impl<V: Validate, const F: usize> Tree<V, F> {
                 i += 1;
             }
             path.node[level] = node;
-            path.idx[level] = i;
+            path.idx[level] = i as u8;
             node = self.child(node, i, level - 1)?;
             level -= 1;
         }
         path.node[0] = node;
-        Ok((path, height))
+        Ok(height)
     }
 
-    /// The path to the first leaf after `path`'s leaf, if any.
-    fn next_leaf(&self, path: &Path, height: usize) -> TreeResult<Option<Path>> {
-        let mut p = *path;
+    /// The first leaf after `path`'s leaf, if any (read-only: the path is kept).
+    fn next_leaf(&self, path: &Path, height: usize) -> TreeResult<Option<i64>> {
         let mut l = 1;
+        let mut i;
         loop {
             if l >= height {
                 return Ok(None);
             }
-            let n = self.count(p.node[l], l)?;
-            if p.idx[l] + 1 < n {
-                p.idx[l] += 1;
+            let n = self.count(path.node[l], l)?;
+            i = path.at(l) + 1;
+            if i < n {
                 break;
             }
             l += 1;
         }
+        let mut node = path.node[l];
         while l > 0 {
-            let c = self.child(p.node[l], p.idx[l], l - 1)?;
+            node = self.child(node, i, l - 1)?;
+            i = 0;
             l -= 1;
-            p.node[l] = c;
-            if l > 0 {
-                p.idx[l] = 0;
-            }
         }
-        Ok(Some(p))
+        Ok(Some(node))
+    }
+
+    /// The index of the span starting exactly at `off` in the leaf a descent by
+    /// key `off` lands in (a span known to exist: found it in a neighbouring leaf).
+    fn find_exact(&self, path: &mut Path, off: i64) -> TreeResult<(usize, usize, i64)> {
+        let height = self.descend_by_key(path, off)?;
+        let leaf = path.node[0];
+        let n = self.count(leaf, 0)?;
+        let mut i = 0;
+        while i < n && self.key(leaf, i) < off {
+            i += 1;
+        }
+        if i == n || self.key(leaf, i) != off {
+            return Err(error::corrupt_node(leaf, N_COUNT));
+        }
+        let (_, len) = self.span(leaf, i)?;
+        Ok((height, i, len))
     }
 
     /// Finds the free neighbours of `[off, end)` and reports `overlap` if the range
-    /// overlaps free space.
+    /// overlaps free space. Leaves `path` at the predecessor's leaf.
     #[inline(always)]
-    fn neighbours(&self, off: i64, end: i64, overlap: i64) -> TreeResult<(Neighbours, usize)> {
-        let (path, height) = self.descend_by_key(off)?;
+    fn neighbours(&self, path: &mut Path, off: i64, end: i64, overlap: i64) -> TreeResult<Neighbours> {
+        let height = self.descend_by_key(path, off)?;
         let leaf = path.node[0];
         let n = self.count(leaf, 0)?;
         let mut pos = 0;
@@ -565,23 +646,20 @@ impl<V: Validate, const F: usize> Tree<V, F> {
             }
             None
         };
-        let succ = if pos < n {
-            let (so, sl) = self.span(leaf, pos)?;
-            Some((path, pos, so, sl))
+        let (succ, succ_next) = if pos < n {
+            (Some(self.span(leaf, pos)?), false)
         } else {
-            match self.next_leaf(&path, height)? {
-                Some(p2) => {
-                    let leaf2 = p2.node[0];
+            match self.next_leaf(path, height)? {
+                Some(leaf2) => {
                     if self.count(leaf2, 0)? == 0 {
                         return Err(error::corrupt_node(leaf2, N_COUNT));
                     }
-                    let (so, sl) = self.span(leaf2, 0)?;
-                    Some((p2, 0, so, sl))
+                    (Some(self.span(leaf2, 0)?), true)
                 }
-                None => None,
+                None => (None, false),
             }
         };
-        if let Some((_, _, so, _)) = succ {
+        if let Some((so, _)) = succ {
             if so < end {
                 return Err(overlap);
             }
@@ -589,16 +667,13 @@ impl<V: Validate, const F: usize> Tree<V, F> {
                 return Err(error::corrupt_node(leaf, Self::KEYS + pos));
             }
         }
-        Ok((Neighbours { path, pos, pred, succ }, height))
+        Ok(Neighbours { height, pos, pred, succ, succ_next })
     }
 
     // ---- operations ----
 
-    /// First fit: carves `bytes` (rounded up to 8) from the front of the
-    /// lowest-addressed free span that is long enough; returns its offset.
-    /// Errors: [`BAD_SIZE`] for `bytes <= 0`, [`EXHAUSTED`], corruption codes.
-    #[inline]
-    pub fn alloc(&mut self, bytes: i64) -> TreeResult<i64> {
+    #[inline(always)]
+    fn alloc(&self, path: &mut Path, bytes: i64) -> TreeResult<i64> {
         if bytes <= 0 {
             return Err(BAD_SIZE);
         }
@@ -607,7 +682,6 @@ impl<V: Validate, const F: usize> Tree<V, F> {
         }
         let b = round8(bytes);
         let (root, height) = self.begin()?;
-        let mut path = Path::new();
         let mut node = root;
         let mut level = height - 1;
         while level > 0 {
@@ -620,11 +694,11 @@ impl<V: Validate, const F: usize> Tree<V, F> {
                 return Err(if level + 1 == height {
                     EXHAUSTED
                 } else {
-                    error::corrupt_node(path.node[level + 1], Self::LENS + path.idx[level + 1])
+                    error::corrupt_node(path.node[level + 1], Self::LENS + path.at(level + 1))
                 });
             }
             path.node[level] = node;
-            path.idx[level] = i;
+            path.idx[level] = i as u8;
             node = self.child(node, i, level - 1)?;
             level -= 1;
         }
@@ -638,18 +712,18 @@ impl<V: Validate, const F: usize> Tree<V, F> {
             return Err(if height == 1 {
                 EXHAUSTED
             } else {
-                error::corrupt_node(path.node[1], Self::LENS + path.idx[1])
+                error::corrupt_node(path.node[1], Self::LENS + path.at(1))
             });
         }
         let (off, len) = self.span(node, i)?;
         if len == b {
-            self.remove_at(&path, height, i)?;
+            self.remove_at(path, height, i)?;
             self.bump_h(H_SPANS, -1);
         } else {
             // The common case: carve from the front, an in-place update.
             self.set_w(node, Self::KEYS + i, off + b);
             self.set_w(node, Self::LENS + i, len - b);
-            self.fix_up(&path, 0, height)?;
+            self.fix_up(path, 0, height)?;
         }
         self.bump_h(H_FREE_BYTES, -b);
         Ok(off)
@@ -668,48 +742,48 @@ impl<V: Validate, const F: usize> Tree<V, F> {
         Ok(round8(bytes))
     }
 
-    /// Frees `[off, off + round8(bytes))`, merging with adjacent free spans.
-    /// Errors: [`BAD_SIZE`], [`OUTSIDE_ARENA`], [`DOUBLE_FREE`] (the span overlaps
-    /// free space), corruption codes.
-    #[inline]
-    pub fn free(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
-        let b = self.check_span(off, bytes)?;
-        self.free_rounded(off, b)
-    }
-
     #[inline(always)]
-    fn free_rounded(&mut self, off: i64, b: i64) -> TreeResult<()> {
+    fn free(&self, path: &mut Path, off: i64, b: i64) -> TreeResult<()> {
         let end = off + b;
-        let (nb, height) = self.neighbours(off, end, DOUBLE_FREE)?;
-        let leaf = nb.path.node[0];
+        let nb = self.neighbours(path, off, end, DOUBLE_FREE)?;
+        let height = nb.height;
+        let leaf = path.node[0];
         let pred_adj = matches!(nb.pred, Some((po, pl)) if po + pl == off);
-        let succ_adj = matches!(nb.succ, Some((_, _, so, _)) if so == end);
+        let succ_adj = matches!(nb.succ, Some((so, _)) if so == end);
+        let (_, pl) = nb.pred.unwrap_or_default();
+        let (so, sl) = nb.succ.unwrap_or_default();
         match (pred_adj, succ_adj) {
             (true, true) => {
-                let (_, pl) = nb.pred.unwrap_or_default();
-                let (spath, si, _, sl) = nb.succ.unwrap_or((nb.path, 0, 0, 0));
+                // Merge all three into the predecessor and delete the successor.
                 self.set_w(leaf, Self::LENS + nb.pos - 1, pl + b + sl);
-                if spath.node[0] == leaf {
-                    self.remove_at(&nb.path, height, si)?;
+                if nb.succ_next {
+                    self.fix_up(path, 0, height)?;
+                    let (height, i, _) = self.find_exact(path, so)?;
+                    self.remove_at(path, height, i)?;
                 } else {
-                    self.fix_up(&nb.path, 0, height)?;
-                    self.remove_at(&spath, height, si)?;
+                    self.remove_at(path, height, nb.pos)?;
                 }
                 self.bump_h(H_SPANS, -1);
             }
             (true, false) => {
-                let (_, pl) = nb.pred.unwrap_or_default();
                 self.set_w(leaf, Self::LENS + nb.pos - 1, pl + b);
-                self.fix_up(&nb.path, 0, height)?;
+                self.fix_up(path, 0, height)?;
             }
             (false, true) => {
-                let (spath, si, _, sl) = nb.succ.unwrap_or((nb.path, 0, 0, 0));
-                self.set_w(spath.node[0], Self::KEYS + si, off);
-                self.set_w(spath.node[0], Self::LENS + si, sl + b);
-                self.fix_up(&spath, 0, height)?;
+                // Extend the successor down to `off`.
+                let (height, i) = if nb.succ_next {
+                    let (h, i, _) = self.find_exact(path, so)?;
+                    (h, i)
+                } else {
+                    (height, nb.pos)
+                };
+                let leaf = path.node[0];
+                self.set_w(leaf, Self::KEYS + i, off);
+                self.set_w(leaf, Self::LENS + i, sl + b);
+                self.fix_up(path, 0, height)?;
             }
             (false, false) => {
-                self.insert_at(&nb.path, height, nb.pos, off, b)?;
+                self.insert_at(path, height, nb.pos, off, b)?;
                 self.bump_h(H_SPANS, 1);
             }
         }
@@ -717,23 +791,14 @@ impl<V: Validate, const F: usize> Tree<V, F> {
         Ok(())
     }
 
-    /// Resizes the span `[off, off+old)` in place (sizes rounded up to 8):
-    /// * `new == old`: nothing; `new == 0`: frees the span;
-    /// * `new < old`: frees the tail;
-    /// * `new > old`: carves `new - old` from the free span starting exactly at
-    ///   `off + old` if it is long enough, else returns [`MUST_MOVE`] (nothing changed).
-    ///
-    /// Returns `off`. Errors: [`BAD_SIZE`] (`old <= 0` or `new < 0`),
-    /// [`OUTSIDE_ARENA`], [`DOUBLE_FREE`] (freed tail overlaps free space),
-    /// [`RESIZE_FREE_SPAN`] (the span overlaps free space), corruption codes.
-    #[inline]
-    pub fn resize(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+    #[inline(always)]
+    fn resize(&self, path: &mut Path, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if new < 0 {
             return Err(BAD_SIZE);
         }
         let old = self.check_span(off, old)?;
         if new == 0 {
-            self.free_rounded(off, old)?;
+            self.free(path, off, old)?;
             return Ok(off);
         }
         if new > self.arena - off {
@@ -744,22 +809,28 @@ impl<V: Validate, const F: usize> Tree<V, F> {
             return Ok(off);
         }
         if new < old {
-            self.free_rounded(off + new, old - new)?;
+            self.free(path, off + new, old - new)?;
             return Ok(off);
         }
         let end = off + old;
         let need = new - old;
-        let (nb, height) = self.neighbours(off, end, RESIZE_FREE_SPAN)?;
+        let nb = self.neighbours(path, off, end, RESIZE_FREE_SPAN)?;
         match nb.succ {
-            Some((spath, si, so, sl)) if so == end && sl >= need => {
-                let leaf = spath.node[0];
+            Some((so, sl)) if so == end && sl >= need => {
+                let (height, i) = if nb.succ_next {
+                    let (h, i, _) = self.find_exact(path, so)?;
+                    (h, i)
+                } else {
+                    (nb.height, nb.pos)
+                };
                 if sl == need {
-                    self.remove_at(&spath, height, si)?;
+                    self.remove_at(path, height, i)?;
                     self.bump_h(H_SPANS, -1);
                 } else {
-                    self.set_w(leaf, Self::KEYS + si, so + need);
-                    self.set_w(leaf, Self::LENS + si, sl - need);
-                    self.fix_up(&spath, 0, height)?;
+                    let leaf = path.node[0];
+                    self.set_w(leaf, Self::KEYS + i, so + need);
+                    self.set_w(leaf, Self::LENS + i, sl - need);
+                    self.fix_up(path, 0, height)?;
                 }
                 self.bump_h(H_FREE_BYTES, -need);
                 Ok(off)
@@ -768,14 +839,7 @@ impl<V: Validate, const F: usize> Tree<V, F> {
         }
     }
 
-    /// Checks every structural invariant and returns the free spans in address
-    /// order, or a description of the first violation. For tests; O(n).
-    ///
-    /// Checked: levels, counts (minimum fill below the root), keys strictly
-    /// increasing, internal keys/maxima equal to the child's summary, spans inside
-    /// the arena, disjoint and never adjacent (fully coalesced), the header's span
-    /// count and free bytes, and the free-node stack disjoint from the tree.
-    pub fn check_invariants(&self) -> Result<Vec<(i64, i64)>, String> {
+    fn check_invariants(&self) -> Result<Vec<(i64, i64)>, String> {
         let (root, height) = self.begin().map_err(error::message)?;
         let mut spans = Vec::new();
         let mut seen = std::collections::HashSet::new();
