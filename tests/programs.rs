@@ -165,7 +165,10 @@ fn programs_run_identically_in_jit_and_aot_at_every_level() {
     let queue = Mutex::new(files.clone());
     let failures = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for _ in 0..2 {
+        // Linking waits on the file system more than on the CPU: two
+        // workers per core keep the cores busy.
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
+        for _ in 0..workers {
             s.spawn(|| {
                 loop {
                     let Some(file) = queue.lock().unwrap().pop() else {
