@@ -54,7 +54,8 @@ pub struct Path {
 }
 
 impl Path {
-    fn new() -> Self {
+    /// A zeroed path.
+    pub const fn new() -> Self {
         Path { node: [0; MAX_HEIGHT], idx: [0; MAX_HEIGHT] }
     }
 
@@ -170,7 +171,7 @@ impl<V: Validate, const F: usize> Tree<V, F> {
 
 /// Raw access to a tree's header and node array plus the algorithms; [`Tree`]
 /// pairs it with the path scratch.
-struct Mem<V: Validate, const F: usize> {
+pub(crate) struct Mem<V: Validate, const F: usize> {
     hdr: *mut i64,
     nodes: *mut i64,
     /// Authoritative node capacity (never read from tree memory).
@@ -181,6 +182,22 @@ struct Mem<V: Validate, const F: usize> {
 }
 
 impl<V: Validate, const F: usize> Mem<V, F> {
+    /// See [`Tree::from_raw`]; the caller supplies the path scratch per call.
+    ///
+    /// # Safety
+    /// As for [`Tree::from_raw`].
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw(hdr: *mut i64, nodes: *mut i64, node_cap: i64, arena: i64) -> Self {
+        Mem { hdr, nodes, node_cap, arena, _mode: PhantomData }
+    }
+
+    /// Free with argument validation (the body of [`Tree::free`]).
+    #[inline(always)]
+    pub(crate) fn free_span(&self, path: &mut Path, off: i64, bytes: i64) -> TreeResult<()> {
+        let b = self.check_span(off, bytes)?;
+        self.free(path, off, b)
+    }
+
     const KEYS: usize = layout::keys_at(F);
     const LENS: usize = layout::lens_at(F);
     const KIDS: usize = layout::children_at(F);
@@ -309,15 +326,21 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     fn span(&self, leaf: i64, i: usize) -> TreeResult<(i64, i64)> {
         let off = self.key(leaf, i);
         let len = self.len(leaf, i);
-        if V::CHECKED {
-            if off < 0 || off & 7 != 0 || off > self.arena {
-                return Err(error::corrupt_node(leaf, Self::KEYS + i));
-            }
-            if len <= 0 || len & 7 != 0 || len > self.arena - off {
-                return Err(error::corrupt_node(leaf, Self::LENS + i));
-            }
+        // One combined test on the fast path: aligned, off >= 0, len > 0 and
+        // off + len <= arena (which also bounds off); the cold path names the word.
+        if V::CHECKED && ((off | len) & 7 != 0 || off < 0 || len <= 0 || len > self.arena - off) {
+            return Err(self.bad_span(leaf, i, off));
         }
         Ok((off, len))
+    }
+
+    #[cold]
+    fn bad_span(&self, leaf: i64, i: usize, off: i64) -> i64 {
+        if off < 0 || off & 7 != 0 || off > self.arena {
+            error::corrupt_node(leaf, Self::KEYS + i)
+        } else {
+            error::corrupt_node(leaf, Self::LENS + i)
+        }
     }
 
     /// Adds `delta` to a header counter (informational words: wrapping, never trusted).
@@ -385,13 +408,20 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         (self.key(node, 0), a[0])
     }
 
-    /// The first `i < n` with `lens[i] >= b`, or `n`. Branch-free over all F
-    /// slots: the scan's exit was the costliest branch misprediction.
+    /// The first `i < n` with `lens[i] >= b`, or `n`. Branch-free over a block of
+    /// slots: 8 when the node holds at most 8 entries, else all F (the block
+    /// choice is predictable; a scan that stops at the hit is not).
     #[inline(always)]
     fn first_fit(&self, node: i64, n: usize, b: i64) -> usize {
         let mut mask: u64 = 0;
-        for i in 0..F {
-            mask |= ((self.len(node, i) >= b) as u64) << i;
+        if n <= 8 {
+            for i in 0..8 {
+                mask |= ((self.len(node, i) >= b) as u64) << i;
+            }
+        } else {
+            for i in 0..F {
+                mask |= ((self.len(node, i) >= b) as u64) << i;
+            }
         }
         ((mask & ((1u64 << n) - 1)) | (1u64 << n)).trailing_zeros() as usize
     }
@@ -759,7 +789,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     // ---- operations ----
 
     #[inline(always)]
-    fn alloc(&self, path: &mut Path, bytes: i64) -> TreeResult<i64> {
+    pub(crate) fn alloc(&self, path: &mut Path, bytes: i64) -> TreeResult<i64> {
         if bytes <= 0 {
             return Err(BAD_SIZE);
         }
@@ -872,7 +902,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     }
 
     #[inline(always)]
-    fn resize(&self, path: &mut Path, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+    pub(crate) fn resize(&self, path: &mut Path, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if new < 0 {
             return Err(BAD_SIZE);
         }
