@@ -53,7 +53,11 @@ fn run<A: Alloc>(workload: &str, a: &mut A, base: usize) -> usize {
             live
         }
         "churn" | "churn_short" => {
-            let steps = if workload == "churn" { CHURN_STEPS } else { SLAB_CHURN_STEPS };
+            let steps = if workload == "churn" {
+                CHURN_STEPS
+            } else {
+                SLAB_CHURN_STEPS
+            };
             let mut live: Vec<(usize, usize)> = Vec::with_capacity(CHURN_LIVE);
             for _ in 0..CHURN_LIVE {
                 let n = 16 + (rng.next() % 127) as usize * 8;
@@ -88,12 +92,22 @@ fn child(workload: &str, alloc: &str) {
             peak = status_kib("VmHWM:");
             let spans = s.0.check_invariants().map(|v| v.len()).unwrap_or(0);
             let (arena_res, node_res) = s.0.resident_bytes();
-            (live, format!("arena resident {} KiB, nodes resident {} KiB, {spans} free spans", arena_res / 1024, node_res / 1024))
+            (
+                live,
+                format!(
+                    "arena resident {} KiB, nodes resident {} KiB, {spans} free spans",
+                    arena_res / 1024,
+                    node_res / 1024
+                ),
+            )
         }
         "slab" => {
             let mut s = Slab(SlabPool::new(64 << 10));
             let live = run(workload, &mut s, 0);
-            (live, format!("slab committed {} KiB", s.0.committed_bytes() / 1024))
+            (
+                live,
+                format!("slab committed {} KiB", s.0.committed_bytes() / 1024),
+            )
         }
         "mimalloc" => (run(workload, &mut Mi, 0), String::new()),
         "glibc" => (run(workload, &mut Glibc, 0), String::new()),
@@ -112,7 +126,9 @@ fn main() {
         return;
     }
     let exe = std::env::current_exe().expect("current exe");
-    println!("| workload | allocator | live bytes | peak resident delta | overhead (peak/live) | notes |");
+    println!(
+        "| workload | allocator | live bytes | peak resident delta | overhead (peak/live) | notes |"
+    );
     println!("|---|---|---|---|---|---|");
     for (workload, allocs) in [
         ("alloc_only", &["span", "slab", "mimalloc", "glibc"][..]),
@@ -120,7 +136,10 @@ fn main() {
         ("churn_short", &["slab"][..]),
     ] {
         for alloc in allocs {
-            let out = Command::new(&exe).args(["--child", workload, alloc]).output().expect("child");
+            let out = Command::new(&exe)
+                .args(["--child", workload, alloc])
+                .output()
+                .expect("child");
             let text = String::from_utf8_lossy(&out.stdout);
             let mut it = text.trim().splitn(3, ' ');
             let live: f64 = it.next().and_then(|v| v.parse().ok()).unwrap_or(0.0);

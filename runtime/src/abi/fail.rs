@@ -9,12 +9,18 @@ use std::ffi::{CStr, c_char};
 
 /// The source location string `loc` (NUL-terminated UTF-8, `file:line:col`), or
 /// `?` for null.
+// `loc` is the backend's read-only string constant for the call site; this is the
+// documented contract of every `tern_*` function taking a `loc`, so the function
+// stays safe to call from the runtime's own code.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
 pub fn loc_str(loc: *const c_char) -> String {
     if loc.is_null() {
         return "?".into();
     }
     // SAFETY: the backend emits `loc` as a NUL-terminated read-only string.
-    unsafe { CStr::from_ptr(loc) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(loc) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Reports a runtime error at `loc` and ends the run with status 101.

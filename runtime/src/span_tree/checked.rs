@@ -35,7 +35,10 @@ unsafe fn open(tree: *mut i64, nodes: *mut i64) -> TreeResult<(Mem<Checked, FANO
     }
     // SAFETY: the node array's address and capacity come from the registry, which
     // `init` filled from a reservation of `node_cap * node_words` words.
-    Ok((unsafe { Mem::from_raw(tree, nodes, b.node_cap, b.arena_bytes) }, b))
+    Ok((
+        unsafe { Mem::from_raw(tree, nodes, b.node_cap, b.arena_bytes) },
+        b,
+    ))
 }
 
 /// Zero-fills `[off, off+bytes)` of the arena when the pool registered its base.
@@ -73,7 +76,11 @@ pub unsafe fn init(
     arena_base: i64,
     arena_bytes: i64,
 ) -> TreeResult<i64> {
-    if tree.is_null() || nodes.is_null() || !(tree as usize).is_multiple_of(8) || !(nodes as usize).is_multiple_of(8) {
+    if tree.is_null()
+        || nodes.is_null()
+        || !(tree as usize).is_multiple_of(8)
+        || !(nodes as usize).is_multiple_of(8)
+    {
         return Err(BAD_POOL);
     }
     if !(0..=MAX_ARENA_BYTES).contains(&arena_bytes) || arena_bytes % 8 != 0 {
@@ -83,7 +90,12 @@ pub unsafe fn init(
     if node_cap < layout::node_capacity(arena_bytes, FANOUT) {
         return Err(BAD_SIZE);
     }
-    let id = registry::register(PoolBounds { nodes: nodes as i64, node_cap, arena_base, arena_bytes })?;
+    let id = registry::register(PoolBounds {
+        nodes: nodes as i64,
+        node_cap,
+        arena_base,
+        arena_bytes,
+    })?;
     // SAFETY: the caller's contract.
     let mut t: CheckedTree = unsafe { Tree::from_raw(tree, nodes, node_cap, arena_bytes) };
     t.init(id);
@@ -110,7 +122,12 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut i64) -> TreeResult<PoolBounds>
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
 /// (any contents); `nodes` is only used if it is the registered node array.
 #[inline]
-pub unsafe fn alloc(tree: *mut i64, nodes: *mut i64, bytes: i64, zero_fill: bool) -> TreeResult<i64> {
+pub unsafe fn alloc(
+    tree: *mut i64,
+    nodes: *mut i64,
+    bytes: i64,
+    zero_fill: bool,
+) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
     let off = with_scratch(|p| t.alloc(p, bytes))?;

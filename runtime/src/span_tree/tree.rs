@@ -53,10 +53,19 @@ pub struct Path {
     idx: [u8; MAX_HEIGHT],
 }
 
+impl Default for Path {
+    fn default() -> Self {
+        Path::new()
+    }
+}
+
 impl Path {
     /// A zeroed path.
     pub const fn new() -> Self {
-        Path { node: [0; MAX_HEIGHT], idx: [0; MAX_HEIGHT] }
+        Path {
+            node: [0; MAX_HEIGHT],
+            idx: [0; MAX_HEIGHT],
+        }
     }
 
     #[inline(always)]
@@ -101,8 +110,22 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     /// runtime, not from the tree memory.
     #[inline(always)]
     pub unsafe fn from_raw(hdr: *mut i64, nodes: *mut i64, node_cap: i64, arena: i64) -> Self {
-        const { assert!(F >= 8 && F <= 32 && F % 2 == 0, "fanout must be even, 8..=32") };
-        Tree { mem: Mem { hdr, nodes, node_cap, arena, _mode: PhantomData }, path: Path::new() }
+        const {
+            assert!(
+                F >= 8 && F <= 32 && F.is_multiple_of(2),
+                "fanout must be even, 8..=32"
+            )
+        };
+        Tree {
+            mem: Mem {
+                hdr,
+                nodes,
+                node_cap,
+                arena,
+                _mode: PhantomData,
+            },
+            path: Path::new(),
+        }
     }
 
     /// Writes a fresh tree: one free span covering the whole arena (none if the
@@ -123,7 +146,11 @@ impl<V: Validate, const F: usize> Tree<V, F> {
 
     /// A header word, unvalidated (for inspection); 0 past the header.
     pub fn header_word(&self, field: usize) -> i64 {
-        if field < HEADER_WORDS { self.mem.h(field) } else { 0 }
+        if field < HEADER_WORDS {
+            self.mem.h(field)
+        } else {
+            0
+        }
     }
 
     /// First fit: carves `bytes` (rounded up to 8) from the front of the
@@ -187,8 +214,19 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     /// # Safety
     /// As for [`Tree::from_raw`].
     #[inline(always)]
-    pub(crate) unsafe fn from_raw(hdr: *mut i64, nodes: *mut i64, node_cap: i64, arena: i64) -> Self {
-        Mem { hdr, nodes, node_cap, arena, _mode: PhantomData }
+    pub(crate) unsafe fn from_raw(
+        hdr: *mut i64,
+        nodes: *mut i64,
+        node_cap: i64,
+        arena: i64,
+    ) -> Self {
+        Mem {
+            hdr,
+            nodes,
+            node_cap,
+            arena,
+            _mode: PhantomData,
+        }
     }
 
     /// Free with argument validation (the body of [`Tree::free`]).
@@ -248,13 +286,21 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     fn w(&self, node: i64, field: usize) -> i64 {
         // SAFETY: `node` was validated against `node_cap` (or the tree is trusted) and
         // field < NODE_WORDS; `from_raw`'s contract.
-        unsafe { self.nodes.add(node as usize * Self::NODE_WORDS + field).read() }
+        unsafe {
+            self.nodes
+                .add(node as usize * Self::NODE_WORDS + field)
+                .read()
+        }
     }
 
     #[inline(always)]
     fn set_w(&self, node: i64, field: usize, v: i64) {
         // SAFETY: as in `w`.
-        unsafe { self.nodes.add(node as usize * Self::NODE_WORDS + field).write(v) }
+        unsafe {
+            self.nodes
+                .add(node as usize * Self::NODE_WORDS + field)
+                .write(v)
+        }
     }
 
     #[inline(always)]
@@ -439,7 +485,11 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             base = select_unpredictable(v <= off, k, base);
             step /= 2;
         }
-        if n > 0 && self.key(node, 0) <= off { base + 1 } else { 0 }
+        if n > 0 && self.key(node, 0) <= off {
+            base + 1
+        } else {
+            0
+        }
     }
 
     /// Inserts an entry at `i` into `node`, which has `n < F` entries.
@@ -512,7 +562,15 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     /// stopping as soon as one does not change. The new maximum is known without a
     /// scan unless the entry was the maximum and shrank.
     #[inline(always)]
-    fn fix_up_entry(&self, path: &Path, height: usize, mut level: usize, mut i: usize, mut old: i64, mut new: i64) -> TreeResult<()> {
+    fn fix_up_entry(
+        &self,
+        path: &Path,
+        height: usize,
+        mut level: usize,
+        mut i: usize,
+        mut old: i64,
+        mut new: i64,
+    ) -> TreeResult<()> {
         while level + 1 < height {
             let node = path.node[level];
             let (parent, pi) = (path.node[level + 1], path.at(level + 1));
@@ -543,7 +601,14 @@ impl<V: Validate, const F: usize> Mem<V, F> {
 
     /// Inserts a span at index `i` of the leaf `path.node[0]`, splitting full nodes
     /// upwards (a new root when the root splits).
-    fn insert_at(&self, path: &Path, height: usize, mut i: usize, off: i64, len: i64) -> TreeResult<()> {
+    fn insert_at(
+        &self,
+        path: &Path,
+        height: usize,
+        mut i: usize,
+        off: i64,
+        len: i64,
+    ) -> TreeResult<()> {
         let mut e = (off, len, 0);
         let mut level = 0;
         loop {
@@ -633,8 +698,16 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                 return Err(error::corrupt_node(parent, N_COUNT));
             }
             let li = if pi > 0 { pi - 1 } else { 0 };
-            let left = if pi > 0 { self.child(parent, li, level)? } else { node };
-            let right = if pi > 0 { node } else { self.child(parent, 1, level)? };
+            let left = if pi > 0 {
+                self.child(parent, li, level)?
+            } else {
+                node
+            };
+            let right = if pi > 0 {
+                node
+            } else {
+                self.child(parent, 1, level)?
+            };
             if V::CHECKED && left == right {
                 return Err(error::corrupt_node(parent, Self::KIDS + li + 1));
             }
@@ -644,7 +717,11 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             if sibling_n > Self::MIN {
                 // Borrow one entry from the sibling.
                 if pi > 0 {
-                    let e = (self.key(left, ln - 1), self.len(left, ln - 1), self.kid(left, ln - 1));
+                    let e = (
+                        self.key(left, ln - 1),
+                        self.len(left, ln - 1),
+                        self.kid(left, ln - 1),
+                    );
                     self.set_w(left, N_COUNT, ln as i64 - 1);
                     self.insert_entry(right, rn, 0, e, level > 0);
                 } else {
@@ -652,7 +729,10 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                     self.remove_entry(right, rn, 0, level > 0);
                     self.insert_entry(left, ln, ln, e, level > 0);
                 }
-                let (ln, rn) = (self.w(left, N_COUNT) as usize, self.w(right, N_COUNT) as usize);
+                let (ln, rn) = (
+                    self.w(left, N_COUNT) as usize,
+                    self.w(right, N_COUNT) as usize,
+                );
                 let (lmin, lmax) = self.summary(left, ln);
                 let (rmin, rmax) = self.summary(right, rn);
                 self.set_w(parent, Self::KEYS + li, lmin);
@@ -743,7 +823,13 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     /// Finds the free neighbours of `[off, end)` and reports `overlap` if the range
     /// overlaps free space. Leaves `path` at the predecessor's leaf.
     #[inline(always)]
-    fn neighbours(&self, path: &mut Path, off: i64, end: i64, overlap: i64) -> TreeResult<Neighbours> {
+    fn neighbours(
+        &self,
+        path: &mut Path,
+        off: i64,
+        end: i64,
+        overlap: i64,
+    ) -> TreeResult<Neighbours> {
         let height = self.descend_by_key(path, off)?;
         let leaf = path.node[0];
         let n = self.count(leaf, 0)?;
@@ -783,7 +869,13 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                 return Err(error::corrupt_node(leaf, Self::KEYS + pos));
             }
         }
-        Ok(Neighbours { height, pos, pred, succ, succ_next })
+        Ok(Neighbours {
+            height,
+            pos,
+            pred,
+            succ,
+            succ_next,
+        })
     }
 
     // ---- operations ----
@@ -957,10 +1049,14 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         for w in spans.windows(2) {
             let ((a, al), (b, _)) = (w[0], w[1]);
             if a + al > b {
-                return Err(format!("spans [{a}, +{al}) and {b} overlap or are out of order"));
+                return Err(format!(
+                    "spans [{a}, +{al}) and {b} overlap or are out of order"
+                ));
             }
             if a + al == b {
-                return Err(format!("spans [{a}, +{al}) and {b} are adjacent (not coalesced)"));
+                return Err(format!(
+                    "spans [{a}, +{al}) and {b} are adjacent (not coalesced)"
+                ));
             }
         }
         for &(o, l) in &spans {
@@ -969,11 +1065,18 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             }
         }
         if self.h(H_SPANS) != spans.len() as i64 {
-            return Err(format!("header span count {} != {}", self.h(H_SPANS), spans.len()));
+            return Err(format!(
+                "header span count {} != {}",
+                self.h(H_SPANS),
+                spans.len()
+            ));
         }
         let free: i64 = spans.iter().map(|s| s.1).sum();
         if self.h(H_FREE_BYTES) != free {
-            return Err(format!("header free bytes {} != {free}", self.h(H_FREE_BYTES)));
+            return Err(format!(
+                "header free bytes {} != {free}",
+                self.h(H_FREE_BYTES)
+            ));
         }
         let mut f = self.h(H_FREE_HEAD);
         let mut steps = 0;
@@ -1002,10 +1105,17 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             return Err(format!("node {node} out of range or reached twice"));
         }
         if self.w(node, N_LEVEL) != level as i64 {
-            return Err(format!("node {node} has level {} != {level}", self.w(node, N_LEVEL)));
+            return Err(format!(
+                "node {node} has level {} != {level}",
+                self.w(node, N_LEVEL)
+            ));
         }
         let n = self.w(node, N_COUNT);
-        let min = if is_root { if level > 0 { 2 } else { 0 } } else { Self::MIN.max(1) as i64 };
+        let min = if is_root {
+            if level > 0 { 2 } else { 0 }
+        } else {
+            Self::MIN.max(1) as i64
+        };
         if n < min || n > F as i64 {
             return Err(format!("node {node} (level {level}) has count {n}"));
         }
@@ -1031,6 +1141,10 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                 }
             }
         }
-        if n == 0 { Ok((i64::MAX, 0)) } else { Ok(self.summary(node, n)) }
+        if n == 0 {
+            Ok((i64::MAX, 0))
+        } else {
+            Ok(self.summary(node, n))
+        }
     }
 }
