@@ -37,7 +37,13 @@ fn hot_round<A: Alloc>(a: &mut A, size: usize, reverse: bool, ptrs: &mut [usize;
     black_box(&ptrs);
 }
 
-fn bench_hot_one<A: Alloc>(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, name: &str, size: usize, reverse: bool, mut a: A) {
+fn bench_hot_one<A: Alloc>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    size: usize,
+    reverse: bool,
+    mut a: A,
+) {
     let mut ptrs = [0usize; N];
     // Pre-warm: the allocator has seen this round before measurement.
     hot_round(&mut a, size, reverse, &mut ptrs);
@@ -51,8 +57,20 @@ fn hot(c: &mut Criterion) {
         let mut g = c.benchmark_group(label);
         g.throughput(Throughput::Elements(N as u64));
         for size in [16usize, 64, 256, 1024] {
-            bench_hot_one(&mut g, "span_unchecked", size, reverse, SpanUnchecked::new(ARENA));
-            bench_hot_one(&mut g, "span_checked", size, reverse, SpanChecked::new(ARENA));
+            bench_hot_one(
+                &mut g,
+                "span_unchecked",
+                size,
+                reverse,
+                SpanUnchecked::new(ARENA),
+            );
+            bench_hot_one(
+                &mut g,
+                "span_checked",
+                size,
+                reverse,
+                SpanChecked::new(ARENA),
+            );
             bench_hot_one(&mut g, "mimalloc", size, reverse, Mi);
             bench_hot_one(&mut g, "glibc", size, reverse, Glibc);
             bench_hot_one(&mut g, "rlsf", size, reverse, Rlsf::new(ARENA as usize));
@@ -64,7 +82,11 @@ fn hot(c: &mut Criterion) {
 
 const CHURN_STEPS: usize = 1024;
 
-fn bench_churn_one<A: Alloc>(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, name: &str, mut a: A) {
+fn bench_churn_one<A: Alloc>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    mut a: A,
+) {
     let mut c = Churn::new(&mut a, 200_000);
     g.bench_function(name, |b| b.iter(|| c.steps(&mut a, CHURN_STEPS)));
 }

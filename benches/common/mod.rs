@@ -87,7 +87,8 @@ pub struct Rlsf {
 
 impl Rlsf {
     pub fn new(bytes: usize) -> Self {
-        let mem: &'static mut [MaybeUninit<u8>] = Box::leak(vec![MaybeUninit::uninit(); bytes].into_boxed_slice());
+        let mem: &'static mut [MaybeUninit<u8>] =
+            Box::leak(vec![MaybeUninit::uninit(); bytes].into_boxed_slice());
         let mut tlsf = Tlsf::new();
         tlsf.insert_free_block(mem);
         Rlsf { tlsf }
@@ -104,7 +105,10 @@ impl Alloc for Rlsf {
     #[inline(always)]
     fn free(&mut self, h: usize, _n: usize) {
         // SAFETY: h came from `allocate` with align 8.
-        unsafe { self.tlsf.deallocate(NonNull::new_unchecked(h as *mut u8), 8) }
+        unsafe {
+            self.tlsf
+                .deallocate(NonNull::new_unchecked(h as *mut u8), 8)
+        }
     }
 }
 

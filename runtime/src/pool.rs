@@ -56,7 +56,15 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         } else {
             tree.init(0);
         }
-        Ok(SpanPool { arena, nodes, header, tree, arena_bytes, node_cap, _mode: PhantomData })
+        Ok(SpanPool {
+            arena,
+            nodes,
+            header,
+            tree,
+            arena_bytes,
+            node_cap,
+            _mode: PhantomData,
+        })
     }
 
     /// The arena size in bytes.
@@ -146,7 +154,11 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
             return Err(BAD_SIZE);
         }
         if old == 0 || off == -1 {
-            return if new == 0 { Ok(-1) } else { self.alloc_zeroed(new) };
+            return if new == 0 {
+                Ok(-1)
+            } else {
+                self.alloc_zeroed(new)
+            };
         }
         if new == 0 {
             self.free(off, old)?;
@@ -207,7 +219,11 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
 
     /// The registry bounds of a checked pool (None for unchecked pools).
     pub fn bounds(&self) -> Option<PoolBounds> {
-        if V::CHECKED { registry::lookup(self.header[layout::H_POOL_ID]).ok() } else { None }
+        if V::CHECKED {
+            registry::lookup(self.header[layout::H_POOL_ID]).ok()
+        } else {
+            None
+        }
     }
 }
 

@@ -16,6 +16,7 @@
 //! arithmetic on such words cannot overflow; corruption yields a negative error
 //! code (see [`super::error`]), never an out-of-bounds access or a panic.
 
+use std::hint::select_unpredictable;
 use std::marker::PhantomData;
 
 use super::error::{
@@ -52,9 +53,19 @@ pub struct Path {
     idx: [u8; MAX_HEIGHT],
 }
 
+impl Default for Path {
+    fn default() -> Self {
+        Path::new()
+    }
+}
+
 impl Path {
-    fn new() -> Self {
-        Path { node: [0; MAX_HEIGHT], idx: [0; MAX_HEIGHT] }
+    /// A zeroed path.
+    pub const fn new() -> Self {
+        Path {
+            node: [0; MAX_HEIGHT],
+            idx: [0; MAX_HEIGHT],
+        }
     }
 
     #[inline(always)]
@@ -99,8 +110,22 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     /// runtime, not from the tree memory.
     #[inline(always)]
     pub unsafe fn from_raw(hdr: *mut i64, nodes: *mut i64, node_cap: i64, arena: i64) -> Self {
-        const { assert!(F >= 8 && F <= 64 && F % 2 == 0, "fanout must be even, 8..=64") };
-        Tree { mem: Mem { hdr, nodes, node_cap, arena, _mode: PhantomData }, path: Path::new() }
+        const {
+            assert!(
+                F >= 8 && F <= 32 && F.is_multiple_of(2),
+                "fanout must be even, 8..=32"
+            )
+        };
+        Tree {
+            mem: Mem {
+                hdr,
+                nodes,
+                node_cap,
+                arena,
+                _mode: PhantomData,
+            },
+            path: Path::new(),
+        }
     }
 
     /// Writes a fresh tree: one free span covering the whole arena (none if the
@@ -121,7 +146,11 @@ impl<V: Validate, const F: usize> Tree<V, F> {
 
     /// A header word, unvalidated (for inspection); 0 past the header.
     pub fn header_word(&self, field: usize) -> i64 {
-        if field < HEADER_WORDS { self.mem.h(field) } else { 0 }
+        if field < HEADER_WORDS {
+            self.mem.h(field)
+        } else {
+            0
+        }
     }
 
     /// First fit: carves `bytes` (rounded up to 8) from the front of the
@@ -169,7 +198,7 @@ impl<V: Validate, const F: usize> Tree<V, F> {
 
 /// Raw access to a tree's header and node array plus the algorithms; [`Tree`]
 /// pairs it with the path scratch.
-struct Mem<V: Validate, const F: usize> {
+pub(crate) struct Mem<V: Validate, const F: usize> {
     hdr: *mut i64,
     nodes: *mut i64,
     /// Authoritative node capacity (never read from tree memory).
@@ -180,6 +209,33 @@ struct Mem<V: Validate, const F: usize> {
 }
 
 impl<V: Validate, const F: usize> Mem<V, F> {
+    /// See [`Tree::from_raw`]; the caller supplies the path scratch per call.
+    ///
+    /// # Safety
+    /// As for [`Tree::from_raw`].
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw(
+        hdr: *mut i64,
+        nodes: *mut i64,
+        node_cap: i64,
+        arena: i64,
+    ) -> Self {
+        Mem {
+            hdr,
+            nodes,
+            node_cap,
+            arena,
+            _mode: PhantomData,
+        }
+    }
+
+    /// Free with argument validation (the body of [`Tree::free`]).
+    #[inline(always)]
+    pub(crate) fn free_span(&self, path: &mut Path, off: i64, bytes: i64) -> TreeResult<()> {
+        let b = self.check_span(off, bytes)?;
+        self.free(path, off, b)
+    }
+
     const KEYS: usize = layout::keys_at(F);
     const LENS: usize = layout::lens_at(F);
     const KIDS: usize = layout::children_at(F);
@@ -230,13 +286,21 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     fn w(&self, node: i64, field: usize) -> i64 {
         // SAFETY: `node` was validated against `node_cap` (or the tree is trusted) and
         // field < NODE_WORDS; `from_raw`'s contract.
-        unsafe { self.nodes.add(node as usize * Self::NODE_WORDS + field).read() }
+        unsafe {
+            self.nodes
+                .add(node as usize * Self::NODE_WORDS + field)
+                .read()
+        }
     }
 
     #[inline(always)]
     fn set_w(&self, node: i64, field: usize, v: i64) {
         // SAFETY: as in `w`.
-        unsafe { self.nodes.add(node as usize * Self::NODE_WORDS + field).write(v) }
+        unsafe {
+            self.nodes
+                .add(node as usize * Self::NODE_WORDS + field)
+                .write(v)
+        }
     }
 
     #[inline(always)]
@@ -308,15 +372,21 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     fn span(&self, leaf: i64, i: usize) -> TreeResult<(i64, i64)> {
         let off = self.key(leaf, i);
         let len = self.len(leaf, i);
-        if V::CHECKED {
-            if off < 0 || off & 7 != 0 || off > self.arena {
-                return Err(error::corrupt_node(leaf, Self::KEYS + i));
-            }
-            if len <= 0 || len & 7 != 0 || len > self.arena - off {
-                return Err(error::corrupt_node(leaf, Self::LENS + i));
-            }
+        // One combined test on the fast path: aligned, off >= 0, len > 0 and
+        // off + len <= arena (which also bounds off); the cold path names the word.
+        if V::CHECKED && ((off | len) & 7 != 0 || off < 0 || len <= 0 || len > self.arena - off) {
+            return Err(self.bad_span(leaf, i, off));
         }
         Ok((off, len))
+    }
+
+    #[cold]
+    fn bad_span(&self, leaf: i64, i: usize, off: i64) -> i64 {
+        if off < 0 || off & 7 != 0 || off > self.arena {
+            error::corrupt_node(leaf, Self::KEYS + i)
+        } else {
+            error::corrupt_node(leaf, Self::LENS + i)
+        }
     }
 
     /// Adds `delta` to a header counter (informational words: wrapping, never trusted).
@@ -367,44 +437,101 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     /// `(smallest key, largest len)` of a node with `n >= 1` entries.
     #[inline(always)]
     fn summary(&self, node: i64, n: usize) -> (i64, i64) {
-        let mut max = i64::MIN;
-        for i in 0..n {
-            max = max.max(self.len(node, i));
+        // Branch-free over all F slots (words past `n` are stale but inside the
+        // node), reduced pairwise: a running max is a dependency chain that the
+        // compiler turns back into branches.
+        let mut a = [i64::MIN; F];
+        for (i, v) in a.iter_mut().enumerate() {
+            *v = select_unpredictable(i < n, self.len(node, i), i64::MIN);
         }
-        (self.key(node, 0), max)
+        let mut w = F / 2;
+        while w > 0 {
+            for i in 0..w {
+                a[i] = select_unpredictable(a[i + w] > a[i], a[i + w], a[i]);
+            }
+            w /= 2;
+        }
+        (self.key(node, 0), a[0])
+    }
+
+    /// The first `i < n` with `lens[i] >= b`, or `n`. Branch-free over a block of
+    /// slots: 8 when the node holds at most 8 entries, else all F (the block
+    /// choice is predictable; a scan that stops at the hit is not).
+    #[inline(always)]
+    fn first_fit(&self, node: i64, n: usize, b: i64) -> usize {
+        let mut mask: u64 = 0;
+        if n <= 8 {
+            for i in 0..8 {
+                mask |= ((self.len(node, i) >= b) as u64) << i;
+            }
+        } else {
+            for i in 0..F {
+                mask |= ((self.len(node, i) >= b) as u64) << i;
+            }
+        }
+        ((mask & ((1u64 << n) - 1)) | (1u64 << n)).trailing_zeros() as usize
+    }
+
+    /// How many of the first `n` keys are `<= off` (keys are increasing): a
+    /// branch-free binary search over the F slots (slots past `n` read as +inf).
+    #[inline(always)]
+    fn count_le(&self, node: i64, n: usize, off: i64) -> usize {
+        let mut base = 0;
+        let mut step = F / 2;
+        while step > 0 {
+            let k = base + step;
+            let v = self.key(node, k);
+            let v = select_unpredictable(k < n, v, i64::MAX);
+            base = select_unpredictable(v <= off, k, base);
+            step /= 2;
+        }
+        if n > 0 && self.key(node, 0) <= off {
+            base + 1
+        } else {
+            0
+        }
     }
 
     /// Inserts an entry at `i` into `node`, which has `n < F` entries.
-    fn insert_entry(&self, node: i64, n: usize, i: usize, e: (i64, i64, i64)) {
+    /// (`kids`: whether the node is internal, so children move too.)
+    fn insert_entry(&self, node: i64, n: usize, i: usize, e: (i64, i64, i64), kids: bool) {
         let mut j = n;
         while j > i {
             self.set_w(node, Self::KEYS + j, self.key(node, j - 1));
             self.set_w(node, Self::LENS + j, self.len(node, j - 1));
-            self.set_w(node, Self::KIDS + j, self.kid(node, j - 1));
+            if kids {
+                self.set_w(node, Self::KIDS + j, self.kid(node, j - 1));
+            }
             j -= 1;
         }
         self.set_w(node, Self::KEYS + i, e.0);
         self.set_w(node, Self::LENS + i, e.1);
-        self.set_w(node, Self::KIDS + i, e.2);
+        if kids {
+            self.set_w(node, Self::KIDS + i, e.2);
+        }
         self.set_w(node, N_COUNT, n as i64 + 1);
     }
 
     /// Removes entry `i < n` from `node`, which has `n` entries.
-    fn remove_entry(&self, node: i64, n: usize, i: usize) {
+    fn remove_entry(&self, node: i64, n: usize, i: usize, kids: bool) {
         for j in i..n - 1 {
             self.set_w(node, Self::KEYS + j, self.key(node, j + 1));
             self.set_w(node, Self::LENS + j, self.len(node, j + 1));
-            self.set_w(node, Self::KIDS + j, self.kid(node, j + 1));
+            if kids {
+                self.set_w(node, Self::KIDS + j, self.kid(node, j + 1));
+            }
         }
         self.set_w(node, N_COUNT, n as i64 - 1);
     }
 
     /// Copies entries `from..from+k` of `src` to `at..at+k` of `dst`.
-    fn copy_entries(&self, src: i64, from: usize, dst: i64, at: usize, k: usize) {
+    fn copy_entries(&self, src: i64, from: usize, dst: i64, at: usize, k: usize, kids: bool) {
         for j in 0..k {
             self.set_w(dst, Self::KEYS + at + j, self.key(src, from + j));
             self.set_w(dst, Self::LENS + at + j, self.len(src, from + j));
-            self.set_w(dst, Self::KIDS + at + j, self.kid(src, from + j));
+            if kids {
+                self.set_w(dst, Self::KIDS + at + j, self.kid(src, from + j));
+            }
         }
     }
 
@@ -430,9 +557,58 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         Ok(())
     }
 
+    /// After entry `i` of `path.node[level]` changed its length from `old` to
+    /// `new` (and, for `i == 0`, possibly its key), updates the ancestors' entries,
+    /// stopping as soon as one does not change. The new maximum is known without a
+    /// scan unless the entry was the maximum and shrank.
+    #[inline(always)]
+    fn fix_up_entry(
+        &self,
+        path: &Path,
+        height: usize,
+        mut level: usize,
+        mut i: usize,
+        mut old: i64,
+        mut new: i64,
+    ) -> TreeResult<()> {
+        while level + 1 < height {
+            let node = path.node[level];
+            let (parent, pi) = (path.node[level + 1], path.at(level + 1));
+            let pmax = self.len(parent, pi);
+            let max = if new >= pmax {
+                new
+            } else if old < pmax {
+                pmax
+            } else {
+                let n = self.count(node, level)?;
+                if n == 0 {
+                    return Err(error::corrupt_node(node, N_COUNT));
+                }
+                self.summary(node, n).1
+            };
+            let key = self.key(node, 0);
+            let key_changed = i == 0 && self.key(parent, pi) != key;
+            if max == pmax && !key_changed {
+                return Ok(());
+            }
+            self.set_w(parent, Self::KEYS + pi, key);
+            self.set_w(parent, Self::LENS + pi, max);
+            (old, new, i) = (pmax, max, pi);
+            level += 1;
+        }
+        Ok(())
+    }
+
     /// Inserts a span at index `i` of the leaf `path.node[0]`, splitting full nodes
     /// upwards (a new root when the root splits).
-    fn insert_at(&self, path: &Path, height: usize, mut i: usize, off: i64, len: i64) -> TreeResult<()> {
+    fn insert_at(
+        &self,
+        path: &Path,
+        height: usize,
+        mut i: usize,
+        off: i64,
+        len: i64,
+    ) -> TreeResult<()> {
         let mut e = (off, len, 0);
         let mut level = 0;
         loop {
@@ -442,19 +618,24 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                 return Err(error::corrupt_node(node, N_COUNT));
             }
             if n < F {
-                self.insert_entry(node, n, i, e);
-                return self.fix_up(path, level, height);
+                self.insert_entry(node, n, i, e, level > 0);
+                // After a split below, entry `i - 1` changed too: recompute in full.
+                return if level == 0 {
+                    self.fix_up_entry(path, height, level, i, i64::MIN, e.1)
+                } else {
+                    self.fix_up(path, level, height)
+                };
             }
             // Split the full node: the upper half moves to a new right sibling.
             let right = self.alloc_node(level)?;
             let half = F / 2;
-            self.copy_entries(node, half, right, 0, F - half);
+            self.copy_entries(node, half, right, 0, F - half, level > 0);
             self.set_w(node, N_COUNT, half as i64);
             self.set_w(right, N_COUNT, (F - half) as i64);
             if i <= half {
-                self.insert_entry(node, half, i, e);
+                self.insert_entry(node, half, i, e, level > 0);
             } else {
-                self.insert_entry(right, F - half, i - half, e);
+                self.insert_entry(right, F - half, i - half, e, level > 0);
             }
             let ln = self.w(node, N_COUNT) as usize;
             let rn = self.w(right, N_COUNT) as usize;
@@ -465,8 +646,8 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                     return Err(error::corrupt_header(H_HEIGHT));
                 }
                 let root = self.alloc_node(level + 1)?;
-                self.insert_entry(root, 0, 0, (lmin, lmax, node));
-                self.insert_entry(root, 1, 1, (rmin, rmax, right));
+                self.insert_entry(root, 0, 0, (lmin, lmax, node), true);
+                self.insert_entry(root, 1, 1, (rmin, rmax, right), true);
                 self.set_h(H_ROOT, root);
                 self.set_h(H_HEIGHT, height as i64 + 1);
                 return Ok(());
@@ -491,7 +672,8 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             if i >= n {
                 return Err(error::corrupt_node(node, N_COUNT));
             }
-            self.remove_entry(node, n, i);
+            let removed_len = self.len(node, i);
+            self.remove_entry(node, n, i, level > 0);
             let n = n - 1;
             if level + 1 == height {
                 if level > 0 && n == 1 {
@@ -503,7 +685,12 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                 return Ok(());
             }
             if n >= Self::MIN.max(1) {
-                return self.fix_up(path, level, height);
+                // After a merge below, entry `i - 1` changed too: recompute in full.
+                return if level == 0 {
+                    self.fix_up_entry(path, height, level, i, removed_len, i64::MIN)
+                } else {
+                    self.fix_up(path, level, height)
+                };
             }
             let (parent, pi) = (path.node[level + 1], path.at(level + 1));
             let pn = self.count(parent, level + 1)?;
@@ -511,8 +698,16 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                 return Err(error::corrupt_node(parent, N_COUNT));
             }
             let li = if pi > 0 { pi - 1 } else { 0 };
-            let left = if pi > 0 { self.child(parent, li, level)? } else { node };
-            let right = if pi > 0 { node } else { self.child(parent, 1, level)? };
+            let left = if pi > 0 {
+                self.child(parent, li, level)?
+            } else {
+                node
+            };
+            let right = if pi > 0 {
+                node
+            } else {
+                self.child(parent, 1, level)?
+            };
             if V::CHECKED && left == right {
                 return Err(error::corrupt_node(parent, Self::KIDS + li + 1));
             }
@@ -522,15 +717,22 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             if sibling_n > Self::MIN {
                 // Borrow one entry from the sibling.
                 if pi > 0 {
-                    let e = (self.key(left, ln - 1), self.len(left, ln - 1), self.kid(left, ln - 1));
+                    let e = (
+                        self.key(left, ln - 1),
+                        self.len(left, ln - 1),
+                        self.kid(left, ln - 1),
+                    );
                     self.set_w(left, N_COUNT, ln as i64 - 1);
-                    self.insert_entry(right, rn, 0, e);
+                    self.insert_entry(right, rn, 0, e, level > 0);
                 } else {
                     let e = (self.key(right, 0), self.len(right, 0), self.kid(right, 0));
-                    self.remove_entry(right, rn, 0);
-                    self.insert_entry(left, ln, ln, e);
+                    self.remove_entry(right, rn, 0, level > 0);
+                    self.insert_entry(left, ln, ln, e, level > 0);
                 }
-                let (ln, rn) = (self.w(left, N_COUNT) as usize, self.w(right, N_COUNT) as usize);
+                let (ln, rn) = (
+                    self.w(left, N_COUNT) as usize,
+                    self.w(right, N_COUNT) as usize,
+                );
                 let (lmin, lmax) = self.summary(left, ln);
                 let (rmin, rmax) = self.summary(right, rn);
                 self.set_w(parent, Self::KEYS + li, lmin);
@@ -543,7 +745,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             if ln + rn > F {
                 return Err(error::corrupt_node(right, N_COUNT));
             }
-            self.copy_entries(right, 0, left, ln, rn);
+            self.copy_entries(right, 0, left, ln, rn, level > 0);
             self.set_w(left, N_COUNT, (ln + rn) as i64);
             self.free_node(right);
             if ln + rn > 0 {
@@ -567,10 +769,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         let mut level = height - 1;
         while level > 0 {
             let n = self.count(node, level)?;
-            let mut i = 0;
-            while i + 1 < n && self.key(node, i + 1) <= off {
-                i += 1;
-            }
+            let i = self.count_le(node, n, off).max(1) - 1;
             path.node[level] = node;
             path.idx[level] = i as u8;
             node = self.child(node, i, level - 1)?;
@@ -624,14 +823,17 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     /// Finds the free neighbours of `[off, end)` and reports `overlap` if the range
     /// overlaps free space. Leaves `path` at the predecessor's leaf.
     #[inline(always)]
-    fn neighbours(&self, path: &mut Path, off: i64, end: i64, overlap: i64) -> TreeResult<Neighbours> {
+    fn neighbours(
+        &self,
+        path: &mut Path,
+        off: i64,
+        end: i64,
+        overlap: i64,
+    ) -> TreeResult<Neighbours> {
         let height = self.descend_by_key(path, off)?;
         let leaf = path.node[0];
         let n = self.count(leaf, 0)?;
-        let mut pos = 0;
-        while pos < n && self.key(leaf, pos) <= off {
-            pos += 1;
-        }
+        let pos = self.count_le(leaf, n, off);
         let pred = if pos > 0 {
             let (po, pl) = self.span(leaf, pos - 1)?;
             if po + pl > off {
@@ -667,13 +869,19 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                 return Err(error::corrupt_node(leaf, Self::KEYS + pos));
             }
         }
-        Ok(Neighbours { height, pos, pred, succ, succ_next })
+        Ok(Neighbours {
+            height,
+            pos,
+            pred,
+            succ,
+            succ_next,
+        })
     }
 
     // ---- operations ----
 
     #[inline(always)]
-    fn alloc(&self, path: &mut Path, bytes: i64) -> TreeResult<i64> {
+    pub(crate) fn alloc(&self, path: &mut Path, bytes: i64) -> TreeResult<i64> {
         if bytes <= 0 {
             return Err(BAD_SIZE);
         }
@@ -686,10 +894,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         let mut level = height - 1;
         while level > 0 {
             let n = self.count(node, level)?;
-            let mut i = 0;
-            while i < n && self.len(node, i) < b {
-                i += 1;
-            }
+            let i = self.first_fit(node, n, b);
             if i == n {
                 return Err(if level + 1 == height {
                     EXHAUSTED
@@ -704,10 +909,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         }
         path.node[0] = node;
         let n = self.count(node, 0)?;
-        let mut i = 0;
-        while i < n && self.len(node, i) < b {
-            i += 1;
-        }
+        let i = self.first_fit(node, n, b);
         if i == n {
             return Err(if height == 1 {
                 EXHAUSTED
@@ -723,7 +925,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             // The common case: carve from the front, an in-place update.
             self.set_w(node, Self::KEYS + i, off + b);
             self.set_w(node, Self::LENS + i, len - b);
-            self.fix_up(path, 0, height)?;
+            self.fix_up_entry(path, height, 0, i, len, len - b)?;
         }
         self.bump_h(H_FREE_BYTES, -b);
         Ok(off)
@@ -756,8 +958,8 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             (true, true) => {
                 // Merge all three into the predecessor and delete the successor.
                 self.set_w(leaf, Self::LENS + nb.pos - 1, pl + b + sl);
+                self.fix_up_entry(path, height, 0, nb.pos - 1, pl, pl + b + sl)?;
                 if nb.succ_next {
-                    self.fix_up(path, 0, height)?;
                     let (height, i, _) = self.find_exact(path, so)?;
                     self.remove_at(path, height, i)?;
                 } else {
@@ -767,7 +969,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             }
             (true, false) => {
                 self.set_w(leaf, Self::LENS + nb.pos - 1, pl + b);
-                self.fix_up(path, 0, height)?;
+                self.fix_up_entry(path, height, 0, nb.pos - 1, pl, pl + b)?;
             }
             (false, true) => {
                 // Extend the successor down to `off`.
@@ -780,7 +982,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                 let leaf = path.node[0];
                 self.set_w(leaf, Self::KEYS + i, off);
                 self.set_w(leaf, Self::LENS + i, sl + b);
-                self.fix_up(path, 0, height)?;
+                self.fix_up_entry(path, height, 0, i, sl, sl + b)?;
             }
             (false, false) => {
                 self.insert_at(path, height, nb.pos, off, b)?;
@@ -792,7 +994,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     }
 
     #[inline(always)]
-    fn resize(&self, path: &mut Path, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+    pub(crate) fn resize(&self, path: &mut Path, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if new < 0 {
             return Err(BAD_SIZE);
         }
@@ -830,7 +1032,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                     let leaf = path.node[0];
                     self.set_w(leaf, Self::KEYS + i, so + need);
                     self.set_w(leaf, Self::LENS + i, sl - need);
-                    self.fix_up(path, 0, height)?;
+                    self.fix_up_entry(path, height, 0, i, sl, sl - need)?;
                 }
                 self.bump_h(H_FREE_BYTES, -need);
                 Ok(off)
@@ -847,10 +1049,14 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         for w in spans.windows(2) {
             let ((a, al), (b, _)) = (w[0], w[1]);
             if a + al > b {
-                return Err(format!("spans [{a}, +{al}) and {b} overlap or are out of order"));
+                return Err(format!(
+                    "spans [{a}, +{al}) and {b} overlap or are out of order"
+                ));
             }
             if a + al == b {
-                return Err(format!("spans [{a}, +{al}) and {b} are adjacent (not coalesced)"));
+                return Err(format!(
+                    "spans [{a}, +{al}) and {b} are adjacent (not coalesced)"
+                ));
             }
         }
         for &(o, l) in &spans {
@@ -859,11 +1065,18 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             }
         }
         if self.h(H_SPANS) != spans.len() as i64 {
-            return Err(format!("header span count {} != {}", self.h(H_SPANS), spans.len()));
+            return Err(format!(
+                "header span count {} != {}",
+                self.h(H_SPANS),
+                spans.len()
+            ));
         }
         let free: i64 = spans.iter().map(|s| s.1).sum();
         if self.h(H_FREE_BYTES) != free {
-            return Err(format!("header free bytes {} != {free}", self.h(H_FREE_BYTES)));
+            return Err(format!(
+                "header free bytes {} != {free}",
+                self.h(H_FREE_BYTES)
+            ));
         }
         let mut f = self.h(H_FREE_HEAD);
         let mut steps = 0;
@@ -892,10 +1105,17 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             return Err(format!("node {node} out of range or reached twice"));
         }
         if self.w(node, N_LEVEL) != level as i64 {
-            return Err(format!("node {node} has level {} != {level}", self.w(node, N_LEVEL)));
+            return Err(format!(
+                "node {node} has level {} != {level}",
+                self.w(node, N_LEVEL)
+            ));
         }
         let n = self.w(node, N_COUNT);
-        let min = if is_root { if level > 0 { 2 } else { 0 } } else { Self::MIN.max(1) as i64 };
+        let min = if is_root {
+            if level > 0 { 2 } else { 0 }
+        } else {
+            Self::MIN.max(1) as i64
+        };
         if n < min || n > F as i64 {
             return Err(format!("node {node} (level {level}) has count {n}"));
         }
@@ -921,6 +1141,10 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                 }
             }
         }
-        if n == 0 { Ok((i64::MAX, 0)) } else { Ok(self.summary(node, n)) }
+        if n == 0 {
+            Ok((i64::MAX, 0))
+        } else {
+            Ok(self.summary(node, n))
+        }
     }
 }
