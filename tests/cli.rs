@@ -179,3 +179,44 @@ fn undefined_extern_is_reported_not_a_crash() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn modules_load_beside_the_file_then_from_tern_stdlib() {
+    let with_stdlib = |args: &[&str]| {
+        Command::new(TERN)
+            .args(args)
+            .current_dir(ROOT)
+            .env("TERN_STDLIB", "tests/modules/stdlib")
+            .output()
+            .unwrap()
+    };
+    let o = with_stdlib(&["run", "tests/modules/main.tern"]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "12\n42\n",
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let dir = scratch("modules");
+    let exe = dir.join("main");
+    let o = with_stdlib(&[
+        "build",
+        "tests/modules/main.tern",
+        "-o",
+        exe.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = Command::new(&exe).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "12\n42\n");
+    // Without the override `counter` is not in the (embedded) stdlib.
+    let o = tern(&["run", "tests/modules/main.tern"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o)
+            .starts_with("tests/modules/main.tern:3:5: error: cannot find module `counter`\n"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
