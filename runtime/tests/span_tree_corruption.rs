@@ -177,7 +177,7 @@ fn corrupt_root_child_index_is_reported_with_node_and_field() {
     );
     assert_eq!(
         error::message(code),
-        format!("corrupt tree: node {root}, field child[0] (word 36)")
+        format!("corrupt tree: node {root}, field child[0] (word 68)")
     );
 }
 
@@ -213,6 +213,6 @@ fn corrupt_leaf_span_length_is_reported() {
     assert_eq!(code, error::corrupt_node(0, lens));
     assert_eq!(
         error::message(code),
-        "corrupt tree: node 0, field len[0] (word 20)"
+        "corrupt tree: node 0, field len[0] (word 36)"
     );
 }
