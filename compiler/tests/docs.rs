@@ -56,8 +56,9 @@ fn every_example_in_the_language_reference_checks() {
         }
         if let Some(module) = b.info.strip_prefix("tern,module=") {
             // A module must check when used: wrap it in a tiny program.
-            let mut probe = TestLoader::default();
-            probe.memory = loader.memory.clone();
+            let mut probe = TestLoader {
+                memory: loader.memory.clone(),
+            };
             probe.memory.insert(module.to_string(), b.text.clone());
             let user = format!("use {module};\nfn main() {{}}\n");
             if let Err(d) = compile(&name, &user, &probe) {

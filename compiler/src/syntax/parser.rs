@@ -410,7 +410,9 @@ impl Parser<'_> {
         loop {
             match self.peek() {
                 Tok::RBrace => break,
-                Tok::Eof => {
+                // An item keyword cannot start a statement: the block was
+                // left open and the next item begins here.
+                Tok::Eof | Tok::Fn | Tok::Struct | Tok::Extern | Tok::Use => {
                     self.sink.error(ErrorKind::UnclosedBrace, open);
                     self.depth -= 1;
                     self.no_struct = saved;
