@@ -1,1 +1,90 @@
-//! Tern's backend: `tern_compiler::tir::Program` to Cranelift IR, JIT and AOT.
+//! Tern's backend: `tern_compiler::tir::Program` to Cranelift IR, then either
+//! machine code in this process ([`jit`]) or a relocatable object that
+//! [`link`] turns into an executable with the system C compiler ([`object`]).
+//!
+//! One translator ([`lower`]), generic over `cranelift_module::Module`, feeds
+//! both backends, and one table of runtime functions ([`runtime_fns`]) drives
+//! both the JIT's symbol registration and the object's imports. This crate
+//! does not depend on the runtime: the driver passes the runtime's symbol
+//! addresses (JIT) or its static library (AOT) in.
+
+pub mod error;
+pub mod isa;
+pub mod jit;
+pub mod link;
+pub mod lower;
+pub mod object;
+pub mod runtime_fns;
+
+pub use error::CodegenError;
+pub use jit::{JitProgram, compile_jit};
+pub use link::{link_executable, runtime_link_libs};
+pub use object::{ObjectOutput, compile_object};
+
+/// Optimization level of `tern run` / `tern build`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OptLevel {
+    /// No Cranelift optimization.
+    O0,
+    /// Cranelift `opt_level=speed`.
+    O1,
+    /// `speed` plus Tern's own IR work: bounds-check elimination in counted
+    /// `for` loops (see `docs/backend.md`).
+    O2,
+}
+
+impl OptLevel {
+    /// Parses `0`, `1` or `2`.
+    pub fn parse(s: &str) -> Option<OptLevel> {
+        match s {
+            "0" => Some(OptLevel::O0),
+            "1" => Some(OptLevel::O1),
+            "2" => Some(OptLevel::O2),
+            _ => None,
+        }
+    }
+}
+
+/// What the backend should produce besides code.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub opt_level: OptLevel,
+    /// Run Cranelift's IR verifier on every function. On by default in debug
+    /// builds of the compiler (so the whole test suite verifies every
+    /// function), and whenever `TERN_VERIFY=1` is set.
+    pub verify: bool,
+    /// Collect the CLIF text of every function (before Cranelift's own
+    /// optimization), headed by its Tern name.
+    pub emit_clif: bool,
+    /// Collect the generated machine code as disassembly (Cranelift's
+    /// final VCode listing), headed by the Tern name.
+    pub emit_asm: bool,
+}
+
+impl Options {
+    /// Options for `level` with the verifier policy described on `verify`
+    /// and no listings.
+    pub fn new(opt_level: OptLevel) -> Options {
+        Options {
+            opt_level,
+            verify: default_verify(),
+            emit_clif: false,
+            emit_asm: false,
+        }
+    }
+}
+
+/// The verifier policy: debug builds always, release builds when
+/// `TERN_VERIFY=1`.
+pub fn default_verify() -> bool {
+    cfg!(debug_assertions) || std::env::var("TERN_VERIFY").is_ok_and(|v| v == "1")
+}
+
+/// Text listings collected during compilation (see [`Options`]).
+#[derive(Clone, Debug, Default)]
+pub struct Listing {
+    /// CLIF of every function, in definition order.
+    pub clif: String,
+    /// Disassembly of every function, in definition order.
+    pub asm: String,
+}

@@ -175,21 +175,43 @@ pub struct Block {
 #[derive(Clone, Debug)]
 pub enum Stmt {
     /// `let` / `var`: initialise a fresh local.
-    Let { local: LocalId, init: Expr },
+    Let {
+        local: LocalId,
+        init: Expr,
+    },
     /// `place = value`. `place` is a place expression (see `ExprKind`)
     /// rooted in a mutable local or `ref` parameter.
-    Assign { place: Expr, value: Expr },
+    Assign {
+        place: Expr,
+        value: Expr,
+    },
     /// `place op= value`, with the place evaluated once. `op` is arithmetic
     /// or bitwise, never a comparison or `&&`/`||`.
-    CompoundAssign { place: Expr, op: BinOp, value: Expr },
+    CompoundAssign {
+        place: Expr,
+        op: BinOp,
+        value: Expr,
+    },
     Expr(Expr),
     /// `else if` chains are nested `If`s in `else_`.
-    If { cond: Expr, then: Block, else_: Option<Block> },
-    While { cond: Expr, body: Block },
+    If {
+        cond: Expr,
+        then: Block,
+        else_: Option<Block>,
+    },
+    While {
+        cond: Expr,
+        body: Block,
+    },
     /// `for var in start..end`: `start` and `end` are evaluated once, before
     /// the first iteration; `var` (type of start/end) takes start, start+1,
     /// ... end-1; no iteration when start >= end.
-    For { var: LocalId, start: Expr, end: Expr, body: Block },
+    For {
+        var: LocalId,
+        start: Expr,
+        end: Expr,
+        body: Block,
+    },
     Break,
     Continue,
     Return(Option<Expr>),
@@ -237,12 +259,24 @@ pub enum ExprKind {
     /// source signedness: i64, i32 signed; u8 unsigned) and from bool to an
     /// integer type (0 or 1). Casting a type to itself is allowed.
     Cast(Box<Expr>),
-    Call { func: FuncId, args: Vec<Arg> },
-    CallExtern { func: ExternId, args: Vec<Arg> },
+    Call {
+        func: FuncId,
+        args: Vec<Arg>,
+    },
+    CallExtern {
+        func: ExternId,
+        args: Vec<Arg>,
+    },
     /// Field values in declaration order.
-    StructLit { id: StructId, fields: Vec<Expr> },
+    StructLit {
+        id: StructId,
+        fields: Vec<Expr>,
+    },
     /// `[value; count]`, `count` a constant.
-    ArrayRepeat { value: Box<Expr>, count: u64 },
+    ArrayRepeat {
+        value: Box<Expr>,
+        count: u64,
+    },
     /// `[a, b, c]` (an extension to the brief's syntax, used by tests).
     ArrayLit(Vec<Expr>),
     /// `len(s)` of a slice, array or reusable slice, as `i64`.
@@ -341,10 +375,7 @@ impl Program {
             Type::I32 => Layout { size: 4, align: 4 },
             Type::U8 | Type::Bool => Layout { size: 1, align: 1 },
             Type::Unit => Layout { size: 0, align: 1 },
-            Type::Str | Type::Slice(_) | Type::Reusable(_) => Layout {
-                size: 16,
-                align: 8,
-            },
+            Type::Str | Type::Slice(_) | Type::Reusable(_) => Layout { size: 16, align: 8 },
             Type::Array(elem, n) => {
                 let e = self.layout(elem);
                 Layout {

@@ -1,1 +1,22 @@
-//! Tern's memory runtime. See `docs/runtime-abi.md` for the extern ABI.
+//! Tern's memory runtime: the span tree pool (checked and unchecked from one
+//! source), the slab pool, and the extern C ABI. See `docs/runtime.md` and
+//! `docs/runtime-abi.md`.
+//!
+//! * [`span_tree`] — the augmented B+ tree of free spans, its layout, error codes,
+//!   checked entry points, registry and reference model;
+//! * [`pool`] — [`pool::SpanPool`], a pool owning its arena and node array;
+//! * [`builtin`] — the process-wide builtin pool behind `reusable[]T`;
+//! * [`slab`] — the slab (bump) pool baseline;
+//! * [`memory`] — virtual memory reservations;
+//! * [`abi`] — the `tern_*` externs.
+
+pub mod abi;
+pub mod builtin;
+pub mod memory;
+pub mod pool;
+pub mod slab;
+pub mod span_tree;
+
+pub use pool::SpanPool;
+pub use slab::SlabPool;
+pub use span_tree::{Checked, Unchecked};

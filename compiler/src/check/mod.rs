@@ -1,0 +1,853 @@
+//! Name resolution, type checking and monomorphization.
+//!
+//! The checker runs in two modes over the same code:
+//! * **check**: every function body once, generic parameters opaque
+//!   (`Ty::Param`), reporting every error; its output is discarded;
+//! * **emit** (only when check found no error): starting from `main`, each
+//!   reachable function instance is checked again with its type arguments
+//!   substituted, producing the `tir::Function`s of the program.
+//!
+//! A generic body that checks with opaque parameters is valid for every
+//! type argument (there are no trait bounds: a `T` value can only be moved,
+//! stored and passed), so instantiation cannot fail.
+
+mod body;
+mod fold;
+mod ty;
+
+use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind, NoteKind, Sink};
+use crate::source::{FileId, SourceMap, Span};
+use crate::syntax::ast;
+use crate::tir;
+use std::collections::HashMap;
+pub(crate) use ty::Ty;
+
+/// Names the checker treats as builtins; items may not take them.
+const BUILTIN_NAMES: &[&str] = &["len", "print", "panic", "assert", "size_of"];
+/// Deepest chain of constants referring to constants (or struct layouts
+/// containing structs) evaluated recursively.
+const MAX_ITEM_DEPTH: u32 = 64;
+/// Bounds on monomorphization (runaway recursion like `f::<[]T>` in `f`).
+const MAX_TYPE_DEPTH: u32 = 24;
+const MAX_INSTANCES: usize = 20_000;
+/// Largest size of any type, in bytes (stack slots are addressed with 32 bits).
+const MAX_TYPE_SIZE: u64 = 1 << 31;
+
+/// One parsed file and its role.
+pub(crate) struct ParsedModule {
+    /// `None` for the root file; else the name `use` reaches it by.
+    pub name: Option<String>,
+    pub file: FileId,
+    pub ast: ast::Module,
+    /// `use NAME;` of this module: name -> index into the module list
+    /// (absent when the module was not found, already reported).
+    pub uses: HashMap<String, usize>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum ItemRef {
+    Const(usize),
+    Struct(usize),
+    Fn(usize),
+    Extern(usize),
+}
+
+struct ModInfo {
+    items: HashMap<String, (ItemRef, Span)>,
+    uses: HashMap<String, usize>,
+}
+
+enum Lazy<T> {
+    Todo,
+    Busy,
+    Done(T),
+}
+
+#[derive(Clone, Debug)]
+struct ConstVal {
+    ty: Ty,
+    value: i64,
+}
+
+struct ConstInfo<'a> {
+    module: usize,
+    ast: &'a ast::ConstItem,
+    state: Lazy<Option<ConstVal>>,
+}
+
+struct StructInfo<'a> {
+    module: usize,
+    ast: &'a ast::StructItem,
+    name: String,
+    fields: Lazy<Vec<(String, Ty)>>,
+    /// Layout and field offsets; `None` after an error.
+    layout: Lazy<Option<(tir::Layout, Vec<u64>)>>,
+}
+
+#[derive(Clone, Debug)]
+struct ParamSig {
+    name: String,
+    ty: Ty,
+    by_ref: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Sig {
+    generics: Vec<String>,
+    params: Vec<ParamSig>,
+    ret: Ty,
+}
+
+struct FnInfo<'a> {
+    module: usize,
+    ast: &'a ast::FnItem,
+    name: String,
+    sig: Sig,
+}
+
+struct ExternInfo<'a> {
+    module: usize,
+    ast: &'a ast::ExternItem,
+    sig: Sig,
+}
+
+/// The whole checker state for one compilation.
+pub(crate) struct Checker<'a> {
+    sources: &'a SourceMap,
+    mods: Vec<ModInfo>,
+    consts: Vec<ConstInfo<'a>>,
+    structs: Vec<StructInfo<'a>>,
+    fns: Vec<FnInfo<'a>>,
+    externs: Vec<ExternInfo<'a>>,
+    sink: &'a mut Sink,
+    item_depth: u32,
+    // --- emit mode ---
+    instances: HashMap<(usize, Vec<Ty>), tir::FuncId>,
+    queue: Vec<(usize, Vec<Ty>)>,
+    extern_ids: HashMap<String, tir::ExternId>,
+    extern_list: Vec<tir::ExternFn>,
+}
+
+/// Check the program made of `modules` (index 0 is the root) and, if it is
+/// free of errors, build its typed program.
+pub(crate) fn check_program(
+    modules: &[ParsedModule],
+    sources: &SourceMap,
+    sink: &mut Sink,
+    report_missing_main: bool,
+) -> Option<tir::Program> {
+    let mut c = Checker {
+        sources,
+        mods: Vec::new(),
+        consts: Vec::new(),
+        structs: Vec::new(),
+        fns: Vec::new(),
+        externs: Vec::new(),
+        sink,
+        item_depth: 0,
+        instances: HashMap::new(),
+        queue: Vec::new(),
+        extern_ids: HashMap::new(),
+        extern_list: Vec::new(),
+    };
+    c.collect(modules);
+    c.resolve_items();
+    for f in 0..c.fns.len() {
+        c.check_fn(f);
+    }
+    let main = c.find_main(modules, report_missing_main);
+    if !c.sink.is_empty() {
+        return None;
+    }
+    let main = main?;
+    c.emit(main)
+}
+
+impl<'a> Checker<'a> {
+    fn loc(&self, span: Span) -> tir::Loc {
+        let (line, col) = self.sources.file(span.file).line_col(span.lo);
+        tir::Loc {
+            file: span.file,
+            line,
+            col,
+        }
+    }
+
+    // ---- collection ----
+
+    fn collect(&mut self, modules: &'a [ParsedModule]) {
+        for (mi, m) in modules.iter().enumerate() {
+            let prefix = m.name.as_ref().map_or(String::new(), |n| format!("{n}::"));
+            self.mods.push(ModInfo {
+                items: HashMap::new(),
+                uses: m.uses.clone(),
+            });
+            for item in &m.ast.items {
+                let (name, r) = match item {
+                    ast::Item::Use(_) => continue,
+                    ast::Item::Const(ci) => {
+                        self.consts.push(ConstInfo {
+                            module: mi,
+                            ast: ci,
+                            state: Lazy::Todo,
+                        });
+                        (&ci.name, ItemRef::Const(self.consts.len() - 1))
+                    }
+                    ast::Item::Struct(si) => {
+                        self.structs.push(StructInfo {
+                            module: mi,
+                            ast: si,
+                            name: format!("{prefix}{}", si.name.name),
+                            fields: Lazy::Todo,
+                            layout: Lazy::Todo,
+                        });
+                        (&si.name, ItemRef::Struct(self.structs.len() - 1))
+                    }
+                    ast::Item::Fn(fi) => {
+                        self.fns.push(FnInfo {
+                            module: mi,
+                            ast: fi,
+                            name: format!("{prefix}{}", fi.name.name),
+                            sig: Sig {
+                                generics: Vec::new(),
+                                params: Vec::new(),
+                                ret: Ty::Unit,
+                            },
+                        });
+                        (&fi.name, ItemRef::Fn(self.fns.len() - 1))
+                    }
+                    ast::Item::Extern(ei) => {
+                        self.externs.push(ExternInfo {
+                            module: mi,
+                            ast: ei,
+                            sig: Sig {
+                                generics: Vec::new(),
+                                params: Vec::new(),
+                                ret: Ty::Unit,
+                            },
+                        });
+                        (&ei.name, ItemRef::Extern(self.externs.len() - 1))
+                    }
+                };
+                if BUILTIN_NAMES.contains(&name.name.as_str()) {
+                    self.sink
+                        .error(ErrorKind::ReservedName(name.name.clone()), name.span);
+                    continue;
+                }
+                let items = &mut self.mods[mi].items;
+                if let Some((_, first)) = items.get(&name.name) {
+                    let first = *first;
+                    self.sink.push(
+                        Diagnostic::new(ErrorKind::DuplicateItem(name.name.clone()), name.span)
+                            .label(first, LabelKind::FirstDefined),
+                    );
+                } else {
+                    items.insert(name.name.clone(), (r, name.span));
+                }
+            }
+        }
+    }
+
+    // ---- item resolution ----
+
+    fn resolve_items(&mut self) {
+        for s in 0..self.structs.len() {
+            self.struct_fields(s);
+            self.struct_layout(s, self.structs[s].ast.name.span);
+        }
+        for k in 0..self.consts.len() {
+            self.const_value(k);
+        }
+        for f in 0..self.fns.len() {
+            let ast = self.fns[f].ast;
+            let module = self.fns[f].module;
+            let mut generics: Vec<(String, Ty)> = Vec::new();
+            for g in &ast.generics {
+                if generics.iter().any(|(n, _)| *n == g.name) {
+                    self.sink
+                        .error(ErrorKind::DuplicateParam(g.name.clone()), g.span);
+                    continue;
+                }
+                generics.push((g.name.clone(), Ty::Param(g.name.clone())));
+            }
+            let params = self.param_sigs(&ast.params, module, &generics);
+            let ret = match &ast.ret {
+                Some(t) => self.resolve_type(t, module, &generics),
+                None => Ty::Unit,
+            };
+            self.fns[f].sig = Sig {
+                generics: generics.into_iter().map(|(n, _)| n).collect(),
+                params,
+                ret,
+            };
+        }
+        let mut by_symbol: HashMap<String, usize> = HashMap::new();
+        for e in 0..self.externs.len() {
+            let ast = self.externs[e].ast;
+            let module = self.externs[e].module;
+            let params = self.param_sigs(&ast.params, module, &[]);
+            for (p, pa) in params.iter().zip(&ast.params) {
+                let ok = p.ty.is_scalar() || (p.by_ref && matches!(p.ty, Ty::Struct(_)));
+                if !ok && !p.ty.has_error() {
+                    let name = self.ty_name(&p.ty);
+                    self.sink.error(ErrorKind::ExternType(name), pa.ty.span);
+                }
+            }
+            let ret = match &ast.ret {
+                Some(t) => {
+                    let ty = self.resolve_type(t, module, &[]);
+                    if !ty.is_scalar() && !ty.has_error() {
+                        let name = self.ty_name(&ty);
+                        self.sink.error(ErrorKind::ExternType(name), t.span);
+                    }
+                    ty
+                }
+                None => Ty::Unit,
+            };
+            let sig = Sig {
+                generics: Vec::new(),
+                params,
+                ret,
+            };
+            // One symbol declared in several modules must agree (a repeat
+            // within one module is already a duplicate item).
+            match by_symbol.get(&ast.name.name) {
+                Some(&first)
+                    if self.externs[first].module != module
+                        && !same_sig(&self.externs[first].sig, &sig) =>
+                {
+                    let first_span = self.externs[first].ast.name.span;
+                    self.sink.push(
+                        Diagnostic::new(
+                            ErrorKind::ExternMismatch(ast.name.name.clone()),
+                            ast.name.span,
+                        )
+                        .label(first_span, LabelKind::FirstDefined),
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    by_symbol.insert(ast.name.name.clone(), e);
+                }
+            }
+            self.externs[e].sig = sig;
+        }
+    }
+
+    fn param_sigs(
+        &mut self,
+        params: &[ast::Param],
+        module: usize,
+        generics: &[(String, Ty)],
+    ) -> Vec<ParamSig> {
+        let mut out: Vec<ParamSig> = Vec::new();
+        for p in params {
+            if out.iter().any(|q| q.name == p.name.name) {
+                self.sink
+                    .error(ErrorKind::DuplicateParam(p.name.name.clone()), p.name.span);
+            }
+            let ty = self.resolve_type(&p.ty, module, generics);
+            out.push(ParamSig {
+                name: p.name.name.clone(),
+                ty,
+                by_ref: p.by_ref,
+            });
+        }
+        out
+    }
+
+    /// Resolve a written type in `module`, with `generics` in scope.
+    fn resolve_type(&mut self, t: &ast::TypeExpr, module: usize, generics: &[(String, Ty)]) -> Ty {
+        match &t.kind {
+            ast::TypeExprKind::Error => Ty::Error,
+            ast::TypeExprKind::Slice(e) => {
+                Ty::Slice(Box::new(self.resolve_type(e, module, generics)))
+            }
+            ast::TypeExprKind::Reusable(e) => {
+                Ty::Reusable(Box::new(self.resolve_type(e, module, generics)))
+            }
+            ast::TypeExprKind::Array(len, e) => {
+                let elem = self.resolve_type(e, module, generics);
+                let Some(n) = self.const_usize(len, module, generics) else {
+                    return Ty::Error;
+                };
+                let ty = Ty::Array(Box::new(elem), n);
+                if let Some(l) = self.layout_of(&ty, t.span)
+                    && l.size > MAX_TYPE_SIZE
+                {
+                    self.sink.error(ErrorKind::TypeTooLarge, t.span);
+                    return Ty::Error;
+                }
+                ty
+            }
+            ast::TypeExprKind::Path(p) => {
+                if p.segments.len() == 1 {
+                    let name = p.segments[0].name.as_str();
+                    match name {
+                        "i64" => return Ty::I64,
+                        "i32" => return Ty::I32,
+                        "u8" => return Ty::U8,
+                        "bool" => return Ty::Bool,
+                        _ => {}
+                    }
+                    if let Some((_, t)) = generics.iter().find(|(n, _)| n == name) {
+                        return t.clone();
+                    }
+                }
+                match self.resolve_path(p, module) {
+                    Some(ItemRef::Struct(s)) => Ty::Struct(s as u32),
+                    Some(_) => {
+                        self.sink.error(ErrorKind::NotAType(p.text()), p.span);
+                        Ty::Error
+                    }
+                    None => {
+                        if p.segments.len() == 1 {
+                            self.sink.error(ErrorKind::UnknownType(p.text()), p.span);
+                        }
+                        Ty::Error
+                    }
+                }
+            }
+        }
+    }
+
+    /// Look up an item path. For two segments, errors for unknown modules or
+    /// items are reported here; for one segment the caller reports (its
+    /// wording depends on what was expected).
+    fn resolve_path(&mut self, p: &ast::Path, module: usize) -> Option<ItemRef> {
+        match p.segments.as_slice() {
+            [one] => self.mods[module].items.get(&one.name).map(|(r, _)| *r),
+            [m, item] => {
+                let Some(&target) = self.mods[module].uses.get(&m.name) else {
+                    self.sink
+                        .error(ErrorKind::UnknownModule(m.name.clone()), m.span);
+                    return None;
+                };
+                match self.mods[target].items.get(&item.name) {
+                    Some((r, _)) => Some(*r),
+                    None => {
+                        self.sink.error(
+                            ErrorKind::UnknownItemInModule {
+                                module: m.name.clone(),
+                                item: item.name.clone(),
+                            },
+                            item.span,
+                        );
+                        None
+                    }
+                }
+            }
+            _ => {
+                // Modules do not nest: `a::b::c` names nothing.
+                self.sink.error(ErrorKind::UnknownName(p.text()), p.span);
+                None
+            }
+        }
+    }
+
+    /// A constant array length: a non-negative integer constant expression.
+    fn const_usize(
+        &mut self,
+        e: &ast::Expr,
+        module: usize,
+        generics: &[(String, Ty)],
+    ) -> Option<u64> {
+        let v = self.const_expr(e, module, generics, None)?;
+        if !v.ty.is_integer() || v.value < 0 {
+            let shown = if v.ty == Ty::Bool {
+                (v.value != 0).to_string()
+            } else {
+                v.value.to_string()
+            };
+            self.sink.error(ErrorKind::ArrayLen(shown), e.span);
+            return None;
+        }
+        Some(v.value as u64)
+    }
+
+    /// Check and fold a constant expression outside any function body.
+    fn const_expr(
+        &mut self,
+        e: &ast::Expr,
+        module: usize,
+        generics: &[(String, Ty)],
+        expected: Option<&Ty>,
+    ) -> Option<ConstVal> {
+        let mut cx = body::FnCx::new(module, generics.to_vec(), Ty::Unit, false);
+        let (te, ty) = self.expr(&mut cx, e, expected);
+        if ty.has_error() {
+            return None;
+        }
+        self.fold_or_report(&te, &ty, e.span)
+    }
+
+    fn fold_or_report(&mut self, te: &tir::Expr, ty: &Ty, span: Span) -> Option<ConstVal> {
+        match fold::fold(te) {
+            Ok(value) => Some(ConstVal {
+                ty: ty.clone(),
+                value,
+            }),
+            Err(fold::FoldError::NotConst) => {
+                self.sink.error(ErrorKind::NotConst, span);
+                None
+            }
+            Err(fold::FoldError::DivZero) => {
+                self.sink.error(ErrorKind::ConstDivZero, span);
+                None
+            }
+        }
+    }
+
+    /// The value of constant `k`, evaluating it on first use.
+    fn const_value(&mut self, k: usize) -> Option<ConstVal> {
+        match &self.consts[k].state {
+            Lazy::Done(v) => return v.clone(),
+            Lazy::Busy => {
+                let name = &self.consts[k].ast.name;
+                self.sink
+                    .error(ErrorKind::ConstCycle(name.name.clone()), name.span);
+                return None;
+            }
+            Lazy::Todo => {}
+        }
+        if self.item_depth >= MAX_ITEM_DEPTH {
+            let span = self.consts[k].ast.name.span;
+            self.sink.error(ErrorKind::ConstTooDeep, span);
+            return None;
+        }
+        self.consts[k].state = Lazy::Busy;
+        self.item_depth += 1;
+        let ast = self.consts[k].ast;
+        let module = self.consts[k].module;
+        let ty = self.resolve_type(&ast.ty, module, &[]);
+        let value = if ty.has_error() {
+            None
+        } else if !ty.is_scalar() {
+            let name = self.ty_name(&ty);
+            self.sink.error(ErrorKind::ConstType(name), ast.ty.span);
+            None
+        } else {
+            let v = self.const_expr(&ast.value, module, &[], Some(&ty));
+            match v {
+                Some(v) if !v.ty.compatible(&ty) => {
+                    let (expected, found) = (self.ty_name(&ty), self.ty_name(&v.ty));
+                    self.sink
+                        .error(ErrorKind::Mismatch { expected, found }, ast.value.span);
+                    None
+                }
+                v => v,
+            }
+        };
+        self.item_depth -= 1;
+        self.consts[k].state = Lazy::Done(value.clone());
+        value
+    }
+
+    fn struct_fields(&mut self, s: usize) -> Vec<(String, Ty)> {
+        match &self.structs[s].fields {
+            Lazy::Done(f) => return f.clone(),
+            // Field types only need names and constants, never other
+            // structs' fields, so re-entry means a constant cycle that the
+            // constant reports.
+            Lazy::Busy => return Vec::new(),
+            Lazy::Todo => {}
+        }
+        self.structs[s].fields = Lazy::Busy;
+        let ast = self.structs[s].ast;
+        let module = self.structs[s].module;
+        let mut fields: Vec<(String, Ty)> = Vec::new();
+        for (name, t) in &ast.fields {
+            if fields.iter().any(|(n, _)| *n == name.name) {
+                self.sink
+                    .error(ErrorKind::DuplicateField(name.name.clone()), name.span);
+                continue;
+            }
+            let ty = self.resolve_type(t, module, &[]);
+            fields.push((name.name.clone(), ty));
+        }
+        self.structs[s].fields = Lazy::Done(fields.clone());
+        fields
+    }
+
+    /// C layout of struct `s`; `None` after an error (recursive by value,
+    /// too large, or a field type in error).
+    fn struct_layout(&mut self, s: usize, use_span: Span) -> Option<(tir::Layout, Vec<u64>)> {
+        match &self.structs[s].layout {
+            Lazy::Done(l) => return l.clone(),
+            Lazy::Busy => {
+                let name = self.structs[s].name.clone();
+                let span = self.structs[s].ast.name.span;
+                self.sink.error(ErrorKind::StructRecursive(name), span);
+                return None;
+            }
+            Lazy::Todo => {}
+        }
+        if self.item_depth >= MAX_ITEM_DEPTH {
+            self.sink.error(ErrorKind::ConstTooDeep, use_span);
+            return None;
+        }
+        self.structs[s].layout = Lazy::Busy;
+        self.item_depth += 1;
+        let fields = self.struct_fields(s);
+        let mut offset: u64 = 0;
+        let mut align: u64 = 1;
+        let mut offsets = Vec::new();
+        let mut ok = true;
+        let span = self.structs[s].ast.name.span;
+        for (_, ty) in &fields {
+            match self.layout_of(ty, span) {
+                Some(l) => {
+                    offset = offset.div_ceil(l.align) * l.align;
+                    offsets.push(offset);
+                    offset = offset.saturating_add(l.size);
+                    align = align.max(l.align);
+                }
+                None => ok = false,
+            }
+        }
+        let size = offset.div_ceil(align) * align;
+        if ok && size > MAX_TYPE_SIZE {
+            self.sink.error(ErrorKind::TypeTooLarge, span);
+            ok = false;
+        }
+        self.item_depth -= 1;
+        let result = ok.then_some((tir::Layout { size, align }, offsets));
+        self.structs[s].layout = Lazy::Done(result.clone());
+        result
+    }
+
+    /// Layout of a concrete type; `None` for errors and generic parameters.
+    fn layout_of(&mut self, ty: &Ty, span: Span) -> Option<tir::Layout> {
+        Some(match ty {
+            Ty::I64 => tir::Layout { size: 8, align: 8 },
+            Ty::I32 => tir::Layout { size: 4, align: 4 },
+            Ty::U8 | Ty::Bool => tir::Layout { size: 1, align: 1 },
+            Ty::Unit => tir::Layout { size: 0, align: 1 },
+            Ty::Str | Ty::Slice(_) | Ty::Reusable(_) => tir::Layout { size: 16, align: 8 },
+            Ty::Array(e, n) => {
+                let l = self.layout_of(e, span)?;
+                tir::Layout {
+                    size: l.size.saturating_mul(*n),
+                    align: l.align,
+                }
+            }
+            Ty::Struct(s) => self.struct_layout(*s as usize, span)?.0,
+            Ty::Param(_) | Ty::Error => return None,
+        })
+    }
+
+    /// A type as written in Tern, for messages and instance names.
+    pub(crate) fn ty_name(&self, ty: &Ty) -> String {
+        match ty {
+            Ty::I64 => "i64".into(),
+            Ty::I32 => "i32".into(),
+            Ty::U8 => "u8".into(),
+            Ty::Bool => "bool".into(),
+            Ty::Unit => "()".into(),
+            Ty::Str => "str".into(),
+            Ty::Slice(t) => format!("[]{}", self.ty_name(t)),
+            Ty::Array(t, n) => format!("[{n}]{}", self.ty_name(t)),
+            Ty::Reusable(t) => format!("reusable[]{}", self.ty_name(t)),
+            Ty::Struct(s) => self.structs[*s as usize].name.clone(),
+            Ty::Param(n) => n.clone(),
+            Ty::Error => "{error}".into(),
+        }
+    }
+
+    // ---- bodies ----
+
+    /// Check function `f` with its generic parameters opaque.
+    fn check_fn(&mut self, f: usize) {
+        let generics: Vec<(String, Ty)> = self.fns[f]
+            .sig
+            .generics
+            .iter()
+            .map(|g| (g.clone(), Ty::Param(g.clone())))
+            .collect();
+        self.fn_body(f, generics, false);
+    }
+
+    /// Check (and in emit mode, build) the body of `f` with `generics`
+    /// bound.
+    fn fn_body(&mut self, f: usize, generics: Vec<(String, Ty)>, emit: bool) -> tir::Function {
+        let ast = self.fns[f].ast;
+        let module = self.fns[f].module;
+        let sig = self.fns[f].sig.clone();
+        let ret = sig.ret.subst(&generics);
+        let mut cx = body::FnCx::new(module, generics.clone(), ret.clone(), emit);
+        cx.push_scope();
+        let mut params = Vec::new();
+        for (p, pa) in sig.params.iter().zip(&ast.params) {
+            let ty = p.ty.subst(&generics);
+            let local = cx.declare(&p.name, ty, p.by_ref, pa.name.span);
+            params.push(tir::Param {
+                local,
+                by_ref: p.by_ref,
+            });
+        }
+        let body = self.block(&mut cx, &ast.body);
+        cx.pop_scope();
+        if !emit && ret != Ty::Unit && !ret.has_error() && !body::block_returns(&ast.body) {
+            let ty = self.ty_name(&ret);
+            let mut d = Diagnostic::new(
+                ErrorKind::MissingReturn {
+                    name: self.fns[f].name.clone(),
+                    ty,
+                },
+                ast.name.span,
+            )
+            .note(NoteKind::ReturnRule);
+            if let Some(last) = ast.body.stmts.last() {
+                d = d.label(last.span, LabelKind::LastStatement);
+            }
+            self.sink.push(d);
+        }
+        let targs: Vec<Ty> = generics.iter().map(|(_, t)| t.clone()).collect();
+        let mut name = self.fns[f].name.clone();
+        if !targs.is_empty() {
+            let list: Vec<String> = targs.iter().map(|t| self.ty_name(t)).collect();
+            name = format!("{name}::<{}>", list.join(", "));
+        }
+        tir::Function {
+            name,
+            params,
+            ret: ret.to_tir(),
+            locals: cx.locals,
+            body,
+            loc: self.loc(ast.name.span),
+        }
+    }
+
+    fn find_main(&mut self, modules: &[ParsedModule], report_missing: bool) -> Option<usize> {
+        let root = &self.mods[0];
+        match root.items.get("main") {
+            Some((ItemRef::Fn(f), _)) => {
+                let f = *f;
+                let sig = &self.fns[f].sig;
+                let ok = sig.generics.is_empty()
+                    && sig.params.is_empty()
+                    && matches!(sig.ret, Ty::Unit | Ty::I64);
+                if !ok {
+                    let span = self.fns[f].ast.name.span;
+                    self.sink.error(ErrorKind::BadMain, span);
+                    return None;
+                }
+                Some(f)
+            }
+            Some((_, span)) => {
+                let span = *span;
+                self.sink.error(ErrorKind::BadMain, span);
+                None
+            }
+            None if !report_missing => None,
+            None => {
+                let file = modules[0].file;
+                self.sink.push(
+                    Diagnostic::new(ErrorKind::NoMain, Span::new(file, 0, 0))
+                        .note(NoteKind::ExpectedMain),
+                );
+                None
+            }
+        }
+    }
+
+    // ---- emission ----
+
+    /// The id of the instance of `f` with `targs`, queueing it if new.
+    fn instance(&mut self, f: usize, targs: Vec<Ty>, span: Span) -> tir::FuncId {
+        if let Some(id) = self.instances.get(&(f, targs.clone())) {
+            return *id;
+        }
+        if targs.iter().any(|t| t.depth() > MAX_TYPE_DEPTH) {
+            let name = self.fns[f].name.clone();
+            self.sink.error(ErrorKind::InstantiationTooDeep(name), span);
+            return tir::FuncId(0);
+        }
+        if self.instances.len() >= MAX_INSTANCES {
+            self.sink.error(ErrorKind::TooManyInstances, span);
+            return tir::FuncId(0);
+        }
+        let id = tir::FuncId(self.instances.len() as u32);
+        self.instances.insert((f, targs.clone()), id);
+        self.queue.push((f, targs));
+        id
+    }
+
+    fn extern_id(&mut self, e: usize) -> tir::ExternId {
+        let name = self.externs[e].ast.name.name.clone();
+        if let Some(id) = self.extern_ids.get(&name) {
+            return *id;
+        }
+        let sig = &self.externs[e].sig;
+        let def = tir::ExternFn {
+            name: name.clone(),
+            params: sig
+                .params
+                .iter()
+                .map(|p| (p.ty.to_tir(), p.by_ref))
+                .collect(),
+            ret: sig.ret.to_tir(),
+        };
+        let id = tir::ExternId(self.extern_list.len() as u32);
+        self.extern_list.push(def);
+        self.extern_ids.insert(name, id);
+        id
+    }
+
+    fn emit(&mut self, main: usize) -> Option<tir::Program> {
+        let main_id = self.instance(main, Vec::new(), self.fns[main].ast.name.span);
+        let mut functions: Vec<Option<tir::Function>> = Vec::new();
+        let mut next = 0usize;
+        // Instances are numbered in discovery order; the queue is FIFO.
+        while next < self.queue.len() {
+            let (f, targs) = self.queue[next].clone();
+            let generics: Vec<(String, Ty)> = self.fns[f]
+                .sig
+                .generics
+                .iter()
+                .cloned()
+                .zip(targs)
+                .collect();
+            let func = self.fn_body(f, generics, true);
+            functions.push(Some(func));
+            next += 1;
+        }
+        if !self.sink.is_empty() {
+            return None;
+        }
+        let mut structs = Vec::new();
+        for s in 0..self.structs.len() {
+            let fields = self.struct_fields(s);
+            let (layout, offsets) = self.struct_layout(s, Span::default())?;
+            structs.push(tir::StructDef {
+                name: self.structs[s].name.clone(),
+                fields: fields
+                    .iter()
+                    .zip(offsets)
+                    .map(|((n, t), offset)| tir::Field {
+                        name: n.clone(),
+                        ty: t.to_tir(),
+                        offset,
+                    })
+                    .collect(),
+                layout,
+            });
+        }
+        Some(tir::Program {
+            files: self.sources.files.iter().map(|f| f.name.clone()).collect(),
+            structs,
+            functions: functions.into_iter().flatten().collect(),
+            externs: std::mem::take(&mut self.extern_list),
+            main: main_id,
+        })
+    }
+}
+
+fn same_sig(a: &Sig, b: &Sig) -> bool {
+    a.ret == b.ret
+        && a.params.len() == b.params.len()
+        && a.params
+            .iter()
+            .zip(&b.params)
+            .all(|(x, y)| x.ty == y.ty && x.by_ref == y.by_ref)
+}

@@ -1,0 +1,352 @@
+//! Every user-facing word the front end prints lives here: the error
+//! messages, the label texts and the notes. Diagnostics are built from these
+//! enums as data; wording changes happen in this one module.
+
+use std::fmt;
+
+/// What went wrong: one variant per kind of diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    // --- lexer ---
+    UnexpectedChar(char),
+    UnterminatedString,
+    UnterminatedComment,
+    UnknownEscape(char),
+    IntTooLarge,
+    MalformedInt(String),
+    // --- parser ---
+    Expected {
+        expected: String,
+        found: String,
+    },
+    NestingTooDeep,
+    ChainedComparison,
+    StructLitInCondition,
+    UnclosedBrace,
+    // --- modules and names ---
+    ModuleNotFound(String),
+    DuplicateItem(String),
+    DuplicateField(String),
+    DuplicateParam(String),
+    ReservedName(String),
+    UnknownName(String),
+    UnknownModule(String),
+    UnknownItemInModule {
+        module: String,
+        item: String,
+    },
+    UnknownType(String),
+    NotAType(String),
+    NotAFunction(String),
+    FunctionNotValue(String),
+    NotAValue(String),
+    LenArg(String),
+    BuiltinRef(String),
+    TooManyInstances,
+    UnknownBuiltin(String),
+    // --- types ---
+    Mismatch {
+        expected: String,
+        found: String,
+    },
+    LiteralOutOfRange {
+        literal: String,
+        ty: String,
+    },
+    BinaryOperands {
+        op: String,
+        lhs: String,
+        rhs: String,
+    },
+    UnaryOperand {
+        op: String,
+        ty: String,
+    },
+    InvalidCast {
+        from: String,
+        to: String,
+    },
+    NotIndexable(String),
+    NotSliceable(String),
+    SliceTemporaryArray,
+    NoField {
+        ty: String,
+        field: String,
+    },
+    StructLitMissing {
+        name: String,
+        field: String,
+    },
+    StructLitDuplicate(String),
+    StructLitUnknown {
+        name: String,
+        field: String,
+    },
+    ArgCount {
+        name: String,
+        expected: usize,
+        found: usize,
+    },
+    TypeArgCount {
+        name: String,
+        expected: usize,
+        found: usize,
+    },
+    NotGeneric(String),
+    CannotInfer {
+        name: String,
+        param: String,
+    },
+    RefRequired(String),
+    RefNotAllowed(String),
+    RefNotPlace,
+    AssignImmutable(String),
+    RefImmutable(String),
+    AssignTemporary,
+    AssignNotPlace,
+    AddrNotPlace,
+    UnitValue,
+    EmptyArrayInfer,
+    StrNotAllowed,
+    PrintArg(String),
+    NeedsStrLit(String),
+    ExternType(String),
+    ExternMismatch(String),
+    ConstType(String),
+    NotConst,
+    ConstDivZero,
+    ConstCycle(String),
+    ConstTooDeep,
+    ArrayLen(String),
+    TypeTooLarge,
+    StructRecursive(String),
+    // --- control flow ---
+    OutsideLoop(String),
+    ReturnMissingValue(String),
+    ReturnValueInUnit,
+    MissingReturn {
+        name: String,
+        ty: String,
+    },
+    NoMain,
+    BadMain,
+    InstantiationTooDeep(String),
+    ForRangeType(String),
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ErrorKind::*;
+        match self {
+            UnexpectedChar(c) => write!(f, "unexpected character `{}`", c.escape_default()),
+            UnterminatedString => write!(f, "unterminated string literal"),
+            UnterminatedComment => write!(f, "unterminated block comment"),
+            UnknownEscape(c) => write!(
+                f,
+                "unknown escape `\\{}` in string literal",
+                c.escape_default()
+            ),
+            IntTooLarge => write!(f, "integer literal is too large"),
+            MalformedInt(s) => write!(f, "malformed integer literal `{s}`"),
+            Expected { expected, found } => write!(f, "expected {expected}, found {found}"),
+            NestingTooDeep => write!(f, "expression nesting too deep"),
+            ChainedComparison => write!(
+                f,
+                "comparison operators cannot be chained; use `&&` between comparisons"
+            ),
+            StructLitInCondition => write!(
+                f,
+                "struct literals are not allowed in `if`, `while` and `for` heads; wrap the literal in parentheses"
+            ),
+            UnclosedBrace => write!(f, "this `{{` is never closed"),
+            ModuleNotFound(m) => write!(f, "cannot find module `{m}`"),
+            DuplicateItem(n) => write!(f, "the name `{n}` is defined more than once"),
+            DuplicateField(n) => write!(f, "field `{n}` is declared more than once"),
+            DuplicateParam(n) => write!(f, "parameter `{n}` is declared more than once"),
+            ReservedName(n) => write!(f, "`{n}` is a builtin name and cannot be redefined"),
+            UnknownName(n) => write!(f, "cannot find `{n}` in this scope"),
+            UnknownModule(m) => write!(
+                f,
+                "unknown module `{m}`; add `use {m};` at the top of the file"
+            ),
+            UnknownItemInModule { module, item } => {
+                write!(f, "cannot find `{item}` in module `{module}`")
+            }
+            UnknownType(n) => write!(f, "unknown type `{n}`"),
+            NotAType(n) => write!(f, "`{n}` is not a type"),
+            NotAFunction(n) => write!(f, "`{n}` is not a function"),
+            FunctionNotValue(n) => {
+                write!(
+                    f,
+                    "function `{n}` is not a value; functions can only be called"
+                )
+            }
+            NotAValue(n) => write!(f, "`{n}` is not a value"),
+            LenArg(t) => write!(
+                f,
+                "`len` expects a slice, an array or a reusable slice, found `{t}`"
+            ),
+            BuiltinRef(n) => write!(f, "`{n}` takes no `ref` arguments"),
+            TooManyInstances => write!(f, "too many generic instantiations"),
+            UnknownBuiltin(n) => write!(f, "unknown builtin `{n}`"),
+            Mismatch { expected, found } => {
+                write!(
+                    f,
+                    "mismatched types: expected `{expected}`, found `{found}`"
+                )
+            }
+            LiteralOutOfRange { literal, ty } => {
+                write!(f, "integer literal `{literal}` is out of range for `{ty}`")
+            }
+            BinaryOperands { op, lhs, rhs } => {
+                if lhs == rhs {
+                    write!(f, "operator `{op}` cannot be applied to `{lhs}`")
+                } else {
+                    write!(
+                        f,
+                        "operator `{op}` cannot be applied to `{lhs}` and `{rhs}`"
+                    )
+                }
+            }
+            UnaryOperand { op, ty } => write!(f, "operator `{op}` cannot be applied to `{ty}`"),
+            InvalidCast { from, to } => write!(f, "cannot cast `{from}` to `{to}`"),
+            NotIndexable(t) => write!(f, "cannot index a value of type `{t}`"),
+            NotSliceable(t) => write!(f, "cannot slice a value of type `{t}`"),
+            SliceTemporaryArray => write!(
+                f,
+                "cannot slice a temporary array; bind it to a variable first"
+            ),
+            NoField { ty, field } => write!(f, "type `{ty}` has no field `{field}`"),
+            StructLitMissing { name, field } => {
+                write!(f, "missing field `{field}` in literal of struct `{name}`")
+            }
+            StructLitDuplicate(n) => write!(f, "field `{n}` is given more than once"),
+            StructLitUnknown { name, field } => {
+                write!(f, "struct `{name}` has no field `{field}`")
+            }
+            ArgCount {
+                name,
+                expected,
+                found,
+            } => write!(
+                f,
+                "`{name}` takes {expected} argument{} but {found} {} given",
+                if *expected == 1 { "" } else { "s" },
+                if *found == 1 { "was" } else { "were" }
+            ),
+            TypeArgCount {
+                name,
+                expected,
+                found,
+            } => write!(
+                f,
+                "`{name}` takes {expected} type argument{} but {found} {} given",
+                if *expected == 1 { "" } else { "s" },
+                if *found == 1 { "was" } else { "were" }
+            ),
+            NotGeneric(n) => write!(f, "`{n}` takes no type arguments"),
+            CannotInfer { name, param } => write!(
+                f,
+                "cannot infer type argument `{param}` of `{name}`; write `{name}::<...>`"
+            ),
+            RefRequired(p) => write!(
+                f,
+                "parameter `{p}` is a `ref` parameter; write `ref` before the argument"
+            ),
+            RefNotAllowed(p) => write!(f, "parameter `{p}` is not a `ref` parameter; remove `ref`"),
+            RefNotPlace => write!(
+                f,
+                "a `ref` argument must be a mutable place: a `var`, a `ref` parameter, or a field or element of one"
+            ),
+            AssignImmutable(n) => write!(f, "cannot assign to immutable binding `{n}`"),
+            RefImmutable(n) => write!(f, "cannot pass immutable binding `{n}` by `ref`"),
+            AssignTemporary => write!(f, "cannot assign to a part of a temporary value"),
+            AssignNotPlace => write!(f, "invalid left-hand side of assignment"),
+            AddrNotPlace => write!(
+                f,
+                "`unsafe::addr` needs a slice, a reusable slice or a place"
+            ),
+            UnitValue => write!(f, "this expression has no value"),
+            EmptyArrayInfer => write!(f, "cannot infer the element type of an empty array"),
+            StrNotAllowed => write!(
+                f,
+                "string literals are only allowed as arguments of `print`, `panic` and `assert`"
+            ),
+            PrintArg(t) => write!(
+                f,
+                "`print` expects an integer, a bool or a string literal, found `{t}`"
+            ),
+            NeedsStrLit(n) => write!(f, "`{n}` expects a string literal message"),
+            ExternType(t) => write!(f, "type `{t}` cannot cross the C boundary"),
+            ExternMismatch(n) => {
+                write!(
+                    f,
+                    "extern function `{n}` is declared with different signatures"
+                )
+            }
+            ConstType(t) => write!(
+                f,
+                "constants must be of type `i64`, `i32`, `u8` or `bool`, found `{t}`"
+            ),
+            NotConst => write!(f, "this expression is not a constant"),
+            ConstDivZero => write!(f, "division by zero in a constant expression"),
+            ConstCycle(n) => write!(f, "constant `{n}` depends on itself"),
+            ConstTooDeep => write!(f, "constant evaluation nests too deep"),
+            ArrayLen(v) => write!(f, "array length `{v}` is out of range"),
+            TypeTooLarge => write!(f, "type is too large"),
+            StructRecursive(n) => write!(f, "struct `{n}` contains itself by value"),
+            OutsideLoop(k) => write!(f, "`{k}` outside of a loop"),
+            ReturnMissingValue(t) => write!(f, "`return` needs a value of type `{t}`"),
+            ReturnValueInUnit => write!(f, "this function returns no value"),
+            MissingReturn { name, ty } => write!(
+                f,
+                "function `{name}` must return a value of type `{ty}` on every path"
+            ),
+            NoMain => write!(f, "no `main` function"),
+            BadMain => write!(f, "`main` must be `fn main()` or `fn main() -> i64`"),
+            InstantiationTooDeep(n) => write!(f, "generic instantiation of `{n}` nests too deep"),
+            ForRangeType(t) => write!(f, "`for` range bounds must be integers, found `{t}`"),
+        }
+    }
+}
+
+/// Text attached to a secondary span.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LabelKind {
+    FirstDefined,
+    DeclaredImmutable(String),
+    ParamDeclared,
+    LastStatement,
+}
+
+impl fmt::Display for LabelKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LabelKind::FirstDefined => write!(f, "first defined here"),
+            LabelKind::DeclaredImmutable(n) => write!(f, "`{n}` is declared here, immutable"),
+            LabelKind::ParamDeclared => write!(f, "parameter declared here"),
+            LabelKind::LastStatement => write!(f, "the body can end here without `return`"),
+        }
+    }
+}
+
+/// Text of a note printed after the snippet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoteKind {
+    UseVar(String),
+    ReturnRule,
+    ExpectedMain,
+}
+
+impl fmt::Display for NoteKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoteKind::UseVar(n) => write!(f, "declare `{n}` with `var` to make it mutable"),
+            NoteKind::ReturnRule => write!(
+                f,
+                "a body returns on every path when its last statement is `return`, a call of `panic`, an `if` with `else` whose branches all return, or `while true` without `break`"
+            ),
+            NoteKind::ExpectedMain => write!(f, "add `fn main() {{ ... }}` to the root file"),
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! The syntax tree, as parsed: names are still strings, types still written
+//! forms. Every node carries its span.
+
+use crate::source::Span;
+
+/// A name with its span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// `a`, `m::a`: one or two segments (modules do not nest).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Path {
+    pub segments: Vec<Ident>,
+    pub span: Span,
+}
+
+impl Path {
+    /// The path as written, `m::a`.
+    pub fn text(&self) -> String {
+        self.segments
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>()
+            .join("::")
+    }
+}
+
+/// One parsed file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Use(Ident),
+    Const(ConstItem),
+    Struct(StructItem),
+    Extern(ExternItem),
+    Fn(FnItem),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstItem {
+    pub name: Ident,
+    pub ty: TypeExpr,
+    pub value: Expr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructItem {
+    pub name: Ident,
+    pub fields: Vec<(Ident, TypeExpr)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub by_ref: bool,
+    pub name: Ident,
+    pub ty: TypeExpr,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExternItem {
+    pub name: Ident,
+    pub params: Vec<Param>,
+    pub ret: Option<TypeExpr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FnItem {
+    pub name: Ident,
+    pub generics: Vec<Ident>,
+    pub params: Vec<Param>,
+    pub ret: Option<TypeExpr>,
+    pub body: Block,
+}
+
+/// A type as written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeExprKind {
+    /// `i64`, `Pair`, `T`, `m::Pair`.
+    Path(Path),
+    Slice(Box<TypeExpr>),
+    /// `[N]T`; `N` is a constant expression.
+    Array(Box<Expr>, Box<TypeExpr>),
+    Reusable(Box<TypeExpr>),
+    /// Stands in for a type that failed to parse (already reported).
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeExpr {
+    pub kind: TypeExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    Let {
+        mutable: bool,
+        name: Ident,
+        ty: Option<TypeExpr>,
+        init: Expr,
+    },
+    Assign {
+        place: Expr,
+        value: Expr,
+    },
+    CompoundAssign {
+        place: Expr,
+        op: BinOp,
+        value: Expr,
+    },
+    Expr(Expr),
+    If {
+        cond: Expr,
+        then: Block,
+        else_: Option<Block>,
+    },
+    While {
+        cond: Expr,
+        body: Block,
+    },
+    For {
+        var: Ident,
+        start: Expr,
+        end: Expr,
+        body: Block,
+    },
+    Break,
+    Continue,
+    Return(Option<Expr>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+}
+
+impl BinOp {
+    /// The operator as written.
+    pub fn text(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+    /// Comparisons produce `bool` from two operands of one type.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
+}
+
+/// A call argument: `e` or `ref e`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arg {
+    pub by_ref: bool,
+    pub expr: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Int(Option<u64>),
+    Bool(bool),
+    Str(String),
+    /// A name or module path, with optional `::<T, ...>`.
+    Path(Path, Vec<TypeExpr>),
+    Call {
+        callee: Path,
+        type_args: Vec<TypeExpr>,
+        args: Vec<Arg>,
+    },
+    Field(Box<Expr>, Ident),
+    Index(Box<Expr>, Box<Expr>),
+    SliceRange {
+        base: Box<Expr>,
+        lo: Option<Box<Expr>>,
+        hi: Option<Box<Expr>>,
+    },
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Cast(Box<Expr>, TypeExpr),
+    StructLit {
+        name: Path,
+        fields: Vec<(Ident, Expr)>,
+    },
+    ArrayRepeat(Box<Expr>, Box<Expr>),
+    ArrayLit(Vec<Expr>),
+    Paren(Box<Expr>),
+    /// Stands in for an expression that failed to parse (already reported).
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}

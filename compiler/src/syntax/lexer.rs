@@ -1,0 +1,411 @@
+//! The lexer: source text to tokens with byte spans. Errors are reported to
+//! the sink and lexing continues, so a stray character costs one diagnostic.
+
+use crate::diagnostics::{ErrorKind, Sink};
+use crate::source::{FileId, Span};
+
+/// A token kind. Keywords are distinct kinds; builtin names (`len`, `print`,
+/// ...) are ordinary identifiers resolved by the checker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tok {
+    /// Integer literal; `None` when it does not fit in 64 bits (already reported).
+    Int(Option<u64>),
+    Str(String),
+    Ident(String),
+    // keywords
+    Fn,
+    Let,
+    Var,
+    Const,
+    Struct,
+    Extern,
+    Use,
+    If,
+    Else,
+    While,
+    For,
+    In,
+    Break,
+    Continue,
+    Return,
+    True,
+    False,
+    As,
+    Ref,
+    Reusable,
+    Unsafe,
+    // punctuation
+    LParen,
+    RParen,
+    LBrace,
+    RBrace,
+    LBracket,
+    RBracket,
+    Comma,
+    Semi,
+    Colon,
+    ColonColon,
+    Dot,
+    DotDot,
+    Arrow,
+    Eq,
+    EqEq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Percent,
+    Amp,
+    Pipe,
+    Caret,
+    Shl,
+    Shr,
+    AndAnd,
+    OrOr,
+    Bang,
+    /// `op=`, carrying the operator token (`Plus` for `+=`, ...).
+    OpAssign(Box<Tok>),
+    /// A malformed token (already reported); the parser stays silent at it.
+    Error,
+    Eof,
+}
+
+impl Tok {
+    /// How the token is shown in "expected X, found Y".
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Int(_) => "an integer literal".into(),
+            Tok::Str(_) => "a string literal".into(),
+            Tok::Ident(n) => format!("`{n}`"),
+            Tok::Eof => "end of file".into(),
+            Tok::Error => "an invalid token".into(),
+            other => format!("`{}`", other.text()),
+        }
+    }
+
+    /// Source text of a keyword or punctuation token.
+    pub fn text(&self) -> String {
+        let s = match self {
+            Tok::Fn => "fn",
+            Tok::Let => "let",
+            Tok::Var => "var",
+            Tok::Const => "const",
+            Tok::Struct => "struct",
+            Tok::Extern => "extern",
+            Tok::Use => "use",
+            Tok::If => "if",
+            Tok::Else => "else",
+            Tok::While => "while",
+            Tok::For => "for",
+            Tok::In => "in",
+            Tok::Break => "break",
+            Tok::Continue => "continue",
+            Tok::Return => "return",
+            Tok::True => "true",
+            Tok::False => "false",
+            Tok::As => "as",
+            Tok::Ref => "ref",
+            Tok::Reusable => "reusable",
+            Tok::Unsafe => "unsafe",
+            Tok::LParen => "(",
+            Tok::RParen => ")",
+            Tok::LBrace => "{",
+            Tok::RBrace => "}",
+            Tok::LBracket => "[",
+            Tok::RBracket => "]",
+            Tok::Comma => ",",
+            Tok::Semi => ";",
+            Tok::Colon => ":",
+            Tok::ColonColon => "::",
+            Tok::Dot => ".",
+            Tok::DotDot => "..",
+            Tok::Arrow => "->",
+            Tok::Eq => "=",
+            Tok::EqEq => "==",
+            Tok::Ne => "!=",
+            Tok::Lt => "<",
+            Tok::Le => "<=",
+            Tok::Gt => ">",
+            Tok::Ge => ">=",
+            Tok::Plus => "+",
+            Tok::Minus => "-",
+            Tok::Star => "*",
+            Tok::Slash => "/",
+            Tok::Percent => "%",
+            Tok::Amp => "&",
+            Tok::Pipe => "|",
+            Tok::Caret => "^",
+            Tok::Shl => "<<",
+            Tok::Shr => ">>",
+            Tok::AndAnd => "&&",
+            Tok::OrOr => "||",
+            Tok::Bang => "!",
+            Tok::OpAssign(op) => return format!("{}=", op.text()),
+            Tok::Int(_) | Tok::Str(_) | Tok::Ident(_) | Tok::Eof | Tok::Error => {
+                return self.describe();
+            }
+        };
+        s.to_string()
+    }
+}
+
+/// A token and where it is.
+#[derive(Clone, Debug)]
+pub struct Token {
+    pub tok: Tok,
+    pub span: Span,
+}
+
+fn keyword(s: &str) -> Option<Tok> {
+    Some(match s {
+        "fn" => Tok::Fn,
+        "let" => Tok::Let,
+        "var" => Tok::Var,
+        "const" => Tok::Const,
+        "struct" => Tok::Struct,
+        "extern" => Tok::Extern,
+        "use" => Tok::Use,
+        "if" => Tok::If,
+        "else" => Tok::Else,
+        "while" => Tok::While,
+        "for" => Tok::For,
+        "in" => Tok::In,
+        "break" => Tok::Break,
+        "continue" => Tok::Continue,
+        "return" => Tok::Return,
+        "true" => Tok::True,
+        "false" => Tok::False,
+        "as" => Tok::As,
+        "ref" => Tok::Ref,
+        "reusable" => Tok::Reusable,
+        "unsafe" => Tok::Unsafe,
+        _ => return None,
+    })
+}
+
+/// Split `text` into tokens; the list always ends with `Tok::Eof`.
+pub(crate) fn lex(file: FileId, text: &str, sink: &mut Sink) -> Vec<Token> {
+    let bytes = text.as_bytes();
+    let mut toks = Vec::new();
+    let mut i = 0usize;
+    let span = |lo: usize, hi: usize| Span::new(file, lo as u32, hi as u32);
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            // Block comments nest, as in Rust.
+            let mut depth = 0usize;
+            while i < bytes.len() {
+                if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
+                    depth += 1;
+                    i += 2;
+                } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            if depth != 0 {
+                sink.error(ErrorKind::UnterminatedComment, span(start, start + 2));
+            }
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let word = &text[start..i];
+            let tok = keyword(word).unwrap_or_else(|| Tok::Ident(word.to_string()));
+            toks.push(Token {
+                tok,
+                span: span(start, i),
+            });
+            continue;
+        }
+        if c.is_ascii_digit() {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let word = &text[start..i];
+            let value = parse_int(word);
+            let tok = match value {
+                Ok(v) => Tok::Int(Some(v)),
+                Err(kind) => {
+                    sink.error(kind, span(start, i));
+                    Tok::Int(None)
+                }
+            };
+            toks.push(Token {
+                tok,
+                span: span(start, i),
+            });
+            continue;
+        }
+        if c == b'"' {
+            i += 1;
+            let mut s = String::new();
+            let mut closed = false;
+            while i < bytes.len() {
+                let ch = text[i..].chars().next().unwrap_or('\0');
+                match ch {
+                    '"' => {
+                        i += 1;
+                        closed = true;
+                        break;
+                    }
+                    '\n' => break,
+                    '\\' => {
+                        let esc = text[i + 1..].chars().next();
+                        let esc_len = esc.map_or(0, char::len_utf8);
+                        match esc {
+                            Some('n') => s.push('\n'),
+                            Some('t') => s.push('\t'),
+                            Some('r') => s.push('\r'),
+                            Some('0') => s.push('\0'),
+                            Some('\\') => s.push('\\'),
+                            Some('"') => s.push('"'),
+                            Some(other) if other != '\n' => sink
+                                .error(ErrorKind::UnknownEscape(other), span(i, i + 1 + esc_len)),
+                            _ => {}
+                        }
+                        i += 1 + if esc == Some('\n') { 0 } else { esc_len };
+                    }
+                    _ => {
+                        s.push(ch);
+                        i += ch.len_utf8();
+                    }
+                }
+            }
+            let tok = if closed {
+                Tok::Str(s)
+            } else {
+                sink.error(ErrorKind::UnterminatedString, span(start, start + 1));
+                Tok::Error
+            };
+            toks.push(Token {
+                tok,
+                span: span(start, i),
+            });
+            continue;
+        }
+        let next = bytes.get(i + 1).copied();
+        let next2 = bytes.get(i + 2).copied();
+        let (tok, len) = match (c, next) {
+            (b':', Some(b':')) => (Tok::ColonColon, 2),
+            (b'.', Some(b'.')) => (Tok::DotDot, 2),
+            (b'-', Some(b'>')) => (Tok::Arrow, 2),
+            (b'=', Some(b'=')) => (Tok::EqEq, 2),
+            (b'!', Some(b'=')) => (Tok::Ne, 2),
+            (b'<', Some(b'<')) if next2 == Some(b'=') => (Tok::OpAssign(Box::new(Tok::Shl)), 3),
+            (b'>', Some(b'>')) if next2 == Some(b'=') => (Tok::OpAssign(Box::new(Tok::Shr)), 3),
+            (b'<', Some(b'<')) => (Tok::Shl, 2),
+            (b'>', Some(b'>')) => (Tok::Shr, 2),
+            (b'<', Some(b'=')) => (Tok::Le, 2),
+            (b'>', Some(b'=')) => (Tok::Ge, 2),
+            (b'&', Some(b'&')) => (Tok::AndAnd, 2),
+            (b'|', Some(b'|')) => (Tok::OrOr, 2),
+            (b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^', Some(b'=')) => {
+                (Tok::OpAssign(Box::new(single(c))), 2)
+            }
+            _ => match c {
+                b'(' | b')' | b'{' | b'}' | b'[' | b']' | b',' | b';' | b':' | b'.' | b'='
+                | b'<' | b'>' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'!' => {
+                    (single(c), 1)
+                }
+                _ => {
+                    let ch = text[i..].chars().next().unwrap_or('\0');
+                    sink.error(ErrorKind::UnexpectedChar(ch), span(i, i + ch.len_utf8()));
+                    toks.push(Token {
+                        tok: Tok::Error,
+                        span: span(i, i + ch.len_utf8()),
+                    });
+                    i += ch.len_utf8();
+                    continue;
+                }
+            },
+        };
+        i += len;
+        toks.push(Token {
+            tok,
+            span: span(start, i),
+        });
+    }
+    toks.push(Token {
+        tok: Tok::Eof,
+        span: span(bytes.len(), bytes.len()),
+    });
+    toks
+}
+
+fn single(c: u8) -> Tok {
+    match c {
+        b'(' => Tok::LParen,
+        b')' => Tok::RParen,
+        b'{' => Tok::LBrace,
+        b'}' => Tok::RBrace,
+        b'[' => Tok::LBracket,
+        b']' => Tok::RBracket,
+        b',' => Tok::Comma,
+        b';' => Tok::Semi,
+        b':' => Tok::Colon,
+        b'.' => Tok::Dot,
+        b'=' => Tok::Eq,
+        b'<' => Tok::Lt,
+        b'>' => Tok::Gt,
+        b'+' => Tok::Plus,
+        b'-' => Tok::Minus,
+        b'*' => Tok::Star,
+        b'/' => Tok::Slash,
+        b'%' => Tok::Percent,
+        b'&' => Tok::Amp,
+        b'|' => Tok::Pipe,
+        b'^' => Tok::Caret,
+        _ => Tok::Bang,
+    }
+}
+
+/// Decimal or `0x` hex digits with `_` separators, fitting in 64 bits.
+fn parse_int(word: &str) -> Result<u64, ErrorKind> {
+    let (digits, radix) = match word.strip_prefix("0x").or_else(|| word.strip_prefix("0X")) {
+        Some(rest) => (rest, 16),
+        None => (word, 10),
+    };
+    let mut value: u64 = 0;
+    let mut any = false;
+    for ch in digits.chars() {
+        if ch == '_' {
+            continue;
+        }
+        let d = ch
+            .to_digit(radix)
+            .ok_or_else(|| ErrorKind::MalformedInt(word.to_string()))?;
+        any = true;
+        value = value
+            .checked_mul(radix as u64)
+            .and_then(|v| v.checked_add(d as u64))
+            .ok_or(ErrorKind::IntTooLarge)?;
+    }
+    if !any {
+        return Err(ErrorKind::MalformedInt(word.to_string()));
+    }
+    Ok(value)
+}

@@ -1,0 +1,28 @@
+//! Surface syntax: lexer, syntax tree, parser.
+
+pub mod ast;
+pub mod lexer;
+pub mod parser;
+
+use crate::diagnostics::Sink;
+use crate::source::FileId;
+
+/// Lex and parse one file, reporting syntax errors to `sink`.
+pub(crate) fn parse_file(file: FileId, text: &str, sink: &mut Sink) -> ast::Module {
+    let toks = lexer::lex(file, text, sink);
+    parser::parse(toks, sink)
+}
+
+/// Parse `text` on its own (no modules, no checking): the syntax tree, or
+/// the syntax errors. For tools and tests.
+pub fn parse_text(file_name: &str, text: &str) -> Result<ast::Module, crate::Diagnostics> {
+    let mut sources = crate::source::SourceMap::default();
+    let file = sources.add(file_name.to_string(), text.to_string());
+    let mut sink = Sink::default();
+    let module = parse_file(file, text, &mut sink);
+    if sink.is_empty() {
+        Ok(module)
+    } else {
+        Err(sink.finish(std::sync::Arc::new(sources)))
+    }
+}

@@ -1,0 +1,948 @@
+//! Recursive-descent parser with Pratt expression parsing (Rust precedence).
+//! On a syntax error it reports once and skips to the next statement or
+//! item boundary, so one mistake yields one diagnostic.
+
+use super::ast::*;
+use super::lexer::{Tok, Token};
+use crate::diagnostics::{ErrorKind, Sink};
+use crate::source::Span;
+
+/// Deepest nesting of expressions, blocks and types the parser accepts; the
+/// checker recurses over the tree, so this bounds its stack use too.
+pub const MAX_NESTING: u32 = 128;
+
+/// Marker: a syntax error was reported; the caller resynchronises.
+struct Reported;
+type PResult<T> = Result<T, Reported>;
+
+/// Parse a whole file.
+pub(crate) fn parse(toks: Vec<Token>, sink: &mut Sink) -> Module {
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        sink,
+        depth: 0,
+        no_struct: false,
+    };
+    p.module()
+}
+
+struct Parser<'s> {
+    toks: Vec<Token>,
+    pos: usize,
+    sink: &'s mut Sink,
+    depth: u32,
+    /// Inside an `if`/`while` condition or `for` head, where `Name {` opens
+    /// the body, not a struct literal (Rust's rule).
+    no_struct: bool,
+}
+
+/// Binding power of a binary operator token (higher binds tighter).
+fn binop(t: &Tok) -> Option<(BinOp, u8)> {
+    Some(match t {
+        Tok::OrOr => (BinOp::Or, 1),
+        Tok::AndAnd => (BinOp::And, 2),
+        Tok::EqEq => (BinOp::Eq, 3),
+        Tok::Ne => (BinOp::Ne, 3),
+        Tok::Lt => (BinOp::Lt, 3),
+        Tok::Le => (BinOp::Le, 3),
+        Tok::Gt => (BinOp::Gt, 3),
+        Tok::Ge => (BinOp::Ge, 3),
+        Tok::Pipe => (BinOp::BitOr, 4),
+        Tok::Caret => (BinOp::BitXor, 5),
+        Tok::Amp => (BinOp::BitAnd, 6),
+        Tok::Shl => (BinOp::Shl, 7),
+        Tok::Shr => (BinOp::Shr, 7),
+        Tok::Plus => (BinOp::Add, 8),
+        Tok::Minus => (BinOp::Sub, 8),
+        Tok::Star => (BinOp::Mul, 9),
+        Tok::Slash => (BinOp::Div, 9),
+        Tok::Percent => (BinOp::Rem, 9),
+        _ => return None,
+    })
+}
+const AS_BP: u8 = 10;
+
+impl Parser<'_> {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos].tok
+    }
+    fn peek_at(&self, n: usize) -> &Tok {
+        &self.toks[(self.pos + n).min(self.toks.len() - 1)].tok
+    }
+    fn span(&self) -> Span {
+        self.toks[self.pos].span
+    }
+    fn prev_span(&self) -> Span {
+        self.toks[self.pos.saturating_sub(1)].span
+    }
+    fn bump(&mut self) -> Token {
+        let t = self.toks[self.pos].clone();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+    fn eat(&mut self, t: &Tok) -> bool {
+        if self.peek() == t {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn error_expected(&mut self, what: &str) -> Reported {
+        if *self.peek() == Tok::Error {
+            // The lexer already reported this token.
+            return Reported;
+        }
+        let found = self.peek().describe();
+        self.sink.error(
+            ErrorKind::Expected {
+                expected: what.to_string(),
+                found,
+            },
+            self.span(),
+        );
+        Reported
+    }
+    fn expect(&mut self, t: &Tok) -> PResult<Span> {
+        if self.peek() == t {
+            Ok(self.bump().span)
+        } else {
+            Err(self.error_expected(&format!("`{}`", t.text())))
+        }
+    }
+    /// The `;` ending a statement. When it is missing but the next token
+    /// plainly starts a statement (or closes the block), report it and go
+    /// on as if it were there: `Ok`. Otherwise the caller resynchronises.
+    fn semi(&mut self) -> PResult<()> {
+        if self.eat(&Tok::Semi) {
+            return Ok(());
+        }
+        if *self.peek() == Tok::Error {
+            return Err(Reported);
+        }
+        // Point just after the statement, where the `;` belongs.
+        let prev = self.prev_span();
+        let found = self.peek().describe();
+        self.sink.error(
+            ErrorKind::Expected {
+                expected: "`;`".into(),
+                found,
+            },
+            Span::new(prev.file, prev.hi, prev.hi),
+        );
+        let err = Reported;
+        match self.peek() {
+            Tok::Let
+            | Tok::Var
+            | Tok::If
+            | Tok::While
+            | Tok::For
+            | Tok::Return
+            | Tok::Break
+            | Tok::Continue
+            | Tok::RBrace => Ok(()),
+            _ => Err(err),
+        }
+    }
+
+    fn ident(&mut self) -> PResult<Ident> {
+        match self.peek().clone() {
+            Tok::Ident(name) => {
+                let span = self.bump().span;
+                Ok(Ident { name, span })
+            }
+            _ => Err(self.error_expected("an identifier")),
+        }
+    }
+    fn enter(&mut self, extra: u32) -> PResult<()> {
+        if self.depth + extra >= MAX_NESTING {
+            self.sink.error(ErrorKind::NestingTooDeep, self.span());
+            return Err(Reported);
+        }
+        Ok(())
+    }
+
+    // ---- items ----
+
+    fn module(&mut self) -> Module {
+        let mut items = Vec::new();
+        while *self.peek() != Tok::Eof {
+            match self.item() {
+                Ok(item) => items.push(item),
+                Err(Reported) => self.sync_item(),
+            }
+        }
+        Module { items }
+    }
+
+    /// Skip to the next token that can start an item at brace depth 0.
+    fn sync_item(&mut self) {
+        let mut depth = 0i64;
+        loop {
+            match self.peek() {
+                Tok::Eof => return,
+                Tok::Fn | Tok::Struct | Tok::Const | Tok::Use | Tok::Extern if depth <= 0 => {
+                    return;
+                }
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => {
+                    depth -= 1;
+                    if depth <= 0 {
+                        self.bump();
+                        if depth == 0 {
+                            return;
+                        }
+                        depth = 0;
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    fn item(&mut self) -> PResult<Item> {
+        match self.peek() {
+            Tok::Use => {
+                self.bump();
+                let name = self.ident()?;
+                self.expect(&Tok::Semi)?;
+                Ok(Item::Use(name))
+            }
+            Tok::Const => {
+                self.bump();
+                let name = self.ident()?;
+                self.expect(&Tok::Colon)?;
+                let ty = self.ty()?;
+                self.expect(&Tok::Eq)?;
+                let value = self.expr()?;
+                self.expect(&Tok::Semi)?;
+                Ok(Item::Const(ConstItem { name, ty, value }))
+            }
+            Tok::Struct => {
+                self.bump();
+                let name = self.ident()?;
+                self.expect(&Tok::LBrace)?;
+                let mut fields = Vec::new();
+                while *self.peek() != Tok::RBrace {
+                    let f = self.ident()?;
+                    self.expect(&Tok::Colon)?;
+                    let t = self.ty()?;
+                    fields.push((f, t));
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+                self.expect(&Tok::RBrace)?;
+                Ok(Item::Struct(StructItem { name, fields }))
+            }
+            Tok::Extern => {
+                self.bump();
+                self.expect(&Tok::Fn)?;
+                let name = self.ident()?;
+                let params = self.params()?;
+                let ret = self.ret_type()?;
+                self.expect(&Tok::Semi)?;
+                Ok(Item::Extern(ExternItem { name, params, ret }))
+            }
+            Tok::Fn => {
+                self.bump();
+                let name = self.ident()?;
+                let mut generics = Vec::new();
+                if self.eat(&Tok::Lt) {
+                    loop {
+                        generics.push(self.ident()?);
+                        if !self.eat(&Tok::Comma) || *self.peek() == Tok::Gt {
+                            break;
+                        }
+                    }
+                    self.expect(&Tok::Gt)?;
+                }
+                let params = self.params()?;
+                let ret = self.ret_type()?;
+                let body = self.block()?;
+                Ok(Item::Fn(FnItem {
+                    name,
+                    generics,
+                    params,
+                    ret,
+                    body,
+                }))
+            }
+            _ => Err(self.error_expected("an item (`fn`, `struct`, `const`, `extern` or `use`)")),
+        }
+    }
+
+    fn params(&mut self) -> PResult<Vec<Param>> {
+        self.expect(&Tok::LParen)?;
+        let mut params = Vec::new();
+        while *self.peek() != Tok::RParen {
+            let by_ref = self.eat(&Tok::Ref);
+            let name = self.ident()?;
+            self.expect(&Tok::Colon)?;
+            let ty = self.ty()?;
+            params.push(Param { by_ref, name, ty });
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(&Tok::RParen)?;
+        Ok(params)
+    }
+
+    fn ret_type(&mut self) -> PResult<Option<TypeExpr>> {
+        if self.eat(&Tok::Arrow) {
+            Ok(Some(self.ty()?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    // ---- types ----
+
+    fn ty(&mut self) -> PResult<TypeExpr> {
+        self.enter(0)?;
+        self.depth += 1;
+        let r = self.ty_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn ty_inner(&mut self) -> PResult<TypeExpr> {
+        let start = self.span();
+        match self.peek() {
+            Tok::LBracket => {
+                self.bump();
+                if self.eat(&Tok::RBracket) {
+                    let elem = self.ty()?;
+                    let span = start.to(elem.span);
+                    return Ok(TypeExpr {
+                        kind: TypeExprKind::Slice(Box::new(elem)),
+                        span,
+                    });
+                }
+                let saved = std::mem::replace(&mut self.no_struct, false);
+                let len = self.expr();
+                self.no_struct = saved;
+                let len = len?;
+                self.expect(&Tok::RBracket)?;
+                let elem = self.ty()?;
+                let span = start.to(elem.span);
+                Ok(TypeExpr {
+                    kind: TypeExprKind::Array(Box::new(len), Box::new(elem)),
+                    span,
+                })
+            }
+            Tok::Reusable => {
+                self.bump();
+                self.expect(&Tok::LBracket)?;
+                self.expect(&Tok::RBracket)?;
+                let elem = self.ty()?;
+                let span = start.to(elem.span);
+                Ok(TypeExpr {
+                    kind: TypeExprKind::Reusable(Box::new(elem)),
+                    span,
+                })
+            }
+            Tok::Ident(_) => {
+                let path = self.path()?;
+                Ok(TypeExpr {
+                    span: path.span,
+                    kind: TypeExprKind::Path(path),
+                })
+            }
+            _ => Err(self.error_expected("a type")),
+        }
+    }
+
+    /// `a` or `a::b` (stops before `::<`).
+    fn path(&mut self) -> PResult<Path> {
+        let first = match self.peek() {
+            Tok::Reusable | Tok::Unsafe => {
+                let t = self.bump();
+                Ident {
+                    name: t.tok.text(),
+                    span: t.span,
+                }
+            }
+            _ => self.ident()?,
+        };
+        let mut span = first.span;
+        let mut segments = vec![first];
+        while *self.peek() == Tok::ColonColon && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.bump();
+            let seg = self.ident()?;
+            span = span.to(seg.span);
+            segments.push(seg);
+        }
+        Ok(Path { segments, span })
+    }
+
+    /// `::<T, U>` after a path, if present.
+    fn type_args(&mut self) -> PResult<Vec<TypeExpr>> {
+        let mut args = Vec::new();
+        if *self.peek() == Tok::ColonColon && *self.peek_at(1) == Tok::Lt {
+            self.bump();
+            self.bump();
+            while *self.peek() != Tok::Gt {
+                args.push(self.ty()?);
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(&Tok::Gt)?;
+        }
+        Ok(args)
+    }
+
+    // ---- statements ----
+
+    fn block(&mut self) -> PResult<Block> {
+        self.enter(0)?;
+        let open = self.expect(&Tok::LBrace)?;
+        self.depth += 1;
+        let saved = std::mem::replace(&mut self.no_struct, false);
+        let mut stmts = Vec::new();
+        loop {
+            match self.peek() {
+                Tok::RBrace => break,
+                // An item keyword cannot start a statement: the block was
+                // left open and the next item begins here.
+                Tok::Eof | Tok::Fn | Tok::Struct | Tok::Extern | Tok::Use => {
+                    self.sink.error(ErrorKind::UnclosedBrace, open);
+                    self.depth -= 1;
+                    self.no_struct = saved;
+                    // Keep what was parsed: its errors are worth reporting.
+                    return Ok(Block {
+                        stmts,
+                        span: open.to(self.span()),
+                    });
+                }
+                _ => {}
+            }
+            match self.stmt() {
+                Ok(s) => stmts.push(s),
+                Err(Reported) => self.sync_stmt(),
+            }
+        }
+        let close = self.bump().span;
+        self.depth -= 1;
+        self.no_struct = saved;
+        Ok(Block {
+            stmts,
+            span: open.to(close),
+        })
+    }
+
+    /// Skip past the next `;` at this nesting level, or stop before the `}`
+    /// that closes the enclosing block.
+    fn sync_stmt(&mut self) {
+        let mut depth = 0i64;
+        loop {
+            match self.peek() {
+                Tok::Eof => return,
+                Tok::Semi if depth == 0 => {
+                    self.bump();
+                    return;
+                }
+                Tok::LBrace | Tok::LParen | Tok::LBracket => depth += 1,
+                Tok::RParen | Tok::RBracket => depth = (depth - 1).max(0),
+                Tok::RBrace => {
+                    if depth == 0 {
+                        return;
+                    }
+                    depth -= 1;
+                    if depth == 0 {
+                        self.bump();
+                        // A block-like statement ended here.
+                        return;
+                    }
+                }
+                Tok::Fn | Tok::Struct | Tok::Extern | Tok::Use if depth == 0 => return,
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    fn stmt(&mut self) -> PResult<Stmt> {
+        let start = self.span();
+        let kind = match self.peek() {
+            Tok::Let | Tok::Var => {
+                let mutable = self.bump().tok == Tok::Var;
+                let name = self.ident()?;
+                let ty = if self.eat(&Tok::Colon) {
+                    Some(self.ty()?)
+                } else {
+                    None
+                };
+                self.expect(&Tok::Eq)?;
+                // A binding whose initialiser is broken is still declared
+                // (with an error value), so later uses do not cascade.
+                let init = match self.expr() {
+                    Ok(e) => {
+                        if self.semi().is_err() {
+                            self.sync_stmt();
+                        }
+                        e
+                    }
+                    Err(Reported) => {
+                        self.sync_stmt();
+                        Expr {
+                            kind: ExprKind::Error,
+                            span: name.span,
+                        }
+                    }
+                };
+                StmtKind::Let {
+                    mutable,
+                    name,
+                    ty,
+                    init,
+                }
+            }
+            Tok::If => return self.if_stmt(),
+            Tok::While => {
+                self.bump();
+                let cond = self.cond_expr()?;
+                let body = self.block()?;
+                StmtKind::While { cond, body }
+            }
+            Tok::For => {
+                self.bump();
+                let var = self.ident()?;
+                self.expect(&Tok::In)?;
+                let start_e = self.cond_expr()?;
+                self.expect(&Tok::DotDot)?;
+                let end = self.cond_expr()?;
+                let body = self.block()?;
+                StmtKind::For {
+                    var,
+                    start: start_e,
+                    end,
+                    body,
+                }
+            }
+            Tok::Break => {
+                self.bump();
+                self.semi()?;
+                StmtKind::Break
+            }
+            Tok::Continue => {
+                self.bump();
+                self.semi()?;
+                StmtKind::Continue
+            }
+            Tok::Return => {
+                self.bump();
+                let value = if *self.peek() == Tok::Semi {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
+                self.semi()?;
+                StmtKind::Return(value)
+            }
+            _ => {
+                let e = self.expr()?;
+                match self.peek().clone() {
+                    Tok::Eq => {
+                        self.bump();
+                        let value = self.expr()?;
+                        self.semi()?;
+                        StmtKind::Assign { place: e, value }
+                    }
+                    Tok::OpAssign(op) => {
+                        self.bump();
+                        let (op, _) = binop(&op).unwrap_or((BinOp::Add, 0));
+                        let value = self.expr()?;
+                        self.semi()?;
+                        StmtKind::CompoundAssign {
+                            place: e,
+                            op,
+                            value,
+                        }
+                    }
+                    _ => {
+                        self.semi()?;
+                        StmtKind::Expr(e)
+                    }
+                }
+            }
+        };
+        Ok(Stmt {
+            kind,
+            span: start.to(self.prev_span()),
+        })
+    }
+
+    fn if_stmt(&mut self) -> PResult<Stmt> {
+        self.enter(0)?;
+        let start = self.expect(&Tok::If)?;
+        let cond = self.cond_expr()?;
+        let then = self.block()?;
+        let else_ = if self.eat(&Tok::Else) {
+            if *self.peek() == Tok::If {
+                self.depth += 1;
+                let nested = self.if_stmt();
+                self.depth -= 1;
+                let nested = nested?;
+                Some(Block {
+                    span: nested.span,
+                    stmts: vec![nested],
+                })
+            } else {
+                Some(self.block()?)
+            }
+        } else {
+            None
+        };
+        Ok(Stmt {
+            kind: StmtKind::If { cond, then, else_ },
+            span: start.to(self.prev_span()),
+        })
+    }
+
+    /// An expression where a struct literal may not start (`if`/`while`/`for`).
+    fn cond_expr(&mut self) -> PResult<Expr> {
+        let saved = std::mem::replace(&mut self.no_struct, true);
+        let e = self.expr();
+        self.no_struct = saved;
+        let e = e?;
+        // `if x == S { a: 1 } {` : report the Rust rule rather than a puzzle.
+        if *self.peek() == Tok::LBrace
+            && matches!(self.peek_at(1), Tok::Ident(_))
+            && *self.peek_at(2) == Tok::Colon
+        {
+            self.sink
+                .error(ErrorKind::StructLitInCondition, self.prev_span());
+            // Skip the literal, the rest of the head, the body and any
+            // `else` parts: the whole statement is lost, reported once.
+            self.skip_braces();
+            self.skip_to_brace();
+            self.skip_braces();
+            while self.eat(&Tok::Else) {
+                self.skip_to_brace();
+                self.skip_braces();
+            }
+            return Err(Reported);
+        }
+        Ok(e)
+    }
+
+    /// Skip tokens up to the next `{` (stopping at `;`, `}` and the end).
+    fn skip_to_brace(&mut self) {
+        while !matches!(
+            self.peek(),
+            Tok::LBrace | Tok::Semi | Tok::RBrace | Tok::Eof
+        ) {
+            self.bump();
+        }
+    }
+
+    /// At `{`: skip to just past its matching `}`.
+    fn skip_braces(&mut self) {
+        if *self.peek() != Tok::LBrace {
+            return;
+        }
+        let mut depth = 0usize;
+        loop {
+            match self.bump().tok {
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return;
+                    }
+                }
+                Tok::Eof => return,
+                _ => {}
+            }
+        }
+    }
+
+    // ---- expressions ----
+
+    /// Parse a full expression.
+    pub(crate) fn expr(&mut self) -> PResult<Expr> {
+        self.expr_bp(0)
+    }
+
+    fn expr_bp(&mut self, min_bp: u8) -> PResult<Expr> {
+        self.enter(0)?;
+        self.depth += 1;
+        let r = self.expr_bp_inner(min_bp);
+        self.depth -= 1;
+        r
+    }
+
+    fn expr_bp_inner(&mut self, min_bp: u8) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        // Left-deep chains (`a + b + c ...`) grow the tree without recursing
+        // here, so they count against the nesting limit explicitly.
+        let mut chain = 0u32;
+        let mut last_cmp = false;
+        loop {
+            let tok = self.peek().clone();
+            if tok == Tok::As {
+                if AS_BP < min_bp {
+                    break;
+                }
+                self.bump();
+                chain += 1;
+                self.enter(chain)?;
+                let ty = self.ty()?;
+                let span = lhs.span.to(ty.span);
+                lhs = Expr {
+                    kind: ExprKind::Cast(Box::new(lhs), ty),
+                    span,
+                };
+                continue;
+            }
+            let Some((op, bp)) = binop(&tok) else { break };
+            if bp < min_bp {
+                break;
+            }
+            if op.is_comparison() && last_cmp {
+                self.sink.error(ErrorKind::ChainedComparison, self.span());
+                return Err(Reported);
+            }
+            self.bump();
+            chain += 1;
+            self.enter(chain)?;
+            let rhs = self.expr_bp(bp + 1)?;
+            last_cmp = op.is_comparison();
+            let span = lhs.span.to(rhs.span);
+            lhs = Expr {
+                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                span,
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> PResult<Expr> {
+        let op = match self.peek() {
+            Tok::Minus => UnOp::Neg,
+            Tok::Bang => UnOp::Not,
+            _ => return self.postfix(),
+        };
+        let start = self.bump().span;
+        self.enter(0)?;
+        self.depth += 1;
+        let operand = self.unary();
+        self.depth -= 1;
+        let operand = operand?;
+        let span = start.to(operand.span);
+        Ok(Expr {
+            kind: ExprKind::Unary(op, Box::new(operand)),
+            span,
+        })
+    }
+
+    fn postfix(&mut self) -> PResult<Expr> {
+        let mut e = self.primary()?;
+        let mut chain = 0u32;
+        loop {
+            match self.peek() {
+                Tok::Dot => {
+                    self.bump();
+                    chain += 1;
+                    self.enter(chain)?;
+                    let field = self.ident()?;
+                    let span = e.span.to(field.span);
+                    e = Expr {
+                        kind: ExprKind::Field(Box::new(e), field),
+                        span,
+                    };
+                }
+                Tok::LBracket => {
+                    self.bump();
+                    chain += 1;
+                    self.enter(chain)?;
+                    let saved = std::mem::replace(&mut self.no_struct, false);
+                    self.depth += chain;
+                    let r = self.index_tail(e);
+                    self.depth -= chain;
+                    self.no_struct = saved;
+                    e = r?;
+                }
+                _ => return Ok(e),
+            }
+        }
+    }
+
+    /// After `base[`: an index `i]` or a range `lo..hi]` with optional bounds.
+    fn index_tail(&mut self, base: Expr) -> PResult<Expr> {
+        let lo = if *self.peek() == Tok::DotDot {
+            None
+        } else {
+            let i = self.expr()?;
+            if *self.peek() != Tok::DotDot {
+                let close = self.expect(&Tok::RBracket)?;
+                let span = base.span.to(close);
+                return Ok(Expr {
+                    kind: ExprKind::Index(Box::new(base), Box::new(i)),
+                    span,
+                });
+            }
+            Some(Box::new(i))
+        };
+        self.expect(&Tok::DotDot)?;
+        let hi = if *self.peek() == Tok::RBracket {
+            None
+        } else {
+            Some(Box::new(self.expr()?))
+        };
+        let close = self.expect(&Tok::RBracket)?;
+        let span = base.span.to(close);
+        Ok(Expr {
+            kind: ExprKind::SliceRange {
+                base: Box::new(base),
+                lo,
+                hi,
+            },
+            span,
+        })
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let start = self.span();
+        let kind = match self.peek().clone() {
+            Tok::Int(v) => {
+                self.bump();
+                ExprKind::Int(v)
+            }
+            Tok::True | Tok::False => ExprKind::Bool(self.bump().tok == Tok::True),
+            Tok::Str(s) => {
+                self.bump();
+                ExprKind::Str(s)
+            }
+            Tok::LParen => {
+                self.bump();
+                let saved = std::mem::replace(&mut self.no_struct, false);
+                let inner = self.expr();
+                self.no_struct = saved;
+                let inner = inner?;
+                let close = self.expect(&Tok::RParen)?;
+                return Ok(Expr {
+                    kind: ExprKind::Paren(Box::new(inner)),
+                    span: start.to(close),
+                });
+            }
+            Tok::LBracket => {
+                self.bump();
+                let saved = std::mem::replace(&mut self.no_struct, false);
+                let r = self.array_tail();
+                self.no_struct = saved;
+                let kind = r?;
+                return Ok(Expr {
+                    kind,
+                    span: start.to(self.prev_span()),
+                });
+            }
+            Tok::Ident(_) | Tok::Reusable | Tok::Unsafe => return self.path_expr(),
+            _ => return Err(self.error_expected("an expression")),
+        };
+        Ok(Expr { kind, span: start })
+    }
+
+    /// After `[`: `]`, `e; n]` or `a, b, c]`.
+    fn array_tail(&mut self) -> PResult<ExprKind> {
+        if self.eat(&Tok::RBracket) {
+            return Ok(ExprKind::ArrayLit(Vec::new()));
+        }
+        let first = self.expr()?;
+        if self.eat(&Tok::Semi) {
+            let count = self.expr()?;
+            self.expect(&Tok::RBracket)?;
+            return Ok(ExprKind::ArrayRepeat(Box::new(first), Box::new(count)));
+        }
+        let mut elems = vec![first];
+        while self.eat(&Tok::Comma) {
+            if *self.peek() == Tok::RBracket {
+                break;
+            }
+            elems.push(self.expr()?);
+        }
+        self.expect(&Tok::RBracket)?;
+        Ok(ExprKind::ArrayLit(elems))
+    }
+
+    fn path_expr(&mut self) -> PResult<Expr> {
+        let path = self.path()?;
+        let type_args = self.type_args()?;
+        match self.peek() {
+            Tok::LParen => {
+                self.bump();
+                let saved = std::mem::replace(&mut self.no_struct, false);
+                let args = self.call_args();
+                self.no_struct = saved;
+                let args = args?;
+                let span = path.span.to(self.prev_span());
+                Ok(Expr {
+                    kind: ExprKind::Call {
+                        callee: path,
+                        type_args,
+                        args,
+                    },
+                    span,
+                })
+            }
+            Tok::LBrace if !self.no_struct && type_args.is_empty() => {
+                self.bump();
+                let saved = std::mem::replace(&mut self.no_struct, false);
+                let fields = self.struct_fields();
+                self.no_struct = saved;
+                let fields = fields?;
+                let span = path.span.to(self.prev_span());
+                Ok(Expr {
+                    kind: ExprKind::StructLit { name: path, fields },
+                    span,
+                })
+            }
+            _ => {
+                let span = path.span.to(self.prev_span());
+                Ok(Expr {
+                    kind: ExprKind::Path(path, type_args),
+                    span,
+                })
+            }
+        }
+    }
+
+    fn call_args(&mut self) -> PResult<Vec<Arg>> {
+        let mut args = Vec::new();
+        while *self.peek() != Tok::RParen {
+            let start = self.span();
+            let by_ref = self.eat(&Tok::Ref);
+            let expr = self.expr()?;
+            let span = start.to(expr.span);
+            args.push(Arg { by_ref, expr, span });
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(&Tok::RParen)?;
+        Ok(args)
+    }
+
+    fn struct_fields(&mut self) -> PResult<Vec<(Ident, Expr)>> {
+        let mut fields = Vec::new();
+        while *self.peek() != Tok::RBrace {
+            let name = self.ident()?;
+            self.expect(&Tok::Colon)?;
+            let value = self.expr()?;
+            fields.push((name, value));
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(&Tok::RBrace)?;
+        Ok(fields)
+    }
+}

@@ -1,0 +1,60 @@
+//! The single failure path of the runtime: every runtime error of a Tern
+//! program (bounds, division, panic, assert, pool errors) ends here.
+//!
+//! `report` flushes the program's buffered stdout, prints ONE line
+//! `error: <loc>: <message>` on stderr and ends the process with status 101.
+//!
+//! REPL seam: a host that must survive a failing program (the future REPL)
+//! installs a hook with [`set_failure_hook`]. `report` still flushes stdout
+//! first, then calls the hook instead of printing and exiting. The hook must
+//! not return (it typically longjmps / switches back to the REPL's own
+//! context, or exits a worker thread); it receives the location and message
+//! so it can print them its own way.
+
+use std::ffi::{CStr, c_char};
+use std::sync::RwLock;
+
+/// Exit status of a Tern program that failed at run time.
+pub const FAILURE_STATUS: i32 = 101;
+
+/// What a host can substitute for "print and exit" (see the module docs).
+pub type FailureHook = fn(loc: &str, msg: &str) -> !;
+
+static HOOK: RwLock<Option<FailureHook>> = RwLock::new(None);
+
+/// Installs (`Some`) or removes (`None`) the failure hook.
+pub fn set_failure_hook(hook: Option<FailureHook>) {
+    *HOOK.write().unwrap_or_else(|e| e.into_inner()) = hook;
+}
+
+/// The source location string `loc` (NUL-terminated UTF-8, `file:line:col`),
+/// or `?` for null.
+pub(crate) fn loc_str(loc: *const c_char) -> String {
+    if loc.is_null() {
+        return "?".into();
+    }
+    // SAFETY: every caller passes a location the backend emitted as a
+    // NUL-terminated read-only string (or null, handled above).
+    unsafe { CStr::from_ptr(loc) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Reports a runtime error at `loc` (a NUL-terminated `file:line:col`
+/// emitted by the backend, or null) and ends the run.
+pub(crate) fn report(loc: *const c_char, msg: &str) -> ! {
+    report_at(&loc_str(loc), msg)
+}
+
+/// [`report`] with the location already as text.
+pub fn report_at(loc: &str, msg: &str) -> ! {
+    // Output printed before the failure must appear before the error line
+    // and must not be lost by the exit below.
+    super::output::flush_stdout();
+    let hook = *HOOK.read().unwrap_or_else(|e| e.into_inner());
+    if let Some(hook) = hook {
+        hook(loc, msg);
+    }
+    eprintln!("error: {loc}: {msg}");
+    std::process::exit(FAILURE_STATUS)
+}

@@ -1,0 +1,67 @@
+//! The builtin pool's entry points, called by generated code for `reusable[]T`.
+//! Sizes are in bytes; the runtime rounds them up to 8. Pool errors (exhausted
+//! arena, double/overlapping free, free outside the arena) end the run through
+//! [`super::fail::report`] with the error table's message.
+
+use std::ffi::c_char;
+
+use super::fail::report;
+use crate::builtin;
+
+/// Allocates a zero-filled span of `bytes` from the builtin pool (first fit) and
+/// returns its address; null for 0 bytes. Fails the run (at `loc`) when the pool
+/// is exhausted or `bytes` is negative.
+///
+/// # Safety
+/// `loc` must be null or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_reusable_alloc(bytes: i64, loc: *const c_char) -> *mut u8 {
+    match builtin::alloc(bytes) {
+        Ok(p) => p,
+        Err(msg) => report(loc, &msg),
+    }
+}
+
+/// Resizes the span at `ptr` from `old_bytes` to `new_bytes` by the placement
+/// contract: shrink in place, grow in place when the free span right after it is
+/// long enough, else allocate, copy `min(old, new)` bytes and free the old span.
+/// Growth is zero-filled. Returns the (possibly new) address; null for 0 bytes.
+/// `ptr` null with `old_bytes` 0 allocates.
+///
+/// # Safety
+/// `ptr` must be null or a span of `old_bytes` from `tern_reusable_alloc`/`_resize`
+/// (a bad one is reported, not trusted); `loc` null or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_reusable_resize(
+    ptr: *mut u8,
+    old_bytes: i64,
+    new_bytes: i64,
+    loc: *const c_char,
+) -> *mut u8 {
+    match builtin::resize(ptr, old_bytes, new_bytes) {
+        Ok(p) => p,
+        Err(msg) => report(loc, &msg),
+    }
+}
+
+/// Frees the span at `ptr` of `bytes` (no-op for null or 0 bytes). A double or
+/// overlapping free, or a span outside the pool, fails the run at `loc`.
+///
+/// # Safety
+/// `loc` must be null or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_reusable_free(ptr: *mut u8, bytes: i64, loc: *const c_char) {
+    if let Err(msg) = builtin::free(ptr, bytes) {
+        report(loc, &msg)
+    }
+}
+
+/// The byte offset of `ptr` in the builtin pool's arena; -1 for null. An address
+/// outside the pool fails the run.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_reusable_offset(ptr: *const u8) -> i64 {
+    match builtin::offset(ptr) {
+        Ok(o) => o,
+        Err(msg) => report(std::ptr::null(), &msg),
+    }
+}

@@ -1,0 +1,143 @@
+//! The library side: the checked span tree over a header and node array in
+//! program memory (`stdlib/slice_pool.tern`), plus its setup calls.
+//!
+//! Every function returns a value >= 0 or a negative error code (see
+//! `span_tree::error` and [`tern_span_error_message`]); none unwinds, reads out of
+//! bounds or trusts a bound stored in program memory. The checked tree only trusts
+//! the `tree` pointer itself (the address of a `HEADER_WORDS`-word header).
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use crate::span_tree::error::{self, INTERNAL};
+use crate::span_tree::{checked, layout};
+
+/// Runs `f`, turning a result into a return word and a (never expected) panic into `INTERNAL`.
+#[inline(always)]
+fn guard(f: impl FnOnce() -> Result<i64, i64>) -> i64 {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => e,
+        Err(_) => INTERNAL,
+    }
+}
+
+/// Checked first-fit alloc of `bytes` (rounded up to 8) from the pool whose header
+/// is at `tree` and node array at `nodes`. The span is zero-filled when the pool
+/// registered its arena. Returns the byte offset, or a negative error code
+/// (`EXHAUSTED`, `BAD_SIZE` for `bytes <= 0`, `BAD_POOL`, corruption codes).
+///
+/// # Safety
+/// `tree` must be null or point to `HEADER_WORDS` writable words (any contents).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_span_alloc(tree: *mut i64, nodes: *mut i64, bytes: i64) -> i64 {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { checked::alloc(tree, nodes, bytes, true) })
+}
+
+/// Checked free of `[off, off + round8(bytes))` with coalescing. Returns 0, or a
+/// negative error code (`DOUBLE_FREE`, `OUTSIDE_ARENA`, `BAD_SIZE`, `BAD_POOL`,
+/// corruption codes).
+///
+/// # Safety
+/// As for [`tern_span_alloc`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_span_free(
+    tree: *mut i64,
+    nodes: *mut i64,
+    off: i64,
+    bytes: i64,
+) -> i64 {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { checked::free(tree, nodes, off, bytes).map(|()| 0) })
+}
+
+/// Checked in-place resize of the span `[off, off+old)` to `new` bytes: shrink
+/// frees the tail; grow carves the free span starting at `off+old` when long
+/// enough (growth zero-filled when the pool registered its arena); `new == 0`
+/// frees the span. Returns `off`; `-1` (`MUST_MOVE`) when the span must move
+/// (nothing changed: the caller allocates, copies and frees); other negatives are
+/// errors (`RESIZE_FREE_SPAN`, `DOUBLE_FREE`, `OUTSIDE_ARENA`, `BAD_SIZE`, ...).
+///
+/// # Safety
+/// As for [`tern_span_alloc`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_span_resize(
+    tree: *mut i64,
+    nodes: *mut i64,
+    off: i64,
+    old: i64,
+    new: i64,
+) -> i64 {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { checked::resize(tree, nodes, off, old, new, true) })
+}
+
+/// Number of `i64` words of a tree header (`HEADER_WORDS`).
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_span_header_words() -> i64 {
+    layout::HEADER_WORDS as i64
+}
+
+/// Number of `i64` words of node array a pool with an arena of `arena_bytes` needs
+/// (the worst case, so it never grows); a negative error code for a bad size.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_span_node_words(arena_bytes: i64) -> i64 {
+    if !(0..=crate::span_tree::tree::MAX_ARENA_BYTES).contains(&arena_bytes) {
+        return error::BAD_SIZE;
+    }
+    checked::node_array_words(crate::span_tree::round8(arena_bytes))
+}
+
+/// Creates a checked pool: writes a fresh header at `tree` and root into `nodes`
+/// (`node_words` words, at least `tern_span_node_words(arena_bytes)`) and registers
+/// the authoritative bounds. `arena` is the arena's address (0: the runtime never
+/// touches arena bytes and does not zero-fill), `arena_bytes` a multiple of 8.
+/// Returns the pool id (> 0), or `BAD_POOL`/`BAD_SIZE`/`TOO_MANY_POOLS`.
+///
+/// # Safety
+/// `tree` must point to `HEADER_WORDS` words, `nodes` to `node_words` words,
+/// `arena` (if not 0) to `arena_bytes` bytes, all writable and 8-byte aligned, for
+/// as long as the pool is registered.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_span_init(
+    tree: *mut i64,
+    nodes: *mut i64,
+    node_words: i64,
+    arena: *mut u8,
+    arena_bytes: i64,
+) -> i64 {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { checked::init(tree, nodes, node_words, arena as i64, arena_bytes) })
+}
+
+/// Unregisters the pool at `tree`/`nodes` (its memory is the caller's to release).
+/// Returns 0, or `BAD_POOL` if it is not a live pool.
+///
+/// # Safety
+/// As for [`tern_span_alloc`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, nodes: *mut i64) -> i64 {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { checked::release(tree, nodes).map(|_| 0) })
+}
+
+/// Writes the message for error `code` (UTF-8, truncated to `cap` bytes at a
+/// character boundary, no NUL) into `buf` and returns its length in bytes; with a
+/// null `buf` or `cap <= 0` just returns the full length.
+///
+/// # Safety
+/// `buf` must be null or writable for `cap` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_span_error_message(code: i64, buf: *mut u8, cap: i64) -> i64 {
+    let msg = error::message(code);
+    if buf.is_null() || cap <= 0 {
+        return msg.len() as i64;
+    }
+    let mut n = msg.len().min(cap as usize);
+    while !msg.is_char_boundary(n) {
+        n -= 1;
+    }
+    // SAFETY: the caller's contract; n <= cap.
+    unsafe { std::ptr::copy_nonoverlapping(msg.as_ptr(), buf, n) };
+    n as i64
+}

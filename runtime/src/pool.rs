@@ -1,0 +1,242 @@
+//! A span pool: an arena reservation that never moves, a node array reserved for
+//! the worst case, and a tree header, all owned by the pool. `SpanPool<Unchecked>`
+//! is the builtin pool; `SpanPool<Checked>` registers itself and runs every
+//! operation through the same checked entry points as the `tern_span_*` externs
+//! (registry lookup included), so it measures and tests exactly the library path.
+
+use std::marker::PhantomData;
+
+use crate::memory::Reservation;
+use crate::span_tree::error::{BAD_SIZE, MUST_MOVE};
+use crate::span_tree::layout::{self, FANOUT, HEADER_WORDS};
+use crate::span_tree::registry::{self, PoolBounds};
+use crate::span_tree::tree::MAX_ARENA_BYTES;
+use crate::span_tree::{Tree, TreeResult, Validate, checked, round8};
+
+/// A pool of spans over an owned arena; offsets are byte offsets into the arena.
+pub struct SpanPool<V: Validate, const F: usize = FANOUT> {
+    arena: Reservation,
+    nodes: Reservation,
+    header: Box<[i64; HEADER_WORDS]>,
+    /// A persistent view over `header` and `nodes` (both stay put when the pool moves).
+    tree: Tree<V, F>,
+    arena_bytes: i64,
+    node_cap: i64,
+    _mode: PhantomData<V>,
+}
+
+// SAFETY: the pool exclusively owns its arena, node array and header.
+unsafe impl<V: Validate, const F: usize> Send for SpanPool<V, F> {}
+
+impl<V: Validate, const F: usize> SpanPool<V, F> {
+    /// Reserves an arena of `arena_bytes` (rounded up to 8) and its worst-case node
+    /// array. Errors: `BAD_SIZE` (negative or above 2^56), `RESERVE_FAILED`,
+    /// `TOO_MANY_POOLS` (checked only).
+    pub fn new(arena_bytes: i64) -> TreeResult<Self> {
+        if !(0..=MAX_ARENA_BYTES).contains(&arena_bytes) {
+            return Err(BAD_SIZE);
+        }
+        let arena_bytes = round8(arena_bytes);
+        let node_cap = layout::node_capacity(arena_bytes, F);
+        let node_words = node_cap * layout::node_words(F) as i64;
+        let arena = Reservation::new(arena_bytes as usize)?;
+        let nodes = Reservation::new(node_words as usize * 8)?;
+        let mut header = Box::new([0i64; HEADER_WORDS]);
+        let hdr = header.as_mut_ptr();
+        let nptr = nodes.base() as *mut i64;
+        // SAFETY: header and nodes are owned, sized as the view requires, and live
+        // as long as the pool (the view is dropped with it).
+        let mut tree: Tree<V, F> = unsafe { Tree::from_raw(hdr, nptr, node_cap, arena_bytes) };
+        if V::CHECKED {
+            if F != FANOUT {
+                return Err(BAD_SIZE);
+            }
+            // SAFETY: as above.
+            unsafe { checked::init(hdr, nptr, node_words, arena.base() as i64, arena_bytes)? };
+        } else {
+            tree.init(0);
+        }
+        Ok(SpanPool {
+            arena,
+            nodes,
+            header,
+            tree,
+            arena_bytes,
+            node_cap,
+            _mode: PhantomData,
+        })
+    }
+
+    /// The arena size in bytes.
+    pub fn arena_bytes(&self) -> i64 {
+        self.arena_bytes
+    }
+
+    /// The arena's base address.
+    pub fn base(&self) -> *mut u8 {
+        self.arena.base()
+    }
+
+    #[inline(always)]
+    fn hdr(&mut self) -> *mut i64 {
+        self.header.as_mut_ptr()
+    }
+
+    #[inline(always)]
+    fn nodes_ptr(&self) -> *mut i64 {
+        self.nodes.base() as *mut i64
+    }
+
+    /// The view over the pool's own memory.
+    #[inline(always)]
+    fn view(&mut self) -> &mut Tree<V, F> {
+        &mut self.tree
+    }
+
+    /// First-fit alloc of `bytes` (rounded up to 8); returns the offset. The bytes
+    /// are not zeroed (see [`Self::alloc_zeroed`]).
+    #[inline]
+    pub fn alloc(&mut self, bytes: i64) -> TreeResult<i64> {
+        if V::CHECKED {
+            let (h, n) = (self.hdr(), self.nodes_ptr());
+            // SAFETY: the header is owned and HEADER_WORDS long.
+            unsafe { checked::alloc(h, n, bytes, false) }
+        } else {
+            self.view().alloc(bytes)
+        }
+    }
+
+    /// First-fit alloc with the span zero-filled.
+    #[inline]
+    pub fn alloc_zeroed(&mut self, bytes: i64) -> TreeResult<i64> {
+        let off = self.alloc(bytes)?;
+        self.zero(off, round8(bytes));
+        Ok(off)
+    }
+
+    /// Frees `[off, off + round8(bytes))` with coalescing.
+    #[inline]
+    pub fn free(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
+        if V::CHECKED {
+            let (h, n) = (self.hdr(), self.nodes_ptr());
+            // SAFETY: as in `alloc`.
+            unsafe { checked::free(h, n, off, bytes) }
+        } else {
+            self.view().free(off, bytes)
+        }
+    }
+
+    /// In-place resize: `off`, or `MUST_MOVE` (see `Tree::resize`). Does not zero.
+    #[inline]
+    pub fn resize_in_place(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+        if V::CHECKED {
+            let (h, n) = (self.hdr(), self.nodes_ptr());
+            // SAFETY: as in `alloc`.
+            unsafe { checked::resize(h, n, off, old, new, false) }
+        } else {
+            self.view().resize(off, old, new)
+        }
+    }
+
+    fn zero(&mut self, off: i64, bytes: i64) {
+        if bytes > 0 {
+            // SAFETY: the tree only returns spans inside the arena.
+            unsafe { std::ptr::write_bytes(self.base().add(off as usize), 0, bytes as usize) };
+        }
+    }
+
+    /// The whole resize contract on bytes: `off == -1` (or `old == 0`) is an empty
+    /// slice, growing it allocates; resizing to 0 frees and returns -1; otherwise
+    /// resize in place, or allocate `new` while the old span is held, copy
+    /// `min(old, new)` bytes and free the old span. New bytes are zero-filled.
+    pub fn resize(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+        if new < 0 || old < 0 {
+            return Err(BAD_SIZE);
+        }
+        if old == 0 || off == -1 {
+            return if new == 0 {
+                Ok(-1)
+            } else {
+                self.alloc_zeroed(new)
+            };
+        }
+        if new == 0 {
+            self.free(off, old)?;
+            return Ok(-1);
+        }
+        let (old_r, new_r) = (round8(old), round8(new));
+        match self.resize_in_place(off, old, new) {
+            Ok(o) => {
+                if new_r > old_r {
+                    self.zero(o + old_r, new_r - old_r);
+                }
+                Ok(o)
+            }
+            Err(MUST_MOVE) => {
+                let to = self.alloc(new)?;
+                // SAFETY: both spans are inside the arena and disjoint (both held).
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        self.base().add(off as usize),
+                        self.base().add(to as usize),
+                        old_r.min(new_r) as usize,
+                    )
+                };
+                self.zero(to + old_r, new_r - old_r);
+                self.free(off, old)?;
+                Ok(to)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Checks the tree's invariants and returns its free spans (tests).
+    pub fn check_invariants(&mut self) -> Result<Vec<(i64, i64)>, String> {
+        self.view().check_invariants()
+    }
+
+    /// The header words (tests and corruption experiments may write them).
+    pub fn header_mut(&mut self) -> &mut [i64; HEADER_WORDS] {
+        &mut self.header
+    }
+
+    /// The words of the nodes handed out so far (tests may write them).
+    pub fn used_node_words_mut(&mut self) -> &mut [i64] {
+        let used = self.header[layout::H_NODES_USED].clamp(0, self.node_cap) as usize;
+        // SAFETY: the node reservation holds node_cap * node_words words, zero-initialised.
+        unsafe { std::slice::from_raw_parts_mut(self.nodes_ptr(), used * layout::node_words(F)) }
+    }
+
+    /// Resident bytes of the arena and of the node array (by `mincore`).
+    pub fn resident_bytes(&self) -> (usize, usize) {
+        (self.arena.resident(), self.nodes.resident())
+    }
+
+    /// The node capacity reserved.
+    pub fn node_capacity(&self) -> i64 {
+        self.node_cap
+    }
+
+    /// The registry bounds of a checked pool (None for unchecked pools).
+    pub fn bounds(&self) -> Option<PoolBounds> {
+        if V::CHECKED {
+            registry::lookup(self.header[layout::H_POOL_ID]).ok()
+        } else {
+            None
+        }
+    }
+}
+
+impl<V: Validate, const F: usize> Drop for SpanPool<V, F> {
+    fn drop(&mut self) {
+        if V::CHECKED {
+            let (h, n) = (self.hdr(), self.nodes_ptr());
+            // The header may be corrupt (tests write it): fall back to a scan-free
+            // unregister by the id we can still trust from the registry.
+            // SAFETY: owned header.
+            if unsafe { checked::release(h, n) }.is_err() {
+                registry::unregister_nodes(n as i64);
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! Error codes of the span tree and their messages.
+//!
+//! Every code is negative so it can share a return word with an offset (which is
+//! never negative). Corruption codes carry the node index and the field:
+//! `-(CORRUPT_NODE_BASE + node * CORRUPT_FIELD_SPAN + field)` and
+//! `-(CORRUPT_HEADER_BASE + field)`.
+
+use super::layout;
+
+/// `tern_span_resize` only: the span cannot grow in place; the caller must move it.
+pub const MUST_MOVE: i64 = -1;
+/// No free span is large enough (the arena is exhausted or too fragmented).
+pub const EXHAUSTED: i64 = -2;
+/// The freed span overlaps free space: a double free or an overlapping free.
+pub const DOUBLE_FREE: i64 = -3;
+/// The span lies (partly) outside the arena, or its offset is negative or not a multiple of 8.
+pub const OUTSIDE_ARENA: i64 = -4;
+/// A size is negative, zero where a span is required, or an old size does not match.
+pub const BAD_SIZE: i64 = -5;
+/// The header names no live checked pool, or the node array is not the registered one.
+pub const BAD_POOL: i64 = -6;
+/// The node array is full (only a corrupt tree can get here: it is reserved for the worst case).
+pub const NODES_EXHAUSTED: i64 = -7;
+/// Reserving memory from the OS failed.
+pub const RESERVE_FAILED: i64 = -8;
+/// Too many checked pools are alive at once.
+pub const TOO_MANY_POOLS: i64 = -9;
+/// A resized span overlaps free space (resizing a freed span).
+pub const RESIZE_FREE_SPAN: i64 = -10;
+/// An internal panic was caught at the FFI boundary (a bug; should never happen).
+pub const INTERNAL: i64 = -11;
+/// Base of "corrupt header word" codes: `-(CORRUPT_HEADER_BASE + field)`.
+pub const CORRUPT_HEADER_BASE: i64 = 256;
+/// Base of "corrupt node word" codes: `-(CORRUPT_NODE_BASE + node * CORRUPT_FIELD_SPAN + field)`.
+pub const CORRUPT_NODE_BASE: i64 = 1 << 16;
+/// Field multiplier inside corrupt-node codes (greater than any node's word count).
+pub const CORRUPT_FIELD_SPAN: i64 = 1 << 12;
+
+/// Code for "header word `field` is corrupt".
+pub const fn corrupt_header(field: usize) -> i64 {
+    -(CORRUPT_HEADER_BASE + field as i64)
+}
+
+/// Code for "word `field` of node `node` is corrupt". Node indices too large to
+/// encode are clamped (they are corrupt anyway).
+pub const fn corrupt_node(node: i64, field: usize) -> i64 {
+    let node = if node < 0 || node > (i64::MAX - CORRUPT_NODE_BASE) / CORRUPT_FIELD_SPAN - 1 {
+        (i64::MAX - CORRUPT_NODE_BASE) / CORRUPT_FIELD_SPAN - 1
+    } else {
+        node
+    };
+    -(CORRUPT_NODE_BASE + node * CORRUPT_FIELD_SPAN + field as i64)
+}
+
+/// Name of a header word, for messages.
+fn header_field_name(field: i64) -> &'static str {
+    match field as usize {
+        layout::H_MAGIC => "magic",
+        layout::H_POOL_ID => "pool id",
+        layout::H_ROOT => "root",
+        layout::H_HEIGHT => "height",
+        layout::H_FREE_HEAD => "free-node stack head",
+        layout::H_NODES_USED => "nodes used",
+        layout::H_SPANS => "span count",
+        layout::H_FREE_BYTES => "free bytes",
+        layout::H_ARENA_BYTES => "arena bytes",
+        layout::H_NODE_CAP => "node capacity",
+        _ => "unknown word",
+    }
+}
+
+/// Name of a node word (for the pool's fanout), for messages.
+fn node_field_name(field: i64) -> String {
+    let f = layout::FANOUT as i64;
+    let keys = layout::keys_at(layout::FANOUT) as i64;
+    match field {
+        0 => "count".into(),
+        1 => "level".into(),
+        2 => "next free".into(),
+        3 => "reserved".into(),
+        x if x >= keys && x < keys + f => format!("key[{}]", x - keys),
+        x if x >= keys + f && x < keys + 2 * f => format!("len[{}]", x - keys - f),
+        x if x >= keys + 2 * f && x < keys + 3 * f => format!("child[{}]", x - keys - 2 * f),
+        x => format!("word {x}"),
+    }
+}
+
+/// The message for an error code (what users see after `error: LOC: `).
+pub fn message(code: i64) -> String {
+    match code {
+        MUST_MOVE => "span must move: no room to grow in place".into(),
+        EXHAUSTED => "pool exhausted: no free span large enough".into(),
+        DOUBLE_FREE => "double free: the span overlaps free space".into(),
+        OUTSIDE_ARENA => "span outside the arena".into(),
+        BAD_SIZE => "invalid span size".into(),
+        BAD_POOL => "not a live pool: bad pool id or node array".into(),
+        NODES_EXHAUSTED => "corrupt tree: node array exhausted".into(),
+        RESERVE_FAILED => "memory reservation failed".into(),
+        TOO_MANY_POOLS => "too many live pools".into(),
+        RESIZE_FREE_SPAN => "resize of a span that overlaps free space (already freed?)".into(),
+        INTERNAL => "internal runtime error".into(),
+        c if c <= -CORRUPT_NODE_BASE => {
+            let v = -c - CORRUPT_NODE_BASE;
+            let (node, field) = (v / CORRUPT_FIELD_SPAN, v % CORRUPT_FIELD_SPAN);
+            format!(
+                "corrupt tree: node {node}, field {} (word {field})",
+                node_field_name(field)
+            )
+        }
+        c if c <= -CORRUPT_HEADER_BASE => {
+            let field = -c - CORRUPT_HEADER_BASE;
+            format!(
+                "corrupt tree: header field {} (word {field})",
+                header_field_name(field)
+            )
+        }
+        c if c >= 0 => format!("not an error (code {c})"),
+        c => format!("unknown error code {c}"),
+    }
+}
+
+/// The message for `code` as the builtin pool reports it, with the request size
+/// where it helps (`pool exhausted: no free span of 64 bytes`).
+pub fn message_with_size(code: i64, bytes: i64) -> String {
+    match code {
+        EXHAUSTED => format!("pool exhausted: no free span of {bytes} bytes"),
+        _ => message(code),
+    }
+}

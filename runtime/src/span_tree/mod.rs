@@ -1,0 +1,19 @@
+//! The span tree: free spans of an arena in an augmented B+ tree keyed by offset.
+//!
+//! * [`layout`] — the header and node layout (the one place it is defined);
+//! * [`tree`] — the tree code, generic over [`validate::Validate`];
+//! * [`checked`] — the checked entry points over program memory (`tern_span_*`);
+//! * [`registry`] — authoritative bounds of checked pools;
+//! * [`model`] — the reference model of the placement contract;
+//! * [`error`] — error codes and messages.
+
+pub mod checked;
+pub mod error;
+pub mod layout;
+pub mod model;
+pub mod registry;
+pub mod tree;
+pub mod validate;
+
+pub use tree::{Tree, TreeResult, round8};
+pub use validate::{Checked, Unchecked, Validate};

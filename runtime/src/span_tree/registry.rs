@@ -1,0 +1,120 @@
+//! The runtime-side registry of checked pools: the authoritative node-array
+//! address, node capacity, arena address and arena size of every live library
+//! pool, keyed by the pool id its header carries. The checked externs trust no
+//! bound that lives in program memory; they look the bounds up here.
+//!
+//! Lookups are lock-free (one acquire load plus relaxed loads); registration and
+//! release take a lock.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use super::error::{BAD_POOL, TOO_MANY_POOLS};
+
+/// Maximum number of checked pools alive at once.
+pub const MAX_POOLS: usize = 4096;
+/// Pool ids are `slot + 1 + generation * ID_GENERATION`, so a stale id never
+/// matches a reused slot.
+const ID_GENERATION: i64 = 1 << 16;
+
+/// Authoritative bounds of one registered pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolBounds {
+    /// Address of the node array.
+    pub nodes: i64,
+    /// Node capacity of the node array.
+    pub node_cap: i64,
+    /// Address of the arena (0: the runtime never touches arena bytes).
+    pub arena_base: i64,
+    /// Arena size in bytes.
+    pub arena_bytes: i64,
+}
+
+struct Slot {
+    id: AtomicI64,
+    nodes: AtomicI64,
+    node_cap: AtomicI64,
+    arena_base: AtomicI64,
+    arena_bytes: AtomicI64,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const EMPTY: Slot = Slot {
+    id: AtomicI64::new(0),
+    nodes: AtomicI64::new(0),
+    node_cap: AtomicI64::new(0),
+    arena_base: AtomicI64::new(0),
+    arena_bytes: AtomicI64::new(0),
+};
+
+static SLOTS: [Slot; MAX_POOLS] = [EMPTY; MAX_POOLS];
+/// Serialises registration and release; holds the next generation.
+static WRITER: Mutex<i64> = Mutex::new(1);
+
+/// Registers a pool and returns its id (> 0), or [`TOO_MANY_POOLS`].
+pub fn register(b: PoolBounds) -> Result<i64, i64> {
+    let mut gen_guard = WRITER.lock().unwrap_or_else(|e| e.into_inner());
+    for (i, s) in SLOTS.iter().enumerate() {
+        if s.id.load(Ordering::Relaxed) == 0 {
+            let id = i as i64 + 1 + (*gen_guard % (1 << 40)) * ID_GENERATION;
+            *gen_guard += 1;
+            s.nodes.store(b.nodes, Ordering::Relaxed);
+            s.node_cap.store(b.node_cap, Ordering::Relaxed);
+            s.arena_base.store(b.arena_base, Ordering::Relaxed);
+            s.arena_bytes.store(b.arena_bytes, Ordering::Relaxed);
+            s.id.store(id, Ordering::Release);
+            return Ok(id);
+        }
+    }
+    Err(TOO_MANY_POOLS)
+}
+
+/// Forgets pool `id`; [`BAD_POOL`] if it is not live.
+pub fn unregister(id: i64) -> Result<PoolBounds, i64> {
+    let _g = WRITER.lock().unwrap_or_else(|e| e.into_inner());
+    let b = lookup(id)?;
+    SLOTS[slot_of(id).ok_or(BAD_POOL)?]
+        .id
+        .store(0, Ordering::Release);
+    Ok(b)
+}
+
+fn slot_of(id: i64) -> Option<usize> {
+    if id <= 0 {
+        return None;
+    }
+    let s = (id % ID_GENERATION) - 1;
+    if s >= 0 && (s as usize) < MAX_POOLS {
+        Some(s as usize)
+    } else {
+        None
+    }
+}
+
+/// The bounds of live pool `id`, or [`BAD_POOL`].
+#[inline]
+pub fn lookup(id: i64) -> Result<PoolBounds, i64> {
+    let s = &SLOTS[slot_of(id).ok_or(BAD_POOL)?];
+    if s.id.load(Ordering::Acquire) != id {
+        return Err(BAD_POOL);
+    }
+    Ok(PoolBounds {
+        nodes: s.nodes.load(Ordering::Relaxed),
+        node_cap: s.node_cap.load(Ordering::Relaxed),
+        arena_base: s.arena_base.load(Ordering::Relaxed),
+        arena_bytes: s.arena_bytes.load(Ordering::Relaxed),
+    })
+}
+
+/// Forgets the pool whose node array is at `nodes` (used when a pool's header was
+/// overwritten and its id can no longer be read). Returns whether one was found.
+pub fn unregister_nodes(nodes: i64) -> bool {
+    let _g = WRITER.lock().unwrap_or_else(|e| e.into_inner());
+    for s in SLOTS.iter() {
+        if s.id.load(Ordering::Relaxed) != 0 && s.nodes.load(Ordering::Relaxed) == nodes {
+            s.id.store(0, Ordering::Release);
+            return true;
+        }
+    }
+    false
+}

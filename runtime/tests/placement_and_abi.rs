@@ -1,0 +1,229 @@
+//! Exact placements of the contract, error messages, and the extern ABI.
+
+use tern_runtime::abi::mem::{tern_mem_release, tern_mem_reserve};
+use tern_runtime::abi::reusable::{
+    tern_reusable_alloc, tern_reusable_free, tern_reusable_offset, tern_reusable_resize,
+};
+use tern_runtime::abi::span::*;
+use tern_runtime::span_tree::error::{self, *};
+use tern_runtime::span_tree::layout::{self, FANOUT, HEADER_WORDS};
+use tern_runtime::{Checked, SlabPool, SpanPool, Unchecked};
+
+#[test]
+fn fresh_pool_places_first_fit_from_offset_zero() {
+    let mut p = SpanPool::<Unchecked>::new(1024).unwrap();
+    assert_eq!(p.alloc(1), Ok(0)); // rounds to 8
+    assert_eq!(p.alloc(16), Ok(8));
+    assert_eq!(p.alloc(24), Ok(24));
+    p.free(8, 16).unwrap();
+    // First fit: the hole at 8 takes an 8-byte request, a 24-byte one goes after 48.
+    assert_eq!(p.alloc(24), Ok(48));
+    assert_eq!(p.alloc(8), Ok(8));
+    assert_eq!(p.check_invariants().unwrap(), vec![(16, 8), (72, 952)]);
+}
+
+#[test]
+fn free_coalesces_with_both_neighbours() {
+    let mut p = SpanPool::<Checked>::new(256).unwrap();
+    let a = p.alloc(32).unwrap();
+    let b = p.alloc(32).unwrap();
+    let c = p.alloc(32).unwrap();
+    assert_eq!((a, b, c), (0, 32, 64));
+    p.free(a, 32).unwrap();
+    p.free(c, 32).unwrap();
+    assert_eq!(p.check_invariants().unwrap(), vec![(0, 32), (64, 192)]);
+    p.free(b, 32).unwrap();
+    assert_eq!(p.check_invariants().unwrap(), vec![(0, 256)]);
+}
+
+#[test]
+fn resize_shrinks_grows_in_place_or_moves() {
+    let mut p = SpanPool::<Unchecked>::new(512).unwrap();
+    let a = p.alloc(64).unwrap();
+    assert_eq!(p.resize_in_place(a, 64, 16), Ok(0)); // shrink frees [16, 64)
+    assert_eq!(p.check_invariants().unwrap(), vec![(16, 496)]);
+    assert_eq!(p.resize_in_place(a, 16, 100), Ok(0)); // grow in place to 104
+    let b = p.alloc(8).unwrap();
+    assert_eq!(b, 104);
+    assert_eq!(p.resize_in_place(a, 104, 112), Err(MUST_MOVE));
+    // The full contract moves it: alloc while held, copy, free the old span.
+    assert_eq!(p.resize(a, 104, 112), Ok(112));
+    assert_eq!(p.check_invariants().unwrap(), vec![(0, 104), (224, 288)]);
+    assert_eq!(p.resize(112, 112, 0), Ok(-1));
+    assert_eq!(p.resize(-1, 0, 8), Ok(0));
+}
+
+#[test]
+fn resize_moves_data_and_zero_fills_growth() {
+    let mut p = SpanPool::<Unchecked>::new(4096).unwrap();
+    let a = p.alloc_zeroed(16).unwrap();
+    let _guard = p.alloc(8).unwrap();
+    // SAFETY: [a, a+16) is our span inside the arena.
+    unsafe { std::ptr::copy_nonoverlapping([7u8; 16].as_ptr(), p.base().add(a as usize), 16) };
+    let to = p.resize(a, 16, 40).unwrap();
+    assert_eq!(to, 24);
+    // SAFETY: [to, to+40) is our span.
+    let bytes = unsafe { std::slice::from_raw_parts(p.base().add(to as usize), 40) };
+    assert_eq!(&bytes[..16], &[7u8; 16]);
+    assert_eq!(&bytes[16..], &[0u8; 24]);
+}
+
+#[test]
+fn user_errors_get_codes_and_clear_messages() {
+    let mut p = SpanPool::<Unchecked>::new(128).unwrap();
+    let a = p.alloc(64).unwrap();
+    p.free(a, 64).unwrap();
+    assert_eq!(p.free(a, 64), Err(DOUBLE_FREE));
+    assert_eq!(p.free(120, 16), Err(OUTSIDE_ARENA));
+    assert_eq!(p.free(-8, 8), Err(OUTSIDE_ARENA));
+    assert_eq!(p.free(4, 8), Err(OUTSIDE_ARENA));
+    assert_eq!(p.alloc(0), Err(BAD_SIZE));
+    assert_eq!(p.alloc(136), Err(EXHAUSTED));
+    p.alloc(128).unwrap();
+    assert_eq!(p.alloc(8), Err(EXHAUSTED));
+    assert_eq!(
+        error::message(DOUBLE_FREE),
+        "double free: the span overlaps free space"
+    );
+    assert_eq!(error::message(OUTSIDE_ARENA), "span outside the arena");
+    assert_eq!(
+        error::message_with_size(EXHAUSTED, 64),
+        "pool exhausted: no free span of 64 bytes"
+    );
+    assert_eq!(
+        error::message(error::corrupt_header(2)),
+        "corrupt tree: header field root (word 2)"
+    );
+    assert_eq!(
+        error::message(error::corrupt_node(5, 1)),
+        "corrupt tree: node 5, field level (word 1)"
+    );
+    assert_eq!(error::message(-99), "unknown error code -99");
+}
+
+#[test]
+fn resize_of_a_freed_span_is_an_error() {
+    let mut p = SpanPool::<Checked>::new(256).unwrap();
+    let a = p.alloc(32).unwrap();
+    p.alloc(32).unwrap();
+    p.free(a, 32).unwrap();
+    assert_eq!(p.resize_in_place(a, 32, 64), Err(RESIZE_FREE_SPAN));
+    assert_eq!(p.resize_in_place(a, 32, 8), Err(DOUBLE_FREE));
+}
+
+#[test]
+fn checked_externs_over_program_memory() {
+    let arena_bytes = 1 << 16;
+    let words = tern_span_node_words(arena_bytes);
+    assert_eq!(words, layout::node_array_words(arena_bytes, FANOUT));
+    assert_eq!(tern_span_header_words(), HEADER_WORDS as i64);
+    let nodes = tern_mem_reserve(words * 8);
+    let arena = tern_mem_reserve(arena_bytes);
+    assert!(nodes > 0 && arena > 0);
+    let mut hdr = [0i64; HEADER_WORDS];
+    let h = hdr.as_mut_ptr();
+    let n = nodes as *mut i64;
+    unsafe {
+        let id = tern_span_init(h, n, words, arena as *mut u8, arena_bytes);
+        assert!(id > 0);
+        let a = tern_span_alloc(h, n, 24);
+        assert_eq!(a, 0);
+        // Alloc zero-fills: dirty the span, free it, allocate it again.
+        std::ptr::write_bytes(arena as *mut u8, 0xAB, 24);
+        assert_eq!(tern_span_free(h, n, a, 24), 0);
+        assert_eq!(tern_span_alloc(h, n, 24), 0);
+        assert_eq!(*(arena as *const u8).add(23), 0);
+        assert_eq!(tern_span_resize(h, n, 0, 24, 48), 0);
+        let b = tern_span_alloc(h, n, 8);
+        assert_eq!(b, 48);
+        assert_eq!(tern_span_resize(h, n, 0, 48, 56), MUST_MOVE);
+        assert_eq!(tern_span_free(h, n, 0, 48), 0);
+        assert_eq!(tern_span_free(h, n, 0, 48), DOUBLE_FREE);
+        // A node array other than the registered one is refused.
+        assert_eq!(tern_span_alloc(h, n.add(8), 8), BAD_POOL);
+        assert_eq!(tern_span_alloc(std::ptr::null_mut(), n, 8), BAD_POOL);
+        assert_eq!(tern_span_finish(h, n), 0);
+        assert_eq!(tern_span_alloc(h, n, 8), BAD_POOL);
+        assert_eq!(tern_mem_release(nodes, words * 8), 0);
+        assert_eq!(tern_mem_release(arena, arena_bytes), 0);
+    }
+}
+
+#[test]
+fn init_refuses_a_node_array_smaller_than_the_worst_case() {
+    let mut hdr = [0i64; HEADER_WORDS];
+    let mut nodes = vec![0i64; 64];
+    let r = unsafe {
+        tern_span_init(
+            hdr.as_mut_ptr(),
+            nodes.as_mut_ptr(),
+            64,
+            std::ptr::null_mut(),
+            1 << 16,
+        )
+    };
+    assert_eq!(r, BAD_SIZE);
+}
+
+#[test]
+fn error_message_extern_copies_and_truncates() {
+    let mut buf = [0u8; 64];
+    let n = unsafe { tern_span_error_message(DOUBLE_FREE, buf.as_mut_ptr(), 64) };
+    assert_eq!(
+        &buf[..n as usize],
+        b"double free: the span overlaps free space"
+    );
+    assert_eq!(
+        unsafe { tern_span_error_message(DOUBLE_FREE, std::ptr::null_mut(), 0) },
+        n
+    );
+    assert_eq!(
+        unsafe { tern_span_error_message(DOUBLE_FREE, buf.as_mut_ptr(), 6) },
+        6
+    );
+    assert_eq!(&buf[..6], b"double");
+}
+
+#[test]
+fn reusable_externs_alloc_resize_free_offset() {
+    // The builtin pool is process-wide; this is the only test that uses it.
+    unsafe {
+        let loc = c"t.tern:1:1".as_ptr();
+        assert!(tern_reusable_alloc(0, loc).is_null());
+        assert_eq!(tern_reusable_offset(std::ptr::null()), -1);
+        let p = tern_reusable_alloc(20, loc);
+        assert_eq!(tern_reusable_offset(p), 0);
+        *p = 9;
+        let q = tern_reusable_alloc(8, loc);
+        assert_eq!(tern_reusable_offset(q), 24);
+        let p2 = tern_reusable_resize(p, 20, 40, loc);
+        assert_eq!(tern_reusable_offset(p2), 32);
+        assert_eq!(*p2, 9);
+        assert_eq!(*p2.add(39), 0);
+        let p3 = tern_reusable_resize(p2, 40, 0, loc);
+        assert!(p3.is_null());
+        tern_reusable_free(q, 8, loc);
+        tern_reusable_free(std::ptr::null_mut(), 0, loc);
+        let r = tern_reusable_resize(std::ptr::null_mut(), 0, 8, loc);
+        assert_eq!(tern_reusable_offset(r), 0);
+        tern_reusable_free(r, 8, loc);
+    }
+}
+
+#[test]
+fn slab_bumps_and_resets() {
+    let mut s = SlabPool::new(4096);
+    let a = s.alloc(10) as usize;
+    let b = s.alloc(8) as usize;
+    assert_eq!(b - a, 16);
+    for _ in 0..600 {
+        s.alloc(8);
+    }
+    assert_eq!(s.committed_bytes(), 2 * 4096);
+    let big = s.alloc(4000); // does not fit in the rest of the slab: its own block
+    assert!(!big.is_null());
+    assert_eq!(s.committed_bytes(), 2 * 4096 + 4000);
+    s.reset();
+    assert_eq!(s.alloc(8) as usize, a);
+    assert_eq!(s.committed_bytes(), 2 * 4096);
+}

@@ -1,0 +1,218 @@
+//! Corruption tests for the checked tree: random words written into the header and
+//! the nodes of a populated pool, then random operations. Every call must return a
+//! valid result (an offset whose span lies inside the arena) or a negative error
+//! code; nothing may crash, panic or read out of bounds (run this binary under
+//! valgrind to check the last: see docs/runtime.md).
+//!
+//! Case count: `TERN_PROPTEST_CASES` (default 48).
+
+use proptest::prelude::*;
+use tern_runtime::span_tree::error;
+use tern_runtime::span_tree::layout::{FANOUT, HEADER_WORDS, node_words};
+use tern_runtime::{Checked, SpanPool};
+
+const ARENA: i64 = 256 * 1024;
+
+fn cases() -> u32 {
+    std::env::var("TERN_PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(48)
+}
+
+/// A checked pool with a few hundred free spans (a multi-level tree at fanout 16).
+fn populated(seed: u64) -> (SpanPool<Checked>, Vec<(i64, i64)>) {
+    let mut pool = SpanPool::<Checked>::new(ARENA).unwrap();
+    let mut live = Vec::new();
+    let mut x = seed | 1;
+    for _ in 0..900 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let b = 8 + (x % 200) as i64;
+        live.push((pool.alloc(b).unwrap(), b));
+    }
+    let mut kept = Vec::new();
+    for (k, s) in live.into_iter().enumerate() {
+        if k % 3 == 0 {
+            pool.free(s.0, s.1).unwrap();
+        } else {
+            kept.push(s);
+        }
+    }
+    assert!(pool.check_invariants().unwrap().len() > 250);
+    (pool, kept)
+}
+
+/// Interesting values for a corrupted word: small indices, boundaries, garbage.
+fn word() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        -3i64..40,
+        Just(i64::MIN),
+        Just(i64::MAX),
+        Just(ARENA),
+        Just(ARENA - 8),
+        Just(ARENA + 8),
+        any::<i64>(),
+        (0i64..ARENA / 8).prop_map(|w| w * 8),
+    ]
+}
+
+#[derive(Clone, Debug)]
+enum Write {
+    Header(usize, i64),
+    Node(usize, i64),
+}
+
+fn write() -> impl Strategy<Value = Write> {
+    prop_oneof![
+        1 => (0..HEADER_WORDS, word()).prop_map(|(f, v)| Write::Header(f, v)),
+        6 => (any::<usize>(), word()).prop_map(|(f, v)| Write::Node(f, v)),
+    ]
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Alloc(i64),
+    Free(usize),
+    FreeAt(i64, i64),
+    Resize(usize, i64),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        (-8i64..3000).prop_map(Op::Alloc),
+        any::<usize>().prop_map(Op::Free),
+        (word(), word()).prop_map(|(o, b)| Op::FreeAt(o, b)),
+        (any::<usize>(), -8i64..3000).prop_map(|(i, n)| Op::Resize(i, n)),
+    ]
+}
+
+/// Whether `r` is an acceptable result for a call that returns an offset of a span of `bytes`.
+fn valid_offset(r: Result<i64, i64>, bytes: i64) -> bool {
+    match r {
+        Ok(o) => o >= 0 && o % 8 == 0 && o + ((bytes.max(0) + 7) & !7) <= ARENA,
+        Err(e) => e < 0,
+    }
+}
+
+fn run(seed: u64, writes: &[Write], ops: &[Op]) -> Result<(), String> {
+    let (mut pool, mut live) = populated(seed);
+    // Node words first: a corrupt `nodes used` header word would hide the nodes.
+    let node_words_used = pool.used_node_words_mut().len();
+    for w in writes {
+        match *w {
+            Write::Node(f, v) => pool.used_node_words_mut()[f % node_words_used] = v,
+            Write::Header(..) => {}
+        }
+    }
+    for w in writes {
+        if let Write::Header(f, v) = *w {
+            pool.header_mut()[f] = v;
+        }
+    }
+    for (step, op) in ops.iter().enumerate() {
+        let ok = match *op {
+            Op::Alloc(b) => {
+                let r = pool.alloc(b);
+                if let Ok(o) = r {
+                    live.push((o, b));
+                }
+                valid_offset(r, b)
+            }
+            Op::Free(i) if !live.is_empty() => {
+                let (o, b) = live.swap_remove(i % live.len());
+                matches!(pool.free(o, b), Ok(()) | Err(..=-1))
+            }
+            Op::FreeAt(o, b) => matches!(pool.free(o, b), Ok(()) | Err(..=-1)),
+            Op::Resize(i, n) if !live.is_empty() => {
+                let k = i % live.len();
+                let (o, b) = live[k];
+                let r = pool.resize_in_place(o, b, n);
+                let ok = match r {
+                    Ok(x) => x == o,
+                    Err(e) => e < 0,
+                };
+                if r.is_ok() {
+                    live[k] = (o, n);
+                }
+                ok
+            }
+            _ => true,
+        };
+        if !ok {
+            return Err(format!("step {step}: {op:?} returned an invalid result"));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn corrupt_words_give_results_or_error_codes(
+        seed in any::<u64>(),
+        writes in prop::collection::vec(write(), 1..12),
+        ops in prop::collection::vec(op(), 1..300),
+    ) {
+        run(seed, &writes, &ops).map_err(TestCaseError::fail)?;
+    }
+}
+
+/// Specific corruptions name the node and field in the error code and message.
+#[test]
+fn corrupt_root_child_index_is_reported_with_node_and_field() {
+    let (mut pool, _) = populated(7);
+    let height = pool.header_mut()[tern_runtime::span_tree::layout::H_HEIGHT];
+    assert!(height >= 2);
+    let root = pool.header_mut()[tern_runtime::span_tree::layout::H_ROOT];
+    let nw = node_words(FANOUT);
+    let child0 = root as usize * nw + tern_runtime::span_tree::layout::children_at(FANOUT);
+    pool.used_node_words_mut()[child0] = 1 << 40;
+    let code = pool.alloc(8).unwrap_err();
+    assert_eq!(
+        code,
+        error::corrupt_node(root, tern_runtime::span_tree::layout::children_at(FANOUT))
+    );
+    assert_eq!(
+        error::message(code),
+        format!("corrupt tree: node {root}, field child[0] (word 68)")
+    );
+}
+
+#[test]
+fn corrupt_magic_and_height_are_reported() {
+    let (mut pool, _) = populated(9);
+    pool.header_mut()[tern_runtime::span_tree::layout::H_HEIGHT] = 99;
+    let code = pool.alloc(8).unwrap_err();
+    assert_eq!(
+        error::message(code),
+        "corrupt tree: header field height (word 3)"
+    );
+    pool.header_mut()[tern_runtime::span_tree::layout::H_HEIGHT] = 2;
+    pool.header_mut()[0] = 5;
+    assert_eq!(
+        error::message(pool.alloc(8).unwrap_err()),
+        "corrupt tree: header field magic (word 0)"
+    );
+    pool.header_mut()[1] = 12345;
+    assert_eq!(pool.alloc(8), Err(error::BAD_POOL));
+}
+
+#[test]
+fn corrupt_leaf_span_length_is_reported() {
+    let mut pool = SpanPool::<Checked>::new(4096).unwrap();
+    let a = pool.alloc(64).unwrap();
+    pool.alloc(64).unwrap();
+    pool.free(a, 64).unwrap();
+    // The root is a leaf with spans [0, 64) and [128, 4096): make len[0] run past the arena.
+    let lens = tern_runtime::span_tree::layout::lens_at(FANOUT);
+    pool.used_node_words_mut()[lens] = 1 << 20;
+    let code = pool.alloc(8).unwrap_err();
+    assert_eq!(code, error::corrupt_node(0, lens));
+    assert_eq!(
+        error::message(code),
+        "corrupt tree: node 0, field len[0] (word 36)"
+    );
+}

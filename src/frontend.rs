@@ -1,0 +1,25 @@
+//! Running the front end for the driver's commands: read the file, compile,
+//! and turn failures into the driver's exit statuses.
+
+use std::time::{Duration, Instant};
+
+use tern_compiler::tir::Program;
+
+use crate::Failure;
+use crate::loader::FsLoader;
+
+/// Reads and compiles `file`; prints the diagnostics (status 1) or a
+/// missing-file error (status 1) on failure. Returns the program and the
+/// time the front end took (reading excluded).
+pub fn compile_file(file: &str) -> Result<(Program, Duration), Failure> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Failure::new(1, format!("error: cannot read `{file}`: {e}")))?;
+    let loader = FsLoader::from_env();
+    let start = Instant::now();
+    let result = tern_compiler::compile(file, &text, &loader);
+    let elapsed = start.elapsed();
+    match result {
+        Ok(program) => Ok((program, elapsed)),
+        Err(diags) => Err(Failure::new(1, diags.render().trim_end().to_string())),
+    }
+}

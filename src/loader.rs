@@ -1,0 +1,53 @@
+//! Module loading for the front end: `use NAME;` finds `NAME.tern` beside
+//! the importing file, else the stdlib module `NAME` — from `TERN_STDLIB=DIR`
+//! when set (development), otherwise the copy embedded in the binary.
+
+use std::path::{Path, PathBuf};
+
+use tern_compiler::Loader;
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/stdlib.rs"));
+}
+
+/// File-system loader with the stdlib fallback.
+pub struct FsLoader {
+    stdlib_dir: Option<PathBuf>,
+}
+
+impl FsLoader {
+    /// Reads `TERN_STDLIB` once.
+    pub fn from_env() -> FsLoader {
+        FsLoader {
+            stdlib_dir: std::env::var_os("TERN_STDLIB").map(PathBuf::from),
+        }
+    }
+}
+
+impl Loader for FsLoader {
+    fn load(&self, name: &str, from: &str) -> Option<(String, String)> {
+        // Module names are identifiers; refuse anything that could walk the
+        // file system.
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        let file = format!("{name}.tern");
+        let beside = match Path::new(from).parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.join(&file),
+            _ => PathBuf::from(&file),
+        };
+        if let Ok(text) = std::fs::read_to_string(&beside) {
+            return Some((beside.display().to_string(), text));
+        }
+        if let Some(dir) = &self.stdlib_dir {
+            let path = dir.join(&file);
+            return std::fs::read_to_string(&path)
+                .ok()
+                .map(|text| (path.display().to_string(), text));
+        }
+        embedded::STDLIB
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, text)| (format!("stdlib/{file}"), (*text).to_string()))
+    }
+}

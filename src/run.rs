@@ -1,0 +1,31 @@
+//! `tern run`: compile in-process with the JIT and run `main`.
+
+use std::time::Instant;
+
+use tern_codegen::{OptLevel, Options, compile_jit};
+
+use crate::Failure;
+use crate::frontend::compile_file;
+
+/// Runs `file` and returns the program's exit status. With `time`, prints
+/// front-end, Cranelift and execution times to stderr after the run.
+pub fn run(file: &str, level: OptLevel, time: bool) -> Result<i32, Failure> {
+    let (program, front) = compile_file(file)?;
+    let start = Instant::now();
+    let symbols = tern_runtime::abi::symbols();
+    let jit = compile_jit(&program, &Options::new(level), &symbols)
+        .map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    let cranelift = start.elapsed();
+    let start = Instant::now();
+    // SAFETY: `entry` is the compiled wrapper around Tern `main` with the
+    // signature `tern_rt_main` expects; the JIT memory lives in `jit`.
+    let status = unsafe { tern_runtime::abi::process::tern_rt_main(jit.entry()) };
+    let exec = start.elapsed();
+    if time {
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        eprintln!("time: front end {:9.3} ms", ms(front));
+        eprintln!("time: cranelift {:9.3} ms", ms(cranelift));
+        eprintln!("time: execution {:9.3} ms", ms(exec));
+    }
+    Ok(status)
+}

@@ -1,0 +1,222 @@
+//! The driver's command line: exit statuses and messages for bad input,
+//! `check`, `--emit`, `--time`, and runtime-library discovery.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const TERN: &str = env!("CARGO_BIN_EXE_tern");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn tern(args: &[&str]) -> Output {
+    Command::new(TERN)
+        .args(args)
+        .current_dir(ROOT)
+        .output()
+        .expect("run tern")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tern-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn bad_flag_is_a_usage_error() {
+    let o = tern(&["run", "-O7", "tests/programs/arith_i64.tern"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("`7` is not an optimization level"),
+        "{}",
+        stderr(&o)
+    );
+    let o = tern(&["run", "--frobnicate", "x.tern"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn missing_file_is_a_clear_error() {
+    for cmd in ["run", "build", "check"] {
+        let o = tern(&[cmd, "no/such/file.tern"]);
+        assert_eq!(o.status.code(), Some(1), "{cmd}");
+        assert!(
+            stderr(&o).starts_with("error: cannot read `no/such/file.tern`: "),
+            "{cmd}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn later_commands_are_not_yet_implemented() {
+    for cmd in ["repl", "bench"] {
+        let o = tern(&[cmd]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+        assert_eq!(stderr(&o), "error: this command is not yet implemented\n");
+    }
+}
+
+#[test]
+fn check_reports_diagnostics_with_status_1() {
+    let dir = scratch("check");
+    let bad = dir.join("bad.tern");
+    std::fs::write(&bad, "fn main() {\n    let x: i64 = true;\n}\n").unwrap();
+    let o = tern(&["check", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.starts_with(&format!("{}:2:", bad.display())), "{err}");
+    assert!(err.contains(": error: "), "{err}");
+    // run and build print the same diagnostics and do not generate code.
+    let o = tern(&["run", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), err);
+    let o = tern(&["check", "tests/programs/arith_i64.tern"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(o.stdout.is_empty() && o.stderr.is_empty());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn emit_clif_obj_and_asm() {
+    let dir = scratch("emit");
+    let file = "tests/programs/functions.tern";
+    let clif = dir.join("f.clif");
+    let o = tern(&[
+        "build",
+        file,
+        "-o",
+        clif.to_str().unwrap(),
+        "--emit",
+        "clif",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&clif).unwrap();
+    assert!(text.contains("; fn fib\nfunction "), "{text}");
+    assert!(text.contains("; fn main\n"));
+    let obj = dir.join("f.o");
+    let o = tern(&[
+        "build",
+        file,
+        "-o",
+        obj.to_str().unwrap(),
+        "--emit",
+        "obj",
+        "-O0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(&std::fs::read(&obj).unwrap()[..4], b"\x7fELF");
+    let asm = dir.join("f.s");
+    let o = tern(&["build", file, "-o", asm.to_str().unwrap(), "--emit", "asm"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&asm).unwrap();
+    assert!(
+        text.contains("; fn fib\n") && text.contains("ret"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn time_reports_three_phases() {
+    let o = tern(&["run", "--time", "tests/programs/arith_i64.tern"]);
+    assert!(o.status.success());
+    let err = stderr(&o);
+    let phases: Vec<&str> = err
+        .lines()
+        .map(|l| {
+            l.split(" ms")
+                .next()
+                .unwrap()
+                .trim_end_matches(|c: char| c == '.' || c.is_ascii_digit() || c == ' ')
+        })
+        .collect();
+    assert_eq!(
+        phases,
+        ["time: front end", "time: cranelift", "time: execution"],
+        "{err}"
+    );
+}
+
+#[test]
+fn runtime_library_override_is_checked() {
+    let o = Command::new(TERN)
+        .args([
+            "build",
+            "tests/programs/arith_i64.tern",
+            "-o",
+            "/tmp/tern-never-written",
+        ])
+        .current_dir(ROOT)
+        .env("TERN_RUNTIME_LIB", "/nonexistent/libtern_runtime.a")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: TERN_RUNTIME_LIB is set to `/nonexistent/libtern_runtime.a`, which is not a file\n"
+    );
+    assert!(!Path::new("/tmp/tern-never-written").exists());
+}
+
+#[test]
+fn undefined_extern_is_reported_not_a_crash() {
+    let dir = scratch("extern");
+    let file = dir.join("undef.tern");
+    std::fs::write(
+        &file,
+        "extern fn no_such_function_anywhere(v: i64) -> i64;\nfn main() {\n    print(no_such_function_anywhere(1));\n}\n",
+    )
+    .unwrap();
+    let o = tern(&["run", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: linking failed: undefined symbol `no_such_function_anywhere` (declared by `extern fn`)\n"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn modules_load_beside_the_file_then_from_tern_stdlib() {
+    let with_stdlib = |args: &[&str]| {
+        Command::new(TERN)
+            .args(args)
+            .current_dir(ROOT)
+            .env("TERN_STDLIB", "tests/modules/stdlib")
+            .output()
+            .unwrap()
+    };
+    let o = with_stdlib(&["run", "tests/modules/main.tern"]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "12\n42\n",
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let dir = scratch("modules");
+    let exe = dir.join("main");
+    let o = with_stdlib(&[
+        "build",
+        "tests/modules/main.tern",
+        "-o",
+        exe.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = Command::new(&exe).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "12\n42\n");
+    // Without the override `counter` is not in the (embedded) stdlib.
+    let o = tern(&["run", "tests/modules/main.tern"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o)
+            .starts_with("tests/modules/main.tern:3:5: error: cannot find module `counter`\n"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
