@@ -458,33 +458,23 @@ impl Checker<'_> {
                 let (tb, bty) = self.expr(cx, base, None);
                 match &bty {
                     Ty::Error => self.error_expr(span),
-                    Ty::Struct(s) => {
-                        let fields = self.struct_fields(*s as usize);
-                        match fields.iter().position(|(n, _)| *n == field.name) {
-                            Some(i) => {
-                                let fty = fields[i].1.clone();
-                                (
-                                    self.mk(
-                                        tir::ExprKind::Field(Box::new(tb), i as u32),
-                                        &fty,
-                                        span,
-                                    ),
-                                    fty,
-                                )
-                            }
-                            None => {
-                                let ty = self.ty_name(&bty);
-                                self.sink.error(
-                                    ErrorKind::NoField {
-                                        ty,
-                                        field: field.name.clone(),
-                                    },
-                                    field.span,
-                                );
-                                self.error_expr(span)
-                            }
+                    Ty::Struct(s) => match self.field(*s as usize, &field.name) {
+                        Some((i, fty)) => (
+                            self.mk(tir::ExprKind::Field(Box::new(tb), i as u32), &fty, span),
+                            fty,
+                        ),
+                        None => {
+                            let ty = self.ty_name(&bty);
+                            self.sink.error(
+                                ErrorKind::NoField {
+                                    ty,
+                                    field: field.name.clone(),
+                                },
+                                field.span,
+                            );
+                            self.error_expr(span)
                         }
-                    }
+                    },
                     other => {
                         let ty = self.ty_name(other);
                         self.sink.error(

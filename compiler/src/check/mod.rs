@@ -543,6 +543,20 @@ impl<'a> Checker<'a> {
         value
     }
 
+    /// Index and type of field `name` of struct `s` (no copy of the list).
+    fn field(&mut self, s: usize, name: &str) -> Option<(usize, Ty)> {
+        if !matches!(self.structs[s].fields, Lazy::Done(_)) {
+            self.struct_fields(s);
+        }
+        match &self.structs[s].fields {
+            Lazy::Done(f) => f
+                .iter()
+                .position(|(n, _)| n == name)
+                .map(|i| (i, f[i].1.clone())),
+            _ => None,
+        }
+    }
+
     fn struct_fields(&mut self, s: usize) -> Vec<(String, Ty)> {
         match &self.structs[s].fields {
             Lazy::Done(f) => return f.clone(),
