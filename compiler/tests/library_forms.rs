@@ -153,3 +153,43 @@ fn every_program_and_stdlib_module_checks() {
     }
     eprintln!("checked {checked} programs and stdlib modules");
 }
+
+/// Cyclic `use` is allowed; each module is loaded once; a module reaches
+/// another only through its own `use`.
+#[test]
+fn cyclic_use_loads_each_module_once() {
+    let loader = TestLoader::with(&[
+        (
+            "a",
+            "use b;\nconst A: i64 = 1;\nfn fa(n: i64) -> i64 { if n == 0 { return A; } return b::fb(n - 1); }\n",
+        ),
+        (
+            "b",
+            "use a;\nfn fb(n: i64) -> i64 { return a::fa(n) + a::A; }\n",
+        ),
+    ]);
+    let p = compile(
+        "root.tern",
+        "use a;\nuse b;\nfn main() { print(a::fa(3) + b::fb(1)); }\n",
+        &loader,
+    )
+    .unwrap_or_else(|d| panic!("{}", d.render()));
+    assert_eq!(p.files, ["root.tern", "a.tern", "b.tern"]);
+    let names: Vec<&str> = p.functions.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["main", "a::fa", "b::fb"]);
+    let d = compile(
+        "root.tern",
+        "use a;\nfn main() { print(b::fb(1)); }\n",
+        &loader,
+    )
+    .unwrap_err();
+    assert_eq!(
+        d.summaries(),
+        [(
+            "root.tern".to_string(),
+            2,
+            19,
+            "unknown module `b`; add `use b;` at the top of the file".to_string()
+        )]
+    );
+}
