@@ -232,7 +232,9 @@ impl<'a> Checker<'a> {
                         (&ei.name, ItemRef::Extern(self.externs.len() - 1))
                     }
                 };
-                if BUILTIN_NAMES.contains(&name.name.as_str()) {
+                if BUILTIN_NAMES.contains(&name.name.as_str())
+                    || ["i64", "i32", "u8", "bool"].contains(&name.name.as_str())
+                {
                     self.sink
                         .error(ErrorKind::ReservedName(name.name.clone()), name.span);
                     continue;
