@@ -17,7 +17,7 @@ pub(crate) struct FnCx {
     module: usize,
     generics: Vec<(String, Ty)>,
     pub(crate) locals: Vec<tir::Local>,
-    local_tys: Vec<Ty>,
+    pub(crate) local_tys: Vec<Ty>,
     local_spans: Vec<Span>,
     scopes: Vec<Vec<(String, u32)>>,
     ret: Ty,
@@ -458,33 +458,23 @@ impl Checker<'_> {
                 let (tb, bty) = self.expr(cx, base, None);
                 match &bty {
                     Ty::Error => self.error_expr(span),
-                    Ty::Struct(s) => {
-                        let fields = self.struct_fields(*s as usize);
-                        match fields.iter().position(|(n, _)| *n == field.name) {
-                            Some(i) => {
-                                let fty = fields[i].1.clone();
-                                (
-                                    self.mk(
-                                        tir::ExprKind::Field(Box::new(tb), i as u32),
-                                        &fty,
-                                        span,
-                                    ),
-                                    fty,
-                                )
-                            }
-                            None => {
-                                let ty = self.ty_name(&bty);
-                                self.sink.error(
-                                    ErrorKind::NoField {
-                                        ty,
-                                        field: field.name.clone(),
-                                    },
-                                    field.span,
-                                );
-                                self.error_expr(span)
-                            }
+                    Ty::Struct(s) => match self.field(*s as usize, &field.name) {
+                        Some((i, fty)) => (
+                            self.mk(tir::ExprKind::Field(Box::new(tb), i as u32), &fty, span),
+                            fty,
+                        ),
+                        None => {
+                            let ty = self.ty_name(&bty);
+                            self.sink.error(
+                                ErrorKind::NoField {
+                                    ty,
+                                    field: field.name.clone(),
+                                },
+                                field.span,
+                            );
+                            self.error_expr(span)
                         }
-                    }
+                    },
                     other => {
                         let ty = self.ty_name(other);
                         self.sink.error(
@@ -648,6 +638,10 @@ impl Checker<'_> {
                     return self.error_expr(span);
                 }
                 let ty = Ty::Array(Box::new(vty), n);
+                if expected.is_some_and(Ty::has_error) {
+                    // The declared type already failed (e.g. too large).
+                    return self.error_expr(span);
+                }
                 if !self.size_ok(&ty, span) {
                     return self.error_expr(span);
                 }
@@ -704,7 +698,7 @@ impl Checker<'_> {
         }
     }
 
-    fn size_ok(&mut self, ty: &Ty, span: Span) -> bool {
+    pub(crate) fn size_ok(&mut self, ty: &Ty, span: Span) -> bool {
         match self.layout_of(ty, span) {
             Some(l) if l.size > super::MAX_TYPE_SIZE => {
                 self.sink.error(ErrorKind::TypeTooLarge, span);

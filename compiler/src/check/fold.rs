@@ -88,3 +88,71 @@ pub fn fold(e: &Expr) -> Result<i64, FoldError> {
         _ => Err(FoldError::NotConst),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tir::Loc;
+
+    fn int(v: i64, ty: Type) -> Expr {
+        Expr {
+            kind: ExprKind::Int(v),
+            ty,
+            loc: Loc::default(),
+        }
+    }
+    fn bin(op: BinOp, a: Expr, b: Expr, ty: Type) -> Expr {
+        Expr {
+            kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+            ty,
+            loc: Loc::default(),
+        }
+    }
+
+    #[test]
+    fn arithmetic_wraps_in_the_operand_type() {
+        let e = bin(BinOp::Add, int(250, Type::U8), int(10, Type::U8), Type::U8);
+        assert_eq!(fold(&e), Ok(4));
+        let e = bin(
+            BinOp::Mul,
+            int(i32::MAX as i64, Type::I32),
+            int(2, Type::I32),
+            Type::I32,
+        );
+        assert_eq!(fold(&e), Ok(-2));
+        let e = bin(
+            BinOp::Div,
+            int(i64::MIN, Type::I64),
+            int(-1, Type::I64),
+            Type::I64,
+        );
+        assert_eq!(fold(&e), Ok(i64::MIN));
+        let e = bin(BinOp::Rem, int(1, Type::I64), int(0, Type::I64), Type::I64);
+        assert_eq!(fold(&e), Err(FoldError::DivZero));
+    }
+
+    #[test]
+    fn shifts_take_the_amount_modulo_the_width() {
+        let e = bin(BinOp::Shl, int(1, Type::I32), int(33, Type::I32), Type::I32);
+        assert_eq!(fold(&e), Ok(2));
+        let e = bin(BinOp::Shr, int(200, Type::U8), int(1, Type::U8), Type::U8);
+        assert_eq!(fold(&e), Ok(100), "u8 shifts are logical");
+        let e = bin(BinOp::Shr, int(-8, Type::I64), int(1, Type::I64), Type::I64);
+        assert_eq!(fold(&e), Ok(-4), "i64 shifts are arithmetic");
+    }
+
+    #[test]
+    fn comparisons_and_logic_give_bools() {
+        let lt = bin(BinOp::Lt, int(-1, Type::I64), int(0, Type::I64), Type::Bool);
+        assert_eq!(fold(&lt), Ok(1));
+        let not_const = Expr {
+            kind: ExprKind::Len(Box::new(int(0, Type::I64))),
+            ty: Type::I64,
+            loc: Loc::default(),
+        };
+        // `||` short-circuits: the right side is never folded.
+        let or = bin(BinOp::Or, lt, not_const.clone(), Type::Bool);
+        assert_eq!(fold(&or), Ok(1));
+        assert_eq!(fold(&not_const), Err(FoldError::NotConst));
+    }
+}

@@ -29,7 +29,7 @@ const BUILTIN_NAMES: &[&str] = &["len", "print", "panic", "assert", "size_of"];
 const MAX_ITEM_DEPTH: u32 = 64;
 /// Bounds on monomorphization (runaway recursion like `f::<[]T>` in `f`).
 const MAX_TYPE_DEPTH: u32 = 24;
-const MAX_INSTANCES: usize = 20_000;
+const MAX_INSTANCES: usize = 10_000;
 /// Largest size of any type, in bytes (stack slots are addressed with 32 bits).
 const MAX_TYPE_SIZE: u64 = 1 << 31;
 
@@ -126,6 +126,8 @@ pub(crate) struct Checker<'a> {
     queue: Vec<(usize, Vec<Ty>)>,
     extern_ids: HashMap<String, tir::ExternId>,
     extern_list: Vec<tir::ExternFn>,
+    /// Monomorphization hit a limit (reported once); emission stops.
+    mono_failed: bool,
 }
 
 /// Check the program made of `modules` (index 0 is the root) and, if it is
@@ -149,6 +151,7 @@ pub(crate) fn check_program(
         queue: Vec::new(),
         extern_ids: HashMap::new(),
         extern_list: Vec::new(),
+        mono_failed: false,
     };
     c.collect(modules);
     c.resolve_items();
@@ -229,7 +232,9 @@ impl<'a> Checker<'a> {
                         (&ei.name, ItemRef::Extern(self.externs.len() - 1))
                     }
                 };
-                if BUILTIN_NAMES.contains(&name.name.as_str()) {
+                if BUILTIN_NAMES.contains(&name.name.as_str())
+                    || ["i64", "i32", "u8", "bool"].contains(&name.name.as_str())
+                {
                     self.sink
                         .error(ErrorKind::ReservedName(name.name.clone()), name.span);
                     continue;
@@ -543,6 +548,20 @@ impl<'a> Checker<'a> {
         value
     }
 
+    /// Index and type of field `name` of struct `s` (no copy of the list).
+    fn field(&mut self, s: usize, name: &str) -> Option<(usize, Ty)> {
+        if !matches!(self.structs[s].fields, Lazy::Done(_)) {
+            self.struct_fields(s);
+        }
+        match &self.structs[s].fields {
+            Lazy::Done(f) => f
+                .iter()
+                .position(|(n, _)| n == name)
+                .map(|i| (i, f[i].1.clone())),
+            _ => None,
+        }
+    }
+
     fn struct_fields(&mut self, s: usize) -> Vec<(String, Ty)> {
         match &self.structs[s].fields {
             Lazy::Done(f) => return f.clone(),
@@ -687,6 +706,17 @@ impl<'a> Checker<'a> {
         }
         let body = self.block(&mut cx, &ast.body);
         cx.pop_scope();
+        if emit && !generics.is_empty() {
+            // Substitution can make a type too large that was fine opaque
+            // (`[1_000_000]T` with `T = [4096]i64`).
+            let mut tys = cx.local_tys.clone();
+            tys.push(ret.clone());
+            for t in &tys {
+                if !self.size_ok(t, ast.name.span) {
+                    break;
+                }
+            }
+        }
         if !emit && ret != Ty::Unit && !ret.has_error() && !body::block_returns(&ast.body) {
             let ty = self.ty_name(&ret);
             let mut d = Diagnostic::new(
@@ -758,13 +788,18 @@ impl<'a> Checker<'a> {
         if let Some(id) = self.instances.get(&(f, targs.clone())) {
             return *id;
         }
+        if self.mono_failed {
+            return tir::FuncId(0);
+        }
         if targs.iter().any(|t| t.depth() > MAX_TYPE_DEPTH) {
             let name = self.fns[f].name.clone();
             self.sink.error(ErrorKind::InstantiationTooDeep(name), span);
+            self.mono_failed = true;
             return tir::FuncId(0);
         }
         if self.instances.len() >= MAX_INSTANCES {
             self.sink.error(ErrorKind::TooManyInstances, span);
+            self.mono_failed = true;
             return tir::FuncId(0);
         }
         let id = tir::FuncId(self.instances.len() as u32);
@@ -799,7 +834,7 @@ impl<'a> Checker<'a> {
         let mut functions: Vec<Option<tir::Function>> = Vec::new();
         let mut next = 0usize;
         // Instances are numbered in discovery order; the queue is FIFO.
-        while next < self.queue.len() {
+        while next < self.queue.len() && !self.mono_failed {
             let (f, targs) = self.queue[next].clone();
             let generics: Vec<(String, Ty)> = self.fns[f]
                 .sig

@@ -138,7 +138,10 @@ impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use ErrorKind::*;
         match self {
-            UnexpectedChar(c) => write!(f, "unexpected character `{}`", c.escape_default()),
+            UnexpectedChar(c) if c.is_control() => {
+                write!(f, "unexpected character `{}`", c.escape_default())
+            }
+            UnexpectedChar(c) => write!(f, "unexpected character `{c}`"),
             UnterminatedString => write!(f, "unterminated string literal"),
             UnterminatedComment => write!(f, "unterminated block comment"),
             UnknownEscape(c) => write!(

@@ -170,7 +170,10 @@ impl Diagnostics {
             end = floor_char(all, (hi + WINDOW).min(end).max(lo));
             labels.retain(|(s, _)| s.lo as usize >= start && s.hi as usize <= end);
         }
-        let text = &all[start..end];
+        // Tabs become single spaces so every byte offset keeps its column
+        // and the caret lines up with what is shown.
+        let text = all[start..end].replace('\t', " ");
+        let text = text.as_str();
         let clamp = |s: Span| {
             let lo = (s.lo as usize).clamp(start, end) - start;
             let hi = (s.hi as usize).clamp(lo + start, end) - start;

@@ -29,11 +29,13 @@ impl Path {
 }
 
 /// One parsed file.
+/// One parsed file: its items in source order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Module {
     pub items: Vec<Item>,
 }
 
+/// A top-level declaration.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {
     Use(Ident),
@@ -43,6 +45,7 @@ pub enum Item {
     Fn(FnItem),
 }
 
+/// `const NAME: T = value;`
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConstItem {
     pub name: Ident,
@@ -50,12 +53,14 @@ pub struct ConstItem {
     pub value: Expr,
 }
 
+/// `struct Name { field: T, ... }`
 #[derive(Clone, Debug, PartialEq)]
 pub struct StructItem {
     pub name: Ident,
     pub fields: Vec<(Ident, TypeExpr)>,
 }
 
+/// A function parameter, `name: T` or `ref name: T`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
     pub by_ref: bool,
@@ -63,6 +68,7 @@ pub struct Param {
     pub ty: TypeExpr,
 }
 
+/// `extern fn symbol(params) -> T;`
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExternItem {
     pub name: Ident,
@@ -70,6 +76,7 @@ pub struct ExternItem {
     pub ret: Option<TypeExpr>,
 }
 
+/// `fn name<generics>(params) -> T { body }`
 #[derive(Clone, Debug, PartialEq)]
 pub struct FnItem {
     pub name: Ident,
@@ -92,18 +99,21 @@ pub enum TypeExprKind {
     Error,
 }
 
+/// A written type with its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TypeExpr {
     pub kind: TypeExprKind,
     pub span: Span,
 }
 
+/// `{ statements }`
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Block {
     pub stmts: Vec<Stmt>,
     pub span: Span,
 }
 
+/// The statement forms.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     Let {
@@ -142,12 +152,14 @@ pub enum StmtKind {
     Return(Option<Expr>),
 }
 
+/// A statement with its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
 }
 
+/// Binary operators as written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
     Add,
@@ -203,6 +215,7 @@ impl BinOp {
     }
 }
 
+/// Prefix operators: `-` and `!`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UnOp {
     Neg,
@@ -217,6 +230,7 @@ pub struct Arg {
     pub span: Span,
 }
 
+/// The expression forms.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     Int(Option<u64>),
@@ -250,6 +264,7 @@ pub enum ExprKind {
     Error,
 }
 
+/// An expression with its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
     pub kind: ExprKind,

@@ -409,3 +409,78 @@ fn parse_int(word: &str) -> Result<u64, ErrorKind> {
     }
     Ok(value)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> (Vec<Tok>, Vec<String>) {
+        let mut sink = Sink::default();
+        let toks = lex(0, src, &mut sink).into_iter().map(|t| t.tok).collect();
+        let errors = sink
+            .finish(std::sync::Arc::new(Default::default()))
+            .list()
+            .iter()
+            .map(|d| d.kind.to_string())
+            .collect();
+        (toks, errors)
+    }
+
+    #[test]
+    fn integer_literals() {
+        assert_eq!(parse_int("1_000"), Ok(1000));
+        assert_eq!(parse_int("0xff_ff"), Ok(0xffff));
+        assert_eq!(parse_int("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(
+            parse_int("18446744073709551616"),
+            Err(ErrorKind::IntTooLarge)
+        );
+        assert_eq!(parse_int("0x"), Err(ErrorKind::MalformedInt("0x".into())));
+        assert_eq!(
+            parse_int("1_i64"),
+            Err(ErrorKind::MalformedInt("1_i64".into()))
+        );
+    }
+
+    #[test]
+    fn operators_take_the_longest_match() {
+        let (toks, errors) = kinds("a<<=b>>c..d::<e->f!=g&&h");
+        assert!(errors.is_empty());
+        let shown: Vec<String> = toks.iter().map(Tok::text).collect();
+        assert_eq!(
+            shown,
+            [
+                "`a`",
+                "<<=",
+                "`b`",
+                ">>",
+                "`c`",
+                "..",
+                "`d`",
+                "::",
+                "<",
+                "`e`",
+                "->",
+                "`f`",
+                "!=",
+                "`g`",
+                "&&",
+                "`h`",
+                "end of file"
+            ]
+        );
+    }
+
+    #[test]
+    fn strings_comments_and_bad_characters() {
+        let (toks, errors) = kinds("\"a\\n\\\"b\" /* x /* y */ z */ // c\n# \"open");
+        assert_eq!(toks[0], Tok::Str("a\n\"b".into()));
+        assert_eq!(toks[1], Tok::Error);
+        assert_eq!(toks[2], Tok::Error);
+        assert_eq!(toks[3], Tok::Eof);
+        assert_eq!(
+            errors,
+            ["unexpected character `#`", "unterminated string literal"]
+        );
+    }
+}
