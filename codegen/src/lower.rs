@@ -1348,8 +1348,15 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             }
             Builtin::Panic => {
                 let (p, l) = self.expr(&args[0])?.pair();
+                let (dp, dl) = match args.get(1) {
+                    Some(detail) => self.expr(detail)?.pair(),
+                    None => {
+                        let zero = self.b.ins().iconst(PTR, 0);
+                        (zero, zero)
+                    }
+                };
                 let at = self.loc_ptr(loc)?;
-                self.call_rt(Rt::Panic, &[p, l, at])?;
+                self.call_rt(Rt::Panic, &[p, l, dp, dl, at])?;
                 self.b.ins().trap(TrapCode::unwrap_user(2));
                 self.after_terminator();
                 self.dummy(&e.ty)

@@ -51,7 +51,7 @@ runtime_fns! {
     PrintI64 = "tern_print_i64"(I64);
     PrintBool = "tern_print_bool"(U8);
     PrintStr = "tern_print_str"(Ptr, I64);
-    Panic = "tern_panic"(Ptr, I64, Ptr);
+    Panic = "tern_panic"(Ptr, I64, Ptr, I64, Ptr);
     AssertFail = "tern_assert_fail"(Ptr, I64, Ptr);
     BoundsFail = "tern_bounds_fail"(I64, I64, Ptr);
     SliceFail = "tern_slice_fail"(I64, I64, I64, Ptr);

@@ -341,7 +341,9 @@ pub enum Builtin {
     /// `print(x)`: one scalar or string literal and a newline. Integers in
     /// decimal (u8 unsigned), bools as `true`/`false`. Returns `Unit`.
     Print,
-    /// `panic("msg")`: runtime error at the expression's location.
+    /// `panic("msg")` or `panic("msg", detail)`: runtime error at the
+    /// expression's location; the optional `detail: []u8` (bytes computed at
+    /// run time, e.g. a library's error text) is appended to the literal.
     Panic,
     /// `assert(cond, "msg")`.
     Assert,

@@ -1216,6 +1216,8 @@ impl Checker<'_> {
     ) -> Typed {
         // (argument count, takes a type argument)
         let (arity, generic) = match name {
+            // `panic(msg, detail)` is the two-argument form (see below).
+            "panic" if args.len() == 2 => (2, false),
             "len" | "print" | "panic" => (1, false),
             "assert" => (2, false),
             "size_of" => (0, true),
@@ -1312,10 +1314,24 @@ impl Checker<'_> {
                 }
                 builtin(self, tir::Builtin::Print, vec![te], &unit)
             }
-            "panic" => match self.str_arg(&args[0].expr, "panic") {
-                Some(lit) => builtin(self, tir::Builtin::Panic, vec![lit], &unit),
-                None => self.error_expr(span),
-            },
+            "panic" => {
+                let lit = self.str_arg(&args[0].expr, "panic");
+                // The optional detail: message bytes computed at run time
+                // (a `[]u8`), appended to the literal.
+                let detail = args.get(1).map(|a| {
+                    let want = Ty::Slice(Box::new(Ty::U8));
+                    let (te, ty) = self.expr(cx, &a.expr, Some(&want));
+                    let ok = !ty.has_error() && self.expect_ty(&want, &ty, a.expr.span);
+                    ok.then_some(te)
+                });
+                match (lit, detail) {
+                    (Some(lit), None) => builtin(self, tir::Builtin::Panic, vec![lit], &unit),
+                    (Some(lit), Some(Some(d))) => {
+                        builtin(self, tir::Builtin::Panic, vec![lit, d], &unit)
+                    }
+                    _ => self.error_expr(span),
+                }
+            }
             "assert" => {
                 let (tc, cty) = self.expr(cx, &args[0].expr, Some(&Ty::Bool));
                 let ok = self.expect_ty(&Ty::Bool, &cty, args[0].expr.span);

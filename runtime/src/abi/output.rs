@@ -99,16 +99,26 @@ unsafe fn bytes<'a>(ptr: *const u8, len: i64) -> &'a [u8] {
     }
 }
 
-/// `panic("msg")`: `error: LOC: panic: MSG`, status 101.
+/// `panic("msg")` and `panic("msg", detail)`: `error: LOC: panic: MSGDETAIL`,
+/// status 101. `detail` (null/0 when absent) is message text computed at run
+/// time, such as a library's rendering of a span-tree error code.
 ///
 /// # Safety
-/// `msg_ptr`/`msg_len` describe readable bytes; `loc` is null or a
-/// NUL-terminated string.
+/// `msg_ptr`/`msg_len` and `detail_ptr`/`detail_len` describe readable bytes
+/// (or are null/0); `loc` is null or a NUL-terminated string.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tern_panic(msg_ptr: *const u8, msg_len: i64, loc: *const c_char) -> ! {
+pub unsafe extern "C" fn tern_panic(
+    msg_ptr: *const u8,
+    msg_len: i64,
+    detail_ptr: *const u8,
+    detail_len: i64,
+    loc: *const c_char,
+) -> ! {
     // SAFETY: caller contract.
     let msg = String::from_utf8_lossy(unsafe { bytes(msg_ptr, msg_len) });
-    report(loc, &format!("panic: {msg}"))
+    // SAFETY: caller contract.
+    let detail = String::from_utf8_lossy(unsafe { bytes(detail_ptr, detail_len) });
+    report(loc, &format!("panic: {msg}{detail}"))
 }
 
 /// A failed `assert(c, "msg")`: `error: LOC: assertion failed: MSG`.
