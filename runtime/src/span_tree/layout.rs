@@ -100,9 +100,11 @@ pub const fn node_words(f: usize) -> usize {
 pub const fn min_fill(f: usize) -> usize {
     f / 4
 }
-/// Deepest tree the code accepts. With at least `min_fill` entries per node this
-/// is far beyond any arena (4^24 spans at fanout 16); a header claiming more is corrupt.
-pub const MAX_HEIGHT: usize = 24;
+/// Deepest tree the code accepts. At fanout 32 (minimum fill 8) a tree this
+/// tall holds at least 2 * 8^14 = 2^43 spans, beyond any arena; a header claiming
+/// more is corrupt, and a (tiny-fanout, experimental) tree that would grow taller
+/// gets an error, never an overflow. Kept small: every call zeroes a path of it.
+pub const MAX_HEIGHT: usize = 16;
 
 /// Span granularity: sizes round up to, and offsets are multiples of, 8 bytes.
 pub const GRANULE: i64 = 8;

@@ -503,7 +503,13 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         }
         let mut base = 0;
         // Search the smallest power-of-two block of slots that holds all `n`.
-        let mut step = if n <= 8 { 4 } else if n <= 16 { 8.min(F / 2) } else { F / 2 };
+        let mut step = if n <= 8 {
+            4
+        } else if n <= 16 {
+            8.min(F / 2)
+        } else {
+            F / 2
+        };
         while step > 0 {
             let k = base + step;
             let v = self.key(node, k);
@@ -511,7 +517,11 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             base = select_unpredictable(v <= off, k, base);
             step /= 2;
         }
-        if self.key(node, 0) <= off { base + 1 } else { 0 }
+        if self.key(node, 0) <= off {
+            base + 1
+        } else {
+            0
+        }
     }
 
     /// Inserts an entry at `i` into `node`, which has `n < F` entries.
