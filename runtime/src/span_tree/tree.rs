@@ -501,15 +501,24 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             }
             return c;
         }
-        let mut base = 0;
-        // Search the smallest power-of-two block of slots that holds all `n`.
-        let mut step = if n <= 8 {
-            4
+        // Search the smallest power-of-two block of slots that holds all `n`; each
+        // call has a constant first step, so its loop unrolls (no exit branch).
+        let base = if n <= 8 {
+            self.bsearch(node, n, off, 4)
         } else if n <= 16 {
-            8.min(F / 2)
+            self.bsearch(node, n, off, 8.min(F / 2))
         } else {
-            F / 2
+            self.bsearch(node, n, off, F / 2)
         };
+        if self.key(node, 0) <= off { base + 1 } else { 0 }
+    }
+
+    /// The last slot `< 2 * first` whose key is `<= off`, treating slots past `n`
+    /// as +inf (0 if none): branch-free, `first` a power of two.
+    #[inline(always)]
+    fn bsearch(&self, node: i64, n: usize, off: i64, first: usize) -> usize {
+        let mut base = 0;
+        let mut step = first;
         while step > 0 {
             let k = base + step;
             let v = self.key(node, k);
@@ -517,11 +526,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             base = select_unpredictable(v <= off, k, base);
             step /= 2;
         }
-        if self.key(node, 0) <= off {
-            base + 1
-        } else {
-            0
-        }
+        base
     }
 
     /// Inserts an entry at `i` into `node`, which has `n < F` entries.
