@@ -297,3 +297,25 @@ fn builtin_pool_errors_end_the_run_with_the_table_message() {
         "error: t.tern:3:5: TERN_POOL_BYTES must be a positive number of bytes, got `lots`"
     );
 }
+
+#[test]
+fn mirrored_layout_constants_have_their_documented_values() {
+    let get = |n: &str| {
+        layout::MIRRORED
+            .iter()
+            .find(|(k, _)| *k == n)
+            .map(|(_, v)| *v)
+    };
+    assert_eq!(get("FANOUT"), Some(32));
+    assert_eq!(get("HEADER_WORDS"), Some(10));
+    assert_eq!(get("N_KEYS"), Some(4));
+    assert_eq!(get("N_LENS"), Some(36));
+    assert_eq!(get("N_CHILDREN"), Some(68));
+    assert_eq!(get("NODE_WORDS"), Some(104));
+    assert_eq!(get("MAGIC"), Some(0x5445_524E_5350_4E31));
+    assert_eq!(get("DOUBLE_FREE"), Some(-3));
+    let mut names: Vec<_> = layout::MIRRORED.iter().map(|(k, _)| *k).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), layout::MIRRORED.len());
+}

@@ -510,7 +510,11 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         } else {
             self.bsearch(node, n, off, F / 2)
         };
-        if self.key(node, 0) <= off { base + 1 } else { 0 }
+        if self.key(node, 0) <= off {
+            base + 1
+        } else {
+            0
+        }
     }
 
     /// The last slot `< 2 * first` whose key is `<= off`, treating slots past `n`
