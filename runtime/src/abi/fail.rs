@@ -25,6 +25,8 @@ pub fn loc_str(loc: *const c_char) -> String {
 
 /// Reports a runtime error at `loc` and ends the run with status 101.
 pub fn report(loc: *const c_char, msg: &str) -> ! {
-    eprintln!("error: {}: {msg}", loc_str(loc));
+    use std::io::Write;
+    // Not `eprintln!`: it panics when stderr is closed, and this runs under `extern "C"`.
+    let _ = writeln!(std::io::stderr(), "error: {}: {msg}", loc_str(loc));
     std::process::exit(101)
 }
