@@ -125,6 +125,12 @@ fn main() {
         child(&args[i + 1], &args[i + 2]);
         return;
     }
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` does not, and
+    // should not spend time and memory on the measurement.
+    if !args.iter().any(|a| a == "--bench") {
+        println!("span_memory: run with `cargo bench --bench span_memory`");
+        return;
+    }
     let exe = std::env::current_exe().expect("current exe");
     println!(
         "| workload | allocator | live bytes | peak resident delta | overhead (peak/live) | notes |"

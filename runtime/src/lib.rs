@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Tern's memory runtime: the span tree pool (checked and unchecked from one
 //! source), the slab pool, and the extern C ABI. See `docs/runtime.md` and
 //! `docs/runtime-abi.md`.

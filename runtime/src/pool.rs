@@ -167,8 +167,10 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         let (old_r, new_r) = (round8(old), round8(new));
         match self.resize_in_place(off, old, new) {
             Ok(o) => {
-                if new_r > old_r {
-                    self.zero(o + old_r, new_r - old_r);
+                // From `old`, not `old_r`: a shrink inside the last 8-byte
+                // granule left stale bytes that growing must clear again.
+                if new > old {
+                    self.zero(o + old, new_r - old);
                 }
                 Ok(o)
             }
@@ -182,7 +184,8 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
                         old_r.min(new_r) as usize,
                     )
                 };
-                self.zero(to + old_r, new_r - old_r);
+                // Moving only ever grows (`new > old`); clear the copied slack too.
+                self.zero(to + old, new_r - old);
                 self.free(off, old)?;
                 Ok(to)
             }

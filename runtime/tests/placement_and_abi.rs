@@ -227,3 +227,95 @@ fn slab_bumps_and_resets() {
     assert_eq!(s.alloc(8) as usize, a);
     assert_eq!(s.committed_bytes(), 2 * 4096);
 }
+
+/// Runs one of the `child_*` tests below in a fresh process (so the builtin pool is
+/// created from `TERN_POOL_BYTES` there) and returns its exit status and stderr.
+fn run_child(name: &str, pool_bytes: &str) -> (Option<i32>, String) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env("TERN_CHILD", "1")
+        .env("TERN_POOL_BYTES", pool_bytes)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap_or("")
+        .to_string();
+    (out.status.code(), line)
+}
+
+#[test]
+fn child_exhausts_the_builtin_pool() {
+    if std::env::var("TERN_CHILD").is_err() {
+        return;
+    }
+    unsafe {
+        let loc = c"t.tern:3:5".as_ptr();
+        tern_reusable_alloc(64, loc);
+        tern_reusable_alloc(128, loc);
+    }
+}
+
+#[test]
+fn child_double_frees() {
+    if std::env::var("TERN_CHILD").is_err() {
+        return;
+    }
+    unsafe {
+        let loc = c"t.tern:7:2".as_ptr();
+        let p = tern_reusable_alloc(16, loc);
+        tern_reusable_free(p, 16, loc);
+        tern_reusable_free(p, 16, loc);
+    }
+}
+
+#[test]
+fn builtin_pool_errors_end_the_run_with_the_table_message() {
+    if std::env::var("TERN_CHILD").is_ok() {
+        return;
+    }
+    assert_eq!(
+        run_child("child_exhausts_the_builtin_pool", "100"),
+        (
+            Some(101),
+            "error: t.tern:3:5: pool exhausted: no free span of 128 bytes".to_string()
+        )
+    );
+    assert_eq!(
+        run_child("child_double_frees", "4096"),
+        (
+            Some(101),
+            "error: t.tern:7:2: double free: the span overlaps free space".to_string()
+        )
+    );
+    let (status, line) = run_child("child_exhausts_the_builtin_pool", "lots");
+    assert_eq!(status, Some(101));
+    assert_eq!(
+        line,
+        "error: t.tern:3:5: TERN_POOL_BYTES must be a positive number of bytes, got `lots`"
+    );
+}
+
+#[test]
+fn mirrored_layout_constants_have_their_documented_values() {
+    let get = |n: &str| {
+        layout::MIRRORED
+            .iter()
+            .find(|(k, _)| *k == n)
+            .map(|(_, v)| *v)
+    };
+    assert_eq!(get("FANOUT"), Some(32));
+    assert_eq!(get("HEADER_WORDS"), Some(10));
+    assert_eq!(get("N_KEYS"), Some(4));
+    assert_eq!(get("N_LENS"), Some(36));
+    assert_eq!(get("N_CHILDREN"), Some(68));
+    assert_eq!(get("NODE_WORDS"), Some(104));
+    assert_eq!(get("MAGIC"), Some(0x5445_524E_5350_4E31));
+    assert_eq!(get("DOUBLE_FREE"), Some(-3));
+    let mut names: Vec<_> = layout::MIRRORED.iter().map(|(k, _)| *k).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), layout::MIRRORED.len());
+}

@@ -55,6 +55,8 @@ pub fn report_at(loc: &str, msg: &str) -> ! {
     if let Some(hook) = hook {
         hook(loc, msg);
     }
-    eprintln!("error: {loc}: {msg}");
+    // Not `eprintln!`: it panics when stderr is closed, and this runs under `extern "C"`.
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "error: {loc}: {msg}");
     std::process::exit(FAILURE_STATUS)
 }

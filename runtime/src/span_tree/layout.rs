@@ -100,9 +100,11 @@ pub const fn node_words(f: usize) -> usize {
 pub const fn min_fill(f: usize) -> usize {
     f / 4
 }
-/// Deepest tree the code accepts. With at least `min_fill` entries per node this
-/// is far beyond any arena (4^24 spans at fanout 16); a header claiming more is corrupt.
-pub const MAX_HEIGHT: usize = 24;
+/// Deepest tree the code accepts. At fanout 32 (minimum fill 8) a tree this
+/// tall holds at least 2 * 8^14 = 2^43 spans, beyond any arena; a header claiming
+/// more is corrupt, and a (tiny-fanout, experimental) tree that would grow taller
+/// gets an error, never an overflow. Kept small: every call zeroes a path of it.
+pub const MAX_HEIGHT: usize = 16;
 
 /// Span granularity: sizes round up to, and offsets are multiples of, 8 bytes.
 pub const GRANULE: i64 = 8;
@@ -136,3 +138,38 @@ pub const fn node_capacity(arena_bytes: i64, f: usize) -> i64 {
 pub const fn node_array_words(arena_bytes: i64, f: usize) -> i64 {
     node_capacity(arena_bytes, f) * node_words(f) as i64
 }
+
+/// Every constant the stdlib's Tern code mirrors, by the name it should carry
+/// there (`const NAME: i64 = VALUE;`), so one test can compare the two sides.
+pub const MIRRORED: &[(&str, i64)] = &[
+    ("FANOUT", FANOUT as i64),
+    ("HEADER_WORDS", HEADER_WORDS as i64),
+    ("H_MAGIC", H_MAGIC as i64),
+    ("H_POOL_ID", H_POOL_ID as i64),
+    ("H_ROOT", H_ROOT as i64),
+    ("H_HEIGHT", H_HEIGHT as i64),
+    ("H_FREE_HEAD", H_FREE_HEAD as i64),
+    ("H_NODES_USED", H_NODES_USED as i64),
+    ("H_SPANS", H_SPANS as i64),
+    ("H_FREE_BYTES", H_FREE_BYTES as i64),
+    ("H_ARENA_BYTES", H_ARENA_BYTES as i64),
+    ("H_NODE_CAP", H_NODE_CAP as i64),
+    ("MAGIC", MAGIC),
+    ("NONE", NONE),
+    ("N_COUNT", N_COUNT as i64),
+    ("N_LEVEL", N_LEVEL as i64),
+    ("N_NEXT_FREE", N_NEXT_FREE as i64),
+    ("N_RESERVED", N_RESERVED as i64),
+    ("N_KEYS", keys_at(FANOUT) as i64),
+    ("N_LENS", lens_at(FANOUT) as i64),
+    ("N_CHILDREN", children_at(FANOUT) as i64),
+    ("NODE_WORDS", node_words(FANOUT) as i64),
+    ("MIN_FILL", min_fill(FANOUT) as i64),
+    ("MAX_HEIGHT", MAX_HEIGHT as i64),
+    ("MUST_MOVE", super::error::MUST_MOVE),
+    ("EXHAUSTED", super::error::EXHAUSTED),
+    ("DOUBLE_FREE", super::error::DOUBLE_FREE),
+    ("OUTSIDE_ARENA", super::error::OUTSIDE_ARENA),
+    ("BAD_SIZE", super::error::BAD_SIZE),
+    ("BAD_POOL", super::error::BAD_POOL),
+];

@@ -454,30 +454,75 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         (self.key(node, 0), a[0])
     }
 
-    /// The first `i < n` with `lens[i] >= b`, or `n`. Branch-free over a block of
-    /// slots: 8 when the node holds at most 8 entries, else all F (the block
-    /// choice is predictable; a scan that stops at the hit is not).
+    /// The first `i < n` with `lens[i] >= b`, or `n`.
+    ///
+    /// Tiny nodes (the hot path: one or two spans) take a plain loop, whose
+    /// predictable branches keep the next operation off the critical path;
+    /// larger nodes take a branch-free bit-mask scan over a block of 8 slots or
+    /// all F (a scan that stops at the hit mispredicts on random sizes).
     #[inline(always)]
     fn first_fit(&self, node: i64, n: usize, b: i64) -> usize {
-        let mut mask: u64 = 0;
-        if n <= 8 {
-            for i in 0..8 {
-                mask |= ((self.len(node, i) >= b) as u64) << i;
+        if n <= 2 {
+            let mut i = 0;
+            while i < n && self.len(node, i) < b {
+                i += 1;
             }
-        } else {
-            for i in 0..F {
-                mask |= ((self.len(node, i) >= b) as u64) << i;
-            }
+            return i;
         }
+        let mask = if n <= 8 {
+            self.fit_mask::<8>(node, b)
+        } else if n <= 16 {
+            self.fit_mask::<16>(node, b)
+        } else {
+            self.fit_mask::<F>(node, b)
+        };
         ((mask & ((1u64 << n) - 1)) | (1u64 << n)).trailing_zeros() as usize
     }
 
-    /// How many of the first `n` keys are `<= off` (keys are increasing): a
-    /// branch-free binary search over the F slots (slots past `n` read as +inf).
+    /// Bit `i` set when `lens[i] >= b`, for the first `K <= F` slots.
+    #[inline(always)]
+    fn fit_mask<const K: usize>(&self, node: i64, b: i64) -> u64 {
+        let mut mask: u64 = 0;
+        for i in 0..K.min(F) {
+            mask |= ((self.len(node, i) >= b) as u64) << i;
+        }
+        mask
+    }
+
+    /// How many of the first `n` keys are `<= off` (keys are increasing). Tiny
+    /// nodes take a plain loop (see `first_fit`); larger ones a branch-free binary
+    /// search over the F slots (slots past `n` read as +inf).
     #[inline(always)]
     fn count_le(&self, node: i64, n: usize, off: i64) -> usize {
+        if n <= 2 {
+            let mut c = 0;
+            while c < n && self.key(node, c) <= off {
+                c += 1;
+            }
+            return c;
+        }
+        // Search the smallest power-of-two block of slots that holds all `n`; each
+        // call has a constant first step, so its loop unrolls (no exit branch).
+        let base = if n <= 8 {
+            self.bsearch(node, n, off, 4)
+        } else if n <= 16 {
+            self.bsearch(node, n, off, 8.min(F / 2))
+        } else {
+            self.bsearch(node, n, off, F / 2)
+        };
+        if self.key(node, 0) <= off {
+            base + 1
+        } else {
+            0
+        }
+    }
+
+    /// The last slot `< 2 * first` whose key is `<= off`, treating slots past `n`
+    /// as +inf (0 if none): branch-free, `first` a power of two.
+    #[inline(always)]
+    fn bsearch(&self, node: i64, n: usize, off: i64, first: usize) -> usize {
         let mut base = 0;
-        let mut step = F / 2;
+        let mut step = first;
         while step > 0 {
             let k = base + step;
             let v = self.key(node, k);
@@ -485,11 +530,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             base = select_unpredictable(v <= off, k, base);
             step /= 2;
         }
-        if n > 0 && self.key(node, 0) <= off {
-            base + 1
-        } else {
-            0
-        }
+        base
     }
 
     /// Inserts an entry at `i` into `node`, which has `n < F` entries.
