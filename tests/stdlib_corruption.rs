@@ -172,7 +172,10 @@ fn main() -> i64 {{
 }
 
 fn seeds_per_run() -> u64 {
-    std::env::var("TERN_CORRUPT_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(AOT_SEEDS)
+    std::env::var("TERN_CORRUPT_RUNS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(AOT_SEEDS)
 }
 
 /// Checks one outcome; `Ok(true)` for a clean error, `Ok(false)` for a correct run.
@@ -186,7 +189,11 @@ fn judge(o: &pool_support::Outcome) -> Result<bool, String> {
     match o.code {
         Some(0) if o.stdout.ends_with("ok\n") && o.stderr.is_empty() => Ok(false),
         Some(101) if o.stderr.starts_with("error: ") && o.stderr.lines().count() == 1 => Ok(true),
-        c => Err(format!("status {c:?}; stdout tail: {:?}; stderr: {:?}", tail(&o.stdout), o.stderr)),
+        c => Err(format!(
+            "status {c:?}; stdout tail: {:?}; stderr: {:?}",
+            tail(&o.stdout),
+            o.stderr
+        )),
     }
 }
 
@@ -204,7 +211,11 @@ fn corruption_runs(module: &str) {
     let (mut errors, mut oks) = (0, 0);
     let mut messages = std::collections::BTreeSet::new();
     for (mode, level) in MATRIX {
-        let seeds = if mode == Mode::Jit { seeds_per_run().div_ceil(4) } else { seeds_per_run() };
+        let seeds = if mode == Mode::Jit {
+            seeds_per_run().div_ceil(4)
+        } else {
+            seeds_per_run()
+        };
         let exe = dir.join(format!("corrupt{level}"));
         if mode == Mode::Aot {
             let mut c = pool_support::tern();
@@ -221,13 +232,21 @@ fn corruption_runs(module: &str) {
             } else {
                 Command::new(&exe)
             };
-            c.current_dir(pool_support::ROOT).env("TERN_CORRUPT_SEED", seed.to_string());
+            c.current_dir(pool_support::ROOT)
+                .env("TERN_CORRUPT_SEED", seed.to_string());
             let o = run_with_timeout(c, TIMEOUT);
             match judge(&o) {
                 Ok(true) => {
                     errors += 1;
                     // The message without the location, e.g. "panic: slice_pool::alloc_slice...".
-                    let msg = o.stderr.trim_end().splitn(5, ':').nth(4).unwrap_or("").trim().to_string();
+                    let msg = o
+                        .stderr
+                        .trim_end()
+                        .splitn(5, ':')
+                        .nth(4)
+                        .unwrap_or("")
+                        .trim()
+                        .to_string();
                     messages.insert(msg);
                 }
                 Ok(false) => oks += 1,
@@ -235,13 +254,26 @@ fn corruption_runs(module: &str) {
             }
         }
     }
-    assert!(failures.is_empty(), "{} bad runs (program {}):\n{}", failures.len(), f, failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} bad runs (program {}):\n{}",
+        failures.len(),
+        f,
+        failures.join("\n")
+    );
     eprintln!("{module}: {errors} clean errors, {oks} correct runs; messages: {messages:#?}");
     // Not vacuous: corruption must be caught in a good share of the runs.
-    assert!(errors * 4 >= errors + oks, "{module}: only {errors} of {} runs detected corruption", errors + oks);
+    assert!(
+        errors * 4 >= errors + oks,
+        "{module}: only {errors} of {} runs detected corruption",
+        errors + oks
+    );
     // Every error names the pool operation that failed.
     for m in &messages {
-        assert!(m.starts_with(&format!("panic: {module}::")) || m.starts_with("index out of bounds"), "{module}: unexpected error {m:?}");
+        assert!(
+            m.starts_with(&format!("panic: {module}::")) || m.starts_with("index out of bounds"),
+            "{module}: unexpected error {m:?}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -266,7 +298,8 @@ fn corruption_program_runs_clean_without_corruption() {
         std::fs::write(&file, text).unwrap();
         for seed in 1..4 {
             let mut c = pool_support::tern();
-            c.args(["run", "-O1", file.to_str().unwrap()]).env("TERN_CORRUPT_SEED", seed.to_string());
+            c.args(["run", "-O1", file.to_str().unwrap()])
+                .env("TERN_CORRUPT_SEED", seed.to_string());
             let o = run_with_timeout(c, TIMEOUT);
             assert_eq!(judge(&o), Ok(false), "{module} seed {seed}: {o:?}");
         }
