@@ -29,11 +29,7 @@ fn scratch(name: &str) -> std::path::PathBuf {
 fn bad_flag_is_a_usage_error() {
     let o = tern(&["run", "-O7", "tests/programs/arith_i64.tern"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("`7` is not an optimization level"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("`7` is not an optimization level"), "{}", stderr(&o));
     let o = tern(&["run", "--frobnicate", "x.tern"]);
     assert_eq!(o.status.code(), Some(2));
 }
@@ -85,38 +81,20 @@ fn emit_clif_obj_and_asm() {
     let dir = scratch("emit");
     let file = "tests/programs/functions.tern";
     let clif = dir.join("f.clif");
-    let o = tern(&[
-        "build",
-        file,
-        "-o",
-        clif.to_str().unwrap(),
-        "--emit",
-        "clif",
-    ]);
+    let o = tern(&["build", file, "-o", clif.to_str().unwrap(), "--emit", "clif"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&clif).unwrap();
     assert!(text.contains("; fn fib\nfunction "), "{text}");
     assert!(text.contains("; fn main\n"));
     let obj = dir.join("f.o");
-    let o = tern(&[
-        "build",
-        file,
-        "-o",
-        obj.to_str().unwrap(),
-        "--emit",
-        "obj",
-        "-O0",
-    ]);
+    let o = tern(&["build", file, "-o", obj.to_str().unwrap(), "--emit", "obj", "-O0"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(&std::fs::read(&obj).unwrap()[..4], b"\x7fELF");
     let asm = dir.join("f.s");
     let o = tern(&["build", file, "-o", asm.to_str().unwrap(), "--emit", "asm"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&asm).unwrap();
-    assert!(
-        text.contains("; fn fib\n") && text.contains("ret"),
-        "{text}"
-    );
+    assert!(text.contains("; fn fib\n") && text.contains("ret"), "{text}");
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -127,29 +105,15 @@ fn time_reports_three_phases() {
     let err = stderr(&o);
     let phases: Vec<&str> = err
         .lines()
-        .map(|l| {
-            l.split(" ms")
-                .next()
-                .unwrap()
-                .trim_end_matches(|c: char| c == '.' || c.is_ascii_digit() || c == ' ')
-        })
+        .map(|l| l.split(" ms").next().unwrap().trim_end_matches(|c: char| c == '.' || c.is_ascii_digit() || c == ' '))
         .collect();
-    assert_eq!(
-        phases,
-        ["time: front end", "time: cranelift", "time: execution"],
-        "{err}"
-    );
+    assert_eq!(phases, ["time: front end", "time: cranelift", "time: execution"], "{err}");
 }
 
 #[test]
 fn runtime_library_override_is_checked() {
     let o = Command::new(TERN)
-        .args([
-            "build",
-            "tests/programs/arith_i64.tern",
-            "-o",
-            "/tmp/tern-never-written",
-        ])
+        .args(["build", "tests/programs/arith_i64.tern", "-o", "/tmp/tern-never-written"])
         .current_dir(ROOT)
         .env("TERN_RUNTIME_LIB", "/nonexistent/libtern_runtime.a")
         .output()

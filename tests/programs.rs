@@ -156,11 +156,7 @@ fn scratch_dir() -> PathBuf {
 #[test]
 fn programs_run_identically_in_jit_and_aot_at_every_level() {
     let files = program_files();
-    assert!(
-        files.len() >= 40,
-        "expected 40+ test programs, found {}",
-        files.len()
-    );
+    assert!(files.len() >= 40, "expected 40+ test programs, found {}", files.len());
     let scratch = scratch_dir();
     let queue = Mutex::new(files.clone());
     let failures = Mutex::new(Vec::new());
@@ -191,9 +187,7 @@ fn programs_run_identically_in_jit_and_aot_at_every_level() {
 
 #[test]
 fn expectation_comments_parse() {
-    let e = parse_expectations(
-        "// out: a b\n// out:\nx // out: no\n// exit: 101\n// err: error: f:1:2: m\n",
-    );
+    let e = parse_expectations("// out: a b\n// out:\nx // out: no\n// exit: 101\n// err: error: f:1:2: m\n");
     assert_eq!(
         e,
         Expect {
