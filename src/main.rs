@@ -80,7 +80,12 @@ fn main() -> ExitCode {
             // executable whose C `main` returns the same value.
             std::process::exit(status)
         }),
-        Command::Build { file, out, opt, emit } => build::build(&file, out.as_deref(), opt, emit),
+        Command::Build {
+            file,
+            out,
+            opt,
+            emit,
+        } => build::build(&file, out.as_deref(), opt, emit),
         Command::Check { file } => frontend::compile_file(&file).map(|_| ()),
         Command::Repl | Command::Bench { .. } => Err(Failure::new(
             2,
