@@ -42,11 +42,6 @@ const SEQUENCES_PER_BATCH: usize = 40;
 const CAP: i64 = 4 << 20;
 /// Slots per element type; slot `k` has type `TYPES[k % 4]` and index `k / 4`.
 const PER_TYPE: usize = 1024;
-/// Known runtime bug (the lead fixes it at merge): `reusable::resize` does not zero
-/// the bytes a slice regains after a shrink inside the same 8-byte granule. While
-/// true, the generated programs zero that tail of the builtin slice after each
-/// shrink, so the bug does not mask everything else.
-const WORK_AROUND_BUILTIN_SHRINK_BUG: bool = true;
 
 /// Element types of the slots.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -483,24 +478,12 @@ extern fn read(fd: i32, buf: i64, n: i64) -> i64;
 extern fn tern_mem_reserve(bytes: i64) -> i64;
 
 const PER: i64 = {PER_TYPE};
-const WORKAROUND: bool = {WORK_AROUND_BUILTIN_SHRINK_BUG};
 
 fn view<T>(b: reusable[]T) -> []T {{
     return unsafe::slice::<T>(unsafe::addr(b), len(b));
 }}
 fn tri(v: i64) -> [3]i32 {{
     return [v as i32, (v + 1) as i32, (v * 3) as i32];
-}}
-// Zeroes the builtin slice's bytes from `used` to the end of its last granule
-// (works around the known reusable::resize shrink bug while WORKAROUND is true).
-fn zero_tail(addr: i64, used: i64) {{
-    if !WORKAROUND || addr == 0 {{
-        return;
-    }}
-    let raw = unsafe::slice::<u8>(addr, (used + 7) & -8);
-    for j in used..len(raw) {{
-        raw[j] = 0;
-    }}
 }}
 fn mix(h: i64, w: i64) -> i64 {{
     return (h ^ w) * 1099511628211;
@@ -590,11 +573,7 @@ fn op_{g}(ref s: Slots_{g}, op: i64, i: i64, a: i64, ref lp: slice_pool::Pool, r
         slice_pool_pure::free_slice(ref pp, s.q[i]);
         s.q[i] = slice_pool_pure::alloc_slice::<{t}>(ref pp, 0);
     }} else if op == {OP_RESIZE} {{
-        let old = len(s.b[i]);
         s.b[i] = reusable::resize(s.b[i], a);
-        if a < old {{
-            zero_tail(unsafe::addr(s.b[i]), a * {size});
-        }}
         s.l[i] = slice_pool::realloc_slice(ref lp, s.l[i], a);
         s.q[i] = slice_pool_pure::realloc_slice(ref pp, s.q[i], a);
     }} else if op == {OP_APPEND} {{

@@ -2,16 +2,12 @@
 //! and one stderr line `error: <stdlib file>:<line>:<col>: panic: <module>::<op>: <what>`
 //! naming the pool operation and, for errors the tree reports, the runtime's
 //! message for the error code. Checked in JIT and AOT (-O1).
-//!
-//! Until the front end accepts `panic("literal", detail)` (see `pool_support`), the
-//! stdlib copy under test panics with the literal part only; the expected message
-//! is cut at the same place then.
 
 mod pool_support;
 
 use std::time::Duration;
 
-use pool_support::{Mode, detail_panics, run_program, scratch};
+use pool_support::{Mode, run_program, scratch};
 use tern_runtime::span_tree::{error, layout};
 
 /// The runtime's message for a corrupt `len[0]` of node 0 (its word index
@@ -22,8 +18,8 @@ fn len0_message() -> &'static str {
 }
 
 /// `(name, body of main using module M, operation, detail)`: `detail` is the
-/// runtime's message (absent from the literal-only stdlib), `None` when the whole
-/// message is a literal.
+/// runtime's message for the error code, `None` when the whole message is the
+/// library's literal.
 fn cases() -> Vec<(
     &'static str,
     &'static str,
@@ -95,7 +91,7 @@ fn cases() -> Vec<(
     ]
 }
 
-/// The literal-only messages (the whole message when `detail` is `None`).
+/// The library's literal part of each message.
 fn literal(name: &str, op: &str) -> String {
     match name {
         "leak" => format!("{op}: slices still allocated (leaked spans)"),
@@ -117,8 +113,8 @@ fn check_module(module: &str, extra: &[(&str, &str, &str, Option<&str>)]) {
         std::fs::write(&file, src).unwrap();
         let lit = literal(name, op);
         let want = match detail {
-            Some(d) if detail_panics() => format!(": panic: {module}::{lit}: {d}"),
-            _ => format!(": panic: {module}::{lit}"),
+            Some(d) => format!(": panic: {module}::{lit}: {d}"),
+            None => format!(": panic: {module}::{lit}"),
         };
         for mode in [Mode::Jit, Mode::Aot] {
             let o = run_program(&file, mode, "-O1", &[], &dir, Duration::from_secs(120)).unwrap();

@@ -1,13 +1,7 @@
 //! Shared helpers of the stdlib pool tests (`tests/differential.rs`,
 //! `tests/stdlib_*.rs`): running the `tern` binary in JIT and AOT mode with a
-//! timeout, and choosing the stdlib directory the programs compile against.
-//!
-//! The stdlib's failure paths use `panic("literal", detail)`, whose second
-//! argument (a `[]u8` appended to the message) the lead adds to the front end at
-//! merge. Until the compiler accepts it, [`stdlib_dir`] hands out a copy of the
-//! stdlib with those calls reduced to `panic("literal")` (same behaviour, shorter
-//! message), so the tests run before and after the merge; [`detail_panics`] says
-//! which one is in use.
+//! timeout, against the workspace's `stdlib/` (so an edited stdlib is tested
+//! without rebuilding the driver that embeds it).
 
 #![allow(dead_code)]
 
@@ -173,61 +167,9 @@ pub fn run_program(
     }
 }
 
-/// True when the compiler accepts `panic("literal", detail)` (so the stdlib is used as is).
-pub fn detail_panics() -> bool {
-    stdlib_choice().1
-}
-
-/// The stdlib directory the tests compile against (see the module doc).
-pub fn stdlib_dir() -> &'static Path {
-    &stdlib_choice().0
-}
-
-fn stdlib_choice() -> &'static (PathBuf, bool) {
-    static CHOICE: OnceLock<(PathBuf, bool)> = OnceLock::new();
-    CHOICE.get_or_init(|| {
-        let src = Path::new(ROOT).join("stdlib");
-        let dir = scratch("probe");
-        let probe = dir.join("probe.tern");
-        std::fs::write(
-            &probe,
-            "fn main() {\n    var b = [65 as u8; 2];\n    panic(\"x: \", b[0..1]);\n}\n",
-        )
-        .expect("write probe");
-        let ok = Command::new(TERN)
-            .args(["check", probe.to_str().expect("utf-8 path")])
-            .output()
-            .expect("run tern check")
-            .status
-            .success();
-        if ok {
-            return (src, true);
-        }
-        let lit = dir.join("stdlib");
-        std::fs::create_dir_all(&lit).expect("create stdlib copy");
-        for entry in std::fs::read_dir(&src).expect("read stdlib").flatten() {
-            let text = std::fs::read_to_string(entry.path()).expect("read stdlib file");
-            std::fs::write(lit.join(entry.file_name()), literal_panics(&text))
-                .expect("write stdlib copy");
-        }
-        (lit, false)
-    })
-}
-
-/// `panic("op: ", detail);` -> `panic("op");` on every line.
-pub fn literal_panics(text: &str) -> String {
-    let mut out = String::new();
-    for line in text.lines() {
-        match (line.find("panic(\""), line.find(": \", ")) {
-            (Some(p), Some(c)) if c > p && line.trim_end().ends_with(");") => {
-                out.push_str(&line[..c]);
-                out.push_str("\");");
-            }
-            _ => out.push_str(line),
-        }
-        out.push('\n');
-    }
-    out
+/// The stdlib directory the tests compile against: the workspace's own.
+pub fn stdlib_dir() -> PathBuf {
+    Path::new(ROOT).join("stdlib")
 }
 
 /// The first line (0-based) where `got` and `want` differ, with a description
