@@ -1416,7 +1416,8 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             }
             Builtin::ReusableOffset => {
                 let (p, _) = self.expr(&args[0])?.pair();
-                let off = self.call_rt(Rt::ReusableOffset, &[p])?.expect("offset");
+                let at = self.loc_ptr(loc)?;
+                let off = self.call_rt(Rt::ReusableOffset, &[p, at])?.expect("offset");
                 Ok(Val::Scalar(off))
             }
             Builtin::UnsafeSlice => {

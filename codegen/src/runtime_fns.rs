@@ -59,7 +59,7 @@ runtime_fns! {
     ReusableAlloc = "tern_reusable_alloc"(I64, Ptr) -> Ptr;
     ReusableResize = "tern_reusable_resize"(Ptr, I64, I64, Ptr) -> Ptr;
     ReusableFree = "tern_reusable_free"(Ptr, I64, Ptr);
-    ReusableOffset = "tern_reusable_offset"(Ptr) -> I64;
+    ReusableOffset = "tern_reusable_offset"(Ptr, Ptr) -> I64;
 }
 
 impl Rt {

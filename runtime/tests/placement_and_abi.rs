@@ -190,14 +190,14 @@ fn reusable_externs_alloc_resize_free_offset() {
     unsafe {
         let loc = c"t.tern:1:1".as_ptr();
         assert!(tern_reusable_alloc(0, loc).is_null());
-        assert_eq!(tern_reusable_offset(std::ptr::null()), -1);
+        assert_eq!(tern_reusable_offset(std::ptr::null(), loc), -1);
         let p = tern_reusable_alloc(20, loc);
-        assert_eq!(tern_reusable_offset(p), 0);
+        assert_eq!(tern_reusable_offset(p, loc), 0);
         *p = 9;
         let q = tern_reusable_alloc(8, loc);
-        assert_eq!(tern_reusable_offset(q), 24);
+        assert_eq!(tern_reusable_offset(q, loc), 24);
         let p2 = tern_reusable_resize(p, 20, 40, loc);
-        assert_eq!(tern_reusable_offset(p2), 32);
+        assert_eq!(tern_reusable_offset(p2, loc), 32);
         assert_eq!(*p2, 9);
         assert_eq!(*p2.add(39), 0);
         let p3 = tern_reusable_resize(p2, 40, 0, loc);
@@ -205,7 +205,7 @@ fn reusable_externs_alloc_resize_free_offset() {
         tern_reusable_free(q, 8, loc);
         tern_reusable_free(std::ptr::null_mut(), 0, loc);
         let r = tern_reusable_resize(std::ptr::null_mut(), 0, 8, loc);
-        assert_eq!(tern_reusable_offset(r), 0);
+        assert_eq!(tern_reusable_offset(r, loc), 0);
         tern_reusable_free(r, 8, loc);
     }
 }

@@ -57,11 +57,14 @@ pub unsafe extern "C" fn tern_reusable_free(ptr: *mut u8, bytes: i64, loc: *cons
 }
 
 /// The byte offset of `ptr` in the builtin pool's arena; -1 for null. An address
-/// outside the pool fails the run.
+/// outside the pool (only `unsafe` code can make one) fails the run at `loc`.
+///
+/// # Safety
+/// `loc` must be null or a NUL-terminated string.
 #[unsafe(no_mangle)]
-pub extern "C" fn tern_reusable_offset(ptr: *const u8) -> i64 {
+pub unsafe extern "C" fn tern_reusable_offset(ptr: *const u8, loc: *const c_char) -> i64 {
     match builtin::offset(ptr) {
         Ok(o) => o,
-        Err(msg) => report(std::ptr::null(), &msg),
+        Err(msg) => report(loc, &msg),
     }
 }
