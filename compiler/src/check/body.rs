@@ -456,26 +456,17 @@ impl Checker<'_> {
             } => self.call(cx, callee, type_args, args, expected, span),
             ast::ExprKind::Field(base, field) => {
                 let (tb, bty) = self.expr(cx, base, None);
-                match &bty {
-                    Ty::Error => self.error_expr(span),
-                    Ty::Struct(s) => match self.field(*s as usize, &field.name) {
-                        Some((i, fty)) => (
-                            self.mk(tir::ExprKind::Field(Box::new(tb), i as u32), &fty, span),
-                            fty,
-                        ),
-                        None => {
-                            let ty = self.ty_name(&bty);
-                            self.sink.error(
-                                ErrorKind::NoField {
-                                    ty,
-                                    field: field.name.clone(),
-                                },
-                                field.span,
-                            );
-                            self.error_expr(span)
-                        }
-                    },
-                    other => {
+                let found = match &bty {
+                    Ty::Struct(s) => self.field(*s as usize, &field.name),
+                    _ => None,
+                };
+                match (&bty, found) {
+                    (Ty::Error, _) => self.error_expr(span),
+                    (_, Some((i, fty))) => (
+                        self.mk(tir::ExprKind::Field(Box::new(tb), i as u32), &fty, span),
+                        fty,
+                    ),
+                    (other, None) => {
                         let ty = self.ty_name(other);
                         self.sink.error(
                             ErrorKind::NoField {
