@@ -23,7 +23,8 @@ use session::Session;
 const HELP: &str = "\
 Enter an item (fn, struct, const, use, extern fn), statements (`let`/`var`
 bindings persist), or an expression to print its value. Input continues
-over several lines while a bracket, string or comment is open.
+over several lines while a bracket, string or comment is open (an empty
+line ends it regardless).
 Commands:
   :help         this text
   :quit         end the session (so does end of input)
@@ -113,11 +114,14 @@ pub fn repl() -> Result<(), Failure> {
             let _ = std::io::stdout().flush();
             continue;
         }
+        // An empty line ends a multi-line input even with brackets still
+        // open, so a typo cannot swallow the rest of the session.
+        let force = !buffer.is_empty() && line.trim().is_empty();
         if !buffer.is_empty() {
             buffer.push('\n');
         }
         buffer.push_str(&line);
-        if scan::needs_more(&buffer) {
+        if !force && scan::needs_more(&buffer) {
             continue;
         }
         let text = std::mem::take(&mut buffer);
@@ -161,5 +165,5 @@ fn load(session: &mut Session, file: &str) {
             return;
         }
     };
-    session.load_items(&text);
+    session.load_items(&text, file);
 }

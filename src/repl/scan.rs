@@ -218,14 +218,15 @@ fn not_an_item(text: &str, t: &Tok) -> String {
 }
 
 /// Whether a statement-or-expression input is statements: it starts with a
-/// statement keyword or ends with `;` or `}`. Anything else is an expression
-/// whose value the REPL prints.
+/// statement keyword or a block, or ends with `;`. Anything else (including
+/// a struct literal, which ends with `}`) is an expression whose value the
+/// REPL prints.
 pub fn is_statements(text: &str, toks: &[Tok]) -> bool {
-    let first_kw = matches!(toks.first().map(|t| &t.kind),
+    let first = toks.first().map(|t| &t.kind);
+    let keyword = matches!(first,
         Some(Kind::Ident(k)) if matches!(k.as_str(),
             "let" | "var" | "if" | "while" | "for" | "return" | "break" | "continue"));
-    let trimmed = text.trim_end();
-    first_kw || trimmed.ends_with(';') || trimmed.ends_with('}')
+    keyword || first == Some(&Kind::Open('{')) || text.trim_end().ends_with(';')
 }
 
 /// Parameters of the function item `text` (`fn name(a: T, ref b: U)`), as

@@ -43,6 +43,8 @@ enum Region {
 /// A generated program and where its parts are.
 struct Generated {
     text: String,
+    /// Name shown for locations in the input (`<repl>`, or the file `:load`ed).
+    input_name: String,
     /// (first line, line count, what); lines 1-based.
     regions: Vec<(u32, u32, Region)>,
 }
@@ -51,6 +53,7 @@ impl Generated {
     fn new() -> Generated {
         Generated {
             text: String::new(),
+            input_name: FILE.to_string(),
             regions: Vec::new(),
         }
     }
@@ -77,11 +80,18 @@ impl Generated {
         self.regions.iter().find_map(|(start, n, what)| {
             (line >= *start && line < start + n).then(|| {
                 let prefix = match what {
-                    Region::Input => FILE.to_string(),
+                    Region::Input => self.input_name.clone(),
                     Region::Item(key) => format!("<repl:{key}>"),
                 };
                 (prefix, line - start + 1)
             })
+        })
+    }
+
+    /// The last line of the input region.
+    fn input_end(&self) -> Option<u32> {
+        self.regions.iter().find_map(|(start, n, what)| {
+            matches!(what, Region::Input).then_some(start + n - 1)
         })
     }
 
@@ -102,8 +112,10 @@ enum InputKind {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Timing {
     pub front: Duration,
-    pub cranelift: Duration,
-    pub run: Duration,
+    /// `None` when the input was not compiled to machine code (items, errors).
+    pub cranelift: Option<Duration>,
+    /// `None` when the input did not run.
+    pub run: Option<Duration>,
 }
 
 /// One REPL session.
@@ -149,7 +161,7 @@ impl Session {
         }
         self.last_timing = Timing::default();
         if scan::starts_with_item(&toks) {
-            self.define(input);
+            self.define(input, FILE);
         } else if scan::is_statements(input, &toks) {
             self.run_input(input, InputKind::Statements);
         } else {
@@ -158,18 +170,20 @@ impl Session {
         if self.timing {
             let t = self.last_timing;
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
-            eprintln!(
-                "time: front end {:.3} ms, cranelift {:.3} ms, run {:.3} ms",
-                ms(t.front),
-                ms(t.cranelift),
-                ms(t.run)
-            );
+            let mut line = format!("time: front end {:.3} ms", ms(t.front));
+            if let Some(c) = t.cranelift {
+                line += &format!(", cranelift {:.3} ms", ms(c));
+            }
+            if let Some(r) = t.run {
+                line += &format!(", run {:.3} ms", ms(r));
+            }
+            eprintln!("{line}");
         }
     }
 
     /// Adds or replaces items after checking that the whole program still
     /// compiles with them.
-    fn define(&mut self, input: &str) {
+    fn define(&mut self, input: &str, input_name: &str) {
         let new = match scan::split_items(input) {
             Ok(items) => items,
             Err(msg) => {
@@ -188,6 +202,7 @@ impl Session {
             .cloned()
             .collect();
         let mut g = Generated::new();
+        g.input_name = input_name.to_string();
         for item in &kept {
             g.region(&item.text, Region::Item(item.key.clone()));
         }
@@ -247,6 +262,20 @@ impl Session {
         g.push("}\n");
     }
 
+    /// Front end on the program for `input` without write-backs (phase 1).
+    fn compile_input(
+        &mut self,
+        input: &str,
+        kind: InputKind,
+    ) -> (Generated, Result<Program, tern_compiler::Diagnostics>) {
+        let mut g = self.items_program();
+        self.entry(&mut g, Some((input, kind)), "");
+        let start = Instant::now();
+        let result = tern_compiler::compile(FILE, &g.text, &self.loader);
+        self.last_timing.front += start.elapsed();
+        (g, result)
+    }
+
     /// The items part of a program.
     fn items_program(&self) -> Generated {
         let mut g = Generated::new();
@@ -280,31 +309,40 @@ impl Session {
     }
 
     /// Runs a statement or expression input.
-    fn run_input(&mut self, input: &str, mut kind: InputKind) {
-        // Phase 1: types of the new bindings and of the expression.
-        let mut g = self.items_program();
-        self.entry(&mut g, Some((input, kind)), "");
-        let start = Instant::now();
-        let mut result = tern_compiler::compile(FILE, &g.text, &self.loader);
-        self.last_timing.front += start.elapsed();
-        if kind == InputKind::Expression
-            && let Err(d) = &result
-            && d.len() == 1
-            && d.summaries()[0].3 == "this expression has no value"
-        {
-            // An expression without a value (a call of a unit function):
-            // run it as a statement.
-            kind = InputKind::Statements;
-            let text = format!("{input};");
-            return self.run_input(&text, kind);
+    fn run_input(&mut self, input: &str, kind: InputKind) {
+        // A statement input may leave out its final `;`.
+        let mut input = input.to_string();
+        let trimmed = input.trim_end();
+        if kind == InputKind::Statements && !trimmed.ends_with(';') && !trimmed.ends_with('}') {
+            input.truncate(trimmed.len());
+            input.push(';');
         }
-        let p1 = match result.as_mut() {
-            Ok(p) => p,
+        // Phase 1: types of the new bindings and of the expression.
+        let (g, result) = self.compile_input(&input, kind);
+        let (kind, p1) = match result {
+            Ok(p) => (kind, p),
+            Err(diags) if kind == InputKind::Expression => {
+                // An "expression" that is really a statement (a call of a
+                // function without a value, an assignment without `;`).
+                let statement = format!("{input};");
+                match self.compile_input(&statement, InputKind::Statements).1 {
+                    Ok(p) => {
+                        input = statement;
+                        (InputKind::Statements, p)
+                    }
+                    Err(_) => {
+                        eprint!("{}", render(&g, &diags));
+                        return;
+                    }
+                }
+            }
             Err(diags) => {
-                eprint!("{}", render(&g, diags));
+                eprint!("{}", render(&g, &diags));
                 return;
             }
         };
+        let p1 = &p1;
+        let input = input.as_str();
         let main = p1.function(p1.main);
         let mut new: Vec<(String, Type, bool)> = Vec::new();
         let mut value_ty = None;
@@ -380,10 +418,10 @@ impl Session {
                 return;
             }
         };
-        self.last_timing.cranelift = start.elapsed();
+        self.last_timing.cranelift = Some(start.elapsed());
         let start = Instant::now();
         let outcome = exec::run(jit.entry());
-        self.last_timing.run = start.elapsed();
+        self.last_timing.run = Some(start.elapsed());
         match outcome {
             Outcome::Done => {
                 self.bindings
@@ -409,7 +447,7 @@ impl Session {
 
     /// `:load`: defines the items of a file's text; a `fn main` is blanked
     /// out (keeping line numbers) since the REPL's entry has that name.
-    pub fn load_items(&mut self, text: &str) {
+    pub fn load_items(&mut self, text: &str, file: &str) {
         let mut text = text.to_string();
         match scan::split_items(&text) {
             Ok(items) => {
@@ -425,14 +463,14 @@ impl Session {
                 }
             }
             Err(msg) => {
-                eprintln!("{FILE}: error: {msg}");
+                eprintln!("{file}: error: {msg}");
                 return;
             }
         }
         if scan::scan(&text).0.is_empty() {
             return;
         }
-        self.define(&text);
+        self.define(&text, file);
     }
 
     /// The type of expression `expr`, or its errors.
@@ -543,6 +581,18 @@ fn render(g: &Generated, diags: &tern_compiler::Diagnostics) -> String {
             let _ = writeln!(out, "{file}:{line}:{col}: error: {msg}");
             continue;
         }
+        // An error on the line after the input (the generated `);` or `}`)
+        // is about the end of what the user typed.
+        let (line, col) = match g.map(line) {
+            Some(_) => (line, col),
+            None => match g.input_end() {
+                Some(end) if line == end + 1 => (end, g.source_line(end).len() as u32 + 1),
+                _ => {
+                    let _ = writeln!(out, "{FILE}: error: {msg}");
+                    continue;
+                }
+            },
+        };
         let Some((prefix, l)) = g.map(line) else {
             let _ = writeln!(out, "{FILE}: error: {msg}");
             continue;
