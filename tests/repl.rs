@@ -1,7 +1,8 @@
 //! `tern repl` driven through piped stdin: each `tests/repl/*.txt` transcript
 //! holds the input and the exact stdout and stderr expected, in sections
-//! `--- input`, `--- stdout`, `--- stderr` (lines before the first section
-//! are a comment). The REPL runs from the workspace root, so `:load` paths
+//! `--- input`, `--- stdout`, `--- stderr`. Lines before the first section
+//! are a comment, except `env: NAME=VALUE`, which sets an environment
+//! variable for the REPL. The REPL runs from the workspace root, so `:load` paths
 //! are relative to it. In `time:` lines every number reads as `N`.
 
 use std::io::Write;
@@ -10,6 +11,7 @@ use std::process::{Command, Stdio};
 
 /// The sections of a transcript file.
 struct Transcript {
+    env: Vec<(String, String)>,
     input: String,
     stdout: String,
     stderr: String,
@@ -18,7 +20,14 @@ struct Transcript {
 fn parse(text: &str) -> Transcript {
     let mut sections: [Option<String>; 3] = [None, None, None];
     let mut current: Option<usize> = None;
+    let mut env = Vec::new();
     for line in text.lines() {
+        if current.is_none()
+            && let Some((name, value)) = line.strip_prefix("env: ").and_then(|v| v.split_once('='))
+        {
+            env.push((name.to_string(), value.to_string()));
+            continue;
+        }
         let section = match line {
             "--- input" => Some(0),
             "--- stdout" => Some(1),
@@ -38,6 +47,7 @@ fn parse(text: &str) -> Transcript {
     }
     let [input, stdout, stderr] = sections.map(|s| s.expect("missing section"));
     Transcript {
+        env,
         input,
         stdout,
         stderr,
@@ -79,6 +89,7 @@ fn check(name: &str) {
         .arg("repl")
         .current_dir(root)
         .env_remove("TERN_STDLIB")
+        .envs(t.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -116,6 +127,7 @@ transcripts!(
     time,
     reusable,
     values,
+    modules,
 );
 
 /// Every transcript file has a test above.
@@ -134,6 +146,7 @@ fn every_transcript_is_run() {
         "time",
         "reusable",
         "values",
+        "modules",
     ];
     for entry in std::fs::read_dir(dir).expect("tests/repl exists") {
         let path = entry.expect("entry").path();

@@ -234,7 +234,10 @@ pub fn is_statements(text: &str, toks: &[Tok]) -> bool {
 pub fn fn_params(text: &str) -> Option<Vec<(bool, String)>> {
     let (toks, _) = scan(text);
     let open = toks.iter().position(|t| t.kind == Kind::Open('('))?;
-    if toks[..open].iter().any(|t| t.kind == Kind::Other && &text[t.start..t.end] == "<") {
+    if toks[..open]
+        .iter()
+        .any(|t| t.kind == Kind::Other && &text[t.start..t.end] == "<")
+    {
         return None;
     }
     let mut params = Vec::new();

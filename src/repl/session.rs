@@ -20,6 +20,9 @@ use super::scan::{self, ItemText};
 use super::value::{format_value, type_display, type_source};
 use crate::loader::FsLoader;
 
+/// Largest binding or value the session keeps (1 GiB).
+const MAX_SLOT_BYTES: u64 = 1 << 30;
+
 /// File name of generated programs in diagnostics and runtime locations.
 const FILE: &str = "<repl>";
 
@@ -90,14 +93,15 @@ impl Generated {
 
     /// The last line of the input region.
     fn input_end(&self) -> Option<u32> {
-        self.regions.iter().find_map(|(start, n, what)| {
-            matches!(what, Region::Input).then_some(start + n - 1)
-        })
+        self.regions
+            .iter()
+            .find_map(|(start, n, what)| matches!(what, Region::Input).then_some(start + n - 1))
     }
 
     /// The text of generated line `line` (1-based).
     fn source_line(&self, line: u32) -> &str {
-        self.text.lines().nth(line as usize - 1).unwrap_or("")
+        let index = (line as usize).saturating_sub(1);
+        self.text.lines().nth(index).unwrap_or("")
     }
 }
 
@@ -192,7 +196,9 @@ impl Session {
             }
         };
         if new.iter().any(|i| i.is_fn && i.key == "main") {
-            eprintln!("{FILE}: error: `main` is the REPL's entry point; give the function another name");
+            eprintln!(
+                "{FILE}: error: `main` is the REPL's entry point; give the function another name"
+            );
             return;
         }
         let kept: Vec<ItemText> = self
@@ -299,13 +305,20 @@ impl Session {
         }
     }
 
-    /// A slot of `bytes` bytes (at least one word), zeroed.
-    fn slot(&mut self, bytes: u64) -> u64 {
+    /// A slot of `bytes` bytes (at least one word), zeroed; `None` when the
+    /// memory cannot be had.
+    fn slot(&mut self, bytes: u64) -> Option<u64> {
+        if bytes > MAX_SLOT_BYTES {
+            return None;
+        }
         let words = bytes.div_ceil(8).max(1) as usize;
-        let mem = vec![0u64; words].into_boxed_slice();
+        let mut mem = Vec::new();
+        mem.try_reserve_exact(words).ok()?;
+        mem.resize(words, 0u64);
+        let mem = mem.into_boxed_slice();
         let addr = mem.as_ptr() as u64;
         self.memory.push(mem);
-        addr
+        Some(addr)
     }
 
     /// Runs a statement or expression input.
@@ -379,7 +392,13 @@ impl Session {
                 eprintln!("{FILE}: error: `{name}` has no value to keep");
                 return;
             };
-            let addr = self.slot(p1.layout(ty).size);
+            let Some(addr) = self.slot(p1.layout(ty).size) else {
+                eprintln!(
+                    "{FILE}: error: `{name}` is too large to keep ({} bytes)",
+                    p1.layout(ty).size
+                );
+                return;
+            };
             let _ = writeln!(
                 post,
                 "let __n{j} = unsafe::slice::<{src}>({addr}, 1); __n{j}[0] = {name};"
@@ -397,7 +416,13 @@ impl Session {
                 eprintln!("{FILE}: error: this expression has no value to show");
                 return;
             };
-            let addr = self.slot(p1.layout(ty).size);
+            let Some(addr) = self.slot(p1.layout(ty).size) else {
+                eprintln!(
+                    "{FILE}: error: the value is too large to show ({} bytes)",
+                    p1.layout(ty).size
+                );
+                return;
+            };
             let _ = writeln!(
                 post,
                 "let __r = unsafe::slice::<{src}>({addr}, 1); __r[0] = __v;"
@@ -432,6 +457,8 @@ impl Session {
                     // by this same program) into this slot.
                     let text = unsafe { format_value(&program, &ty, addr as *const u8) };
                     println!("{text}");
+                    // Nothing refers to the value's slot any more.
+                    self.memory.retain(|m| m.as_ptr() as u64 != addr);
                 }
             }
             Outcome::Failed { loc, msg } => {
@@ -599,7 +626,7 @@ fn render(g: &Generated, diags: &tern_compiler::Diagnostics) -> String {
         };
         let src = g.source_line(line);
         let width = (d.span.hi.saturating_sub(d.span.lo) as usize)
-            .min(src.len().saturating_sub(col as usize - 1))
+            .min(src.len().saturating_sub((col as usize).saturating_sub(1)))
             .max(1);
         let gutter = l.to_string();
         let pad = " ".repeat(gutter.len());
@@ -608,7 +635,7 @@ fn render(g: &Generated, diags: &tern_compiler::Diagnostics) -> String {
         let _ = writeln!(
             out,
             "{pad} | {}{}",
-            " ".repeat(col as usize - 1),
+            " ".repeat((col as usize).saturating_sub(1)),
             "^".repeat(width)
         );
     }

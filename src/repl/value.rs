@@ -5,6 +5,9 @@
 
 use tern_compiler::tir::{Program, Type};
 
+/// Elements of an array shown before the rest is summarised.
+const MAX_ELEMENTS: u64 = 32;
+
 /// `ty` as written in Tern source (`None` for `()` and string literals, which
 /// no binding can hold). Struct names are qualified as the program knows them.
 pub fn type_source(p: &Program, ty: &Type) -> Option<String> {
@@ -46,9 +49,13 @@ pub unsafe fn format_value(p: &Program, ty: &Type, ptr: *const u8) -> String {
             }
             Type::Array(e, n) => {
                 let size = p.layout(e).size as usize;
-                let parts: Vec<String> = (0..*n as usize)
+                let shown = (*n).min(MAX_ELEMENTS) as usize;
+                let mut parts: Vec<String> = (0..shown)
                     .map(|i| format_value(p, e, ptr.add(i * size)))
                     .collect();
+                if *n > MAX_ELEMENTS {
+                    parts.push(format!("... ({n} elements)"));
+                }
                 format!("[{}]", parts.join(", "))
             }
             Type::Struct(id) => {
