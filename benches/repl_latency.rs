@@ -22,6 +22,8 @@ struct Repl {
     stderr: BufReader<ChildStderr>,
     /// Every compile latency measured, for the final median.
     seen: Vec<Duration>,
+    /// stderr lines that were not timing lines (reported at the end).
+    unexpected: Vec<String>,
 }
 
 impl Repl {
@@ -42,6 +44,7 @@ impl Repl {
             stdout,
             stderr,
             seen: Vec::new(),
+            unexpected: Vec::new(),
         };
         for setup in [
             "struct Pair { a: i64, b: i64 }",
@@ -69,9 +72,16 @@ impl Repl {
         writeln!(self.stdin, "{input}").unwrap();
         // stderr first: an error (no value on stdout) then fails loudly
         // instead of blocking on stdout.
-        let mut time = String::new();
-        self.stderr.read_line(&mut time).unwrap();
-        let d = compile_time(&time).unwrap_or_else(|| panic!("no timing in {time:?}"));
+        let d = loop {
+            let mut line = String::new();
+            if self.stderr.read_line(&mut line).unwrap() == 0 {
+                panic!("tern repl ended; unexpected stderr: {:?}", self.unexpected);
+            }
+            match compile_time(&line) {
+                Some(d) => break d,
+                None => self.unexpected.push(line),
+            }
+        };
         let mut out = String::new();
         self.stdout.read_line(&mut out).unwrap();
         self.seen.push(d);
@@ -89,6 +99,16 @@ fn compile_time(line: &str) -> Option<Duration> {
     Some(Duration::from_secs_f64(ms / 1e3))
 }
 
+/// The median of `samples` and how many there were.
+fn median(samples: &[Duration]) -> (Duration, usize) {
+    let mut sorted = samples.to_vec();
+    sorted.sort();
+    (
+        sorted.get(sorted.len() / 2).copied().unwrap_or_default(),
+        sorted.len(),
+    )
+}
+
 fn bench(c: &mut Criterion) {
     let mut repl = Repl::start();
     let mut group = c.benchmark_group("repl_line");
@@ -97,21 +117,24 @@ fn bench(c: &mut Criterion) {
         ("statement", "n += 1; print(n);"),
         ("struct_value", "twice(p).a"),
     ];
+    let mut medians = Vec::new();
     for (name, input) in inputs {
+        let before = repl.seen.len();
         group.bench_function(name, |b| {
             b.iter_custom(|iters| (0..iters).map(|_| repl.line(input)).sum())
         });
+        medians.push((name, median(&repl.seen[before..])));
     }
     group.finish();
-    let mut all = repl.seen.clone();
-    all.sort();
-    if !all.is_empty() {
-        let median = all[all.len() / 2];
+    medians.push(("all lines", median(&repl.seen)));
+    for (name, (m, n)) in medians {
         println!(
-            "repl compile latency per input line: median {:.3} ms over {} lines",
-            median.as_secs_f64() * 1e3,
-            all.len()
+            "repl compile latency per input line, {name}: median {:.3} ms over {n} lines",
+            m.as_secs_f64() * 1e3
         );
+    }
+    if !repl.unexpected.is_empty() {
+        println!("unexpected stderr lines: {:?}", repl.unexpected);
     }
     writeln!(repl.stdin, ":quit").unwrap();
     let _ = repl.child.wait();

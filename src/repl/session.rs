@@ -449,6 +449,9 @@ impl Session {
         self.last_timing.run = Some(start.elapsed());
         match outcome {
             Outcome::Done => {
+                // SAFETY: the worker that ran this code has ended (joined),
+                // and nothing keeps pointers into it.
+                unsafe { jit.free() };
                 self.bindings
                     .retain(|b| !fresh.iter().any(|f| f.name == b.name));
                 self.bindings.extend(fresh);
@@ -560,11 +563,14 @@ impl Session {
         opts.emit_clif = true;
         let symbols = tern_runtime::abi::symbols();
         match compile_jit(&program, &opts, &symbols) {
-            Ok(jit) => {
+            Ok(mut jit) => {
+                let clif = std::mem::take(&mut jit.listing.clif);
+                // SAFETY: this code was only compiled, never run.
+                unsafe { jit.free() };
                 let head = format!("; fn {name}\n");
-                match jit.listing.clif.find(&head) {
+                match clif.find(&head) {
                     Some(at) => {
-                        let rest = &jit.listing.clif[at..];
+                        let rest = &clif[at..];
                         let end = rest[1..].find("\n; fn ").map_or(rest.len(), |e| e + 2);
                         print!("{}", &rest[..end]);
                     }
