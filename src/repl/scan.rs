@@ -299,6 +299,16 @@ mod tests {
     }
 
     #[test]
+    fn statements_and_expressions() {
+        let kind = |t: &str| is_statements(t, &scan(t).0);
+        assert!(kind("let x = 1"));
+        assert!(kind("x += 1;"));
+        assert!(kind("for i in 0..3 { print(i); }"));
+        assert!(!kind("Pair { a: 1 }"));
+        assert!(!kind("f(1) + 2"));
+    }
+
+    #[test]
     fn params_of_functions() {
         assert_eq!(
             fn_params("fn f(a: [4]i64, ref b: Pair) -> i64 { }"),
