@@ -156,3 +156,29 @@ fn every_transcript_is_run() {
         }
     }
 }
+
+/// Invalid UTF-8 on stdin is an error for that input, not the end of the
+/// session (transcripts are UTF-8 text, so this one is inline).
+#[test]
+fn invalid_utf8_input_is_reported_and_the_session_goes_on() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tern"))
+        .arg("repl")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tern starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"let a = 1;\n\xff\na + 1\n")
+        .expect("input written");
+    let out = child.wait_with_output().expect("tern ends");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "<repl>:1:1: error: unexpected character `\\u{fffd}`\n1 | \u{fffd}\n  | ^\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
+}

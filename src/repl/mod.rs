@@ -59,10 +59,13 @@ impl Input {
                 }
             }
             Input::Piped(stdin) => {
-                let mut line = String::new();
-                match stdin.read_line(&mut line) {
+                // Bytes, not `read_line`: invalid UTF-8 must not end the
+                // session; it becomes U+FFFD, which the front end reports.
+                let mut bytes = Vec::new();
+                match stdin.read_until(b'\n', &mut bytes) {
                     Ok(0) | Err(_) => None,
                     Ok(_) => {
+                        let line = String::from_utf8_lossy(&bytes);
                         let trimmed = line.strip_suffix('\n').unwrap_or(&line);
                         Some(trimmed.strip_suffix('\r').unwrap_or(trimmed).to_string())
                     }

@@ -631,8 +631,19 @@ fn render(g: &Generated, diags: &tern_compiler::Diagnostics) -> String {
             continue;
         };
         let src = g.source_line(line);
-        let width = (d.span.hi.saturating_sub(d.span.lo) as usize)
-            .min(src.len().saturating_sub((col as usize).saturating_sub(1)))
+        // Columns count characters; the span counts bytes: underline the
+        // characters the span covers on this line.
+        let span_bytes = d.span.hi.saturating_sub(d.span.lo) as usize;
+        let mut covered = 0;
+        let width = src
+            .chars()
+            .skip((col as usize).saturating_sub(1))
+            .take_while(|c| {
+                let inside = covered < span_bytes;
+                covered += c.len_utf8();
+                inside
+            })
+            .count()
             .max(1);
         let gutter = l.to_string();
         let pad = " ".repeat(gutter.len());
