@@ -1,9 +1,10 @@
 //! The `tern` driver: `run` (JIT), `build` (AOT), `check` (front end only);
-//! `repl` and `bench` arrive with later issues.
+//! `repl` (JIT session); `bench` arrives with a later issue.
 
 mod build;
 mod frontend;
 mod loader;
+mod repl;
 mod run;
 mod staticlib;
 
@@ -59,7 +60,7 @@ enum Command {
     },
     /// Run the front end only and report its diagnostics.
     Check { file: String },
-    /// The interactive JIT REPL (not yet implemented).
+    /// The interactive JIT REPL.
     Repl,
     /// The benchmark matrix (not yet implemented).
     Bench {
@@ -87,7 +88,8 @@ fn main() -> ExitCode {
             emit,
         } => build::build(&file, out.as_deref(), opt, emit),
         Command::Check { file } => frontend::compile_file(&file).map(|_| ()),
-        Command::Repl | Command::Bench { .. } => Err(Failure::new(
+        Command::Repl => repl::repl(),
+        Command::Bench { .. } => Err(Failure::new(
             2,
             "error: this command is not yet implemented".to_string(),
         )),

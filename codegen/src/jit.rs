@@ -30,6 +30,20 @@ impl JitProgram {
     }
 }
 
+impl JitProgram {
+    /// Releases the executable memory. Dropping a `JitProgram` keeps it
+    /// mapped (Cranelift's JIT never unmaps on drop), which a long-lived host
+    /// that compiles many programs (the REPL: one per input) cannot afford.
+    ///
+    /// # Safety
+    /// No code of this program is running or will be called again, and no
+    /// pointer into its code or data is used afterwards.
+    pub unsafe fn free(self) {
+        // SAFETY: the caller's contract is exactly `free_memory`'s.
+        unsafe { self._module.free_memory() }
+    }
+}
+
 /// Compiles `program` into this process. `runtime_symbols` is the runtime's
 /// list of `tern_*` externs with their addresses (`tern_runtime::abi::symbols()`);
 /// every one is registered (so `extern fn` declarations of runtime functions

@@ -1,0 +1,184 @@
+//! `tern repl` driven through piped stdin: each `tests/repl/*.txt` transcript
+//! holds the input and the exact stdout and stderr expected, in sections
+//! `--- input`, `--- stdout`, `--- stderr`. Lines before the first section
+//! are a comment, except `env: NAME=VALUE`, which sets an environment
+//! variable for the REPL. The REPL runs from the workspace root, so `:load` paths
+//! are relative to it. In `time:` lines every number reads as `N`.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// The sections of a transcript file.
+struct Transcript {
+    env: Vec<(String, String)>,
+    input: String,
+    stdout: String,
+    stderr: String,
+}
+
+fn parse(text: &str) -> Transcript {
+    let mut sections: [Option<String>; 3] = [None, None, None];
+    let mut current: Option<usize> = None;
+    let mut env = Vec::new();
+    for line in text.lines() {
+        if current.is_none()
+            && let Some((name, value)) = line.strip_prefix("env: ").and_then(|v| v.split_once('='))
+        {
+            env.push((name.to_string(), value.to_string()));
+            continue;
+        }
+        let section = match line {
+            "--- input" => Some(0),
+            "--- stdout" => Some(1),
+            "--- stderr" => Some(2),
+            _ => None,
+        };
+        if let Some(k) = section {
+            sections[k] = Some(String::new());
+            current = Some(k);
+            continue;
+        }
+        if let Some(k) = current {
+            let s = sections[k].as_mut().expect("section started");
+            s.push_str(line);
+            s.push('\n');
+        }
+    }
+    let [input, stdout, stderr] = sections.map(|s| s.expect("missing section"));
+    Transcript {
+        env,
+        input,
+        stdout,
+        stderr,
+    }
+}
+
+/// Replaces the numbers of `time:` lines by `N` (timings vary per run).
+fn normalize(text: &str) -> String {
+    text.lines()
+        .map(|line| {
+            if !line.starts_with("time: ") {
+                return format!("{line}\n");
+            }
+            let mut out = String::new();
+            let mut in_number = false;
+            for c in line.chars() {
+                if c.is_ascii_digit() || (in_number && c == '.') {
+                    if !in_number {
+                        out.push('N');
+                    }
+                    in_number = true;
+                } else {
+                    in_number = false;
+                    out.push(c);
+                }
+            }
+            out + "\n"
+        })
+        .collect()
+}
+
+/// Runs the transcript `tests/repl/NAME.txt` and compares the output.
+fn check(name: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join("tests/repl").join(format!("{name}.txt"));
+    let text = std::fs::read_to_string(&path).expect("transcript exists");
+    let t = parse(&text);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tern"))
+        .arg("repl")
+        .current_dir(root)
+        .env_remove("TERN_STDLIB")
+        .envs(t.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tern starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(t.input.as_bytes())
+        .expect("input written");
+    let out = child.wait_with_output().expect("tern ends");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = normalize(&String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout, t.stdout, "stdout of {name}");
+    assert_eq!(stderr, t.stderr, "stderr of {name}");
+    assert_eq!(out.status.code(), Some(0), "exit status of {name}");
+}
+
+macro_rules! transcripts {
+    ($($name:ident),* $(,)?) => {
+        $(#[test] fn $name() { check(stringify!($name)); })*
+    };
+}
+
+transcripts!(
+    persistence,
+    redefinition,
+    compile_errors,
+    runtime_errors,
+    stack_overflow,
+    multiline,
+    commands,
+    load,
+    time,
+    reusable,
+    values,
+    modules,
+);
+
+/// Every transcript file has a test above.
+#[test]
+fn every_transcript_is_run() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/repl");
+    let listed = [
+        "persistence",
+        "redefinition",
+        "compile_errors",
+        "runtime_errors",
+        "stack_overflow",
+        "multiline",
+        "commands",
+        "load",
+        "time",
+        "reusable",
+        "values",
+        "modules",
+    ];
+    for entry in std::fs::read_dir(dir).expect("tests/repl exists") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "txt") {
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            assert!(listed.contains(&stem.as_str()), "{stem}.txt has no test");
+        }
+    }
+}
+
+/// Invalid UTF-8 on stdin is an error for that input, not the end of the
+/// session (transcripts are UTF-8 text, so this one is inline).
+#[test]
+fn invalid_utf8_input_is_reported_and_the_session_goes_on() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tern"))
+        .arg("repl")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tern starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"let a = 1;\n\xff\na + 1\n")
+        .expect("input written");
+    let out = child.wait_with_output().expect("tern ends");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "<repl>:1:1: error: unexpected character `\\u{fffd}`\n1 | \u{fffd}\n  | ^\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
