@@ -1,6 +1,7 @@
 //! The `tern` driver: `run` (JIT), `build` (AOT), `check` (front end only);
-//! `repl` and `bench` arrive with later issues.
+//! `bench` (the comparison matrix, `src/bench/`); `repl` arrives later.
 
+mod bench;
 mod build;
 mod frontend;
 mod loader;
@@ -61,7 +62,7 @@ enum Command {
     Check { file: String },
     /// The interactive JIT REPL (not yet implemented).
     Repl,
-    /// The benchmark matrix (not yet implemented).
+    /// The slice_pool vs reusable[] benchmark matrix (`tern bench --help`).
     Bench {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
         args: Vec<String>,
@@ -82,7 +83,8 @@ fn main() -> ExitCode {
         }),
         Command::Build { file, out, opt, emit } => build::build(&file, out.as_deref(), opt, emit),
         Command::Check { file } => frontend::compile_file(&file).map(|_| ()),
-        Command::Repl | Command::Bench { .. } => Err(Failure::new(
+        Command::Bench { args } => bench::main(&args),
+        Command::Repl => Err(Failure::new(
             2,
             "error: this command is not yet implemented".to_string(),
         )),
