@@ -63,6 +63,7 @@ enum Command {
     /// The interactive JIT REPL (not yet implemented).
     Repl,
     /// The slice_pool vs reusable[] benchmark matrix (`tern bench --help`).
+    #[command(disable_help_flag = true)]
     Bench {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
         args: Vec<String>,

@@ -202,8 +202,9 @@ impl Bench {
                         rows.append(&mut new_rows);
                     }
                     Err(why) => {
-                        bar.println(format!("FAILED {}: {why}", job.label()));
-                        let _ = writeln!(sample_log, "FAILED {}: {why}", job.label());
+                        // `why` starts with the sample's label.
+                        bar.suspend(|| eprintln!("FAILED {why}"));
+                        let _ = writeln!(sample_log, "FAILED {why}");
                         results.failed.insert((w, size, side), why);
                     }
                 }
@@ -367,9 +368,9 @@ impl Bench {
                     let (o, ir) = self.measure(c, only, &label, log)?;
                     checks.check((w, size), side, &label, &o.stdout)?;
                     let (times, rest) = sample::parse_jit_times(&o.stderr);
-                    let t = times.ok_or_else(|| format!("`tern run --time` printed no complete time report: {:?}", o.stderr))?;
+                    let t = times.ok_or_else(|| format!("{label}: `tern run --time` printed no complete time report: {:?}", o.stderr))?;
                     if !rest.trim().is_empty() {
-                        return Err(format!("unexpected stderr: {rest:?}"));
+                        return Err(format!("{label}: unexpected stderr: {rest:?}"));
                     }
                     let compile = t.front_ms + t.cranelift_ms;
                     for m in modes {
@@ -397,17 +398,18 @@ impl Bench {
                 (sample::under_callgrind(&cmd, &p, only), Some(p))
             }
         };
-        let o = sample::run(&mut cmd)?;
+        let o = sample::run(&mut cmd).map_err(|e| format!("{label}: {e}"))?;
         let _ = writeln!(log, "{label}: status {} cpu {:.4}s wall {:.4}s", o.status, o.cpu_s, o.wall_s);
         if o.status != 0 {
-            return Err(format!("exit status {}; stderr: {}", o.status, o.stderr.trim()));
+            return Err(format!("{label}: exit status {}; stderr: {}", o.status, o.stderr.trim()));
         }
         let ir = match profile {
             None => None,
             Some(p) => {
-                let text = std::fs::read_to_string(&p).map_err(|e| format!("no callgrind profile: {e}"))?;
+                let text = std::fs::read_to_string(&p).map_err(|e| format!("{label}: no callgrind profile: {e}"))?;
                 let _ = std::fs::remove_file(&p);
-                Some(sample::callgrind_total(&text).ok_or("callgrind profile without totals")? as f64)
+                let total = sample::callgrind_total(&text).ok_or_else(|| format!("{label}: callgrind profile without totals"))?;
+                Some(total as f64)
             }
         };
         Ok((o, ir))
