@@ -707,7 +707,18 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         match stmt {
             Stmt::Let { local, init } => {
                 let v = self.expr(init)?;
-                self.init_local(*local, v, addressed)?;
+                // A fresh aggregate (call result, literal) already sits in a
+                // temporary of its own: the local adopts it instead of
+                // copying. The temporary belongs to this `let` alone; when the
+                // `let` runs again (a loop) the previous binding is dead.
+                if let Val::Mem(addr) = v
+                    && self.locals[local.0 as usize].is_none()
+                    && is_fresh_aggregate(init)
+                {
+                    self.locals[local.0 as usize] = Some(Storage::Addr(addr));
+                } else {
+                    self.init_local(*local, v, addressed)?;
+                }
             }
             Stmt::Assign { place, value } => {
                 let v = self.expr(value)?;
@@ -719,12 +730,12 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
                     && let Storage::Var(var) = self.storage(id)?
                 {
                     let old = self.b.use_var(var);
-                    let new = self.binop(*op, &place.ty, old, rhs, value.loc)?;
+                    let new = self.binop(*op, &place.ty, old, rhs, place.loc)?;
                     self.b.def_var(var, new);
                 } else {
                     let addr = self.place_addr(place)?;
                     let old = self.load(&place.ty, addr).scalar();
-                    let new = self.binop(*op, &place.ty, old, rhs, value.loc)?;
+                    let new = self.binop(*op, &place.ty, old, rhs, place.loc)?;
                     self.b.ins().store(MemFlagsData::new(), new, addr, 0);
                 }
             }
@@ -1234,10 +1245,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
                     // Rvalues are already fresh temporaries; places are
                     // copied so the callee sees the value at the call even
                     // if it also mutates the original through a `ref`.
-                    if matches!(
-                        e.kind,
-                        ExprKind::Local(_) | ExprKind::Field(..) | ExprKind::Index(..)
-                    ) {
+                    if !is_fresh_aggregate(e) {
                         let t = self.temp(&e.ty)?;
                         let layout = self.program.layout(&e.ty);
                         self.copy(t, a, layout);
@@ -1403,6 +1411,18 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             }
         }
     }
+}
+
+/// Whether evaluating `e` yields an aggregate in a temporary nobody else
+/// refers to (as opposed to a place: a local, field or element).
+fn is_fresh_aggregate(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Call { .. }
+            | ExprKind::StructLit { .. }
+            | ExprKind::ArrayRepeat { .. }
+            | ExprKind::ArrayLit(_)
+    )
 }
 
 /// Locals whose address is taken (`ref x`, `unsafe::addr(x)` of a scalar or
