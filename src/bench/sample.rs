@@ -75,7 +75,7 @@ fn wait4(pid: libc::pid_t) -> std::io::Result<(i32, libc::rusage)> {
 /// that function (and what it calls).
 pub fn under_callgrind(cmd: &Command, profile: &Path, only: Option<&str>) -> Command {
     let mut v = Command::new("valgrind");
-    v.arg("--tool=callgrind").arg("--quiet=yes").arg(format!("--callgrind-out-file={}", profile.display()));
+    v.arg("--tool=callgrind").arg("-q").arg(format!("--callgrind-out-file={}", profile.display()));
     if let Some(f) = only {
         v.arg(format!("--toggle-collect={f}"));
     }
