@@ -21,7 +21,13 @@ impl Checksums {
     /// Checks `stdout` of a sample labelled `label` (e.g. `library -O2 aot`)
     /// against the case's reference, recording it as the reference if it is
     /// the first. `Err` says exactly what differs.
-    pub fn check(&mut self, case: (Workload, u32), side: Side, label: &str, stdout: &str) -> Result<(), String> {
+    pub fn check(
+        &mut self,
+        case: (Workload, u32),
+        side: Side,
+        label: &str,
+        stdout: &str,
+    ) -> Result<(), String> {
         let lines = stdout.lines().count();
         let expected_lines = if side == Side::C { 1 } else { 2 };
         if lines != expected_lines {
@@ -31,16 +37,22 @@ impl Checksums {
             ));
         }
         let first = stdout.lines().next().unwrap_or("").to_string();
-        let (ref_label, ref_first) =
-            self.contents.entry(case).or_insert_with(|| (label.to_string(), first.clone())).clone();
+        let (ref_label, ref_first) = self
+            .contents
+            .entry(case)
+            .or_insert_with(|| (label.to_string(), first.clone()))
+            .clone();
         if first != ref_first {
             return Err(format!(
                 "{label}: contents checksum {first} differs from {ref_first} printed by {ref_label}"
             ));
         }
         if side != Side::C {
-            let (ref_label, ref_out) =
-                self.full.entry(case).or_insert_with(|| (label.to_string(), stdout.to_string())).clone();
+            let (ref_label, ref_out) = self
+                .full
+                .entry(case)
+                .or_insert_with(|| (label.to_string(), stdout.to_string()))
+                .clone();
             if stdout != ref_out {
                 let got = stdout.lines().nth(1).unwrap_or("");
                 let want = ref_out.lines().nth(1).unwrap_or("");
@@ -57,10 +69,14 @@ impl Checksums {
         let mut out = String::new();
         for ((w, size), (label, first)) in &self.contents {
             let name = super::config::name(w);
-            out.push_str(&format!("{name}/{size} contents {first} (first seen: {label})\n"));
+            out.push_str(&format!(
+                "{name}/{size} contents {first} (first seen: {label})\n"
+            ));
             if let Some((label, full)) = self.full.get(&(*w, *size)) {
                 let place = full.lines().nth(1).unwrap_or("");
-                out.push_str(&format!("{name}/{size} placement {place} (first seen: {label})\n"));
+                out.push_str(&format!(
+                    "{name}/{size} placement {place} (first seen: {label})\n"
+                ));
             }
         }
         out
@@ -76,34 +92,51 @@ mod tests {
     #[test]
     fn equal_outputs_pass_and_c_is_held_to_the_contents_line() {
         let mut c = Checksums::default();
-        assert_eq!(c.check(CASE, Side::Builtin, "builtin -O2 aot", "42\n7\n"), Ok(()));
-        assert_eq!(c.check(CASE, Side::Library, "library -O2 aot", "42\n7\n"), Ok(()));
+        assert_eq!(
+            c.check(CASE, Side::Builtin, "builtin -O2 aot", "42\n7\n"),
+            Ok(())
+        );
+        assert_eq!(
+            c.check(CASE, Side::Library, "library -O2 aot", "42\n7\n"),
+            Ok(())
+        );
         assert_eq!(c.check(CASE, Side::C, "c aot", "42\n"), Ok(()));
-        assert_eq!(c.listing(), "append/8 contents 42 (first seen: builtin -O2 aot)\n\
-                                 append/8 placement 7 (first seen: builtin -O2 aot)\n");
+        assert_eq!(
+            c.listing(),
+            "append/8 contents 42 (first seen: builtin -O2 aot)\n\
+                                 append/8 placement 7 (first seen: builtin -O2 aot)\n"
+        );
     }
 
     #[test]
     fn a_contents_mismatch_is_caught() {
         let mut c = Checksums::default();
-        c.check(CASE, Side::Builtin, "builtin -O2 aot", "42\n7\n").unwrap();
+        c.check(CASE, Side::Builtin, "builtin -O2 aot", "42\n7\n")
+            .unwrap();
         assert_eq!(
             c.check(CASE, Side::C, "c aot", "41\n"),
             Err("c aot: contents checksum 41 differs from 42 printed by builtin -O2 aot".into())
         );
         assert_eq!(
             c.check(CASE, Side::Pure, "pure -O0 jit", "43\n7\n"),
-            Err("pure -O0 jit: contents checksum 43 differs from 42 printed by builtin -O2 aot".into())
+            Err(
+                "pure -O0 jit: contents checksum 43 differs from 42 printed by builtin -O2 aot"
+                    .into()
+            )
         );
     }
 
     #[test]
     fn a_placement_mismatch_is_caught() {
         let mut c = Checksums::default();
-        c.check(CASE, Side::Builtin, "builtin -O2 aot", "42\n7\n").unwrap();
+        c.check(CASE, Side::Builtin, "builtin -O2 aot", "42\n7\n")
+            .unwrap();
         assert_eq!(
             c.check(CASE, Side::Library, "library -O2 jit", "42\n8\n"),
-            Err("library -O2 jit: placement checksum 8 differs from 7 printed by builtin -O2 aot".into())
+            Err(
+                "library -O2 jit: placement checksum 8 differs from 7 printed by builtin -O2 aot"
+                    .into()
+            )
         );
     }
 
@@ -114,8 +147,17 @@ mod tests {
             c.check(CASE, Side::Builtin, "builtin -O2 aot", ""),
             Err("builtin -O2 aot: expected 2 checksum line(s) on stdout, got 0: \"\"".into())
         );
-        c.check(CASE, Side::Builtin, "builtin -O2 aot", "1\n2\n").unwrap();
-        assert_eq!(c.check((Workload::Resize, 8), Side::Builtin, "builtin -O2 aot", "5\n6\n"), Ok(()));
+        c.check(CASE, Side::Builtin, "builtin -O2 aot", "1\n2\n")
+            .unwrap();
+        assert_eq!(
+            c.check(
+                (Workload::Resize, 8),
+                Side::Builtin,
+                "builtin -O2 aot",
+                "5\n6\n"
+            ),
+            Ok(())
+        );
         assert!(c.check(CASE, Side::C, "c aot", "1\n2\n").is_err());
     }
 }

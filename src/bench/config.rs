@@ -51,7 +51,9 @@ pub enum Metric {
 
 /// Names as the command line spells them (for tables and file names).
 pub fn name<T: ValueEnum>(v: &T) -> String {
-    v.to_possible_value().map(|p| p.get_name().to_string()).unwrap_or_default()
+    v.to_possible_value()
+        .map(|p| p.get_name().to_string())
+        .unwrap_or_default()
 }
 
 #[derive(Parser, Debug)]
@@ -95,8 +97,8 @@ struct Args {
     #[arg(long, value_enum, default_value = "cpu")]
     metric: Metric,
     /// Pin the harness and every sample to these CPUs (e.g. `1` or `0-1` or `0,1`).
-    #[arg(long, value_parser = parse_cpus)]
-    affinity: Option<Vec<usize>>,
+    #[arg(long, value_parser = parse_cpu_list)]
+    affinity: Option<CpuList>,
     /// Output folder; must not exist yet. Default: bench-out/<UTC timestamp>/.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -150,7 +152,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         warmups: a.warmups.unwrap_or(if instructions { 0 } else { 1 }),
         quick: a.quick,
         metric: a.metric,
-        affinity: a.affinity,
+        affinity: a.affinity.map(|c| c.0),
         out: a.out,
     }))
 }
@@ -175,8 +177,18 @@ fn parse_level(s: &str) -> Result<u8, String> {
         "0" => Ok(0),
         "1" => Ok(1),
         "2" => Ok(2),
-        _ => Err(format!("`{s}` is not an optimization level (use 0, 1 or 2)")),
+        _ => Err(format!(
+            "`{s}` is not an optimization level (use 0, 1 or 2)"
+        )),
     }
+}
+
+/// A parsed `--affinity` value (one clap value, so not a bare `Vec`).
+#[derive(Clone, Debug, PartialEq)]
+struct CpuList(Vec<usize>);
+
+fn parse_cpu_list(s: &str) -> Result<CpuList, String> {
+    parse_cpus(s).map(CpuList)
 }
 
 /// Parses a CPU list: `1`, `0,1`, `0-3`, `0-1,3`.
@@ -216,9 +228,15 @@ mod tests {
     #[test]
     fn defaults_are_o2_all_sides_five_reps() {
         let c = config("");
-        assert_eq!(c.workloads, vec![Workload::Append, Workload::Fragmented, Workload::Resize]);
+        assert_eq!(
+            c.workloads,
+            vec![Workload::Append, Workload::Fragmented, Workload::Resize]
+        );
         assert_eq!(c.sizes, vec![8, 128]);
-        assert_eq!(c.sides, vec![Side::Builtin, Side::Library, Side::Pure, Side::C]);
+        assert_eq!(
+            c.sides,
+            vec![Side::Builtin, Side::Library, Side::Pure, Side::C]
+        );
         assert_eq!(c.modes, vec![Mode::Aot, Mode::JitExec, Mode::JitTotal]);
         assert_eq!(c.levels, vec![2]);
         assert_eq!((c.reps, c.warmups, c.quick), (5, 1, false));
@@ -246,15 +264,27 @@ mod tests {
         let e = parse(&args("--sides builtin,bogus")).unwrap_err();
         assert!(e.contains("invalid value 'bogus' for '--sides"), "{e}");
         let e = parse(&args("--sizes 16")).unwrap_err();
-        assert!(e.contains("`16` is not an element size (use 8 or 128)"), "{e}");
+        assert!(
+            e.contains("`16` is not an element size (use 8 or 128)"),
+            "{e}"
+        );
         let e = parse(&args("--levels 3")).unwrap_err();
-        assert!(e.contains("`3` is not an optimization level (use 0, 1 or 2)"), "{e}");
+        assert!(
+            e.contains("`3` is not an optimization level (use 0, 1 or 2)"),
+            "{e}"
+        );
         let e = parse(&args("--reps 0")).unwrap_err();
         assert!(e.contains("--reps"), "{e}");
         let e = parse(&args("--affinity 2-1")).unwrap_err();
         assert!(e.contains("`2-1` is not a CPU list"), "{e}");
         let e = parse(&args("--frobnicate")).unwrap_err();
         assert!(e.contains("unexpected argument '--frobnicate'"), "{e}");
+    }
+
+    #[test]
+    fn affinity_is_one_cpu_list() {
+        assert_eq!(config("--affinity 0-1,3").affinity, Some(vec![0, 1, 3]));
+        assert_eq!(config("").affinity, None);
     }
 
     #[test]

@@ -53,7 +53,10 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         (Workload::Resize, 8) => (4_000_000, 32),
         (Workload::Resize, _) => (2_000_000, 8),
     };
-    Scale { ops: if quick { (ops / 20).max(1) } else { ops }, param }
+    Scale {
+        ops: if quick { (ops / 20).max(1) } else { ops },
+        param,
+    }
 }
 
 /// Bytes of arena the library sides reserve (virtual; committed lazily):
@@ -94,10 +97,17 @@ pub fn substitute(template: &str, elem_bytes: u32, side: Side, s: Scale) -> Stri
             ("OFFSET(", "reusable::offset(".into()),
         ],
         Side::Library | Side::Pure => {
-            let m = if side == Side::Library { "slice_pool" } else { "slice_pool_pure" };
+            let m = if side == Side::Library {
+                "slice_pool"
+            } else {
+                "slice_pool_pure"
+            };
             vec![
                 ("USE_SIDE\n", format!("use {m};\n")),
-                ("SETUP_SIDE\n", format!("    var ctx = {m}::new({LIBRARY_ARENA_BYTES});\n")),
+                (
+                    "SETUP_SIDE\n",
+                    format!("    var ctx = {m}::new({LIBRARY_ARENA_BYTES});\n"),
+                ),
                 ("FINISH_SIDE\n", format!("    {m}::finish(ref ctx);\n")),
                 ("ALLOC(", format!("{m}::alloc_slice::<{elem}>(ref ctx, ")),
                 ("APPEND(", format!("{m}::append(ref ctx, ")),
@@ -148,10 +158,24 @@ mod tests {
                 for side in [Side::Builtin, Side::Library, Side::Pure] {
                     let src = tern_source(w, size, side, false);
                     for p in [
-                        "USE_SIDE", "SETUP_SIDE", "FINISH_SIDE", "ALLOC(", "APPEND(", "RESIZE(", "FREE(",
-                        "OFFSET(", "ELEM_PRELUDE", "MK(", "VAL(", "N_OPS", "MAX_ELEMS",
+                        "USE_SIDE",
+                        "SETUP_SIDE",
+                        "FINISH_SIDE",
+                        "ALLOC(",
+                        "APPEND(",
+                        "RESIZE(",
+                        "FREE(",
+                        "OFFSET(",
+                        "ELEM_PRELUDE",
+                        "MK(",
+                        "VAL(",
+                        "N_OPS",
+                        "MAX_ELEMS",
                     ] {
-                        assert!(!src.contains(p), "{p} left in {w:?}/{size}/{side:?}:\n{src}");
+                        assert!(
+                            !src.contains(p),
+                            "{p} left in {w:?}/{size}/{side:?}:\n{src}"
+                        );
                     }
                 }
             }
@@ -184,6 +208,9 @@ mod tests {
     fn quick_shrinks_twentyfold() {
         assert_eq!(scale(Workload::Append, 8, false).ops, 4_000_000);
         assert_eq!(scale(Workload::Append, 8, true).ops, 200_000);
-        assert_eq!(c_flags(Workload::Resize, 128, true), ["-O2", "-DELEM_BYTES=128", "-DN_OPS=100000", "-DPARAM=8"]);
+        assert_eq!(
+            c_flags(Workload::Resize, 128, true),
+            ["-O2", "-DELEM_BYTES=128", "-DN_OPS=100000", "-DPARAM=8"]
+        );
     }
 }

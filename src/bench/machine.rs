@@ -8,15 +8,26 @@ use std::process::Command;
 fn tool_line(program: &str, args: &[&str]) -> String {
     match Command::new(program).args(args).output() {
         Ok(o) => {
-            let text = if o.stdout.is_empty() { o.stderr } else { o.stdout };
-            String::from_utf8_lossy(&text).lines().next().unwrap_or("").trim().to_string()
+            let text = if o.stdout.is_empty() {
+                o.stderr
+            } else {
+                o.stdout
+            };
+            String::from_utf8_lossy(&text)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
         }
         Err(e) => format!("unavailable ({e})"),
     }
 }
 
 fn read_trimmed(path: &str) -> String {
-    std::fs::read_to_string(path).map(|s| s.trim().to_string()).unwrap_or_else(|e| format!("unavailable ({e})"))
+    std::fs::read_to_string(path)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|e| format!("unavailable ({e})"))
 }
 
 /// A `key: value` description of the machine and tools.
@@ -24,13 +35,23 @@ pub fn describe(command_line: &str) -> String {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let model = cpuinfo
         .lines()
-        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .and_then(|r| r.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_else(|| "unknown".into());
     let mhz = cpuinfo
         .lines()
-        .find_map(|l| l.strip_prefix("cpu MHz").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .find_map(|l| {
+            l.strip_prefix("cpu MHz")
+                .and_then(|r| r.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_else(|| "unknown".into());
-    let nproc = std::thread::available_parallelism().map(|n| n.get().to_string()).unwrap_or_else(|_| "unknown".into());
+    let nproc = std::thread::available_parallelism()
+        .map(|n| n.get().to_string())
+        .unwrap_or_else(|_| "unknown".into());
     let mem = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|m| m.lines().next().map(str::to_string))
@@ -47,9 +68,18 @@ pub fn describe(command_line: &str) -> String {
         ("cc", tool_line("cc", &["--version"])),
         ("libc", tool_line("ldd", &["--version"])),
         ("valgrind", tool_line("valgrind", &["--version"])),
-        ("GLIBC_TUNABLES", std::env::var("GLIBC_TUNABLES").unwrap_or_else(|_| "(unset: glibc defaults)".into())),
-        ("TERN_STDLIB", std::env::var("TERN_STDLIB").unwrap_or_else(|_| "(unset: embedded stdlib)".into())),
-        ("TERN_POOL_BYTES", std::env::var("TERN_POOL_BYTES").unwrap_or_else(|_| "(unset)".into())),
+        (
+            "GLIBC_TUNABLES",
+            std::env::var("GLIBC_TUNABLES").unwrap_or_else(|_| "(unset: glibc defaults)".into()),
+        ),
+        (
+            "TERN_STDLIB",
+            std::env::var("TERN_STDLIB").unwrap_or_else(|_| "(unset: embedded stdlib)".into()),
+        ),
+        (
+            "TERN_POOL_BYTES",
+            std::env::var("TERN_POOL_BYTES").unwrap_or_else(|_| "(unset)".into()),
+        ),
     ]
     .iter()
     .map(|(k, v)| format!("{k}: {v}\n"))
@@ -58,7 +88,9 @@ pub fn describe(command_line: &str) -> String {
 
 /// FNV-1a, 64 bits: a fingerprint to tell builds apart, not a security hash.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Fingerprints of the tern executable, the runtime library it links and
@@ -67,7 +99,12 @@ pub fn fingerprints(tern: &Path, runtime_lib: Option<&Path>, stdlib_dir: &Path) 
     let mut paths = vec![tern.to_path_buf()];
     paths.extend(runtime_lib.map(Path::to_path_buf));
     let mut stdlib: Vec<_> = std::fs::read_dir(stdlib_dir)
-        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "tern")).collect())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "tern"))
+                .collect()
+        })
         .unwrap_or_default();
     stdlib.sort();
     paths.extend(stdlib);
@@ -76,7 +113,12 @@ pub fn fingerprints(tern: &Path, runtime_lib: Option<&Path>, stdlib_dir: &Path) 
     );
     for p in paths {
         match std::fs::read(&p) {
-            Ok(b) => out.push_str(&format!("{:016x}  {:>10}  {}\n", fnv1a(&b), b.len(), p.display())),
+            Ok(b) => out.push_str(&format!(
+                "{:016x}  {:>10}  {}\n",
+                fnv1a(&b),
+                b.len(),
+                p.display()
+            )),
             Err(e) => out.push_str(&format!("unreadable  {}: {e}\n", p.display())),
         }
     }

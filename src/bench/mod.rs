@@ -40,18 +40,32 @@ pub fn main(args: &[String]) -> Result<(), Failure> {
     if let Some(cpus) = &cfg.affinity {
         set_affinity(cpus).map_err(|e| Failure::new(2, format!("error: --affinity: {e}")))?;
     }
-    if cfg.metric == Metric::Instructions && Command::new("valgrind").arg("--version").output().is_err() {
-        return Err(Failure::new(2, "error: --metric instructions needs `valgrind` on PATH".into()));
+    if cfg.metric == Metric::Instructions
+        && Command::new("valgrind").arg("--version").output().is_err()
+    {
+        return Err(Failure::new(
+            2,
+            "error: --metric instructions needs `valgrind` on PATH".into(),
+        ));
     }
-    let out = outdir::create(cfg.out.as_deref(), Path::new("bench-out"), std::time::SystemTime::now())
-        .map_err(|e| Failure::new(2, format!("error: {e}")))?;
+    let out = outdir::create(
+        cfg.out.as_deref(),
+        Path::new("bench-out"),
+        std::time::SystemTime::now(),
+    )
+    .map_err(|e| Failure::new(2, format!("error: {e}")))?;
     let bench = Bench::new(cfg, out.clone()).map_err(|e| Failure::new(1, format!("error: {e}")))?;
-    let ok = bench.run().map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    let ok = bench
+        .run()
+        .map_err(|e| Failure::new(1, format!("error: {e}")))?;
     eprintln!("tern bench: everything is in {}", out.display());
     if ok {
         Ok(())
     } else {
-        Err(Failure::new(1, "error: some cases failed (see FAILED lines above)".into()))
+        Err(Failure::new(
+            1,
+            "error: some cases failed (see FAILED lines above)".into(),
+        ))
     }
 }
 
@@ -65,32 +79,76 @@ fn set_affinity(cpus: &[usize]) -> Result<(), String> {
     }
     // SAFETY: pid 0 = this thread; `set` is valid for its size.
     let r = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if r == 0 { Ok(()) } else { Err(format!("sched_setaffinity({cpus:?}): {}", std::io::Error::last_os_error())) }
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "sched_setaffinity({cpus:?}): {}",
+            std::io::Error::last_os_error()
+        ))
+    }
 }
 
 /// What one sample runs.
 #[derive(Clone, Debug)]
 enum Job {
     /// A built executable (a Tern side at a level, or the C baseline).
-    Exe { workload: Workload, size: u32, side: Side, level: Option<u8>, exe: PathBuf },
+    Exe {
+        workload: Workload,
+        size: u32,
+        side: Side,
+        level: Option<u8>,
+        exe: PathBuf,
+    },
     /// `tern run -O<level> --time SRC`.
-    Jit { workload: Workload, size: u32, side: Side, level: u8, src: PathBuf },
+    Jit {
+        workload: Workload,
+        size: u32,
+        side: Side,
+        level: u8,
+        src: PathBuf,
+    },
 }
 
 impl Job {
     fn case(&self) -> (Workload, u32, Side) {
         match self {
-            Job::Exe { workload, size, side, .. } | Job::Jit { workload, size, side, .. } => (*workload, *size, *side),
+            Job::Exe {
+                workload,
+                size,
+                side,
+                ..
+            }
+            | Job::Jit {
+                workload,
+                size,
+                side,
+                ..
+            } => (*workload, *size, *side),
         }
     }
 
     fn label(&self) -> String {
         match self {
-            Job::Exe { workload, size, side, level, .. } => {
-                let lv = level.map(|l| format!("-O{l}")).unwrap_or_else(|| "cc-O2".into());
+            Job::Exe {
+                workload,
+                size,
+                side,
+                level,
+                ..
+            } => {
+                let lv = level
+                    .map(|l| format!("-O{l}"))
+                    .unwrap_or_else(|| "cc-O2".into());
                 format!("{}/{size} {} {lv} aot", name(workload), name(side))
             }
-            Job::Jit { workload, size, side, level, .. } => {
+            Job::Jit {
+                workload,
+                size,
+                side,
+                level,
+                ..
+            } => {
                 format!("{}/{size} {} -O{level} jit", name(workload), name(side))
             }
         }
@@ -116,7 +174,8 @@ struct Row {
 
 impl Bench {
     fn new(cfg: Config, out: PathBuf) -> Result<Bench, String> {
-        let tern = std::env::current_exe().map_err(|e| format!("cannot locate the tern executable: {e}"))?;
+        let tern = std::env::current_exe()
+            .map_err(|e| format!("cannot locate the tern executable: {e}"))?;
         Ok(Bench { cfg, out, tern })
     }
 
@@ -138,7 +197,11 @@ impl Bench {
     }
 
     fn cases(&self) -> Vec<(Workload, u32)> {
-        self.cfg.workloads.iter().flat_map(|w| self.cfg.sizes.iter().map(move |s| (*w, *s))).collect()
+        self.cfg
+            .workloads
+            .iter()
+            .flat_map(|w| self.cfg.sizes.iter().map(move |s| (*w, *s)))
+            .collect()
     }
 
     fn wants_jit(&self) -> bool {
@@ -152,7 +215,10 @@ impl Bench {
         self.write(&["machine.txt"], &machine::describe(&args.join(" ")))?;
         let stdlib_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("stdlib");
         let runtime_lib = crate::staticlib::find_runtime_lib().ok();
-        self.write(&["fingerprints.txt"], &machine::fingerprints(&self.tern, runtime_lib.as_deref(), &stdlib_dir))?;
+        self.write(
+            &["fingerprints.txt"],
+            &machine::fingerprints(&self.tern, runtime_lib.as_deref(), &stdlib_dir),
+        )?;
         let mut results = Results::default();
         let mut log = String::new();
         let jobs = self.build_all(&mut results, &mut log)?;
@@ -165,20 +231,32 @@ impl Bench {
         let mut rows: Vec<Row> = Vec::new();
         let mut sample_log = String::new();
         let per_job = match self.cfg.metric {
-            Metric::Instructions => self.cfg.modes.iter().filter(|m| **m != Mode::Aot).count().max(1) as u64,
+            Metric::Instructions => self
+                .cfg
+                .modes
+                .iter()
+                .filter(|m| **m != Mode::Aot)
+                .count()
+                .max(1) as u64,
             Metric::Cpu => 1,
         };
         let total = u64::from(self.cfg.reps + self.cfg.warmups) * jobs.len() as u64 * per_job;
         let bar = ProgressBar::new(total);
         bar.set_style(
-            ProgressStyle::with_template("{bar:40.cyan/blue} {pos}/{len} samples [{elapsed_precise}<{eta_precise}] {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "{bar:40.cyan/blue} {pos}/{len} samples [{elapsed_precise}<{eta_precise}] {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         for rep in 0..self.cfg.warmups + self.cfg.reps {
             let warmup = rep < self.cfg.warmups;
             for job in &jobs {
                 let (w, size, side) = job.case();
-                bar.set_message(format!("{}{}", if warmup { "warm-up " } else { "" }, job.label()));
+                bar.set_message(format!(
+                    "{}{}",
+                    if warmup { "warm-up " } else { "" },
+                    job.label()
+                ));
                 if results.failed.contains_key(&(w, size, side)) {
                     bar.inc(per_job);
                     continue;
@@ -188,15 +266,18 @@ impl Bench {
                         if !warmup {
                             for row in &new_rows {
                                 results.values.entry(row.key).or_default().push(row.value);
-                                if let (Some(ms), Mode::JitExec | Mode::JitTotal) = (row.compile_ms, row.key.mode) {
-                                    if row.key.mode == Mode::JitTotal || !self.cfg.modes.contains(&Mode::JitTotal) {
-                                        results
-                                            .compile_ms
-                                            .entry((row.key.level, w, size, side))
-                                            .or_default()
-                                            .push(ms);
-                                    }
-                                }
+                            }
+                            // One JIT process reports one compile time,
+                            // however many modes its sample fed.
+                            if let Some((level, ms)) = new_rows
+                                .iter()
+                                .find_map(|r| Some((r.key.level, r.compile_ms?)))
+                            {
+                                results
+                                    .compile_ms
+                                    .entry((level, w, size, side))
+                                    .or_default()
+                                    .push(ms);
                             }
                         }
                         rows.append(&mut new_rows);
@@ -223,7 +304,11 @@ impl Bench {
             name(&self.cfg.metric),
             self.cfg.reps,
             self.cfg.warmups,
-            if self.cfg.quick { ", --quick (not a measurement)" } else { "" }
+            if self.cfg.quick {
+                ", --quick (not a measurement)"
+            } else {
+                ""
+            }
         );
         text.push_str(&report::ratio_tables(&self.cfg, &results));
         text.push_str(&report::absolute_tables(&self.cfg, &results));
@@ -250,7 +335,8 @@ impl Bench {
         let aot = self.cfg.modes.contains(&Mode::Aot);
         let building = ProgressBar::new(self.cases().len() as u64);
         building.set_style(
-            ProgressStyle::with_template("building {bar:40} {pos}/{len} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template("building {bar:40} {pos}/{len} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         for (w, size) in self.cases() {
             let stem = format!("{}-{size}", name(&w));
@@ -269,7 +355,8 @@ impl Bench {
                     let clif = self.path(&["clif", &dir, &format!("{stem}.clif")]);
                     let obj = self.path(&["obj", &dir, &format!("{stem}.o")]);
                     let exe = self.path(&["bin", &dir, &stem]);
-                    let steps: [(&Path, Option<&str>); 3] = [(&clif, Some("clif")), (&obj, Some("obj")), (&exe, None)];
+                    let steps: [(&Path, Option<&str>); 3] =
+                        [(&clif, Some("clif")), (&obj, Some("obj")), (&exe, None)];
                     let mut failed = None;
                     for (target, emit) in steps {
                         let mut cmd = Command::new(&self.tern);
@@ -278,7 +365,10 @@ impl Bench {
                             cmd.arg("--emit").arg(e);
                         }
                         if let Err(e) = run_logged(&mut cmd, log) {
-                            failed = Some(format!("`tern build {lv}{}` failed: {e}", emit.map(|e| format!(" --emit {e}")).unwrap_or_default()));
+                            failed = Some(format!(
+                                "`tern build {lv}{}` failed: {e}",
+                                emit.map(|e| format!(" --emit {e}")).unwrap_or_default()
+                            ));
                             break;
                         }
                     }
@@ -287,29 +377,59 @@ impl Bench {
                         continue;
                     }
                     let exe_bytes = std::fs::metadata(&exe).map(|m| m.len()).unwrap_or(0);
-                    results.sizes.insert((side, level, w, size), (exe_bytes, text_bytes(&obj)));
+                    results
+                        .sizes
+                        .insert((side, level, w, size), (exe_bytes, text_bytes(&obj)));
                     if aot {
-                        exe_jobs.push(Job::Exe { workload: w, size, side, level: Some(level), exe });
+                        exe_jobs.push(Job::Exe {
+                            workload: w,
+                            size,
+                            side,
+                            level: Some(level),
+                            exe,
+                        });
                     }
                     if self.wants_jit() {
-                        jit_jobs.push(Job::Jit { workload: w, size, side, level, src: src.clone() });
+                        jit_jobs.push(Job::Jit {
+                            workload: w,
+                            size,
+                            side,
+                            level,
+                            src: src.clone(),
+                        });
                     }
                 }
             }
             if self.cfg.sides.contains(&Side::C) && aot {
                 self.write(&["src", "c", "common.h"], generate::C_HEADER)?;
-                let src = self.write(&["src", "c", &format!("{}.c", name(&w))], generate::c_source(w))?;
+                let src = self.write(
+                    &["src", "c", &format!("{}.c", name(&w))],
+                    generate::c_source(w),
+                )?;
                 let exe = self.path(&["bin", "c", &stem]);
                 let mut cmd = Command::new("cc");
-                cmd.args(generate::c_flags(w, size, self.cfg.quick)).arg("-o").arg(&exe).arg(&src);
+                cmd.args(generate::c_flags(w, size, self.cfg.quick))
+                    .arg("-o")
+                    .arg(&exe)
+                    .arg(&src);
                 match run_logged(&mut cmd, log) {
                     Ok(()) => {
                         let exe_bytes = std::fs::metadata(&exe).map(|m| m.len()).unwrap_or(0);
-                        results.sizes.insert((Side::C, 2, w, size), (exe_bytes, text_bytes(&exe)));
-                        exe_jobs.push(Job::Exe { workload: w, size, side: Side::C, level: None, exe });
+                        results
+                            .sizes
+                            .insert((Side::C, 2, w, size), (exe_bytes, text_bytes(&exe)));
+                        exe_jobs.push(Job::Exe {
+                            workload: w,
+                            size,
+                            side: Side::C,
+                            level: None,
+                            exe,
+                        });
                     }
                     Err(e) => {
-                        results.failed.insert((w, size, Side::C), format!("`cc` failed: {e}"));
+                        results
+                            .failed
+                            .insert((w, size, Side::C), format!("`cc` failed: {e}"));
                     }
                 }
             }
@@ -323,7 +443,14 @@ impl Bench {
 
     /// Runs one job once (twice for JIT under callgrind: total and exec
     /// are separate processes) and returns its rows.
-    fn sample(&self, job: &Job, rep: u32, warmup: bool, checks: &mut Checksums, log: &mut String) -> Result<Vec<Row>, String> {
+    fn sample(
+        &self,
+        job: &Job,
+        rep: u32,
+        warmup: bool,
+        checks: &mut Checksums,
+        log: &mut String,
+    ) -> Result<Vec<Row>, String> {
         let (w, size, side) = job.case();
         let label = job.label();
         let mut rows = Vec::new();
@@ -336,7 +463,13 @@ impl Bench {
             wall_s,
             compile_ms,
         };
-        let key = |mode: Mode, level: u8| Key { mode, level, workload: w, size, side };
+        let key = |mode: Mode, level: u8| Key {
+            mode,
+            level,
+            workload: w,
+            size,
+            side,
+        };
         match job {
             Job::Exe { exe, level, .. } => {
                 let cmd = Command::new(exe);
@@ -348,18 +481,42 @@ impl Bench {
                     None => self.cfg.levels.clone(),
                 };
                 for l in levels {
-                    rows.push(row(key(Mode::Aot, l), ir.unwrap_or(o.cpu_s), o.cpu_s, o.wall_s, None));
+                    rows.push(row(
+                        key(Mode::Aot, l),
+                        ir.unwrap_or(o.cpu_s),
+                        o.cpu_s,
+                        o.wall_s,
+                        None,
+                    ));
                 }
             }
             Job::Jit { src, level, .. } => {
                 let mut cmd = Command::new(&self.tern);
-                cmd.arg("run").arg(format!("-O{level}")).arg("--time").arg(src);
-                let modes: Vec<Mode> = self.cfg.modes.iter().copied().filter(|m| *m != Mode::Aot).collect();
+                cmd.arg("run")
+                    .arg(format!("-O{level}"))
+                    .arg("--time")
+                    .arg(src);
+                let modes: Vec<Mode> = self
+                    .cfg
+                    .modes
+                    .iter()
+                    .copied()
+                    .filter(|m| *m != Mode::Aot)
+                    .collect();
                 let runs: Vec<(Vec<Mode>, Option<&str>)> = match self.cfg.metric {
                     Metric::Cpu => vec![(modes, None)],
                     Metric::Instructions => modes
                         .iter()
-                        .map(|m| (vec![*m], if *m == Mode::JitExec { Some("tern_rt_main") } else { None }))
+                        .map(|m| {
+                            (
+                                vec![*m],
+                                if *m == Mode::JitExec {
+                                    Some("tern_rt_main")
+                                } else {
+                                    None
+                                },
+                            )
+                        })
                         .collect(),
                 };
                 for (modes, only) in runs {
@@ -368,7 +525,12 @@ impl Bench {
                     let (o, ir) = self.measure(c, only, &label, log)?;
                     checks.check((w, size), side, &label, &o.stdout)?;
                     let (times, rest) = sample::parse_jit_times(&o.stderr);
-                    let t = times.ok_or_else(|| format!("{label}: `tern run --time` printed no complete time report: {:?}", o.stderr))?;
+                    let t = times.ok_or_else(|| {
+                        format!(
+                            "{label}: `tern run --time` printed no complete time report: {:?}",
+                            o.stderr
+                        )
+                    })?;
                     if !rest.trim().is_empty() {
                         return Err(format!("{label}: unexpected stderr: {rest:?}"));
                     }
@@ -376,7 +538,9 @@ impl Bench {
                     for m in modes {
                         let (value, cpu, wall) = match (m, ir) {
                             (_, Some(ir)) => (ir, o.cpu_s, o.wall_s),
-                            (Mode::JitExec, None) => (t.exec_cpu_ms / 1e3, t.exec_cpu_ms / 1e3, t.exec_ms / 1e3),
+                            (Mode::JitExec, None) => {
+                                (t.exec_cpu_ms / 1e3, t.exec_cpu_ms / 1e3, t.exec_ms / 1e3)
+                            }
                             (_, None) => (o.cpu_s, o.cpu_s, o.wall_s),
                         };
                         let compile = if ir.is_none() { Some(compile) } else { None };
@@ -390,7 +554,13 @@ impl Bench {
 
     /// Runs `cmd` (under callgrind for the instruction metric), requires a
     /// clean exit, and returns the outcome and the instruction count.
-    fn measure(&self, cmd: Command, only: Option<&str>, label: &str, log: &mut String) -> Result<(sample::Outcome, Option<f64>), String> {
+    fn measure(
+        &self,
+        cmd: Command,
+        only: Option<&str>,
+        label: &str,
+        log: &mut String,
+    ) -> Result<(sample::Outcome, Option<f64>), String> {
         let (mut cmd, profile) = match self.cfg.metric {
             Metric::Cpu => (cmd, None),
             Metric::Instructions => {
@@ -399,16 +569,26 @@ impl Bench {
             }
         };
         let o = sample::run(&mut cmd).map_err(|e| format!("{label}: {e}"))?;
-        let _ = writeln!(log, "{label}: status {} cpu {:.4}s wall {:.4}s", o.status, o.cpu_s, o.wall_s);
+        let _ = writeln!(
+            log,
+            "{label}: status {} cpu {:.4}s wall {:.4}s",
+            o.status, o.cpu_s, o.wall_s
+        );
         if o.status != 0 {
-            return Err(format!("{label}: exit status {}; stderr: {}", o.status, o.stderr.trim()));
+            return Err(format!(
+                "{label}: exit status {}; stderr: {}",
+                o.status,
+                o.stderr.trim()
+            ));
         }
         let ir = match profile {
             None => None,
             Some(p) => {
-                let text = std::fs::read_to_string(&p).map_err(|e| format!("{label}: no callgrind profile: {e}"))?;
+                let text = std::fs::read_to_string(&p)
+                    .map_err(|e| format!("{label}: no callgrind profile: {e}"))?;
                 let _ = std::fs::remove_file(&p);
-                let total = sample::callgrind_total(&text).ok_or_else(|| format!("{label}: callgrind profile without totals"))?;
+                let total = sample::callgrind_total(&text)
+                    .ok_or_else(|| format!("{label}: callgrind profile without totals"))?;
                 Some(total as f64)
             }
         };
@@ -421,10 +601,17 @@ fn run_logged(cmd: &mut Command, log: &mut String) -> Result<(), String> {
     let shown = format!(
         "{} {}",
         cmd.get_program().to_string_lossy(),
-        cmd.get_args().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ")
+        cmd.get_args()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     let o = sample::run(cmd)?;
-    let _ = writeln!(log, "$ {shown}\n{}{}(status {}, {:.3}s)", o.stdout, o.stderr, o.status, o.wall_s);
+    let _ = writeln!(
+        log,
+        "$ {shown}\n{}{}(status {}, {:.3}s)",
+        o.stdout, o.stderr, o.status, o.wall_s
+    );
     if o.status == 0 {
         Ok(())
     } else {
@@ -447,8 +634,14 @@ fn text_bytes(file: &Path) -> Option<u64> {
 
 /// Every sample as CSV.
 fn samples_csv(rows: &[Row], metric: Metric) -> String {
-    let unit = if metric == Metric::Cpu { "cpu_s" } else { "instructions" };
-    let mut out = String::from("rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms\n");
+    let unit = if metric == Metric::Cpu {
+        "cpu_s"
+    } else {
+        "instructions"
+    };
+    let mut out = String::from(
+        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms\n",
+    );
     for r in rows {
         let _ = writeln!(
             out,
@@ -458,7 +651,11 @@ fn samples_csv(rows: &[Row], metric: Metric) -> String {
             name(&r.key.workload),
             r.key.size,
             name(&r.key.side),
-            if r.key.side == Side::C { "cc-O2".to_string() } else { format!("O{}", r.key.level) },
+            if r.key.side == Side::C {
+                "cc-O2".to_string()
+            } else {
+                format!("O{}", r.key.level)
+            },
             name(&r.key.mode),
             r.value,
             r.cpu_s,

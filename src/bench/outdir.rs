@@ -15,17 +15,23 @@ pub fn create(explicit: Option<&Path>, base: &Path, now: SystemTime) -> Result<P
             ));
         }
         if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
         }
         // `create_dir` fails if the folder appeared meanwhile: never shared.
         return std::fs::create_dir(dir)
             .map(|()| dir.to_path_buf())
             .map_err(|e| format!("cannot create --out `{}`: {e}", dir.display()));
     }
-    std::fs::create_dir_all(base).map_err(|e| format!("cannot create `{}`: {e}", base.display()))?;
+    std::fs::create_dir_all(base)
+        .map_err(|e| format!("cannot create `{}`: {e}", base.display()))?;
     let stamp = timestamp(now);
     for n in 1..1000 {
-        let name = if n == 1 { stamp.clone() } else { format!("{stamp}-{n}") };
+        let name = if n == 1 {
+            stamp.clone()
+        } else {
+            format!("{stamp}-{n}")
+        };
         let dir = base.join(name);
         match std::fs::create_dir(&dir) {
             Ok(()) => return Ok(dir),
@@ -33,15 +39,26 @@ pub fn create(explicit: Option<&Path>, base: &Path, now: SystemTime) -> Result<P
             Err(e) => return Err(format!("cannot create `{}`: {e}", dir.display())),
         }
     }
-    Err(format!("cannot find a free folder name under `{}`", base.display()))
+    Err(format!(
+        "cannot find a free folder name under `{}`",
+        base.display()
+    ))
 }
 
 /// `YYYY-MM-DDTHH-MM-SS` in UTC (colons avoided: they are awkward in paths).
 pub fn timestamp(t: SystemTime) -> String {
-    let secs = t.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let secs = t
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil_from_days(days as i64);
-    format!("{y:04}-{m:02}-{d:02}T{:02}-{:02}-{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}-{:02}-{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// Days since 1970-01-01 to (year, month, day): Howard Hinnant's algorithm.

@@ -17,6 +17,9 @@ pub struct Key {
     pub side: Side,
 }
 
+/// Executable bytes and machine-code (`.text`) bytes, when known.
+pub type Sizes = (u64, Option<u64>);
+
 /// Everything measured, measured repetitions only (warm-ups are dropped).
 #[derive(Default, Debug)]
 pub struct Results {
@@ -27,13 +30,16 @@ pub struct Results {
     /// Why a (workload, size, side) has no valid figures.
     pub failed: BTreeMap<(Workload, u32, Side), String>,
     /// Executable bytes and machine-code (`.text`) bytes per (side, level, workload, size).
-    pub sizes: BTreeMap<(Side, u8, Workload, u32), (u64, Option<u64>)>,
+    pub sizes: BTreeMap<(Side, u8, Workload, u32), Sizes>,
 }
 
 impl Results {
     /// The median figure of `key`, unless its case failed for that side.
     pub fn median(&self, key: &Key) -> Option<f64> {
-        if self.failed.contains_key(&(key.workload, key.size, key.side)) {
+        if self
+            .failed
+            .contains_key(&(key.workload, key.size, key.side))
+        {
             return None;
         }
         median(self.values.get(key)?)
@@ -41,17 +47,30 @@ impl Results {
 
     /// side/builtin for one key (`key.side` is the numerator).
     pub fn ratio(&self, key: &Key) -> Option<f64> {
-        ratio(self.median(key), self.median(&Key { side: Side::Builtin, ..*key }))
+        ratio(
+            self.median(key),
+            self.median(&Key {
+                side: Side::Builtin,
+                ..*key
+            }),
+        )
     }
 }
 
 /// The sides shown in a mode: C exists in AOT only.
 pub fn sides_in(cfg: &Config, mode: Mode) -> Vec<Side> {
-    cfg.sides.iter().copied().filter(|s| *s != Side::C || mode == Mode::Aot).collect()
+    cfg.sides
+        .iter()
+        .copied()
+        .filter(|s| *s != Side::C || mode == Mode::Aot)
+        .collect()
 }
 
 fn cases(cfg: &Config) -> Vec<(Workload, u32)> {
-    cfg.workloads.iter().flat_map(|w| cfg.sizes.iter().map(move |s| (*w, *s))).collect()
+    cfg.workloads
+        .iter()
+        .flat_map(|w| cfg.sizes.iter().map(move |s| (*w, *s)))
+        .collect()
 }
 
 fn mode_title(mode: Mode, level: u8) -> String {
@@ -75,14 +94,25 @@ fn cell(v: Option<f64>, failed: bool) -> String {
 /// geometric-mean row (over cases whose ratio exists; "-" if any is missing).
 pub fn ratio_tables(cfg: &Config, r: &Results) -> String {
     let mut out = String::new();
-    let unit = if cfg.metric == Metric::Cpu { "CPU time" } else { "instructions" };
+    let unit = if cfg.metric == Metric::Cpu {
+        "CPU time"
+    } else {
+        "instructions"
+    };
     for &mode in &cfg.modes {
         for &level in &cfg.levels {
-            let sides: Vec<Side> = sides_in(cfg, mode).into_iter().filter(|s| *s != Side::Builtin).collect();
+            let sides: Vec<Side> = sides_in(cfg, mode)
+                .into_iter()
+                .filter(|s| *s != Side::Builtin)
+                .collect();
             if sides.is_empty() {
                 continue;
             }
-            let _ = writeln!(out, "\nRatios side/builtin ({unit}, median), {}:", mode_title(mode, level));
+            let _ = writeln!(
+                out,
+                "\nRatios side/builtin ({unit}, median), {}:",
+                mode_title(mode, level)
+            );
             let _ = write!(out, "{:<16}", "case");
             for s in &sides {
                 let _ = write!(out, "{:>10}", name(s));
@@ -92,8 +122,15 @@ pub fn ratio_tables(cfg: &Config, r: &Results) -> String {
             for (w, size) in cases(cfg) {
                 let _ = write!(out, "{:<16}", format!("{}/{size}", name(&w)));
                 for (i, s) in sides.iter().enumerate() {
-                    let key = Key { mode, level, workload: w, size, side: *s };
-                    let failed = r.failed.contains_key(&(w, size, *s)) || r.failed.contains_key(&(w, size, Side::Builtin));
+                    let key = Key {
+                        mode,
+                        level,
+                        workload: w,
+                        size,
+                        side: *s,
+                    };
+                    let failed = r.failed.contains_key(&(w, size, *s))
+                        || r.failed.contains_key(&(w, size, Side::Builtin));
                     let v = r.ratio(&key);
                     per_side[i].push(v);
                     let _ = write!(out, "{:>10}", cell(v, failed));
@@ -103,7 +140,11 @@ pub fn ratio_tables(cfg: &Config, r: &Results) -> String {
             let _ = write!(out, "{:<16}", "geomean");
             for col in &per_side {
                 let all: Option<Vec<f64>> = col.iter().copied().collect();
-                let _ = write!(out, "{:>10}", cell(all.and_then(|v| geometric_mean(&v)), false));
+                let _ = write!(
+                    out,
+                    "{:>10}",
+                    cell(all.and_then(|v| geometric_mean(&v)), false)
+                );
             }
             out.push('\n');
         }
@@ -130,7 +171,13 @@ pub fn absolute_tables(cfg: &Config, r: &Results) -> String {
             for (w, size) in cases(cfg) {
                 let _ = write!(out, "{:<16}", format!("{}/{size}", name(&w)));
                 for s in &sides {
-                    let key = Key { mode, level, workload: w, size, side: *s };
+                    let key = Key {
+                        mode,
+                        level,
+                        workload: w,
+                        size,
+                        side: *s,
+                    };
                     let v = r.median(&key).map(|v| v * scale);
                     let text = match (v, r.failed.contains_key(&(w, size, *s))) {
                         (_, true) => "FAIL".into(),
@@ -154,7 +201,10 @@ pub fn compile_tables(cfg: &Config, r: &Results) -> String {
     let mut out = String::new();
     let sides = sides_in(cfg, Mode::JitExec);
     for &level in &cfg.levels {
-        let _ = writeln!(out, "\nJIT compile time (front end + Cranelift, ms, median), -O{level}:");
+        let _ = writeln!(
+            out,
+            "\nJIT compile time (front end + Cranelift, ms, median), -O{level}:"
+        );
         let _ = write!(out, "{:<16}", "case");
         for s in &sides {
             let _ = write!(out, "{:>10}", name(s));
@@ -163,8 +213,15 @@ pub fn compile_tables(cfg: &Config, r: &Results) -> String {
         for (w, size) in cases(cfg) {
             let _ = write!(out, "{:<16}", format!("{}/{size}", name(&w)));
             for s in &sides {
-                let v = r.compile_ms.get(&(level, w, size, *s)).and_then(|v| median(v));
-                let _ = write!(out, "{:>10}", v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into()));
+                let v = r
+                    .compile_ms
+                    .get(&(level, w, size, *s))
+                    .and_then(|v| median(v));
+                let _ = write!(
+                    out,
+                    "{:>10}",
+                    v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into())
+                );
             }
             out.push('\n');
         }
@@ -176,9 +233,21 @@ pub fn compile_tables(cfg: &Config, r: &Results) -> String {
 pub fn size_table(r: &Results) -> String {
     let mut out = String::from("\nSizes (bytes): side level case executable .text\n");
     for ((side, level, w, size), (exe, text)) in &r.sizes {
-        let level = if *side == Side::C { "cc-O2".to_string() } else { format!("-O{level}") };
+        let level = if *side == Side::C {
+            "cc-O2".to_string()
+        } else {
+            format!("-O{level}")
+        };
         let text = text.map(|t| t.to_string()).unwrap_or_else(|| "-".into());
-        let _ = writeln!(out, "{:<8} {:<6} {:<16} {:>10} {:>8}", name(side), level, format!("{}/{size}", name(w)), exe, text);
+        let _ = writeln!(
+            out,
+            "{:<8} {:<6} {:<16} {:>10} {:>8}",
+            name(side),
+            level,
+            format!("{}/{size}", name(w)),
+            exe,
+            text
+        );
     }
     out
 }
@@ -195,8 +264,16 @@ pub fn failure_list(r: &Results) -> String {
 /// An SVG bar chart of the ratios: one panel per (mode, level), one group of
 /// bars per case plus the geometric mean, a line at 1.0.
 pub fn ratio_svg(cfg: &Config, r: &Results) -> String {
-    let colors = [("library", "#1f77b4"), ("pure", "#d62728"), ("c", "#7f7f7f")];
-    let panels: Vec<(Mode, u8)> = cfg.modes.iter().flat_map(|m| cfg.levels.iter().map(move |l| (*m, *l))).collect();
+    let colors = [
+        ("library", "#1f77b4"),
+        ("pure", "#d62728"),
+        ("c", "#7f7f7f"),
+    ];
+    let panels: Vec<(Mode, u8)> = cfg
+        .modes
+        .iter()
+        .flat_map(|m| cfg.levels.iter().map(move |l| (*m, *l)))
+        .collect();
     let groups: Vec<String> = cases(cfg)
         .iter()
         .map(|(w, s)| format!("{}/{s}", name(w)))
@@ -210,35 +287,71 @@ pub fn ratio_svg(cfg: &Config, r: &Results) -> String {
          <text x=\"10\" y=\"20\" font-size=\"14\">tern bench: side/builtin ratios (smaller is better)</text>\n"
     );
     for (pi, (mode, level)) in panels.iter().enumerate() {
-        let sides: Vec<Side> = sides_in(cfg, *mode).into_iter().filter(|s| *s != Side::Builtin).collect();
+        let sides: Vec<Side> = sides_in(cfg, *mode)
+            .into_iter()
+            .filter(|s| *s != Side::Builtin)
+            .collect();
         let y0 = top + pi as f64 * (ph + 50.0) + 20.0;
         let mut rows: Vec<Vec<Option<f64>>> = cases(cfg)
             .iter()
             .map(|(w, s)| {
                 sides
                     .iter()
-                    .map(|side| r.ratio(&Key { mode: *mode, level: *level, workload: *w, size: *s, side: *side }))
+                    .map(|side| {
+                        r.ratio(&Key {
+                            mode: *mode,
+                            level: *level,
+                            workload: *w,
+                            size: *s,
+                            side: *side,
+                        })
+                    })
                     .collect()
             })
             .collect();
         let gm: Vec<Option<f64>> = (0..sides.len())
-            .map(|i| rows.iter().map(|row| row[i]).collect::<Option<Vec<f64>>>().and_then(|v| geometric_mean(&v)))
+            .map(|i| {
+                rows.iter()
+                    .map(|row| row[i])
+                    .collect::<Option<Vec<f64>>>()
+                    .and_then(|v| geometric_mean(&v))
+            })
             .collect();
         rows.push(gm);
-        let max = rows.iter().flatten().flatten().fold(1.5f64, |m, v| m.max(*v)) * 1.1;
+        let max = rows
+            .iter()
+            .flatten()
+            .flatten()
+            .fold(1.5f64, |m, v| m.max(*v))
+            * 1.1;
         let (x0, plot_w) = (50.0, pw - 70.0);
         let y = |v: f64| y0 + ph - v / max * ph;
-        let _ = writeln!(svg, "<text x=\"{x0}\" y=\"{}\">{}</text>", y0 - 5.0, mode_title(*mode, *level));
-        let _ = writeln!(svg, "<rect x=\"{x0}\" y=\"{y0}\" width=\"{plot_w}\" height=\"{ph}\" fill=\"none\" stroke=\"#ccc\"/>");
+        let _ = writeln!(
+            svg,
+            "<text x=\"{x0}\" y=\"{}\">{}</text>",
+            y0 - 5.0,
+            mode_title(*mode, *level)
+        );
+        let _ = writeln!(
+            svg,
+            "<rect x=\"{x0}\" y=\"{y0}\" width=\"{plot_w}\" height=\"{ph}\" fill=\"none\" stroke=\"#ccc\"/>"
+        );
         let (x1, y1) = (x0 + plot_w, y(1.0));
-        let _ = writeln!(svg, "<line x1=\"{x0}\" x2=\"{x1}\" y1=\"{y1:.1}\" y2=\"{y1:.1}\" stroke=\"black\" stroke-dasharray=\"4 2\"/>");
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{x0}\" x2=\"{x1}\" y1=\"{y1:.1}\" y2=\"{y1:.1}\" stroke=\"black\" stroke-dasharray=\"4 2\"/>"
+        );
         let _ = writeln!(svg, "<text x=\"5\" y=\"{:.1}\">1.0</text>", y(1.0) + 4.0);
         let gw = plot_w / groups.len() as f64;
         let bw = (gw - 10.0) / sides.len().max(1) as f64;
         for (gi, g) in groups.iter().enumerate() {
             let gx = x0 + gi as f64 * gw + 5.0;
             for (si, side) in sides.iter().enumerate() {
-                let color = colors.iter().find(|(n, _)| *n == name(side)).map(|c| c.1).unwrap_or("#2ca02c");
+                let color = colors
+                    .iter()
+                    .find(|(n, _)| *n == name(side))
+                    .map(|c| c.1)
+                    .unwrap_or("#2ca02c");
                 if let Some(v) = rows[gi][si] {
                     let _ = writeln!(
                         svg,
@@ -249,15 +362,36 @@ pub fn ratio_svg(cfg: &Config, r: &Results) -> String {
                         y0 + ph - y(v),
                         name(side)
                     );
-                    let _ = writeln!(svg, "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"8\">{v:.2}</text>", gx + si as f64 * bw, y(v) - 2.0);
+                    let _ = writeln!(
+                        svg,
+                        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"8\">{v:.2}</text>",
+                        gx + si as f64 * bw,
+                        y(v) - 2.0
+                    );
                 }
             }
-            let _ = writeln!(svg, "<text x=\"{:.1}\" y=\"{:.1}\">{g}</text>", gx, y0 + ph + 14.0);
+            let _ = writeln!(
+                svg,
+                "<text x=\"{:.1}\" y=\"{:.1}\">{g}</text>",
+                gx,
+                y0 + ph + 14.0
+            );
         }
         for (si, side) in sides.iter().enumerate() {
-            let color = colors.iter().find(|(n, _)| *n == name(side)).map(|c| c.1).unwrap_or("#2ca02c");
+            let color = colors
+                .iter()
+                .find(|(n, _)| *n == name(side))
+                .map(|c| c.1)
+                .unwrap_or("#2ca02c");
             let lx = x0 + plot_w - 200.0 + si as f64 * 70.0;
-            let _ = writeln!(svg, "<rect x=\"{lx}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{color}\"/><text x=\"{}\" y=\"{}\">{}</text>", y0 - 15.0, lx + 14.0, y0 - 6.0, name(side));
+            let _ = writeln!(
+                svg,
+                "<rect x=\"{lx}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{color}\"/><text x=\"{}\" y=\"{}\">{}</text>",
+                y0 - 15.0,
+                lx + 14.0,
+                y0 - 6.0,
+                name(side)
+            );
         }
     }
     svg.push_str("</svg>\n");
@@ -278,7 +412,13 @@ mod tests {
     }
 
     fn put(r: &mut Results, w: Workload, side: Side, vals: &[f64]) {
-        let key = Key { mode: Mode::Aot, level: 2, workload: w, size: 8, side };
+        let key = Key {
+            mode: Mode::Aot,
+            level: 2,
+            workload: w,
+            size: 8,
+            side,
+        };
         r.values.insert(key, vals.to_vec());
     }
 
@@ -316,7 +456,8 @@ mod tests {
         put(&mut r, Workload::Append, Side::Library, &[1.0]);
         put(&mut r, Workload::Resize, Side::Builtin, &[1.0]);
         put(&mut r, Workload::Resize, Side::Library, &[1.0]);
-        r.failed.insert((Workload::Resize, 8, Side::Library), "checksum".into());
+        r.failed
+            .insert((Workload::Resize, 8, Side::Library), "checksum".into());
         let t = ratio_tables(&c, &r);
         assert!(t.contains("resize/8              FAIL\n"), "{t}");
         assert!(t.contains("geomean                  -\n"), "{t}");

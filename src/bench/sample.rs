@@ -38,12 +38,23 @@ pub fn run(cmd: &mut Command) -> Result<Outcome, String> {
         s
     });
     let mut stdout = String::new();
-    let _ = child.stdout.take().expect("stdout is piped").read_to_string(&mut stdout);
-    let (status, usage) = wait4(child.id() as libc::pid_t).map_err(|e| format!("waiting for `{program}`: {e}"))?;
+    let _ = child
+        .stdout
+        .take()
+        .expect("stdout is piped")
+        .read_to_string(&mut stdout);
+    let (status, usage) =
+        wait4(child.id() as libc::pid_t).map_err(|e| format!("waiting for `{program}`: {e}"))?;
     let wall_s = start.elapsed().as_secs_f64();
     let stderr = err_thread.join().unwrap_or_default();
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Ok(Outcome { status, stdout, stderr, cpu_s: tv(usage.ru_utime) + tv(usage.ru_stime), wall_s })
+    Ok(Outcome {
+        status,
+        stdout,
+        stderr,
+        cpu_s: tv(usage.ru_utime) + tv(usage.ru_stime),
+        wall_s,
+    })
 }
 
 /// Reaps `pid` and returns its status and resource usage (the child's own,
@@ -75,7 +86,9 @@ fn wait4(pid: libc::pid_t) -> std::io::Result<(i32, libc::rusage)> {
 /// that function (and what it calls).
 pub fn under_callgrind(cmd: &Command, profile: &Path, only: Option<&str>) -> Command {
     let mut v = Command::new("valgrind");
-    v.arg("--tool=callgrind").arg("-q").arg(format!("--callgrind-out-file={}", profile.display()));
+    v.arg("--tool=callgrind")
+        .arg("-q")
+        .arg(format!("--callgrind-out-file={}", profile.display()));
     if let Some(f) = only {
         v.arg(format!("--toggle-collect={f}"));
     }
@@ -93,7 +106,10 @@ pub fn under_callgrind(cmd: &Command, profile: &Path, only: Option<&str>) -> Com
 pub fn callgrind_total(profile: &str) -> Option<u64> {
     profile
         .lines()
-        .find_map(|l| l.strip_prefix("totals:").or_else(|| l.strip_prefix("summary:")))
+        .find_map(|l| {
+            l.strip_prefix("totals:")
+                .or_else(|| l.strip_prefix("summary:"))
+        })
         .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
 }
 
@@ -144,7 +160,12 @@ mod tests {
         let (t, rest) = parse_jit_times(err);
         assert_eq!(
             t,
-            Some(JitTimes { front_ms: 5.547, cranelift_ms: 35.078, exec_ms: 0.127, exec_cpu_ms: 0.12 })
+            Some(JitTimes {
+                front_ms: 5.547,
+                cranelift_ms: 35.078,
+                exec_ms: 0.127,
+                exec_cpu_ms: 0.12
+            })
         );
         assert_eq!(rest, "warning: x\n");
         let (t, _) = parse_jit_times("time: front end 1.0 ms\n");
@@ -153,7 +174,8 @@ mod tests {
 
     #[test]
     fn reads_callgrind_totals() {
-        let profile = "# callgrind format\nevents: Ir\nfn=(1) main\n3 10\nsummary: 123456\ntotals: 123456\n";
+        let profile =
+            "# callgrind format\nevents: Ir\nfn=(1) main\n3 10\nsummary: 123456\ntotals: 123456\n";
         assert_eq!(callgrind_total(profile), Some(123456));
         assert_eq!(callgrind_total("events: Ir\n"), None);
     }
@@ -161,9 +183,15 @@ mod tests {
     #[test]
     fn measures_a_child_and_reports_its_status() {
         let o = run(Command::new("sh").args(["-c", "echo out; echo err >&2; exit 3"])).unwrap();
-        assert_eq!((o.status, o.stdout.as_str(), o.stderr.as_str()), (3, "out\n", "err\n"));
+        assert_eq!(
+            (o.status, o.stdout.as_str(), o.stderr.as_str()),
+            (3, "out\n", "err\n")
+        );
         assert!(o.cpu_s >= 0.0 && o.wall_s > 0.0);
         let e = run(&mut Command::new("/nonexistent/tern-bench-test")).unwrap_err();
-        assert!(e.starts_with("cannot start `/nonexistent/tern-bench-test`"), "{e}");
+        assert!(
+            e.starts_with("cannot start `/nonexistent/tern-bench-test`"),
+            "{e}"
+        );
     }
 }

@@ -10,7 +10,11 @@ pub fn median(xs: &[f64]) -> Option<f64> {
     let mut v = xs.to_vec();
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
 }
 
 /// `side / builtin`, smaller is better; `None` when either is missing or the
@@ -25,7 +29,11 @@ pub fn ratio(side: Option<f64>, builtin: Option<f64>) -> Option<f64> {
 /// The geometric mean of positive ratios; `None` when empty or any ratio is
 /// not positive (a summary over fewer cases than asked would mislead).
 pub fn geometric_mean(rs: &[f64]) -> Option<f64> {
-    if rs.is_empty() || rs.iter().any(|r| !(*r > 0.0) || !r.is_finite()) {
+    if rs.is_empty()
+        || rs
+            .iter()
+            .any(|r| r.is_nan() || *r <= 0.0 || r.is_infinite())
+    {
         return None;
     }
     Some((rs.iter().map(|r| r.ln()).sum::<f64>() / rs.len() as f64).exp())
