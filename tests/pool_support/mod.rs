@@ -1,0 +1,231 @@
+//! Shared helpers of the stdlib pool tests (`tests/differential.rs`,
+//! `tests/stdlib_*.rs`): running the `tern` binary in JIT and AOT mode with a
+//! timeout, and choosing the stdlib directory the programs compile against.
+//!
+//! The stdlib's failure paths use `panic("literal", detail)`, whose second
+//! argument (a `[]u8` appended to the message) the lead adds to the front end at
+//! merge. Until the compiler accepts it, [`stdlib_dir`] hands out a copy of the
+//! stdlib with those calls reduced to `panic("literal")` (same behaviour, shorter
+//! message), so the tests run before and after the merge; [`detail_panics`] says
+//! which one is in use.
+
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The `tern` driver under test.
+pub const TERN: &str = env!("CARGO_BIN_EXE_tern");
+/// The workspace root (programs are run from here).
+pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// How a program is compiled and run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `tern run` (in-process JIT).
+    Jit,
+    /// `tern build` and the linked executable.
+    Aot,
+}
+
+/// Every mode and optimisation level the tests cover.
+pub const MATRIX: [(Mode, &str); 6] = [
+    (Mode::Jit, "-O0"),
+    (Mode::Jit, "-O1"),
+    (Mode::Jit, "-O2"),
+    (Mode::Aot, "-O0"),
+    (Mode::Aot, "-O1"),
+    (Mode::Aot, "-O2"),
+];
+
+/// The outcome of one process.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Exit status, `None` if killed by a signal or the timeout.
+    pub code: Option<i32>,
+    /// The signal that ended the process, if any (Unix).
+    pub signal: Option<i32>,
+    /// True when the process was killed because it ran past the timeout.
+    pub timed_out: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// A private scratch directory for this test process.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tern-stdlib-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+/// Runs `cmd` to completion or until `timeout` (then kills it), collecting output.
+pub fn run_with_timeout(cmd: Command, timeout: Duration) -> Outcome {
+    run_with(cmd, Stdio::null(), timeout)
+}
+
+/// As [`run_with_timeout`], with stdin read from the file `input`.
+pub fn run_with_timeout_input(cmd: Command, input: &Path, timeout: Duration) -> Outcome {
+    run_with(cmd, std::fs::File::open(input).expect("open input").into(), timeout)
+}
+
+fn run_with(mut cmd: Command, stdin: Stdio, timeout: Duration) -> Outcome {
+    cmd.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn process");
+    let mut out = child.stdout.take().expect("stdout pipe");
+    let mut err = child.stderr.take().expect("stderr pipe");
+    // Readers on their own threads so a chatty child never blocks on a full pipe.
+    let out_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait for child") {
+            break s;
+        }
+        if start.elapsed() > timeout {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait().expect("wait for killed child");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let stdout = String::from_utf8_lossy(&out_t.join().unwrap_or_default()).into_owned();
+    let stderr = String::from_utf8_lossy(&err_t.join().unwrap_or_default()).into_owned();
+    #[cfg(unix)]
+    let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+    #[cfg(not(unix))]
+    let signal = None;
+    Outcome { code: status.code(), signal, timed_out, stdout, stderr }
+}
+
+/// A `tern` command with the test stdlib selected, run from the workspace root.
+pub fn tern() -> Command {
+    let mut c = Command::new(TERN);
+    c.current_dir(ROOT).env("TERN_STDLIB", stdlib_dir());
+    c
+}
+
+/// Compiles and runs the program at `file` in `mode` at `level`, with extra
+/// environment `env` for the program. AOT builds go to `scratch`.
+pub fn run_program(
+    file: &Path,
+    mode: Mode,
+    level: &str,
+    env: &[(&str, &str)],
+    scratch: &Path,
+    timeout: Duration,
+) -> Result<Outcome, String> {
+    let f = file.to_str().expect("utf-8 path");
+    match mode {
+        Mode::Jit => {
+            let mut c = tern();
+            c.args(["run", level, f]);
+            for (k, v) in env {
+                c.env(k, v);
+            }
+            Ok(run_with_timeout(c, timeout))
+        }
+        Mode::Aot => {
+            let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("prog");
+            let exe = scratch.join(format!("{stem}{level}"));
+            let mut c = tern();
+            c.args(["build", level, f, "-o", exe.to_str().expect("utf-8 path")]);
+            let built = run_with_timeout(c, Duration::from_secs(600));
+            if built.code != Some(0) {
+                return Err(format!("build failed ({:?}): {}", built.code, built.stderr.trim_end()));
+            }
+            let mut c = Command::new(&exe);
+            c.current_dir(ROOT);
+            for (k, v) in env {
+                c.env(k, v);
+            }
+            let o = run_with_timeout(c, timeout);
+            let _ = std::fs::remove_file(&exe);
+            Ok(o)
+        }
+    }
+}
+
+/// True when the compiler accepts `panic("literal", detail)` (so the stdlib is used as is).
+pub fn detail_panics() -> bool {
+    stdlib_choice().1
+}
+
+/// The stdlib directory the tests compile against (see the module doc).
+pub fn stdlib_dir() -> &'static Path {
+    &stdlib_choice().0
+}
+
+fn stdlib_choice() -> &'static (PathBuf, bool) {
+    static CHOICE: OnceLock<(PathBuf, bool)> = OnceLock::new();
+    CHOICE.get_or_init(|| {
+        let src = Path::new(ROOT).join("stdlib");
+        let dir = scratch("probe");
+        let probe = dir.join("probe.tern");
+        std::fs::write(&probe, "fn main() {\n    var b = [65 as u8; 2];\n    panic(\"x: \", b[0..1]);\n}\n")
+            .expect("write probe");
+        let ok = Command::new(TERN)
+            .args(["check", probe.to_str().expect("utf-8 path")])
+            .output()
+            .expect("run tern check")
+            .status
+            .success();
+        if ok {
+            return (src, true);
+        }
+        let lit = dir.join("stdlib");
+        std::fs::create_dir_all(&lit).expect("create stdlib copy");
+        for entry in std::fs::read_dir(&src).expect("read stdlib").flatten() {
+            let text = std::fs::read_to_string(entry.path()).expect("read stdlib file");
+            std::fs::write(lit.join(entry.file_name()), literal_panics(&text)).expect("write stdlib copy");
+        }
+        (lit, false)
+    })
+}
+
+/// `panic("op: ", detail);` -> `panic("op");` on every line.
+pub fn literal_panics(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        match (line.find("panic(\""), line.find(": \", ")) {
+            (Some(p), Some(c)) if c > p && line.trim_end().ends_with(");") => {
+                out.push_str(&line[..c]);
+                out.push_str("\");");
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The first line (0-based) where `got` and `want` differ, with a description
+/// and context, or `None`.
+pub fn first_difference(got: &str, want: &[String]) -> Option<(usize, String)> {
+    let g: Vec<&str> = got.lines().collect();
+    let n = g.len().max(want.len());
+    for i in 0..n {
+        let a = g.get(i).copied();
+        let b = want.get(i).map(String::as_str);
+        if a != b {
+            let lo = i.saturating_sub(6);
+            let ctx: Vec<String> = (lo..i).map(|j| format!("    {}", want[j])).collect();
+            return Some((
+                i,
+                format!("line {}: got {:?}, expected {:?}\n  preceding expected lines:\n{}", i + 1, a, b, ctx.join("\n")),
+            ));
+        }
+    }
+    None
+}
