@@ -22,7 +22,9 @@ fn main() {
         }
     }
     entries.sort();
-    let mut code = String::from("/// Embedded stdlib modules: (name, source).\npub static STDLIB: &[(&str, &str)] = &[\n");
+    let mut code = String::from(
+        "/// Embedded stdlib modules: (name, source).\npub static STDLIB: &[(&str, &str)] = &[\n",
+    );
     for (name, path) in &entries {
         writeln!(code, "    ({name:?}, include_str!({path:?})),").expect("write to string");
     }

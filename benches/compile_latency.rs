@@ -18,7 +18,10 @@ struct RepoLoader;
 
 impl Loader for RepoLoader {
     fn load(&self, name: &str, from: &str) -> Option<(String, String)> {
-        let beside = Path::new(from).parent().unwrap_or(Path::new(".")).join(format!("{name}.tern"));
+        let beside = Path::new(from)
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(format!("{name}.tern"));
         let stdlib = Path::new(ROOT).join("stdlib").join(format!("{name}.tern"));
         [beside, stdlib]
             .into_iter()
@@ -30,7 +33,12 @@ fn inputs() -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     let list = |dir: &str| -> Vec<PathBuf> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(Path::new(ROOT).join(dir))
-            .map(|r| r.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "tern")).collect())
+            .map(|r| {
+                r.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "tern"))
+                    .collect()
+            })
             .unwrap_or_default();
         v.sort();
         v
@@ -43,7 +51,11 @@ fn inputs() -> Vec<(String, String, String)> {
     for path in list("stdlib") {
         let module = path.file_stem().unwrap().to_string_lossy().into_owned();
         let file = Path::new(ROOT).join("stdlib").join("__bench_main.tern");
-        out.push((format!("stdlib/{module}"), file.display().to_string(), format!("use {module};\nfn main() {{}}\n")));
+        out.push((
+            format!("stdlib/{module}"),
+            file.display().to_string(),
+            format!("use {module};\nfn main() {{}}\n"),
+        ));
     }
     out
 }
@@ -60,14 +72,20 @@ fn bench(c: &mut Criterion) {
         };
         let mut group = c.benchmark_group(name);
         group.bench_function("front end", |b| {
-            b.iter(|| tern_compiler::compile(&file, &text, &RepoLoader).ok().unwrap())
+            b.iter(|| {
+                tern_compiler::compile(&file, &text, &RepoLoader)
+                    .ok()
+                    .unwrap()
+            })
         });
         for level in [OptLevel::O0, OptLevel::O2] {
             let mut opts = Options::new(level);
             opts.verify = false;
             group.bench_function(format!("front end + cranelift {level:?}"), |b| {
                 b.iter(|| {
-                    let p = tern_compiler::compile(&file, &text, &RepoLoader).ok().unwrap();
+                    let p = tern_compiler::compile(&file, &text, &RepoLoader)
+                        .ok()
+                        .unwrap();
                     compile_jit(&p, &opts, &symbols).ok().unwrap()
                 })
             });

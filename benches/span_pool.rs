@@ -1,1 +1,130 @@
-fn main() {}
+//! Criterion benches of the span pool against mimalloc, glibc, rlsf (TLSF) and the
+//! slab: the hot path (1024 allocs then 1024 frees), churn (1000 live random
+//! spans, free one + alloc one), checked vs unchecked, and the fanout choice.
+//!
+//! Run: `GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824 cargo bench --bench span_pool`
+//! (see docs/benchmarks.md for why the tunable).
+
+mod common;
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use common::*;
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use tern_runtime::{SlabPool, Unchecked};
+
+const N: usize = 1024;
+const ARENA: i64 = 64 << 20;
+
+/// One hot-path iteration: N allocs of `size` into a stack array, then N frees in
+/// allocation order (`reverse == false`) or in reverse.
+#[inline(always)]
+fn hot_round<A: Alloc>(a: &mut A, size: usize, reverse: bool, ptrs: &mut [usize; N]) {
+    for p in ptrs.iter_mut() {
+        *p = a.alloc(black_box(size));
+    }
+    if reverse {
+        for &p in ptrs.iter().rev() {
+            a.free(p, size);
+        }
+    } else {
+        for &p in ptrs.iter() {
+            a.free(p, size);
+        }
+    }
+    a.end_round();
+    black_box(&ptrs);
+}
+
+fn bench_hot_one<A: Alloc>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    size: usize,
+    reverse: bool,
+    mut a: A,
+) {
+    let mut ptrs = [0usize; N];
+    // Pre-warm: the allocator has seen this round before measurement.
+    hot_round(&mut a, size, reverse, &mut ptrs);
+    g.bench_with_input(BenchmarkId::new(name, size), &size, |b, &size| {
+        b.iter(|| hot_round(&mut a, size, reverse, &mut ptrs))
+    });
+}
+
+fn hot(c: &mut Criterion) {
+    for (label, reverse) in [("hot_fifo", false), ("hot_lifo", true)] {
+        let mut g = c.benchmark_group(label);
+        g.throughput(Throughput::Elements(N as u64));
+        for size in [16usize, 64, 256, 1024] {
+            bench_hot_one(
+                &mut g,
+                "span_unchecked",
+                size,
+                reverse,
+                SpanUnchecked::new(ARENA),
+            );
+            bench_hot_one(
+                &mut g,
+                "span_checked",
+                size,
+                reverse,
+                SpanChecked::new(ARENA),
+            );
+            bench_hot_one(&mut g, "mimalloc", size, reverse, Mi);
+            bench_hot_one(&mut g, "glibc", size, reverse, Glibc);
+            bench_hot_one(&mut g, "rlsf", size, reverse, Rlsf::new(ARENA as usize));
+            bench_hot_one(&mut g, "slab", size, reverse, Slab(SlabPool::new(64 << 10)));
+        }
+        g.finish();
+    }
+}
+
+const CHURN_STEPS: usize = 1024;
+
+fn bench_churn_one<A: Alloc>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    mut a: A,
+) {
+    let mut c = Churn::new(&mut a, 200_000);
+    g.bench_function(name, |b| b.iter(|| c.steps(&mut a, CHURN_STEPS)));
+}
+
+fn churn(c: &mut Criterion) {
+    let mut g = c.benchmark_group("churn");
+    g.throughput(Throughput::Elements(CHURN_STEPS as u64));
+    bench_churn_one(&mut g, "span_unchecked", SpanUnchecked::new(ARENA));
+    bench_churn_one(&mut g, "span_checked", SpanChecked::new(ARENA));
+    bench_churn_one(&mut g, "mimalloc", Mi);
+    bench_churn_one(&mut g, "glibc", Glibc);
+    bench_churn_one(&mut g, "rlsf", Rlsf::new(ARENA as usize));
+    g.finish();
+}
+
+/// The fanout choice: the unchecked tree at fanouts 8, 16 and 32 on churn and on
+/// the 64-byte hot path.
+fn fanout(c: &mut Criterion) {
+    let mut g = c.benchmark_group("fanout_churn");
+    g.throughput(Throughput::Elements(CHURN_STEPS as u64));
+    bench_churn_one(&mut g, "f8", Span::<Unchecked, 8>::new(ARENA));
+    bench_churn_one(&mut g, "f16", Span::<Unchecked, 16>::new(ARENA));
+    bench_churn_one(&mut g, "f32", Span::<Unchecked, 32>::new(ARENA));
+    g.finish();
+    let mut g = c.benchmark_group("fanout_hot_fifo");
+    g.throughput(Throughput::Elements(N as u64));
+    bench_hot_one(&mut g, "f8", 64, false, Span::<Unchecked, 8>::new(ARENA));
+    bench_hot_one(&mut g, "f16", 64, false, Span::<Unchecked, 16>::new(ARENA));
+    bench_hot_one(&mut g, "f32", 64, false, Span::<Unchecked, 32>::new(ARENA));
+    g.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500))
+        .sample_size(30)
+}
+
+criterion_group! { name = benches; config = config(); targets = hot, churn, fanout }
+criterion_main!(benches);

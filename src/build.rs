@@ -22,7 +22,12 @@ pub enum Emit {
 
 /// Builds `file` into `out` (default: the file's stem, plus `.clif`, `.o`
 /// or `.s` with `--emit`).
-pub fn build(file: &str, out: Option<&Path>, level: OptLevel, emit: Option<Emit>) -> Result<(), Failure> {
+pub fn build(
+    file: &str,
+    out: Option<&Path>,
+    level: OptLevel,
+    emit: Option<Emit>,
+) -> Result<(), Failure> {
     let (program, _) = compile_file(file)?;
     let mut opts = Options::new(level);
     opts.emit_clif = emit == Some(Emit::Clif);
@@ -30,7 +35,10 @@ pub fn build(file: &str, out: Option<&Path>, level: OptLevel, emit: Option<Emit>
     let out: PathBuf = match out {
         Some(p) => p.to_path_buf(),
         None => {
-            let stem = Path::new(file).file_stem().map(PathBuf::from).unwrap_or_else(|| "a.out".into());
+            let stem = Path::new(file)
+                .file_stem()
+                .map(PathBuf::from)
+                .unwrap_or_else(|| "a.out".into());
             match emit {
                 None => stem,
                 Some(Emit::Clif) => stem.with_extension("clif"),
@@ -39,7 +47,8 @@ pub fn build(file: &str, out: Option<&Path>, level: OptLevel, emit: Option<Emit>
             }
         }
     };
-    let object = compile_object(&program, &opts).map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    let object =
+        compile_object(&program, &opts).map_err(|e| Failure::new(1, format!("error: {e}")))?;
     let write = |path: &Path, bytes: &[u8]| {
         std::fs::write(path, bytes)
             .map_err(|e| Failure::new(1, format!("error: cannot write `{}`: {e}", path.display())))
@@ -54,7 +63,10 @@ pub fn build(file: &str, out: Option<&Path>, level: OptLevel, emit: Option<Emit>
     // The object goes next to the output (same file system, cleaned up
     // after linking) rather than into a shared temp directory.
     let obj_path = {
-        let mut name = out.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        let mut name = out
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
         name.push(format!(".{}.o", std::process::id()));
         out.with_file_name(name)
     };

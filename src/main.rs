@@ -82,7 +82,12 @@ fn main() -> ExitCode {
             // executable whose C `main` returns the same value.
             std::process::exit(status)
         }),
-        Command::Build { file, out, opt, emit } => build::build(&file, out.as_deref(), opt, emit),
+        Command::Build {
+            file,
+            out,
+            opt,
+            emit,
+        } => build::build(&file, out.as_deref(), opt, emit),
         Command::Check { file } => frontend::compile_file(&file).map(|_| ()),
         Command::Bench { args } => bench::main(&args),
         Command::Repl => Err(Failure::new(

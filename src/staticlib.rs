@@ -21,7 +21,8 @@ pub fn find_runtime_lib() -> Result<PathBuf, String> {
             ))
         };
     }
-    let exe = std::env::current_exe().map_err(|e| format!("cannot locate the tern executable: {e}"))?;
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot locate the tern executable: {e}"))?;
     let dir = exe.parent().unwrap_or(Path::new("."));
     let beside = dir.join(LIB_NAME);
     // Cargo rebuilds `deps/libtern_runtime-<hash>.a` whenever it rebuilds the

@@ -29,7 +29,11 @@ fn scratch(name: &str) -> std::path::PathBuf {
 fn bad_flag_is_a_usage_error() {
     let o = tern(&["run", "-O7", "tests/programs/arith_i64.tern"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("`7` is not an optimization level"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`7` is not an optimization level"),
+        "{}",
+        stderr(&o)
+    );
     let o = tern(&["run", "--frobnicate", "x.tern"]);
     assert_eq!(o.status.code(), Some(2));
 }
@@ -81,20 +85,38 @@ fn emit_clif_obj_and_asm() {
     let dir = scratch("emit");
     let file = "tests/programs/functions.tern";
     let clif = dir.join("f.clif");
-    let o = tern(&["build", file, "-o", clif.to_str().unwrap(), "--emit", "clif"]);
+    let o = tern(&[
+        "build",
+        file,
+        "-o",
+        clif.to_str().unwrap(),
+        "--emit",
+        "clif",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&clif).unwrap();
     assert!(text.contains("; fn fib\nfunction "), "{text}");
     assert!(text.contains("; fn main\n"));
     let obj = dir.join("f.o");
-    let o = tern(&["build", file, "-o", obj.to_str().unwrap(), "--emit", "obj", "-O0"]);
+    let o = tern(&[
+        "build",
+        file,
+        "-o",
+        obj.to_str().unwrap(),
+        "--emit",
+        "obj",
+        "-O0",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(&std::fs::read(&obj).unwrap()[..4], b"\x7fELF");
     let asm = dir.join("f.s");
     let o = tern(&["build", file, "-o", asm.to_str().unwrap(), "--emit", "asm"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&asm).unwrap();
-    assert!(text.contains("; fn fib\n") && text.contains("ret"), "{text}");
+    assert!(
+        text.contains("; fn fib\n") && text.contains("ret"),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -105,15 +127,29 @@ fn time_reports_three_phases() {
     let err = stderr(&o);
     let phases: Vec<&str> = err
         .lines()
-        .map(|l| l.split(" ms").next().unwrap().trim_end_matches(|c: char| c == '.' || c.is_ascii_digit() || c == ' '))
+        .map(|l| {
+            l.split(" ms")
+                .next()
+                .unwrap()
+                .trim_end_matches(|c: char| c == '.' || c.is_ascii_digit() || c == ' ')
+        })
         .collect();
-    assert_eq!(phases, ["time: front end", "time: cranelift", "time: execution"], "{err}");
+    assert_eq!(
+        phases,
+        ["time: front end", "time: cranelift", "time: execution"],
+        "{err}"
+    );
 }
 
 #[test]
 fn runtime_library_override_is_checked() {
     let o = Command::new(TERN)
-        .args(["build", "tests/programs/arith_i64.tern", "-o", "/tmp/tern-never-written"])
+        .args([
+            "build",
+            "tests/programs/arith_i64.tern",
+            "-o",
+            "/tmp/tern-never-written",
+        ])
         .current_dir(ROOT)
         .env("TERN_RUNTIME_LIB", "/nonexistent/libtern_runtime.a")
         .output()
@@ -140,6 +176,47 @@ fn undefined_extern_is_reported_not_a_crash() {
     assert_eq!(
         stderr(&o),
         "error: linking failed: undefined symbol `no_such_function_anywhere` (declared by `extern fn`)\n"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn modules_load_beside_the_file_then_from_tern_stdlib() {
+    let with_stdlib = |args: &[&str]| {
+        Command::new(TERN)
+            .args(args)
+            .current_dir(ROOT)
+            .env("TERN_STDLIB", "tests/modules/stdlib")
+            .output()
+            .unwrap()
+    };
+    let o = with_stdlib(&["run", "tests/modules/main.tern"]);
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "12\n42\n",
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let dir = scratch("modules");
+    let exe = dir.join("main");
+    let o = with_stdlib(&[
+        "build",
+        "tests/modules/main.tern",
+        "-o",
+        exe.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = Command::new(&exe).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "12\n42\n");
+    // Without the override `counter` is not in the (embedded) stdlib.
+    let o = tern(&["run", "tests/modules/main.tern"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o)
+            .starts_with("tests/modules/main.tern:3:5: error: cannot find module `counter`\n"),
+        "{}",
+        stderr(&o)
     );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -156,12 +156,19 @@ fn scratch_dir() -> PathBuf {
 #[test]
 fn programs_run_identically_in_jit_and_aot_at_every_level() {
     let files = program_files();
-    assert!(files.len() >= 40, "expected 40+ test programs, found {}", files.len());
+    assert!(
+        files.len() >= 40,
+        "expected 40+ test programs, found {}",
+        files.len()
+    );
     let scratch = scratch_dir();
     let queue = Mutex::new(files.clone());
     let failures = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for _ in 0..2 {
+        // Linking waits on the file system more than on the CPU: two
+        // workers per core keep the cores busy.
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get() * 2);
+        for _ in 0..workers {
             s.spawn(|| {
                 loop {
                     let Some(file) = queue.lock().unwrap().pop() else {
@@ -187,7 +194,9 @@ fn programs_run_identically_in_jit_and_aot_at_every_level() {
 
 #[test]
 fn expectation_comments_parse() {
-    let e = parse_expectations("// out: a b\n// out:\nx // out: no\n// exit: 101\n// err: error: f:1:2: m\n");
+    let e = parse_expectations(
+        "// out: a b\n// out:\nx // out: no\n// exit: 101\n// err: error: f:1:2: m\n",
+    );
     assert_eq!(
         e,
         Expect {

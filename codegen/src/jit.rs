@@ -5,7 +5,7 @@ use cranelift_module::default_libcall_names;
 use tern_compiler::tir::Program;
 
 use crate::isa::host_isa;
-use crate::lower::translate;
+use crate::lower::{callee_legend, translate};
 use crate::{CodegenError, Listing, Options};
 
 /// A program compiled into executable memory of this process. The code stays
@@ -46,7 +46,10 @@ pub fn compile_jit(
         builder.symbol(*name, *addr);
     }
     let mut module = JITModule::new(builder);
-    let tr = translate(&mut module, program, opts)?;
+    let mut tr = translate(&mut module, program, opts)?;
+    if opts.emit_clif {
+        tr.listing.clif.insert_str(0, &callee_legend(&module));
+    }
     for rt in tr.runtime_used() {
         let name = rt.spec().name;
         if !runtime_symbols.iter().any(|(n, _)| *n == name) {

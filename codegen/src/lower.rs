@@ -20,7 +20,7 @@ use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     self, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
-    TrapCode, Value, types,
+    TrapCode, UserFuncName, Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -198,9 +198,18 @@ fn define<M: Module>(
     ctx: &mut Context,
 ) -> Result<(), CodegenError> {
     if opts.emit_clif {
+        // Show the function under its symbol name (`function %"tern.main"`);
+        // the module only uses the id, so the name is restored afterwards.
+        let symbol = module
+            .declarations()
+            .get_function_decl(id)
+            .linkage_name(id)
+            .into_owned();
+        let saved = std::mem::replace(&mut ctx.func.name, UserFuncName::testcase(symbol));
         tr.listing
             .clif
             .push_str(&format!("; fn {name}\n{}\n", ctx.func.display()));
+        ctx.func.name = saved;
     }
     ctx.set_disasm(opts.emit_asm);
     module
@@ -215,6 +224,21 @@ fn define<M: Module>(
     }
     module.clear_context(ctx);
     Ok(())
+}
+
+/// `; u0:N = symbol` for every function of the module, so that the
+/// `fnK = u0:N` references in the CLIF listing can be read.
+pub fn callee_legend<M: Module>(module: &M) -> String {
+    let mut out = String::from("; functions referenced as u0:N\n");
+    for (id, decl) in module.declarations().get_functions() {
+        out.push_str(&format!(
+            "; u0:{} = {}\n",
+            id.as_u32(),
+            decl.linkage_name(id)
+        ));
+    }
+    out.push('\n');
+    out
 }
 
 fn format_module_error(e: cranelift_module::ModuleError) -> String {
@@ -1227,11 +1251,9 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
     fn push_arg(&mut self, arg: &Arg, out: &mut Vec<Value>) -> R<()> {
         match arg {
             Arg::Ref(place) => {
-                let addr = match &place.ty {
-                    // `ref` of a slice-typed place still passes the address
-                    // of the place (the `(ptr, len)` pair itself).
-                    _ => self.place_addr(place)?,
-                };
+                // `ref` of a slice-typed place passes the address of the
+                // place (the `(ptr, len)` pair itself), like any other type.
+                let addr = self.place_addr(place)?;
                 out.push(addr);
             }
             Arg::Value(e) => match self.expr(e)? {

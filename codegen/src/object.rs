@@ -2,14 +2,14 @@
 //! (`tern build`). The object defines the C `main`, which hands the Tern
 //! entry to the runtime's `tern_rt_main`.
 
-use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, types};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, UserFuncName, types};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use cranelift_object::{ObjectBuilder, ObjectModule};
 use tern_compiler::tir::Program;
 
 use crate::isa::host_isa;
-use crate::lower::translate;
+use crate::lower::{callee_legend, translate};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, Options};
 
@@ -56,9 +56,12 @@ pub fn compile_object(program: &Program, opts: &Options) -> Result<ObjectOutput,
         b.finalize(module.isa().frontend_config());
     }
     if opts.emit_clif {
+        ctx.func.name = UserFuncName::testcase("main");
         tr.listing
             .clif
             .push_str(&format!("; fn <C main>\n{}\n", ctx.func.display()));
+        ctx.func.name = UserFuncName::default();
+        tr.listing.clif.insert_str(0, &callee_legend(&module));
     }
     module
         .define_function(main_id, &mut ctx)

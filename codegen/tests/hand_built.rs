@@ -443,3 +443,95 @@ fn missing_runtime_symbol_is_an_error() {
         "runtime function `tern_print_i64` is not available in this build of the runtime"
     );
 }
+
+/// `fn sum(xs: []i64) -> i64 { var t = 0; for i in 0..len(xs) { t += xs[i + off]; } return t; }`
+fn sum_program(off: i64) -> Program {
+    let st = Type::Slice(Box::new(Type::I64));
+    let idx = if off == 0 {
+        local(2, Type::I64)
+    } else {
+        bin(BinOp::Add, local(2, Type::I64), int(off))
+    };
+    let sum = func(
+        "sum",
+        vec![Param {
+            local: LocalId(0),
+            by_ref: false,
+        }],
+        Type::I64,
+        vec![
+            Local {
+                name: "xs".into(),
+                ty: st.clone(),
+                mutable: false,
+            },
+            var("t", Type::I64),
+            Local {
+                name: "i".into(),
+                ty: Type::I64,
+                mutable: false,
+            },
+        ],
+        vec![
+            Stmt::Let {
+                local: LocalId(1),
+                init: int(0),
+            },
+            Stmt::For {
+                var: LocalId(2),
+                start: int(0),
+                end: e(ExprKind::Len(Box::new(local(0, st.clone()))), Type::I64),
+                body: Block {
+                    stmts: vec![Stmt::CompoundAssign {
+                        place: local(1, Type::I64),
+                        op: BinOp::Add,
+                        value: e(
+                            ExprKind::Index(Box::new(local(0, st.clone())), Box::new(idx)),
+                            Type::I64,
+                        ),
+                    }],
+                },
+            },
+            Stmt::Return(Some(local(1, Type::I64))),
+        ],
+    );
+    let main = func("main", vec![], Type::Unit, vec![], vec![]);
+    program(vec![main, sum], vec![])
+}
+
+/// Cold (failure) blocks in the CLIF of `fn sum` at `level`.
+fn cold_blocks_in_sum(p: &Program, level: OptLevel) -> usize {
+    let mut opts = Options::new(level);
+    opts.emit_clif = true;
+    let jit = compile_jit(p, &opts, &symbols()).expect("compiles");
+    let clif = &jit.listing.clif;
+    let start = clif.find("; fn sum\n").expect("sum listed");
+    let end = clif[start..].find("\n}\n").expect("function end") + start;
+    clif[start..end].matches(" cold:").count()
+}
+
+#[test]
+fn o2_drops_the_bounds_check_of_a_counted_loop_only() {
+    let plain = sum_program(0);
+    assert_eq!(cold_blocks_in_sum(&plain, OptLevel::O1), 1);
+    assert_eq!(cold_blocks_in_sum(&plain, OptLevel::O2), 0);
+    // `xs[i + 1]` is not covered by the loop bound: the check stays.
+    let shifted = sum_program(1);
+    assert_eq!(cold_blocks_in_sum(&shifted, OptLevel::O2), 1);
+}
+
+#[test]
+fn clif_listing_names_functions() {
+    let mut opts = Options::new(OptLevel::O0);
+    opts.emit_clif = true;
+    let jit = compile_jit(&sum_program(0), &opts, &symbols()).expect("compiles");
+    let clif = &jit.listing.clif;
+    assert!(
+        clif.starts_with("; functions referenced as u0:N\n; u0:0 = tern.main\n; u0:1 = tern.sum\n"),
+        "{clif}"
+    );
+    assert!(
+        clif.contains("; fn sum\nfunction %tern.sum(i64, i64) -> i64"),
+        "{clif}"
+    );
+}

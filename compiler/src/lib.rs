@@ -7,11 +7,13 @@
 //! * `syntax` — lexer, syntax tree, Pratt parser;
 //! * `check` — name resolution, type checking, constant folding,
 //!   monomorphization into `tir`;
+//! * `dump` — a text form of `tir` for snapshots;
 //! * `diagnostics` — errors as data and their one renderer (all wording in
 //!   `diagnostics::messages`).
 
 mod check;
 pub mod diagnostics;
+pub mod dump;
 pub mod source;
 pub mod syntax;
 pub mod tir;
@@ -41,7 +43,9 @@ pub fn compile(
     let mut sources = SourceMap::default();
     let mut sink = Sink::default();
     let modules = load_modules(file_name, text, loader, &mut sources, &mut sink);
-    let program = check::check_program(&modules, &sources, &mut sink);
+    // A root file with syntax errors may have lost its `main` to them.
+    let root_parsed_cleanly = sink.is_empty();
+    let program = check::check_program(&modules, &sources, &mut sink, root_parsed_cleanly);
     match program {
         Some(p) if sink.is_empty() => Ok(p),
         _ => Err(sink.finish(Arc::new(sources))),

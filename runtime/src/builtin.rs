@@ -25,7 +25,9 @@ pub fn configured_bytes() -> Result<i64, String> {
         Err(_) => Ok(DEFAULT_POOL_BYTES),
         Ok(s) => match s.trim().parse::<i64>() {
             Ok(n) if n > 0 => Ok(n),
-            _ => Err(format!("TERN_POOL_BYTES must be a positive number of bytes, got `{s}`")),
+            _ => Err(format!(
+                "TERN_POOL_BYTES must be a positive number of bytes, got `{s}`"
+            )),
         },
     }
 }
@@ -34,7 +36,10 @@ pub fn configured_bytes() -> Result<i64, String> {
 /// one (which is released). Errors are messages for the user.
 pub fn init(arena_bytes: i64) -> Result<(), String> {
     let pool = BuiltinPool::new(arena_bytes).map_err(|e| {
-        format!("cannot reserve the builtin pool ({arena_bytes} bytes): {}", crate::span_tree::error::message(e))
+        format!(
+            "cannot reserve the builtin pool ({arena_bytes} bytes): {}",
+            crate::span_tree::error::message(e)
+        )
     })?;
     *POOL.lock().unwrap_or_else(|e| e.into_inner()) = Some(pool);
     Ok(())
@@ -46,7 +51,10 @@ pub fn with_pool<R>(f: impl FnOnce(&mut BuiltinPool) -> R) -> Result<R, String> 
     if g.is_none() {
         let bytes = configured_bytes()?;
         *g = Some(BuiltinPool::new(bytes).map_err(|e| {
-            format!("cannot reserve the builtin pool ({bytes} bytes): {}", crate::span_tree::error::message(e))
+            format!(
+                "cannot reserve the builtin pool ({bytes} bytes): {}",
+                crate::span_tree::error::message(e)
+            )
         })?);
     }
     match g.as_mut() {
@@ -86,7 +94,11 @@ pub fn resize(ptr: *mut u8, old: i64, new: i64) -> Result<*mut u8, String> {
         let off = offset_in(p, ptr)?;
         let to = p.resize(if old == 0 { -1 } else { off }, old, new)?;
         // SAFETY: offsets returned by the tree lie inside the arena.
-        Ok(if to < 0 { std::ptr::null_mut() } else { unsafe { p.base().add(to as usize) } })
+        Ok(if to < 0 {
+            std::ptr::null_mut()
+        } else {
+            unsafe { p.base().add(to as usize) }
+        })
     })?
     .map_err(|e| crate::span_tree::error::message_with_size(e, new))
 }

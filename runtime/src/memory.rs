@@ -32,7 +32,11 @@ pub fn reserve(bytes: usize) -> Result<*mut u8, i64> {
             0,
         )
     };
-    if p == libc::MAP_FAILED { Err(RESERVE_FAILED) } else { Ok(p as *mut u8) }
+    if p == libc::MAP_FAILED {
+        Err(RESERVE_FAILED)
+    } else {
+        Ok(p as *mut u8)
+    }
 }
 
 /// Releases a reservation made by [`reserve`] with the same `bytes`.
@@ -52,7 +56,9 @@ pub unsafe fn release(base: *mut u8, bytes: usize) -> Result<(), i64> {
 /// Bytes of `[base, base+bytes)` that are resident (committed and in RAM), by `mincore`.
 pub fn resident_bytes(base: *const u8, bytes: usize) -> usize {
     let page = page_size();
-    let Some(len) = page_round(bytes) else { return 0 };
+    let Some(len) = page_round(bytes) else {
+        return 0;
+    };
     let mut vec = vec![0u8; len / page];
     // SAFETY: `vec` has one byte per page of the range; base is page aligned (from `reserve`).
     let rc = unsafe { libc::mincore(base as *mut libc::c_void, len, vec.as_mut_ptr()) };
@@ -75,7 +81,10 @@ unsafe impl Send for Reservation {}
 impl Reservation {
     /// Reserves `bytes` of address space (see [`reserve`]).
     pub fn new(bytes: usize) -> Result<Self, i64> {
-        Ok(Reservation { base: reserve(bytes)?, bytes })
+        Ok(Reservation {
+            base: reserve(bytes)?,
+            bytes,
+        })
     }
 
     /// The base address.

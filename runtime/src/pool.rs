@@ -18,6 +18,8 @@ pub struct SpanPool<V: Validate, const F: usize = FANOUT> {
     arena: Reservation,
     nodes: Reservation,
     header: Box<[i64; HEADER_WORDS]>,
+    /// A persistent view over `header` and `nodes` (both stay put when the pool moves).
+    tree: Tree<V, F>,
     arena_bytes: i64,
     node_cap: i64,
     _mode: PhantomData<V>,
@@ -42,18 +44,27 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         let mut header = Box::new([0i64; HEADER_WORDS]);
         let hdr = header.as_mut_ptr();
         let nptr = nodes.base() as *mut i64;
+        // SAFETY: header and nodes are owned, sized as the view requires, and live
+        // as long as the pool (the view is dropped with it).
+        let mut tree: Tree<V, F> = unsafe { Tree::from_raw(hdr, nptr, node_cap, arena_bytes) };
         if V::CHECKED {
             if F != FANOUT {
                 return Err(BAD_SIZE);
             }
-            // SAFETY: header and nodes are owned and sized as `init` requires.
+            // SAFETY: as above.
             unsafe { checked::init(hdr, nptr, node_words, arena.base() as i64, arena_bytes)? };
         } else {
-            // SAFETY: as above.
-            let mut t: Tree<V, F> = unsafe { Tree::from_raw(hdr, nptr, node_cap, arena_bytes) };
-            t.init(0);
+            tree.init(0);
         }
-        Ok(SpanPool { arena, nodes, header, arena_bytes, node_cap, _mode: PhantomData })
+        Ok(SpanPool {
+            arena,
+            nodes,
+            header,
+            tree,
+            arena_bytes,
+            node_cap,
+            _mode: PhantomData,
+        })
     }
 
     /// The arena size in bytes.
@@ -76,12 +87,10 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         self.nodes.base() as *mut i64
     }
 
-    /// An unchecked view over the pool's own memory.
+    /// The view over the pool's own memory.
     #[inline(always)]
-    fn view(&mut self) -> Tree<V, F> {
-        let (h, n) = (self.hdr(), self.nodes_ptr());
-        // SAFETY: the pool owns header and nodes, sized at construction.
-        unsafe { Tree::from_raw(h, n, self.node_cap, self.arena_bytes) }
+    fn view(&mut self) -> &mut Tree<V, F> {
+        &mut self.tree
     }
 
     /// First-fit alloc of `bytes` (rounded up to 8); returns the offset. The bytes
@@ -145,7 +154,11 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
             return Err(BAD_SIZE);
         }
         if old == 0 || off == -1 {
-            return if new == 0 { Ok(-1) } else { self.alloc_zeroed(new) };
+            return if new == 0 {
+                Ok(-1)
+            } else {
+                self.alloc_zeroed(new)
+            };
         }
         if new == 0 {
             self.free(off, old)?;
@@ -206,7 +219,11 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
 
     /// The registry bounds of a checked pool (None for unchecked pools).
     pub fn bounds(&self) -> Option<PoolBounds> {
-        if V::CHECKED { registry::lookup(self.header[layout::H_POOL_ID]).ok() } else { None }
+        if V::CHECKED {
+            registry::lookup(self.header[layout::H_POOL_ID]).ok()
+        } else {
+            None
+        }
     }
 }
 

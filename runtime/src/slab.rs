@@ -24,7 +24,14 @@ impl SlabPool {
     /// A pool of `slab_bytes`-sized slabs (rounded up to 64; at least 4 KiB).
     pub fn new(slab_bytes: usize) -> Self {
         let slab_bytes = slab_bytes.max(4096).next_multiple_of(64);
-        SlabPool { slab_bytes, slabs: Vec::new(), large: Vec::new(), current: 0, cursor: 0, end: 0 }
+        SlabPool {
+            slab_bytes,
+            slabs: Vec::new(),
+            large: Vec::new(),
+            current: 0,
+            cursor: 0,
+            end: 0,
+        }
     }
 
     /// Bump-allocates `bytes` (rounded up to 8), 8-byte aligned. Null if the
@@ -43,7 +50,9 @@ impl SlabPool {
     #[cold]
     fn alloc_slow(&mut self, b: usize) -> *mut u8 {
         if b > self.slab_bytes / 4 {
-            let Ok(layout) = Layout::from_size_align(b, 8) else { return std::ptr::null_mut() };
+            let Ok(layout) = Layout::from_size_align(b, 8) else {
+                return std::ptr::null_mut();
+            };
             // SAFETY: non-zero size.
             let p = unsafe { alloc(layout) };
             if !p.is_null() {

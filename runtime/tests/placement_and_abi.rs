@@ -1,7 +1,9 @@
 //! Exact placements of the contract, error messages, and the extern ABI.
 
 use tern_runtime::abi::mem::{tern_mem_release, tern_mem_reserve};
-use tern_runtime::abi::reusable::{tern_reusable_alloc, tern_reusable_free, tern_reusable_offset, tern_reusable_resize};
+use tern_runtime::abi::reusable::{
+    tern_reusable_alloc, tern_reusable_free, tern_reusable_offset, tern_reusable_resize,
+};
 use tern_runtime::abi::span::*;
 use tern_runtime::span_tree::error::{self, *};
 use tern_runtime::span_tree::layout::{self, FANOUT, HEADER_WORDS};
@@ -79,11 +81,23 @@ fn user_errors_get_codes_and_clear_messages() {
     assert_eq!(p.alloc(136), Err(EXHAUSTED));
     p.alloc(128).unwrap();
     assert_eq!(p.alloc(8), Err(EXHAUSTED));
-    assert_eq!(error::message(DOUBLE_FREE), "double free: the span overlaps free space");
+    assert_eq!(
+        error::message(DOUBLE_FREE),
+        "double free: the span overlaps free space"
+    );
     assert_eq!(error::message(OUTSIDE_ARENA), "span outside the arena");
-    assert_eq!(error::message_with_size(EXHAUSTED, 64), "pool exhausted: no free span of 64 bytes");
-    assert_eq!(error::message(error::corrupt_header(2)), "corrupt tree: header field root (word 2)");
-    assert_eq!(error::message(error::corrupt_node(5, 1)), "corrupt tree: node 5, field level (word 1)");
+    assert_eq!(
+        error::message_with_size(EXHAUSTED, 64),
+        "pool exhausted: no free span of 64 bytes"
+    );
+    assert_eq!(
+        error::message(error::corrupt_header(2)),
+        "corrupt tree: header field root (word 2)"
+    );
+    assert_eq!(
+        error::message(error::corrupt_node(5, 1)),
+        "corrupt tree: node 5, field level (word 1)"
+    );
     assert_eq!(error::message(-99), "unknown error code -99");
 }
 
@@ -139,7 +153,15 @@ fn checked_externs_over_program_memory() {
 fn init_refuses_a_node_array_smaller_than_the_worst_case() {
     let mut hdr = [0i64; HEADER_WORDS];
     let mut nodes = vec![0i64; 64];
-    let r = unsafe { tern_span_init(hdr.as_mut_ptr(), nodes.as_mut_ptr(), 64, std::ptr::null_mut(), 1 << 16) };
+    let r = unsafe {
+        tern_span_init(
+            hdr.as_mut_ptr(),
+            nodes.as_mut_ptr(),
+            64,
+            std::ptr::null_mut(),
+            1 << 16,
+        )
+    };
     assert_eq!(r, BAD_SIZE);
 }
 
@@ -147,9 +169,18 @@ fn init_refuses_a_node_array_smaller_than_the_worst_case() {
 fn error_message_extern_copies_and_truncates() {
     let mut buf = [0u8; 64];
     let n = unsafe { tern_span_error_message(DOUBLE_FREE, buf.as_mut_ptr(), 64) };
-    assert_eq!(&buf[..n as usize], b"double free: the span overlaps free space");
-    assert_eq!(unsafe { tern_span_error_message(DOUBLE_FREE, std::ptr::null_mut(), 0) }, n);
-    assert_eq!(unsafe { tern_span_error_message(DOUBLE_FREE, buf.as_mut_ptr(), 6) }, 6);
+    assert_eq!(
+        &buf[..n as usize],
+        b"double free: the span overlaps free space"
+    );
+    assert_eq!(
+        unsafe { tern_span_error_message(DOUBLE_FREE, std::ptr::null_mut(), 0) },
+        n
+    );
+    assert_eq!(
+        unsafe { tern_span_error_message(DOUBLE_FREE, buf.as_mut_ptr(), 6) },
+        6
+    );
     assert_eq!(&buf[..6], b"double");
 }
 

@@ -8,13 +8,16 @@
 
 use proptest::prelude::*;
 use tern_runtime::span_tree::error;
-use tern_runtime::span_tree::layout::{HEADER_WORDS, node_words, FANOUT};
+use tern_runtime::span_tree::layout::{FANOUT, HEADER_WORDS, node_words};
 use tern_runtime::{Checked, SpanPool};
 
 const ARENA: i64 = 256 * 1024;
 
 fn cases() -> u32 {
-    std::env::var("TERN_PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(48)
+    std::env::var("TERN_PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(48)
 }
 
 /// A checked pool with a few hundred free spans (a multi-level tree at fanout 16).
@@ -168,8 +171,14 @@ fn corrupt_root_child_index_is_reported_with_node_and_field() {
     let child0 = root as usize * nw + tern_runtime::span_tree::layout::children_at(FANOUT);
     pool.used_node_words_mut()[child0] = 1 << 40;
     let code = pool.alloc(8).unwrap_err();
-    assert_eq!(code, error::corrupt_node(root, tern_runtime::span_tree::layout::children_at(FANOUT)));
-    assert_eq!(error::message(code), format!("corrupt tree: node {root}, field child[0] (word 36)"));
+    assert_eq!(
+        code,
+        error::corrupt_node(root, tern_runtime::span_tree::layout::children_at(FANOUT))
+    );
+    assert_eq!(
+        error::message(code),
+        format!("corrupt tree: node {root}, field child[0] (word 68)")
+    );
 }
 
 #[test]
@@ -177,10 +186,16 @@ fn corrupt_magic_and_height_are_reported() {
     let (mut pool, _) = populated(9);
     pool.header_mut()[tern_runtime::span_tree::layout::H_HEIGHT] = 99;
     let code = pool.alloc(8).unwrap_err();
-    assert_eq!(error::message(code), "corrupt tree: header field height (word 3)");
+    assert_eq!(
+        error::message(code),
+        "corrupt tree: header field height (word 3)"
+    );
     pool.header_mut()[tern_runtime::span_tree::layout::H_HEIGHT] = 2;
     pool.header_mut()[0] = 5;
-    assert_eq!(error::message(pool.alloc(8).unwrap_err()), "corrupt tree: header field magic (word 0)");
+    assert_eq!(
+        error::message(pool.alloc(8).unwrap_err()),
+        "corrupt tree: header field magic (word 0)"
+    );
     pool.header_mut()[1] = 12345;
     assert_eq!(pool.alloc(8), Err(error::BAD_POOL));
 }
@@ -196,5 +211,8 @@ fn corrupt_leaf_span_length_is_reported() {
     pool.used_node_words_mut()[lens] = 1 << 20;
     let code = pool.alloc(8).unwrap_err();
     assert_eq!(code, error::corrupt_node(0, lens));
-    assert_eq!(error::message(code), "corrupt tree: node 0, field len[0] (word 20)");
+    assert_eq!(
+        error::message(code),
+        "corrupt tree: node 0, field len[0] (word 36)"
+    );
 }

@@ -8,6 +8,7 @@
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
+use tern_runtime::span_tree::layout::FANOUT;
 use tern_runtime::span_tree::model::Model;
 use tern_runtime::{Checked, SpanPool, Unchecked};
 
@@ -32,12 +33,18 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn cases() -> u32 {
-    std::env::var("TERN_PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(48)
+    std::env::var("TERN_PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(48)
 }
 
 /// Replays `ops` on a pool and the model; returns an error description on the first difference.
 /// Returns the greatest tree height and the most free spans seen.
-fn replay<V: tern_runtime::span_tree::Validate, const F: usize>(arena: i64, ops: &[Op]) -> Result<(i64, usize), String> {
+fn replay<V: tern_runtime::span_tree::Validate, const F: usize>(
+    arena: i64,
+    ops: &[Op],
+) -> Result<(i64, usize), String> {
     let mut max_height = 0;
     let mut max_spans = 0;
     let mut pool = SpanPool::<V, F>::new(arena).map_err(|e| format!("new: {e}"))?;
@@ -82,9 +89,14 @@ fn replay<V: tern_runtime::span_tree::Validate, const F: usize>(arena: i64, ops:
         if got != want {
             return Err(format!("step {step} {op:?}: tree {got:?}, model {want:?}"));
         }
-        let spans = pool.check_invariants().map_err(|e| format!("step {step} {op:?}: invariant: {e}"))?;
+        let spans = pool
+            .check_invariants()
+            .map_err(|e| format!("step {step} {op:?}: invariant: {e}"))?;
         if spans != model.spans() {
-            return Err(format!("step {step} {op:?}: spans differ:\n tree  {spans:?}\n model {:?}", model.spans()));
+            return Err(format!(
+                "step {step} {op:?}: spans differ:\n tree  {spans:?}\n model {:?}",
+                model.spans()
+            ));
         }
         max_height = max_height.max(pool.header_mut()[tern_runtime::span_tree::layout::H_HEIGHT]);
         max_spans = max_spans.max(spans.len());
@@ -101,8 +113,8 @@ proptest! {
     }
 
     #[test]
-    fn checked_fanout16_matches_model(ops in prop::collection::vec(op(), 1..400)) {
-        replay::<Checked, 16>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+    fn checked_matches_model(ops in prop::collection::vec(op(), 1..400)) {
+        replay::<Checked, FANOUT>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
     }
 
     #[test]
@@ -132,13 +144,17 @@ fn deep_tree_build_and_teardown_matches_model() {
         x ^= x >> 7;
         x ^= x << 17;
         ops.push(Op::Free(x as usize));
-        if x % 3 == 0 {
+        if x.is_multiple_of(3) {
             ops.push(Op::Alloc(8 + (x % 40) as i64 * 8));
         }
     }
     let (h8, spans) = replay::<Unchecked, 8>(1 << 20, &ops).unwrap();
-    assert!(h8 >= 4 && spans >= 700, "fanout 8: height {h8}, {spans} spans");
-    let (h16, _) = replay::<Checked, 16>(1 << 20, &ops).unwrap();
+    assert!(
+        h8 >= 4 && spans >= 700,
+        "fanout 8: height {h8}, {spans} spans"
+    );
+    let (h16, _) = replay::<Unchecked, 16>(1 << 20, &ops).unwrap();
+    replay::<Checked, FANOUT>(1 << 20, &ops).unwrap();
     assert!(h16 >= 3, "fanout 16: height {h16}");
 }
 
@@ -149,7 +165,10 @@ fn random_sequences_reach_multi_level_trees() {
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let mut tallest = 0;
     for _ in 0..20 {
-        let ops = prop::collection::vec(op(), 600).new_tree(&mut runner).unwrap().current();
+        let ops = prop::collection::vec(op(), 600)
+            .new_tree(&mut runner)
+            .unwrap()
+            .current();
         let (h, _) = replay::<Unchecked, 8>(32 * 1024, &ops).unwrap();
         tallest = tallest.max(h);
     }

@@ -241,6 +241,8 @@ impl Checker<'_> {
                 ty,
                 init,
             } => {
+                // An erroneous declared type still goes down as the
+                // expectation: it silences inference errors below it.
                 let declared = ty
                     .as_ref()
                     .map(|t| self.resolve_type(t, cx.module, &cx.generics.clone()));
@@ -688,7 +690,9 @@ impl Checker<'_> {
                     out.push(te);
                 }
                 let Some(elem) = elem_ty else {
-                    self.sink.error(ErrorKind::EmptyArrayInfer, span);
+                    if !expected.is_some_and(Ty::has_error) {
+                        self.sink.error(ErrorKind::EmptyArrayInfer, span);
+                    }
                     return self.error_expr(span);
                 };
                 if bad || elem.has_error() {
@@ -963,7 +967,7 @@ impl Checker<'_> {
             return self.error_expr(span);
         }
         match self.resolve_path(callee, cx.module) {
-            Some(ItemRef::Fn(f)) => self.call_fn(cx, f, callee, targs, args, span),
+            Some(ItemRef::Fn(f)) => self.call_fn(cx, f, callee, targs, args, expected, span),
             Some(ItemRef::Extern(e)) => {
                 if !targs.is_empty() {
                     self.sink
@@ -1019,6 +1023,7 @@ impl Checker<'_> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn call_fn(
         &mut self,
         cx: &mut FnCx,
@@ -1026,6 +1031,7 @@ impl Checker<'_> {
         callee: &ast::Path,
         targs: &[ast::TypeExpr],
         args: &[ast::Arg],
+        expected: Option<&Ty>,
         span: Span,
     ) -> Typed {
         let sig = self.fns[f].sig.clone();
@@ -1055,15 +1061,31 @@ impl Checker<'_> {
                 bindings.push((g.clone(), ty));
             }
         }
-        let Some((targs_out, bindings)) = self.call_args(cx, &name, &sig, bindings, args, span)
+        let Some((targs_out, mut bindings)) = self.call_args(cx, &name, &sig, bindings, args, span)
         else {
             return self.error_expr(span);
         };
+        // Parameters only the result mentions come from the context
+        // (`let s: []i64 = alloc(...)`).
+        if let Some(want) = expected
+            && sig
+                .generics
+                .iter()
+                .any(|g| !bindings.iter().any(|(n, _)| n == g))
+        {
+            let mut extra = bindings.clone();
+            if unify(&sig.ret, want, &mut extra) {
+                bindings = extra;
+            }
+        }
         let mut types = Vec::new();
         for g in &sig.generics {
             match bindings.iter().find(|(n, _)| n == g) {
                 Some((_, t)) => types.push(t.clone()),
                 None => {
+                    if expected.is_some_and(Ty::has_error) {
+                        return self.error_expr(span);
+                    }
                     self.sink.error(
                         ErrorKind::CannotInfer {
                             name: name.clone(),
@@ -1129,13 +1151,19 @@ impl Checker<'_> {
                 if (pass == 0) == literal_like(&a.expr) {
                     continue;
                 }
-                let want = p.ty.subst(&bindings);
-                let hint = (!want.has_param()).then(|| want.clone());
+                // `p.ty` speaks of the callee's parameters; the caller's own
+                // (opaque) parameters may share their names, so unify the
+                // unsubstituted type and substitute only for display.
+                let bound =
+                    p.ty.params()
+                        .iter()
+                        .all(|g| bindings.iter().any(|(n, _)| n == g));
+                let hint = bound.then(|| p.ty.subst(&bindings));
                 let (te, ty) = self.expr(cx, &a.expr, hint.as_ref());
                 if ty.has_error() {
                     bad = true;
-                } else if !unify(&want, &ty, &mut bindings) {
-                    let want = want.subst(&bindings);
+                } else if !unify(&p.ty, &ty, &mut bindings) {
+                    let want = p.ty.subst(&bindings);
                     self.mismatch(&want, &ty, a.expr.span);
                     bad = true;
                 }
@@ -1348,6 +1376,9 @@ impl Checker<'_> {
                     out.push(te);
                 }
                 let Some(elem) = elem else {
+                    if expected.is_some_and(Ty::has_error) {
+                        return self.error_expr(span);
+                    }
                     self.sink.error(
                         ErrorKind::CannotInfer {
                             name: name.into(),

@@ -106,6 +106,7 @@ struct FnInfo<'a> {
 }
 
 struct ExternInfo<'a> {
+    module: usize,
     ast: &'a ast::ExternItem,
     sig: Sig,
 }
@@ -133,6 +134,7 @@ pub(crate) fn check_program(
     modules: &[ParsedModule],
     sources: &SourceMap,
     sink: &mut Sink,
+    report_missing_main: bool,
 ) -> Option<tir::Program> {
     let mut c = Checker {
         sources,
@@ -153,7 +155,7 @@ pub(crate) fn check_program(
     for f in 0..c.fns.len() {
         c.check_fn(f);
     }
-    let main = c.find_main(modules);
+    let main = c.find_main(modules, report_missing_main);
     if !c.sink.is_empty() {
         return None;
     }
@@ -216,6 +218,7 @@ impl<'a> Checker<'a> {
                     }
                     ast::Item::Extern(ei) => {
                         self.externs.push(ExternInfo {
+                            module: mi,
                             ast: ei,
                             sig: Sig {
                                 generics: Vec::new(),
@@ -281,7 +284,7 @@ impl<'a> Checker<'a> {
         let mut by_symbol: HashMap<String, usize> = HashMap::new();
         for e in 0..self.externs.len() {
             let ast = self.externs[e].ast;
-            let module = self.module_of_extern(e);
+            let module = self.externs[e].module;
             let params = self.param_sigs(&ast.params, module, &[]);
             for (p, pa) in params.iter().zip(&ast.params) {
                 let ok = p.ty.is_scalar() || (p.by_ref && matches!(p.ty, Ty::Struct(_)));
@@ -306,8 +309,13 @@ impl<'a> Checker<'a> {
                 params,
                 ret,
             };
+            // One symbol declared in several modules must agree (a repeat
+            // within one module is already a duplicate item).
             match by_symbol.get(&ast.name.name) {
-                Some(&first) if !same_sig(&self.externs[first].sig, &sig) => {
+                Some(&first)
+                    if self.externs[first].module != module
+                        && !same_sig(&self.externs[first].sig, &sig) =>
+                {
                     let first_span = self.externs[first].ast.name.span;
                     self.sink.push(
                         Diagnostic::new(
@@ -324,18 +332,6 @@ impl<'a> Checker<'a> {
             }
             self.externs[e].sig = sig;
         }
-    }
-
-    fn module_of_extern(&self, e: usize) -> usize {
-        // Externs record no module; find the one whose items hold it.
-        self.mods
-            .iter()
-            .position(|m| {
-                m.items
-                    .values()
-                    .any(|(r, _)| matches!(r, ItemRef::Extern(x) if *x == e))
-            })
-            .unwrap_or(0)
     }
 
     fn param_sigs(
@@ -722,7 +718,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn find_main(&mut self, modules: &[ParsedModule]) -> Option<usize> {
+    fn find_main(&mut self, modules: &[ParsedModule], report_missing: bool) -> Option<usize> {
         let root = &self.mods[0];
         match root.items.get("main") {
             Some((ItemRef::Fn(f), _)) => {
@@ -743,6 +739,7 @@ impl<'a> Checker<'a> {
                 self.sink.error(ErrorKind::BadMain, span);
                 None
             }
+            None if !report_missing => None,
             None => {
                 let file = modules[0].file;
                 self.sink.push(

@@ -49,6 +49,14 @@ impl Ty {
             _ => false,
         }
     }
+    /// Names of the generic parameters occurring in this type.
+    pub fn params(&self) -> Vec<String> {
+        match self {
+            Ty::Param(n) => vec![n.clone()],
+            Ty::Slice(t) | Ty::Array(t, _) | Ty::Reusable(t) => t.params(),
+            _ => Vec::new(),
+        }
+    }
     /// Nesting depth of the type (bounds generic instantiation).
     pub fn depth(&self) -> u32 {
         match self {
@@ -78,8 +86,10 @@ impl Ty {
     }
     /// Two types agree; `Error` agrees with anything.
     pub fn compatible(&self, other: &Ty) -> bool {
+        if self.has_error() || other.has_error() {
+            return true;
+        }
         match (self, other) {
-            (Ty::Error, _) | (_, Ty::Error) => true,
             (Ty::Slice(a), Ty::Slice(b)) | (Ty::Reusable(a), Ty::Reusable(b)) => a.compatible(b),
             (Ty::Array(a, n), Ty::Array(b, m)) => n == m && a.compatible(b),
             _ => self == other,

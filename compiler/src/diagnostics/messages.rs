@@ -21,6 +21,8 @@ pub enum ErrorKind {
     },
     NestingTooDeep,
     ChainedComparison,
+    StructLitInCondition,
+    UnclosedBrace,
     // --- modules and names ---
     ModuleNotFound(String),
     DuplicateItem(String),
@@ -152,6 +154,11 @@ impl fmt::Display for ErrorKind {
                 f,
                 "comparison operators cannot be chained; use `&&` between comparisons"
             ),
+            StructLitInCondition => write!(
+                f,
+                "struct literals are not allowed in `if`, `while` and `for` heads; wrap the literal in parentheses"
+            ),
+            UnclosedBrace => write!(f, "this `{{` is never closed"),
             ModuleNotFound(m) => write!(f, "cannot find module `{m}`"),
             DuplicateItem(n) => write!(f, "the name `{n}` is defined more than once"),
             DuplicateField(n) => write!(f, "field `{n}` is declared more than once"),
@@ -309,7 +316,6 @@ pub enum LabelKind {
     FirstDefined,
     DeclaredImmutable(String),
     ParamDeclared,
-    UnclosedDelimiter,
     LastStatement,
 }
 
@@ -319,7 +325,6 @@ impl fmt::Display for LabelKind {
             LabelKind::FirstDefined => write!(f, "first defined here"),
             LabelKind::DeclaredImmutable(n) => write!(f, "`{n}` is declared here, immutable"),
             LabelKind::ParamDeclared => write!(f, "parameter declared here"),
-            LabelKind::UnclosedDelimiter => write!(f, "unclosed delimiter"),
             LabelKind::LastStatement => write!(f, "the body can end here without `return`"),
         }
     }
@@ -330,7 +335,6 @@ impl fmt::Display for LabelKind {
 pub enum NoteKind {
     UseVar(String),
     ReturnRule,
-    StructLitInCondition,
     ExpectedMain,
 }
 
@@ -341,10 +345,6 @@ impl fmt::Display for NoteKind {
             NoteKind::ReturnRule => write!(
                 f,
                 "a body returns on every path when its last statement is `return`, a call of `panic`, an `if` with `else` whose branches all return, or `while true` without `break`"
-            ),
-            NoteKind::StructLitInCondition => write!(
-                f,
-                "struct literals are not allowed in `if`, `while` and `for` heads; wrap them in parentheses"
             ),
             NoteKind::ExpectedMain => write!(f, "add `fn main() {{ ... }}` to the root file"),
         }

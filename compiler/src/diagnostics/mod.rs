@@ -11,6 +11,18 @@ pub use messages::{ErrorKind, LabelKind, NoteKind};
 use std::collections::HashSet;
 use std::sync::Arc;
 
+/// Longest source excerpt handed to the snippet renderer, in bytes.
+const MAX_SNIPPET: usize = 2000;
+/// Bytes of context either side of an error on an over-long line.
+const WINDOW: usize = 60;
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
 /// A secondary span with its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Label {
@@ -133,13 +145,39 @@ impl Diagnostics {
             .map(|l| (l.span, l.kind.to_string()))
             .collect();
         let notes: Vec<String> = d.notes.iter().map(|n| n.to_string()).collect();
-        let text = file.text.as_str();
+        // Hand the renderer only the lines the spans touch (it is linear in
+        // what it is given, and files can be large).
+        let all = file.text.as_str();
+        let mut first_line = line;
+        let mut last_line = file.line_col(d.span.hi).0;
+        for (span, _) in &labels {
+            first_line = first_line.min(file.line_col(span.lo).0);
+            last_line = last_line.max(file.line_col(span.hi).0);
+        }
+        let mut labels = labels;
+        if file.line_range(last_line).1 - file.line_range(first_line).0 > MAX_SNIPPET {
+            // Labels far away from the error: show the error's line alone.
+            labels.clear();
+            first_line = line;
+            last_line = line;
+        }
+        let (mut start, mut end) = (file.line_range(first_line).0, file.line_range(last_line).1);
+        if end - start > MAX_SNIPPET {
+            // One huge line: show a window around the error.
+            let lo = (d.span.lo as usize).clamp(start, end);
+            let hi = (d.span.hi as usize).clamp(lo, end);
+            start = floor_char(all, lo.saturating_sub(WINDOW).max(start));
+            end = floor_char(all, (hi + WINDOW).min(end).max(lo));
+            labels.retain(|(s, _)| s.lo as usize >= start && s.hi as usize <= end);
+        }
+        let text = &all[start..end];
         let clamp = |s: Span| {
-            let lo = (s.lo as usize).min(text.len());
-            let hi = (s.hi as usize).clamp(lo, text.len());
+            let lo = (s.lo as usize).clamp(start, end) - start;
+            let hi = (s.hi as usize).clamp(lo + start, end) - start;
             lo..hi
         };
         let mut snippet = Snippet::source(text)
+            .line_start(first_line as usize)
             .fold(true)
             .annotation(Level::Error.span(clamp(d.span)));
         for (span, text) in &labels {

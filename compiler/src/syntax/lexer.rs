@@ -70,6 +70,8 @@ pub enum Tok {
     Bang,
     /// `op=`, carrying the operator token (`Plus` for `+=`, ...).
     OpAssign(Box<Tok>),
+    /// A malformed token (already reported); the parser stays silent at it.
+    Error,
     Eof,
 }
 
@@ -81,6 +83,7 @@ impl Tok {
             Tok::Str(_) => "a string literal".into(),
             Tok::Ident(n) => format!("`{n}`"),
             Tok::Eof => "end of file".into(),
+            Tok::Error => "an invalid token".into(),
             other => format!("`{}`", other.text()),
         }
     }
@@ -143,7 +146,9 @@ impl Tok {
             Tok::OrOr => "||",
             Tok::Bang => "!",
             Tok::OpAssign(op) => return format!("{}=", op.text()),
-            Tok::Int(_) | Tok::Str(_) | Tok::Ident(_) | Tok::Eof => return self.describe(),
+            Tok::Int(_) | Tok::Str(_) | Tok::Ident(_) | Tok::Eof | Tok::Error => {
+                return self.describe();
+            }
         };
         s.to_string()
     }
@@ -290,11 +295,14 @@ pub(crate) fn lex(file: FileId, text: &str, sink: &mut Sink) -> Vec<Token> {
                     }
                 }
             }
-            if !closed {
+            let tok = if closed {
+                Tok::Str(s)
+            } else {
                 sink.error(ErrorKind::UnterminatedString, span(start, start + 1));
-            }
+                Tok::Error
+            };
             toks.push(Token {
-                tok: Tok::Str(s),
+                tok,
                 span: span(start, i),
             });
             continue;
@@ -326,6 +334,10 @@ pub(crate) fn lex(file: FileId, text: &str, sink: &mut Sink) -> Vec<Token> {
                 _ => {
                     let ch = text[i..].chars().next().unwrap_or('\0');
                     sink.error(ErrorKind::UnexpectedChar(ch), span(i, i + ch.len_utf8()));
+                    toks.push(Token {
+                        tok: Tok::Error,
+                        span: span(i, i + ch.len_utf8()),
+                    });
                     i += ch.len_utf8();
                     continue;
                 }

@@ -4,8 +4,8 @@
 
 use super::ast::*;
 use super::lexer::{Tok, Token};
-use crate::diagnostics::{Diagnostic, ErrorKind, NoteKind, Sink};
-use crate::source::{FileId, Span};
+use crate::diagnostics::{ErrorKind, Sink};
+use crate::source::Span;
 
 /// Deepest nesting of expressions, blocks and types the parser accepts; the
 /// checker recurses over the tree, so this bounds its stack use too.
@@ -16,14 +16,13 @@ struct Reported;
 type PResult<T> = Result<T, Reported>;
 
 /// Parse a whole file.
-pub(crate) fn parse(file: FileId, toks: Vec<Token>, sink: &mut Sink) -> Module {
+pub(crate) fn parse(toks: Vec<Token>, sink: &mut Sink) -> Module {
     let mut p = Parser {
         toks,
         pos: 0,
         sink,
         depth: 0,
         no_struct: false,
-        file,
     };
     p.module()
 }
@@ -36,8 +35,6 @@ struct Parser<'s> {
     /// Inside an `if`/`while` condition or `for` head, where `Name {` opens
     /// the body, not a struct literal (Rust's rule).
     no_struct: bool,
-    #[allow(dead_code)]
-    file: FileId,
 }
 
 /// Binding power of a binary operator token (higher binds tighter).
@@ -95,6 +92,10 @@ impl Parser<'_> {
         }
     }
     fn error_expected(&mut self, what: &str) -> Reported {
+        if *self.peek() == Tok::Error {
+            // The lexer already reported this token.
+            return Reported;
+        }
         let found = self.peek().describe();
         self.sink.error(
             ErrorKind::Expected {
@@ -112,6 +113,41 @@ impl Parser<'_> {
             Err(self.error_expected(&format!("`{}`", t.text())))
         }
     }
+    /// The `;` ending a statement. When it is missing but the next token
+    /// plainly starts a statement (or closes the block), report it and go
+    /// on as if it were there: `Ok`. Otherwise the caller resynchronises.
+    fn semi(&mut self) -> PResult<()> {
+        if self.eat(&Tok::Semi) {
+            return Ok(());
+        }
+        if *self.peek() == Tok::Error {
+            return Err(Reported);
+        }
+        // Point just after the statement, where the `;` belongs.
+        let prev = self.prev_span();
+        let found = self.peek().describe();
+        self.sink.error(
+            ErrorKind::Expected {
+                expected: "`;`".into(),
+                found,
+            },
+            Span::new(prev.file, prev.hi, prev.hi),
+        );
+        let err = Reported;
+        match self.peek() {
+            Tok::Let
+            | Tok::Var
+            | Tok::If
+            | Tok::While
+            | Tok::For
+            | Tok::Return
+            | Tok::Break
+            | Tok::Continue
+            | Tok::RBrace => Ok(()),
+            _ => Err(err),
+        }
+    }
+
     fn ident(&mut self) -> PResult<Ident> {
         match self.peek().clone() {
             Tok::Ident(name) => {
@@ -374,21 +410,17 @@ impl Parser<'_> {
         loop {
             match self.peek() {
                 Tok::RBrace => break,
-                Tok::Eof => {
-                    let found = self.peek().describe();
-                    self.sink.push(
-                        Diagnostic::new(
-                            ErrorKind::Expected {
-                                expected: "`}`".into(),
-                                found,
-                            },
-                            self.span(),
-                        )
-                        .label(open, crate::diagnostics::LabelKind::UnclosedDelimiter),
-                    );
+                // An item keyword cannot start a statement: the block was
+                // left open and the next item begins here.
+                Tok::Eof | Tok::Fn | Tok::Struct | Tok::Extern | Tok::Use => {
+                    self.sink.error(ErrorKind::UnclosedBrace, open);
                     self.depth -= 1;
                     self.no_struct = saved;
-                    return Err(Reported);
+                    // Keep what was parsed: its errors are worth reporting.
+                    return Ok(Block {
+                        stmts,
+                        span: open.to(self.span()),
+                    });
                 }
                 _ => {}
             }
@@ -449,8 +481,23 @@ impl Parser<'_> {
                     None
                 };
                 self.expect(&Tok::Eq)?;
-                let init = self.expr()?;
-                self.expect(&Tok::Semi)?;
+                // A binding whose initialiser is broken is still declared
+                // (with an error value), so later uses do not cascade.
+                let init = match self.expr() {
+                    Ok(e) => {
+                        if self.semi().is_err() {
+                            self.sync_stmt();
+                        }
+                        e
+                    }
+                    Err(Reported) => {
+                        self.sync_stmt();
+                        Expr {
+                            kind: ExprKind::Error,
+                            span: name.span,
+                        }
+                    }
+                };
                 StmtKind::Let {
                     mutable,
                     name,
@@ -482,12 +529,12 @@ impl Parser<'_> {
             }
             Tok::Break => {
                 self.bump();
-                self.expect(&Tok::Semi)?;
+                self.semi()?;
                 StmtKind::Break
             }
             Tok::Continue => {
                 self.bump();
-                self.expect(&Tok::Semi)?;
+                self.semi()?;
                 StmtKind::Continue
             }
             Tok::Return => {
@@ -497,7 +544,7 @@ impl Parser<'_> {
                 } else {
                     Some(self.expr()?)
                 };
-                self.expect(&Tok::Semi)?;
+                self.semi()?;
                 StmtKind::Return(value)
             }
             _ => {
@@ -506,14 +553,14 @@ impl Parser<'_> {
                     Tok::Eq => {
                         self.bump();
                         let value = self.expr()?;
-                        self.expect(&Tok::Semi)?;
+                        self.semi()?;
                         StmtKind::Assign { place: e, value }
                     }
                     Tok::OpAssign(op) => {
                         self.bump();
                         let (op, _) = binop(&op).unwrap_or((BinOp::Add, 0));
                         let value = self.expr()?;
-                        self.expect(&Tok::Semi)?;
+                        self.semi()?;
                         StmtKind::CompoundAssign {
                             place: e,
                             op,
@@ -521,7 +568,7 @@ impl Parser<'_> {
                         }
                     }
                     _ => {
-                        self.expect(&Tok::Semi)?;
+                        self.semi()?;
                         StmtKind::Expr(e)
                     }
                 }
@@ -571,20 +618,51 @@ impl Parser<'_> {
             && matches!(self.peek_at(1), Tok::Ident(_))
             && *self.peek_at(2) == Tok::Colon
         {
-            let found = self.peek_at(2).describe();
-            self.sink.push(
-                Diagnostic::new(
-                    ErrorKind::Expected {
-                        expected: "a statement".into(),
-                        found,
-                    },
-                    self.toks[self.pos + 2].span,
-                )
-                .note(NoteKind::StructLitInCondition),
-            );
+            self.sink
+                .error(ErrorKind::StructLitInCondition, self.prev_span());
+            // Skip the literal, the rest of the head, the body and any
+            // `else` parts: the whole statement is lost, reported once.
+            self.skip_braces();
+            self.skip_to_brace();
+            self.skip_braces();
+            while self.eat(&Tok::Else) {
+                self.skip_to_brace();
+                self.skip_braces();
+            }
             return Err(Reported);
         }
         Ok(e)
+    }
+
+    /// Skip tokens up to the next `{` (stopping at `;`, `}` and the end).
+    fn skip_to_brace(&mut self) {
+        while !matches!(
+            self.peek(),
+            Tok::LBrace | Tok::Semi | Tok::RBrace | Tok::Eof
+        ) {
+            self.bump();
+        }
+    }
+
+    /// At `{`: skip to just past its matching `}`.
+    fn skip_braces(&mut self) {
+        if *self.peek() != Tok::LBrace {
+            return;
+        }
+        let mut depth = 0usize;
+        loop {
+            match self.bump().tok {
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return;
+                    }
+                }
+                Tok::Eof => return,
+                _ => {}
+            }
+        }
     }
 
     // ---- expressions ----

@@ -29,7 +29,7 @@ pub fn set_failure_hook(hook: Option<FailureHook>) {
 
 /// The source location string `loc` (NUL-terminated UTF-8, `file:line:col`),
 /// or `?` for null.
-pub fn loc_str(loc: *const c_char) -> String {
+pub(crate) fn loc_str(loc: *const c_char) -> String {
     if loc.is_null() {
         return "?".into();
     }
@@ -42,7 +42,7 @@ pub fn loc_str(loc: *const c_char) -> String {
 
 /// Reports a runtime error at `loc` (a NUL-terminated `file:line:col`
 /// emitted by the backend, or null) and ends the run.
-pub fn report(loc: *const c_char, msg: &str) -> ! {
+pub(crate) fn report(loc: *const c_char, msg: &str) -> ! {
     report_at(&loc_str(loc), msg)
 }
 

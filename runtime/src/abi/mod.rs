@@ -34,20 +34,41 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("tern_bounds_fail", output::tern_bounds_fail as *const u8),
         ("tern_slice_fail", output::tern_slice_fail as *const u8),
         ("tern_div_zero", output::tern_div_zero as *const u8),
-        ("tern_reusable_alloc", reusable::tern_reusable_alloc as *const u8),
-        ("tern_reusable_resize", reusable::tern_reusable_resize as *const u8),
-        ("tern_reusable_free", reusable::tern_reusable_free as *const u8),
-        ("tern_reusable_offset", reusable::tern_reusable_offset as *const u8),
+        (
+            "tern_reusable_alloc",
+            reusable::tern_reusable_alloc as *const u8,
+        ),
+        (
+            "tern_reusable_resize",
+            reusable::tern_reusable_resize as *const u8,
+        ),
+        (
+            "tern_reusable_free",
+            reusable::tern_reusable_free as *const u8,
+        ),
+        (
+            "tern_reusable_offset",
+            reusable::tern_reusable_offset as *const u8,
+        ),
         ("tern_mem_reserve", mem::tern_mem_reserve as *const u8),
         ("tern_mem_release", mem::tern_mem_release as *const u8),
         ("tern_span_alloc", span::tern_span_alloc as *const u8),
         ("tern_span_free", span::tern_span_free as *const u8),
         ("tern_span_resize", span::tern_span_resize as *const u8),
-        ("tern_span_header_words", span::tern_span_header_words as *const u8),
-        ("tern_span_node_words", span::tern_span_node_words as *const u8),
+        (
+            "tern_span_header_words",
+            span::tern_span_header_words as *const u8,
+        ),
+        (
+            "tern_span_node_words",
+            span::tern_span_node_words as *const u8,
+        ),
         ("tern_span_init", span::tern_span_init as *const u8),
         ("tern_span_finish", span::tern_span_finish as *const u8),
-        ("tern_span_error_message", span::tern_span_error_message as *const u8),
+        (
+            "tern_span_error_message",
+            span::tern_span_error_message as *const u8,
+        ),
     ]
 }
 
@@ -78,7 +99,10 @@ mod tests {
                 }
             }
         }
-        let mut listed: Vec<String> = super::symbols().iter().map(|(n, _)| n.to_string()).collect();
+        let mut listed: Vec<String> = super::symbols()
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect();
         declared.sort();
         listed.sort();
         assert_eq!(declared, listed);

@@ -40,6 +40,25 @@ pub fn flush_stdout() {
     write_out(&mut buf);
 }
 
+/// Flushes from a signal handler: no locking that could deadlock (if the
+/// fault hit while the buffer was locked, its bytes are dropped) and raw
+/// `write(2)` instead of `std::io`.
+#[cfg(unix)]
+pub(crate) fn flush_stdout_in_signal() {
+    let Ok(buf) = STDOUT.try_lock() else {
+        return;
+    };
+    let mut rest: &[u8] = &buf;
+    while !rest.is_empty() {
+        // SAFETY: writing initialized bytes the guard keeps alive.
+        let n = unsafe { libc::write(1, rest.as_ptr().cast(), rest.len()) };
+        if n <= 0 {
+            return;
+        }
+        rest = &rest[n as usize..];
+    }
+}
+
 /// Prints `v` in decimal and a newline. `i32` and `u8` values arrive
 /// widened to `i64` by the generated code.
 #[unsafe(no_mangle)]
@@ -113,7 +132,10 @@ pub unsafe extern "C" fn tern_assert_fail(
 /// `loc` is null or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_bounds_fail(index: i64, len: i64, loc: *const c_char) -> ! {
-    report(loc, &format!("index out of bounds: index {index}, length {len}"))
+    report(
+        loc,
+        &format!("index out of bounds: index {index}, length {len}"),
+    )
 }
 
 /// A failed range check: `error: LOC: slice out of bounds: LO..HI, length N`.
@@ -122,7 +144,10 @@ pub unsafe extern "C" fn tern_bounds_fail(index: i64, len: i64, loc: *const c_ch
 /// `loc` is null or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_slice_fail(lo: i64, hi: i64, len: i64, loc: *const c_char) -> ! {
-    report(loc, &format!("slice out of bounds: {lo}..{hi}, length {len}"))
+    report(
+        loc,
+        &format!("slice out of bounds: {lo}..{hi}, length {len}"),
+    )
 }
 
 /// Division or remainder by zero: `error: LOC: division by zero`.

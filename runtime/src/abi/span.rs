@@ -41,7 +41,12 @@ pub unsafe extern "C" fn tern_span_alloc(tree: *mut i64, nodes: *mut i64, bytes:
 /// # Safety
 /// As for [`tern_span_alloc`].
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tern_span_free(tree: *mut i64, nodes: *mut i64, off: i64, bytes: i64) -> i64 {
+pub unsafe extern "C" fn tern_span_free(
+    tree: *mut i64,
+    nodes: *mut i64,
+    off: i64,
+    bytes: i64,
+) -> i64 {
     // SAFETY: the caller's contract.
     guard(|| unsafe { checked::free(tree, nodes, off, bytes).map(|()| 0) })
 }

@@ -6,18 +6,24 @@
 use super::error::{BAD_POOL, BAD_SIZE};
 use super::layout::{self, FANOUT, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC};
 use super::registry::{self, PoolBounds};
-use super::tree::{MAX_ARENA_BYTES, Tree, TreeResult};
+use super::tree::{MAX_ARENA_BYTES, Mem, Path, Tree, TreeResult};
 use super::validate::Checked;
 
 /// The checked tree at the pool's fanout.
 pub type CheckedTree = Tree<Checked, FANOUT>;
+
+/// Runs `f` with a fresh path scratch for one call.
+#[inline(always)]
+fn with_scratch<R>(f: impl FnOnce(&mut Path) -> R) -> R {
+    f(&mut Path::new())
+}
 
 /// Looks up the pool `tree` belongs to and returns a checked view and its bounds.
 ///
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words.
 #[inline(always)]
-unsafe fn open(tree: *mut i64, nodes: *mut i64) -> TreeResult<(CheckedTree, PoolBounds)> {
+unsafe fn open(tree: *mut i64, nodes: *mut i64) -> TreeResult<(Mem<Checked, FANOUT>, PoolBounds)> {
     if tree.is_null() || !(tree as usize).is_multiple_of(8) {
         return Err(BAD_POOL);
     }
@@ -29,7 +35,10 @@ unsafe fn open(tree: *mut i64, nodes: *mut i64) -> TreeResult<(CheckedTree, Pool
     }
     // SAFETY: the node array's address and capacity come from the registry, which
     // `init` filled from a reservation of `node_cap * node_words` words.
-    Ok((unsafe { Tree::from_raw(tree, nodes, b.node_cap, b.arena_bytes) }, b))
+    Ok((
+        unsafe { Mem::from_raw(tree, nodes, b.node_cap, b.arena_bytes) },
+        b,
+    ))
 }
 
 /// Zero-fills `[off, off+bytes)` of the arena when the pool registered its base.
@@ -67,7 +76,11 @@ pub unsafe fn init(
     arena_base: i64,
     arena_bytes: i64,
 ) -> TreeResult<i64> {
-    if tree.is_null() || nodes.is_null() || !(tree as usize).is_multiple_of(8) || !(nodes as usize).is_multiple_of(8) {
+    if tree.is_null()
+        || nodes.is_null()
+        || !(tree as usize).is_multiple_of(8)
+        || !(nodes as usize).is_multiple_of(8)
+    {
         return Err(BAD_POOL);
     }
     if !(0..=MAX_ARENA_BYTES).contains(&arena_bytes) || arena_bytes % 8 != 0 {
@@ -77,7 +90,12 @@ pub unsafe fn init(
     if node_cap < layout::node_capacity(arena_bytes, FANOUT) {
         return Err(BAD_SIZE);
     }
-    let id = registry::register(PoolBounds { nodes: nodes as i64, node_cap, arena_base, arena_bytes })?;
+    let id = registry::register(PoolBounds {
+        nodes: nodes as i64,
+        node_cap,
+        arena_base,
+        arena_bytes,
+    })?;
     // SAFETY: the caller's contract.
     let mut t: CheckedTree = unsafe { Tree::from_raw(tree, nodes, node_cap, arena_bytes) };
     t.init(id);
@@ -104,10 +122,15 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut i64) -> TreeResult<PoolBounds>
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
 /// (any contents); `nodes` is only used if it is the registered node array.
 #[inline]
-pub unsafe fn alloc(tree: *mut i64, nodes: *mut i64, bytes: i64, zero_fill: bool) -> TreeResult<i64> {
+pub unsafe fn alloc(
+    tree: *mut i64,
+    nodes: *mut i64,
+    bytes: i64,
+    zero_fill: bool,
+) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let (mut t, b) = unsafe { open(tree, nodes)? };
-    let off = t.alloc(bytes)?;
+    let (t, b) = unsafe { open(tree, nodes)? };
+    let off = with_scratch(|p| t.alloc(p, bytes))?;
     if zero_fill {
         zero(&b, off, super::tree::round8(bytes));
     }
@@ -121,8 +144,8 @@ pub unsafe fn alloc(tree: *mut i64, nodes: *mut i64, bytes: i64, zero_fill: bool
 #[inline]
 pub unsafe fn free(tree: *mut i64, nodes: *mut i64, off: i64, bytes: i64) -> TreeResult<()> {
     // SAFETY: the caller's contract.
-    let (mut t, _) = unsafe { open(tree, nodes)? };
-    t.free(off, bytes)
+    let (t, _) = unsafe { open(tree, nodes)? };
+    with_scratch(|p| t.free_span(p, off, bytes))
 }
 
 /// Checked in-place resize (see `Tree::resize`); zero-fills growth if `zero_fill`.
@@ -139,8 +162,8 @@ pub unsafe fn resize(
     zero_fill: bool,
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let (mut t, b) = unsafe { open(tree, nodes)? };
-    let r = t.resize(off, old, new)?;
+    let (t, b) = unsafe { open(tree, nodes)? };
+    let r = with_scratch(|p| t.resize(p, off, old, new))?;
     if zero_fill && new > old {
         let (o, n) = (super::tree::round8(old), super::tree::round8(new));
         zero(&b, off + o, n - o);

@@ -102,11 +102,17 @@ pub fn message(code: i64) -> String {
         c if c <= -CORRUPT_NODE_BASE => {
             let v = -c - CORRUPT_NODE_BASE;
             let (node, field) = (v / CORRUPT_FIELD_SPAN, v % CORRUPT_FIELD_SPAN);
-            format!("corrupt tree: node {node}, field {} (word {field})", node_field_name(field))
+            format!(
+                "corrupt tree: node {node}, field {} (word {field})",
+                node_field_name(field)
+            )
         }
         c if c <= -CORRUPT_HEADER_BASE => {
             let field = -c - CORRUPT_HEADER_BASE;
-            format!("corrupt tree: header field {} (word {field})", header_field_name(field))
+            format!(
+                "corrupt tree: header field {} (word {field})",
+                header_field_name(field)
+            )
         }
         c if c >= 0 => format!("not an error (code {c})"),
         c => format!("unknown error code {c}"),

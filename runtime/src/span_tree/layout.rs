@@ -37,7 +37,7 @@
 
 /// The fanout the pools use (entries per node). Chosen by measurement: see
 /// `docs/benchmarks.md` ("Fanout").
-pub const FANOUT: usize = 16;
+pub const FANOUT: usize = 32;
 
 /// Header word: magic number, [`MAGIC`] once initialised.
 pub const H_MAGIC: usize = 0;

@@ -22,7 +22,10 @@ impl Model {
         if arena_bytes > 0 {
             free.insert(0, arena_bytes);
         }
-        Model { arena: arena_bytes, free }
+        Model {
+            arena: arena_bytes,
+            free,
+        }
     }
 
     /// The free spans `(offset, len)` in address order.
@@ -79,12 +82,12 @@ impl Model {
             return Err(DOUBLE_FREE);
         }
         let (mut start, mut len) = (off, b);
-        if let Some((&po, &pl)) = self.free.range(..off).next_back() {
-            if po + pl == off {
-                self.free.remove(&po);
-                start = po;
-                len += pl;
-            }
+        if let Some((&po, &pl)) = self.free.range(..off).next_back()
+            && po + pl == off
+        {
+            self.free.remove(&po);
+            start = po;
+            len += pl;
         }
         if let Some(&sl) = self.free.get(&(off + b)) {
             self.free.remove(&(off + b));

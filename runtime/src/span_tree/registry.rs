@@ -73,7 +73,9 @@ pub fn register(b: PoolBounds) -> Result<i64, i64> {
 pub fn unregister(id: i64) -> Result<PoolBounds, i64> {
     let _g = WRITER.lock().unwrap_or_else(|e| e.into_inner());
     let b = lookup(id)?;
-    SLOTS[slot_of(id).ok_or(BAD_POOL)?].id.store(0, Ordering::Release);
+    SLOTS[slot_of(id).ok_or(BAD_POOL)?]
+        .id
+        .store(0, Ordering::Release);
     Ok(b)
 }
 
@@ -82,7 +84,11 @@ fn slot_of(id: i64) -> Option<usize> {
         return None;
     }
     let s = (id % ID_GENERATION) - 1;
-    if s >= 0 && (s as usize) < MAX_POOLS { Some(s as usize) } else { None }
+    if s >= 0 && (s as usize) < MAX_POOLS {
+        Some(s as usize)
+    } else {
+        None
+    }
 }
 
 /// The bounds of live pool `id`, or [`BAD_POOL`].

@@ -16,6 +16,7 @@
 //! arithmetic on such words cannot overflow; corruption yields a negative error
 //! code (see [`super::error`]), never an out-of-bounds access or a panic.
 
+use std::hint::select_unpredictable;
 use std::marker::PhantomData;
 
 use super::error::{
@@ -44,37 +45,160 @@ pub const fn round8(bytes: i64) -> i64 {
 
 /// The nodes visited by one descent: `node[l]` is the node at level `l` (0 = leaf),
 /// `idx[l]` (for `l >= 1`) the entry of `node[l]` that leads to `node[l - 1]`.
-#[derive(Clone, Copy)]
-struct Path {
+///
+/// Kept in the [`Tree`] (not rebuilt per operation): zeroing or copying it on
+/// every call cost more than the operation itself.
+pub struct Path {
     node: [i64; MAX_HEIGHT],
-    idx: [usize; MAX_HEIGHT],
+    idx: [u8; MAX_HEIGHT],
 }
 
-impl Path {
-    #[inline(always)]
-    fn new() -> Self {
-        Path { node: [0; MAX_HEIGHT], idx: [0; MAX_HEIGHT] }
+impl Default for Path {
+    fn default() -> Self {
+        Path::new()
     }
 }
 
-/// Where a span `[off, end)` sits among the free spans: the leaf of its
-/// predecessor (the last span starting at or before `off`) and its successor.
+impl Path {
+    /// A zeroed path.
+    pub const fn new() -> Self {
+        Path {
+            node: [0; MAX_HEIGHT],
+            idx: [0; MAX_HEIGHT],
+        }
+    }
+
+    #[inline(always)]
+    fn at(&self, l: usize) -> usize {
+        self.idx[l] as usize
+    }
+}
+
+/// Where a span `[off, end)` sits among the free spans, found by one descent by
+/// key (the path ends in the predecessor's leaf).
 struct Neighbours {
-    path: Path,
-    /// Index in `path.node[0]` where a span starting at `off` would be inserted.
+    height: usize,
+    /// Index in the path's leaf where a span starting at `off` would be inserted.
     pos: usize,
     /// The predecessor `(offset, len)` at `pos - 1`, if any.
     pred: Option<(i64, i64)>,
-    /// The successor: its path (the same leaf at `pos`, or the next leaf at 0),
-    /// its index and `(offset, len)`.
-    succ: Option<(Path, usize, i64, i64)>,
+    /// The successor `(offset, len)`: at `pos` in the same leaf, or first in the next leaf.
+    succ: Option<(i64, i64)>,
+    /// Whether the successor is in the next leaf (not on the path).
+    succ_next: bool,
 }
 
-/// A span tree over a header and a node array.
+/// A span tree over a header and a node array, with the scratch path its
+/// operations use.
 ///
 /// The tree does not own its memory: it is a view over raw words that either the
 /// runtime (builtin pool) or the program (library pool) owns.
 pub struct Tree<V: Validate, const F: usize> {
+    mem: Mem<V, F>,
+    path: Path,
+}
+
+impl<V: Validate, const F: usize> Tree<V, F> {
+    /// A view over a tree header and node array.
+    ///
+    /// # Safety
+    /// `hdr` must be valid for reads and writes of `HEADER_WORDS` words and
+    /// `nodes` of `node_cap * node_words(F)` words, 8-byte aligned, for as long as
+    /// the view is used, and no one else may access them meanwhile (the view uses
+    /// raw reads and writes only, so the two may even overlap). `arena` must be in
+    /// `0..=MAX_ARENA_BYTES` and `node_cap >= 1`. Both bounds must come from the
+    /// runtime, not from the tree memory.
+    #[inline(always)]
+    pub unsafe fn from_raw(hdr: *mut i64, nodes: *mut i64, node_cap: i64, arena: i64) -> Self {
+        const {
+            assert!(
+                F >= 8 && F <= 32 && F.is_multiple_of(2),
+                "fanout must be even, 8..=32"
+            )
+        };
+        Tree {
+            mem: Mem {
+                hdr,
+                nodes,
+                node_cap,
+                arena,
+                _mode: PhantomData,
+            },
+            path: Path::new(),
+        }
+    }
+
+    /// Writes a fresh tree: one free span covering the whole arena (none if the
+    /// arena is empty), the root a leaf at node 0, the header's pool id `pool_id`.
+    pub fn init(&mut self, pool_id: i64) {
+        self.mem.init(pool_id)
+    }
+
+    /// The arena size this view was created with.
+    pub fn arena_bytes(&self) -> i64 {
+        self.mem.arena
+    }
+
+    /// The authoritative node capacity.
+    pub fn node_capacity(&self) -> i64 {
+        self.mem.node_cap
+    }
+
+    /// A header word, unvalidated (for inspection); 0 past the header.
+    pub fn header_word(&self, field: usize) -> i64 {
+        if field < HEADER_WORDS {
+            self.mem.h(field)
+        } else {
+            0
+        }
+    }
+
+    /// First fit: carves `bytes` (rounded up to 8) from the front of the
+    /// lowest-addressed free span that is long enough; returns its offset.
+    /// Errors: [`BAD_SIZE`] for `bytes <= 0`, [`EXHAUSTED`], corruption codes.
+    #[inline]
+    pub fn alloc(&mut self, bytes: i64) -> TreeResult<i64> {
+        self.mem.alloc(&mut self.path, bytes)
+    }
+
+    /// Frees `[off, off + round8(bytes))`, merging with adjacent free spans.
+    /// Errors: [`BAD_SIZE`], [`OUTSIDE_ARENA`], [`DOUBLE_FREE`] (the span overlaps
+    /// free space), corruption codes.
+    #[inline]
+    pub fn free(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
+        let b = self.mem.check_span(off, bytes)?;
+        self.mem.free(&mut self.path, off, b)
+    }
+
+    /// Resizes the span `[off, off+old)` in place (sizes rounded up to 8):
+    /// * `new == old`: nothing; `new == 0`: frees the span;
+    /// * `new < old`: frees the tail;
+    /// * `new > old`: carves `new - old` from the free span starting exactly at
+    ///   `off + old` if it is long enough, else returns [`MUST_MOVE`] (nothing changed).
+    ///
+    /// Returns `off`. Errors: [`BAD_SIZE`] (`old <= 0` or `new < 0`),
+    /// [`OUTSIDE_ARENA`], [`DOUBLE_FREE`] (freed tail overlaps free space),
+    /// [`RESIZE_FREE_SPAN`] (the span overlaps free space), corruption codes.
+    #[inline]
+    pub fn resize(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+        self.mem.resize(&mut self.path, off, old, new)
+    }
+
+    /// Checks every structural invariant and returns the free spans in address
+    /// order, or a description of the first violation. For tests; O(n).
+    ///
+    /// Checked: levels, counts (minimum fill below the root), keys strictly
+    /// increasing, internal keys/maxima equal to the child's summary, spans inside
+    /// the arena, disjoint and never adjacent (fully coalesced), the header's span
+    /// count and free bytes, and the free-node stack disjoint from the tree.
+    pub fn check_invariants(&self) -> Result<Vec<(i64, i64)>, String> {
+        self.mem.check_invariants()
+    }
+}
+
+/// Raw access to a tree's header and node array plus the algorithms; [`Tree`]
+/// pairs it with the path scratch.
+pub(crate) struct Mem<V: Validate, const F: usize> {
     hdr: *mut i64,
     nodes: *mut i64,
     /// Authoritative node capacity (never read from tree memory).
@@ -84,29 +208,43 @@ pub struct Tree<V: Validate, const F: usize> {
     _mode: PhantomData<V>,
 }
 
-impl<V: Validate, const F: usize> Tree<V, F> {
+impl<V: Validate, const F: usize> Mem<V, F> {
+    /// See [`Tree::from_raw`]; the caller supplies the path scratch per call.
+    ///
+    /// # Safety
+    /// As for [`Tree::from_raw`].
+    #[inline(always)]
+    pub(crate) unsafe fn from_raw(
+        hdr: *mut i64,
+        nodes: *mut i64,
+        node_cap: i64,
+        arena: i64,
+    ) -> Self {
+        Mem {
+            hdr,
+            nodes,
+            node_cap,
+            arena,
+            _mode: PhantomData,
+        }
+    }
+
+    /// Free with argument validation (the body of [`Tree::free`]).
+    #[inline(always)]
+    pub(crate) fn free_span(&self, path: &mut Path, off: i64, bytes: i64) -> TreeResult<()> {
+        let b = self.check_span(off, bytes)?;
+        self.free(path, off, b)
+    }
+
     const KEYS: usize = layout::keys_at(F);
     const LENS: usize = layout::lens_at(F);
     const KIDS: usize = layout::children_at(F);
     const NODE_WORDS: usize = layout::node_words(F);
     const MIN: usize = layout::min_fill(F);
 
-    /// A view over a tree header and node array.
-    ///
-    /// # Safety
-    /// `hdr` must be valid for reads and writes of `HEADER_WORDS` words and
-    /// `nodes` of `node_cap * node_words(F)` words, 8-byte aligned, for as long as
-    /// the view is used, and no one else may access them meanwhile. `arena` must be
-    /// in `0..=MAX_ARENA_BYTES` and `node_cap >= 1`. Both bounds must come from the
-    /// runtime, not from the tree memory.
-    #[inline(always)]
-    pub unsafe fn from_raw(hdr: *mut i64, nodes: *mut i64, node_cap: i64, arena: i64) -> Self {
-        Tree { hdr, nodes, node_cap, arena, _mode: PhantomData }
-    }
-
     /// Writes a fresh tree: one free span covering the whole arena (none if the
     /// arena is empty), the root a leaf at node 0.
-    pub fn init(&mut self, pool_id: i64) {
+    fn init(&self, pool_id: i64) {
         self.set_h(H_MAGIC, MAGIC);
         self.set_h(H_POOL_ID, pool_id);
         self.set_h(H_ROOT, 0);
@@ -130,21 +268,6 @@ impl<V: Validate, const F: usize> Tree<V, F> {
         self.set_h(H_FREE_BYTES, self.arena);
     }
 
-    /// The arena size this view was created with.
-    pub fn arena_bytes(&self) -> i64 {
-        self.arena
-    }
-
-    /// The authoritative node capacity.
-    pub fn node_capacity(&self) -> i64 {
-        self.node_cap
-    }
-
-    /// A header word, unvalidated (for inspection).
-    pub fn header_word(&self, field: usize) -> i64 {
-        if field < HEADER_WORDS { self.h(field) } else { 0 }
-    }
-
     // ---- raw word access (callers validate indices) ----
 
     #[inline(always)]
@@ -163,13 +286,21 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     fn w(&self, node: i64, field: usize) -> i64 {
         // SAFETY: `node` was validated against `node_cap` (or the tree is trusted) and
         // field < NODE_WORDS; `from_raw`'s contract.
-        unsafe { self.nodes.add(node as usize * Self::NODE_WORDS + field).read() }
+        unsafe {
+            self.nodes
+                .add(node as usize * Self::NODE_WORDS + field)
+                .read()
+        }
     }
 
     #[inline(always)]
     fn set_w(&self, node: i64, field: usize, v: i64) {
         // SAFETY: as in `w`.
-        unsafe { self.nodes.add(node as usize * Self::NODE_WORDS + field).write(v) }
+        unsafe {
+            self.nodes
+                .add(node as usize * Self::NODE_WORDS + field)
+                .write(v)
+        }
     }
 
     #[inline(always)]
@@ -241,15 +372,21 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     fn span(&self, leaf: i64, i: usize) -> TreeResult<(i64, i64)> {
         let off = self.key(leaf, i);
         let len = self.len(leaf, i);
-        if V::CHECKED {
-            if off < 0 || off & 7 != 0 || off > self.arena {
-                return Err(error::corrupt_node(leaf, Self::KEYS + i));
-            }
-            if len <= 0 || len & 7 != 0 || len > self.arena - off {
-                return Err(error::corrupt_node(leaf, Self::LENS + i));
-            }
+        // One combined test on the fast path: aligned, off >= 0, len > 0 and
+        // off + len <= arena (which also bounds off); the cold path names the word.
+        if V::CHECKED && ((off | len) & 7 != 0 || off < 0 || len <= 0 || len > self.arena - off) {
+            return Err(self.bad_span(leaf, i, off));
         }
         Ok((off, len))
+    }
+
+    #[cold]
+    fn bad_span(&self, leaf: i64, i: usize, off: i64) -> i64 {
+        if off < 0 || off & 7 != 0 || off > self.arena {
+            error::corrupt_node(leaf, Self::KEYS + i)
+        } else {
+            error::corrupt_node(leaf, Self::LENS + i)
+        }
     }
 
     /// Adds `delta` to a header counter (informational words: wrapping, never trusted).
@@ -300,44 +437,101 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     /// `(smallest key, largest len)` of a node with `n >= 1` entries.
     #[inline(always)]
     fn summary(&self, node: i64, n: usize) -> (i64, i64) {
-        let mut max = i64::MIN;
-        for i in 0..n {
-            max = max.max(self.len(node, i));
+        // Branch-free over all F slots (words past `n` are stale but inside the
+        // node), reduced pairwise: a running max is a dependency chain that the
+        // compiler turns back into branches.
+        let mut a = [i64::MIN; F];
+        for (i, v) in a.iter_mut().enumerate() {
+            *v = select_unpredictable(i < n, self.len(node, i), i64::MIN);
         }
-        (self.key(node, 0), max)
+        let mut w = F / 2;
+        while w > 0 {
+            for i in 0..w {
+                a[i] = select_unpredictable(a[i + w] > a[i], a[i + w], a[i]);
+            }
+            w /= 2;
+        }
+        (self.key(node, 0), a[0])
+    }
+
+    /// The first `i < n` with `lens[i] >= b`, or `n`. Branch-free over a block of
+    /// slots: 8 when the node holds at most 8 entries, else all F (the block
+    /// choice is predictable; a scan that stops at the hit is not).
+    #[inline(always)]
+    fn first_fit(&self, node: i64, n: usize, b: i64) -> usize {
+        let mut mask: u64 = 0;
+        if n <= 8 {
+            for i in 0..8 {
+                mask |= ((self.len(node, i) >= b) as u64) << i;
+            }
+        } else {
+            for i in 0..F {
+                mask |= ((self.len(node, i) >= b) as u64) << i;
+            }
+        }
+        ((mask & ((1u64 << n) - 1)) | (1u64 << n)).trailing_zeros() as usize
+    }
+
+    /// How many of the first `n` keys are `<= off` (keys are increasing): a
+    /// branch-free binary search over the F slots (slots past `n` read as +inf).
+    #[inline(always)]
+    fn count_le(&self, node: i64, n: usize, off: i64) -> usize {
+        let mut base = 0;
+        let mut step = F / 2;
+        while step > 0 {
+            let k = base + step;
+            let v = self.key(node, k);
+            let v = select_unpredictable(k < n, v, i64::MAX);
+            base = select_unpredictable(v <= off, k, base);
+            step /= 2;
+        }
+        if n > 0 && self.key(node, 0) <= off {
+            base + 1
+        } else {
+            0
+        }
     }
 
     /// Inserts an entry at `i` into `node`, which has `n < F` entries.
-    fn insert_entry(&self, node: i64, n: usize, i: usize, e: (i64, i64, i64)) {
+    /// (`kids`: whether the node is internal, so children move too.)
+    fn insert_entry(&self, node: i64, n: usize, i: usize, e: (i64, i64, i64), kids: bool) {
         let mut j = n;
         while j > i {
             self.set_w(node, Self::KEYS + j, self.key(node, j - 1));
             self.set_w(node, Self::LENS + j, self.len(node, j - 1));
-            self.set_w(node, Self::KIDS + j, self.kid(node, j - 1));
+            if kids {
+                self.set_w(node, Self::KIDS + j, self.kid(node, j - 1));
+            }
             j -= 1;
         }
         self.set_w(node, Self::KEYS + i, e.0);
         self.set_w(node, Self::LENS + i, e.1);
-        self.set_w(node, Self::KIDS + i, e.2);
+        if kids {
+            self.set_w(node, Self::KIDS + i, e.2);
+        }
         self.set_w(node, N_COUNT, n as i64 + 1);
     }
 
     /// Removes entry `i < n` from `node`, which has `n` entries.
-    fn remove_entry(&self, node: i64, n: usize, i: usize) {
+    fn remove_entry(&self, node: i64, n: usize, i: usize, kids: bool) {
         for j in i..n - 1 {
             self.set_w(node, Self::KEYS + j, self.key(node, j + 1));
             self.set_w(node, Self::LENS + j, self.len(node, j + 1));
-            self.set_w(node, Self::KIDS + j, self.kid(node, j + 1));
+            if kids {
+                self.set_w(node, Self::KIDS + j, self.kid(node, j + 1));
+            }
         }
         self.set_w(node, N_COUNT, n as i64 - 1);
     }
 
     /// Copies entries `from..from+k` of `src` to `at..at+k` of `dst`.
-    fn copy_entries(&self, src: i64, from: usize, dst: i64, at: usize, k: usize) {
+    fn copy_entries(&self, src: i64, from: usize, dst: i64, at: usize, k: usize, kids: bool) {
         for j in 0..k {
             self.set_w(dst, Self::KEYS + at + j, self.key(src, from + j));
             self.set_w(dst, Self::LENS + at + j, self.len(src, from + j));
-            self.set_w(dst, Self::KIDS + at + j, self.kid(src, from + j));
+            if kids {
+                self.set_w(dst, Self::KIDS + at + j, self.kid(src, from + j));
+            }
         }
     }
 
@@ -352,7 +546,7 @@ impl<V: Validate, const F: usize> Tree<V, F> {
                 return Err(error::corrupt_node(child, N_COUNT));
             }
             let (min, max) = self.summary(child, n);
-            let (parent, i) = (path.node[l + 1], path.idx[l + 1]);
+            let (parent, i) = (path.node[l + 1], path.at(l + 1));
             if self.key(parent, i) == min && self.len(parent, i) == max {
                 break;
             }
@@ -363,9 +557,58 @@ impl<V: Validate, const F: usize> Tree<V, F> {
         Ok(())
     }
 
+    /// After entry `i` of `path.node[level]` changed its length from `old` to
+    /// `new` (and, for `i == 0`, possibly its key), updates the ancestors' entries,
+    /// stopping as soon as one does not change. The new maximum is known without a
+    /// scan unless the entry was the maximum and shrank.
+    #[inline(always)]
+    fn fix_up_entry(
+        &self,
+        path: &Path,
+        height: usize,
+        mut level: usize,
+        mut i: usize,
+        mut old: i64,
+        mut new: i64,
+    ) -> TreeResult<()> {
+        while level + 1 < height {
+            let node = path.node[level];
+            let (parent, pi) = (path.node[level + 1], path.at(level + 1));
+            let pmax = self.len(parent, pi);
+            let max = if new >= pmax {
+                new
+            } else if old < pmax {
+                pmax
+            } else {
+                let n = self.count(node, level)?;
+                if n == 0 {
+                    return Err(error::corrupt_node(node, N_COUNT));
+                }
+                self.summary(node, n).1
+            };
+            let key = self.key(node, 0);
+            let key_changed = i == 0 && self.key(parent, pi) != key;
+            if max == pmax && !key_changed {
+                return Ok(());
+            }
+            self.set_w(parent, Self::KEYS + pi, key);
+            self.set_w(parent, Self::LENS + pi, max);
+            (old, new, i) = (pmax, max, pi);
+            level += 1;
+        }
+        Ok(())
+    }
+
     /// Inserts a span at index `i` of the leaf `path.node[0]`, splitting full nodes
     /// upwards (a new root when the root splits).
-    fn insert_at(&self, path: &Path, height: usize, mut i: usize, off: i64, len: i64) -> TreeResult<()> {
+    fn insert_at(
+        &self,
+        path: &Path,
+        height: usize,
+        mut i: usize,
+        off: i64,
+        len: i64,
+    ) -> TreeResult<()> {
         let mut e = (off, len, 0);
         let mut level = 0;
         loop {
@@ -375,19 +618,24 @@ impl<V: Validate, const F: usize> Tree<V, F> {
                 return Err(error::corrupt_node(node, N_COUNT));
             }
             if n < F {
-                self.insert_entry(node, n, i, e);
-                return self.fix_up(path, level, height);
+                self.insert_entry(node, n, i, e, level > 0);
+                // After a split below, entry `i - 1` changed too: recompute in full.
+                return if level == 0 {
+                    self.fix_up_entry(path, height, level, i, i64::MIN, e.1)
+                } else {
+                    self.fix_up(path, level, height)
+                };
             }
             // Split the full node: the upper half moves to a new right sibling.
             let right = self.alloc_node(level)?;
             let half = F / 2;
-            self.copy_entries(node, half, right, 0, F - half);
+            self.copy_entries(node, half, right, 0, F - half, level > 0);
             self.set_w(node, N_COUNT, half as i64);
             self.set_w(right, N_COUNT, (F - half) as i64);
             if i <= half {
-                self.insert_entry(node, half, i, e);
+                self.insert_entry(node, half, i, e, level > 0);
             } else {
-                self.insert_entry(right, F - half, i - half, e);
+                self.insert_entry(right, F - half, i - half, e, level > 0);
             }
             let ln = self.w(node, N_COUNT) as usize;
             let rn = self.w(right, N_COUNT) as usize;
@@ -398,13 +646,13 @@ impl<V: Validate, const F: usize> Tree<V, F> {
                     return Err(error::corrupt_header(H_HEIGHT));
                 }
                 let root = self.alloc_node(level + 1)?;
-                self.insert_entry(root, 0, 0, (lmin, lmax, node));
-                self.insert_entry(root, 1, 1, (rmin, rmax, right));
+                self.insert_entry(root, 0, 0, (lmin, lmax, node), true);
+                self.insert_entry(root, 1, 1, (rmin, rmax, right), true);
                 self.set_h(H_ROOT, root);
                 self.set_h(H_HEIGHT, height as i64 + 1);
                 return Ok(());
             }
-            let (parent, pi) = (path.node[level + 1], path.idx[level + 1]);
+            let (parent, pi) = (path.node[level + 1], path.at(level + 1));
             self.set_w(parent, Self::KEYS + pi, lmin);
             self.set_w(parent, Self::LENS + pi, lmax);
             e = (rmin, rmax, right);
@@ -424,7 +672,8 @@ impl<V: Validate, const F: usize> Tree<V, F> {
             if i >= n {
                 return Err(error::corrupt_node(node, N_COUNT));
             }
-            self.remove_entry(node, n, i);
+            let removed_len = self.len(node, i);
+            self.remove_entry(node, n, i, level > 0);
             let n = n - 1;
             if level + 1 == height {
                 if level > 0 && n == 1 {
@@ -436,16 +685,29 @@ impl<V: Validate, const F: usize> Tree<V, F> {
                 return Ok(());
             }
             if n >= Self::MIN.max(1) {
-                return self.fix_up(path, level, height);
+                // After a merge below, entry `i - 1` changed too: recompute in full.
+                return if level == 0 {
+                    self.fix_up_entry(path, height, level, i, removed_len, i64::MIN)
+                } else {
+                    self.fix_up(path, level, height)
+                };
             }
-            let (parent, pi) = (path.node[level + 1], path.idx[level + 1]);
+            let (parent, pi) = (path.node[level + 1], path.at(level + 1));
             let pn = self.count(parent, level + 1)?;
             if V::CHECKED && (pn < 2 || pi >= pn) {
                 return Err(error::corrupt_node(parent, N_COUNT));
             }
             let li = if pi > 0 { pi - 1 } else { 0 };
-            let left = if pi > 0 { self.child(parent, li, level)? } else { node };
-            let right = if pi > 0 { node } else { self.child(parent, 1, level)? };
+            let left = if pi > 0 {
+                self.child(parent, li, level)?
+            } else {
+                node
+            };
+            let right = if pi > 0 {
+                node
+            } else {
+                self.child(parent, 1, level)?
+            };
             if V::CHECKED && left == right {
                 return Err(error::corrupt_node(parent, Self::KIDS + li + 1));
             }
@@ -455,15 +717,22 @@ impl<V: Validate, const F: usize> Tree<V, F> {
             if sibling_n > Self::MIN {
                 // Borrow one entry from the sibling.
                 if pi > 0 {
-                    let e = (self.key(left, ln - 1), self.len(left, ln - 1), self.kid(left, ln - 1));
+                    let e = (
+                        self.key(left, ln - 1),
+                        self.len(left, ln - 1),
+                        self.kid(left, ln - 1),
+                    );
                     self.set_w(left, N_COUNT, ln as i64 - 1);
-                    self.insert_entry(right, rn, 0, e);
+                    self.insert_entry(right, rn, 0, e, level > 0);
                 } else {
                     let e = (self.key(right, 0), self.len(right, 0), self.kid(right, 0));
-                    self.remove_entry(right, rn, 0);
-                    self.insert_entry(left, ln, ln, e);
+                    self.remove_entry(right, rn, 0, level > 0);
+                    self.insert_entry(left, ln, ln, e, level > 0);
                 }
-                let (ln, rn) = (self.w(left, N_COUNT) as usize, self.w(right, N_COUNT) as usize);
+                let (ln, rn) = (
+                    self.w(left, N_COUNT) as usize,
+                    self.w(right, N_COUNT) as usize,
+                );
                 let (lmin, lmax) = self.summary(left, ln);
                 let (rmin, rmax) = self.summary(right, rn);
                 self.set_w(parent, Self::KEYS + li, lmin);
@@ -476,7 +745,7 @@ impl<V: Validate, const F: usize> Tree<V, F> {
             if ln + rn > F {
                 return Err(error::corrupt_node(right, N_COUNT));
             }
-            self.copy_entries(right, 0, left, ln, rn);
+            self.copy_entries(right, 0, left, ln, rn, level > 0);
             self.set_w(left, N_COUNT, (ln + rn) as i64);
             self.free_node(right);
             if ln + rn > 0 {
@@ -492,65 +761,79 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     // ---- descents ----
 
     /// Descends by key to the leaf holding the last span that starts at or before
-    /// `off` (the leftmost leaf if there is none), recording the path.
+    /// `off` (the leftmost leaf if there is none), recording the path; returns the height.
     #[inline(always)]
-    fn descend_by_key(&self, off: i64) -> TreeResult<(Path, usize)> {
+    fn descend_by_key(&self, path: &mut Path, off: i64) -> TreeResult<usize> {
         let (root, height) = self.begin()?;
-        let mut path = Path::new();
         let mut node = root;
         let mut level = height - 1;
         while level > 0 {
             let n = self.count(node, level)?;
-            let mut i = 0;
-            while i + 1 < n && self.key(node, i + 1) <= off {
-                i += 1;
-            }
+            let i = self.count_le(node, n, off).max(1) - 1;
             path.node[level] = node;
-            path.idx[level] = i;
+            path.idx[level] = i as u8;
             node = self.child(node, i, level - 1)?;
             level -= 1;
         }
         path.node[0] = node;
-        Ok((path, height))
+        Ok(height)
     }
 
-    /// The path to the first leaf after `path`'s leaf, if any.
-    fn next_leaf(&self, path: &Path, height: usize) -> TreeResult<Option<Path>> {
-        let mut p = *path;
+    /// The first leaf after `path`'s leaf, if any (read-only: the path is kept).
+    fn next_leaf(&self, path: &Path, height: usize) -> TreeResult<Option<i64>> {
         let mut l = 1;
+        let mut i;
         loop {
             if l >= height {
                 return Ok(None);
             }
-            let n = self.count(p.node[l], l)?;
-            if p.idx[l] + 1 < n {
-                p.idx[l] += 1;
+            let n = self.count(path.node[l], l)?;
+            i = path.at(l) + 1;
+            if i < n {
                 break;
             }
             l += 1;
         }
+        let mut node = path.node[l];
         while l > 0 {
-            let c = self.child(p.node[l], p.idx[l], l - 1)?;
+            node = self.child(node, i, l - 1)?;
+            i = 0;
             l -= 1;
-            p.node[l] = c;
-            if l > 0 {
-                p.idx[l] = 0;
-            }
         }
-        Ok(Some(p))
+        Ok(Some(node))
+    }
+
+    /// The index of the span starting exactly at `off` in the leaf a descent by
+    /// key `off` lands in (a span known to exist: found it in a neighbouring leaf).
+    fn find_exact(&self, path: &mut Path, off: i64) -> TreeResult<(usize, usize, i64)> {
+        let height = self.descend_by_key(path, off)?;
+        let leaf = path.node[0];
+        let n = self.count(leaf, 0)?;
+        let mut i = 0;
+        while i < n && self.key(leaf, i) < off {
+            i += 1;
+        }
+        if i == n || self.key(leaf, i) != off {
+            return Err(error::corrupt_node(leaf, N_COUNT));
+        }
+        let (_, len) = self.span(leaf, i)?;
+        Ok((height, i, len))
     }
 
     /// Finds the free neighbours of `[off, end)` and reports `overlap` if the range
-    /// overlaps free space.
+    /// overlaps free space. Leaves `path` at the predecessor's leaf.
     #[inline(always)]
-    fn neighbours(&self, off: i64, end: i64, overlap: i64) -> TreeResult<(Neighbours, usize)> {
-        let (path, height) = self.descend_by_key(off)?;
+    fn neighbours(
+        &self,
+        path: &mut Path,
+        off: i64,
+        end: i64,
+        overlap: i64,
+    ) -> TreeResult<Neighbours> {
+        let height = self.descend_by_key(path, off)?;
         let leaf = path.node[0];
         let n = self.count(leaf, 0)?;
-        let mut pos = 0;
-        while pos < n && self.key(leaf, pos) <= off {
-            pos += 1;
-        }
+        let pos = self.count_le(leaf, n, off);
         let pred = if pos > 0 {
             let (po, pl) = self.span(leaf, pos - 1)?;
             if po + pl > off {
@@ -565,23 +848,20 @@ impl<V: Validate, const F: usize> Tree<V, F> {
             }
             None
         };
-        let succ = if pos < n {
-            let (so, sl) = self.span(leaf, pos)?;
-            Some((path, pos, so, sl))
+        let (succ, succ_next) = if pos < n {
+            (Some(self.span(leaf, pos)?), false)
         } else {
-            match self.next_leaf(&path, height)? {
-                Some(p2) => {
-                    let leaf2 = p2.node[0];
+            match self.next_leaf(path, height)? {
+                Some(leaf2) => {
                     if self.count(leaf2, 0)? == 0 {
                         return Err(error::corrupt_node(leaf2, N_COUNT));
                     }
-                    let (so, sl) = self.span(leaf2, 0)?;
-                    Some((p2, 0, so, sl))
+                    (Some(self.span(leaf2, 0)?), true)
                 }
-                None => None,
+                None => (None, false),
             }
         };
-        if let Some((_, _, so, _)) = succ {
+        if let Some((so, _)) = succ {
             if so < end {
                 return Err(overlap);
             }
@@ -589,16 +869,19 @@ impl<V: Validate, const F: usize> Tree<V, F> {
                 return Err(error::corrupt_node(leaf, Self::KEYS + pos));
             }
         }
-        Ok((Neighbours { path, pos, pred, succ }, height))
+        Ok(Neighbours {
+            height,
+            pos,
+            pred,
+            succ,
+            succ_next,
+        })
     }
 
     // ---- operations ----
 
-    /// First fit: carves `bytes` (rounded up to 8) from the front of the
-    /// lowest-addressed free span that is long enough; returns its offset.
-    /// Errors: [`BAD_SIZE`] for `bytes <= 0`, [`EXHAUSTED`], corruption codes.
-    #[inline]
-    pub fn alloc(&mut self, bytes: i64) -> TreeResult<i64> {
+    #[inline(always)]
+    pub(crate) fn alloc(&self, path: &mut Path, bytes: i64) -> TreeResult<i64> {
         if bytes <= 0 {
             return Err(BAD_SIZE);
         }
@@ -607,49 +890,42 @@ impl<V: Validate, const F: usize> Tree<V, F> {
         }
         let b = round8(bytes);
         let (root, height) = self.begin()?;
-        let mut path = Path::new();
         let mut node = root;
         let mut level = height - 1;
         while level > 0 {
             let n = self.count(node, level)?;
-            let mut i = 0;
-            while i < n && self.len(node, i) < b {
-                i += 1;
-            }
+            let i = self.first_fit(node, n, b);
             if i == n {
                 return Err(if level + 1 == height {
                     EXHAUSTED
                 } else {
-                    error::corrupt_node(path.node[level + 1], Self::LENS + path.idx[level + 1])
+                    error::corrupt_node(path.node[level + 1], Self::LENS + path.at(level + 1))
                 });
             }
             path.node[level] = node;
-            path.idx[level] = i;
+            path.idx[level] = i as u8;
             node = self.child(node, i, level - 1)?;
             level -= 1;
         }
         path.node[0] = node;
         let n = self.count(node, 0)?;
-        let mut i = 0;
-        while i < n && self.len(node, i) < b {
-            i += 1;
-        }
+        let i = self.first_fit(node, n, b);
         if i == n {
             return Err(if height == 1 {
                 EXHAUSTED
             } else {
-                error::corrupt_node(path.node[1], Self::LENS + path.idx[1])
+                error::corrupt_node(path.node[1], Self::LENS + path.at(1))
             });
         }
         let (off, len) = self.span(node, i)?;
         if len == b {
-            self.remove_at(&path, height, i)?;
+            self.remove_at(path, height, i)?;
             self.bump_h(H_SPANS, -1);
         } else {
             // The common case: carve from the front, an in-place update.
             self.set_w(node, Self::KEYS + i, off + b);
             self.set_w(node, Self::LENS + i, len - b);
-            self.fix_up(&path, 0, height)?;
+            self.fix_up_entry(path, height, 0, i, len, len - b)?;
         }
         self.bump_h(H_FREE_BYTES, -b);
         Ok(off)
@@ -668,48 +944,48 @@ impl<V: Validate, const F: usize> Tree<V, F> {
         Ok(round8(bytes))
     }
 
-    /// Frees `[off, off + round8(bytes))`, merging with adjacent free spans.
-    /// Errors: [`BAD_SIZE`], [`OUTSIDE_ARENA`], [`DOUBLE_FREE`] (the span overlaps
-    /// free space), corruption codes.
-    #[inline]
-    pub fn free(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
-        let b = self.check_span(off, bytes)?;
-        self.free_rounded(off, b)
-    }
-
     #[inline(always)]
-    fn free_rounded(&mut self, off: i64, b: i64) -> TreeResult<()> {
+    fn free(&self, path: &mut Path, off: i64, b: i64) -> TreeResult<()> {
         let end = off + b;
-        let (nb, height) = self.neighbours(off, end, DOUBLE_FREE)?;
-        let leaf = nb.path.node[0];
+        let nb = self.neighbours(path, off, end, DOUBLE_FREE)?;
+        let height = nb.height;
+        let leaf = path.node[0];
         let pred_adj = matches!(nb.pred, Some((po, pl)) if po + pl == off);
-        let succ_adj = matches!(nb.succ, Some((_, _, so, _)) if so == end);
+        let succ_adj = matches!(nb.succ, Some((so, _)) if so == end);
+        let (_, pl) = nb.pred.unwrap_or_default();
+        let (so, sl) = nb.succ.unwrap_or_default();
         match (pred_adj, succ_adj) {
             (true, true) => {
-                let (_, pl) = nb.pred.unwrap_or_default();
-                let (spath, si, _, sl) = nb.succ.unwrap_or((nb.path, 0, 0, 0));
+                // Merge all three into the predecessor and delete the successor.
                 self.set_w(leaf, Self::LENS + nb.pos - 1, pl + b + sl);
-                if spath.node[0] == leaf {
-                    self.remove_at(&nb.path, height, si)?;
+                self.fix_up_entry(path, height, 0, nb.pos - 1, pl, pl + b + sl)?;
+                if nb.succ_next {
+                    let (height, i, _) = self.find_exact(path, so)?;
+                    self.remove_at(path, height, i)?;
                 } else {
-                    self.fix_up(&nb.path, 0, height)?;
-                    self.remove_at(&spath, height, si)?;
+                    self.remove_at(path, height, nb.pos)?;
                 }
                 self.bump_h(H_SPANS, -1);
             }
             (true, false) => {
-                let (_, pl) = nb.pred.unwrap_or_default();
                 self.set_w(leaf, Self::LENS + nb.pos - 1, pl + b);
-                self.fix_up(&nb.path, 0, height)?;
+                self.fix_up_entry(path, height, 0, nb.pos - 1, pl, pl + b)?;
             }
             (false, true) => {
-                let (spath, si, _, sl) = nb.succ.unwrap_or((nb.path, 0, 0, 0));
-                self.set_w(spath.node[0], Self::KEYS + si, off);
-                self.set_w(spath.node[0], Self::LENS + si, sl + b);
-                self.fix_up(&spath, 0, height)?;
+                // Extend the successor down to `off`.
+                let (height, i) = if nb.succ_next {
+                    let (h, i, _) = self.find_exact(path, so)?;
+                    (h, i)
+                } else {
+                    (height, nb.pos)
+                };
+                let leaf = path.node[0];
+                self.set_w(leaf, Self::KEYS + i, off);
+                self.set_w(leaf, Self::LENS + i, sl + b);
+                self.fix_up_entry(path, height, 0, i, sl, sl + b)?;
             }
             (false, false) => {
-                self.insert_at(&nb.path, height, nb.pos, off, b)?;
+                self.insert_at(path, height, nb.pos, off, b)?;
                 self.bump_h(H_SPANS, 1);
             }
         }
@@ -717,23 +993,14 @@ impl<V: Validate, const F: usize> Tree<V, F> {
         Ok(())
     }
 
-    /// Resizes the span `[off, off+old)` in place (sizes rounded up to 8):
-    /// * `new == old`: nothing; `new == 0`: frees the span;
-    /// * `new < old`: frees the tail;
-    /// * `new > old`: carves `new - old` from the free span starting exactly at
-    ///   `off + old` if it is long enough, else returns [`MUST_MOVE`] (nothing changed).
-    ///
-    /// Returns `off`. Errors: [`BAD_SIZE`] (`old <= 0` or `new < 0`),
-    /// [`OUTSIDE_ARENA`], [`DOUBLE_FREE`] (freed tail overlaps free space),
-    /// [`RESIZE_FREE_SPAN`] (the span overlaps free space), corruption codes.
-    #[inline]
-    pub fn resize(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+    #[inline(always)]
+    pub(crate) fn resize(&self, path: &mut Path, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if new < 0 {
             return Err(BAD_SIZE);
         }
         let old = self.check_span(off, old)?;
         if new == 0 {
-            self.free_rounded(off, old)?;
+            self.free(path, off, old)?;
             return Ok(off);
         }
         if new > self.arena - off {
@@ -744,22 +1011,28 @@ impl<V: Validate, const F: usize> Tree<V, F> {
             return Ok(off);
         }
         if new < old {
-            self.free_rounded(off + new, old - new)?;
+            self.free(path, off + new, old - new)?;
             return Ok(off);
         }
         let end = off + old;
         let need = new - old;
-        let (nb, height) = self.neighbours(off, end, RESIZE_FREE_SPAN)?;
+        let nb = self.neighbours(path, off, end, RESIZE_FREE_SPAN)?;
         match nb.succ {
-            Some((spath, si, so, sl)) if so == end && sl >= need => {
-                let leaf = spath.node[0];
+            Some((so, sl)) if so == end && sl >= need => {
+                let (height, i) = if nb.succ_next {
+                    let (h, i, _) = self.find_exact(path, so)?;
+                    (h, i)
+                } else {
+                    (nb.height, nb.pos)
+                };
                 if sl == need {
-                    self.remove_at(&spath, height, si)?;
+                    self.remove_at(path, height, i)?;
                     self.bump_h(H_SPANS, -1);
                 } else {
-                    self.set_w(leaf, Self::KEYS + si, so + need);
-                    self.set_w(leaf, Self::LENS + si, sl - need);
-                    self.fix_up(&spath, 0, height)?;
+                    let leaf = path.node[0];
+                    self.set_w(leaf, Self::KEYS + i, so + need);
+                    self.set_w(leaf, Self::LENS + i, sl - need);
+                    self.fix_up_entry(path, height, 0, i, sl, sl - need)?;
                 }
                 self.bump_h(H_FREE_BYTES, -need);
                 Ok(off)
@@ -768,14 +1041,7 @@ impl<V: Validate, const F: usize> Tree<V, F> {
         }
     }
 
-    /// Checks every structural invariant and returns the free spans in address
-    /// order, or a description of the first violation. For tests; O(n).
-    ///
-    /// Checked: levels, counts (minimum fill below the root), keys strictly
-    /// increasing, internal keys/maxima equal to the child's summary, spans inside
-    /// the arena, disjoint and never adjacent (fully coalesced), the header's span
-    /// count and free bytes, and the free-node stack disjoint from the tree.
-    pub fn check_invariants(&self) -> Result<Vec<(i64, i64)>, String> {
+    fn check_invariants(&self) -> Result<Vec<(i64, i64)>, String> {
         let (root, height) = self.begin().map_err(error::message)?;
         let mut spans = Vec::new();
         let mut seen = std::collections::HashSet::new();
@@ -783,10 +1049,14 @@ impl<V: Validate, const F: usize> Tree<V, F> {
         for w in spans.windows(2) {
             let ((a, al), (b, _)) = (w[0], w[1]);
             if a + al > b {
-                return Err(format!("spans [{a}, +{al}) and {b} overlap or are out of order"));
+                return Err(format!(
+                    "spans [{a}, +{al}) and {b} overlap or are out of order"
+                ));
             }
             if a + al == b {
-                return Err(format!("spans [{a}, +{al}) and {b} are adjacent (not coalesced)"));
+                return Err(format!(
+                    "spans [{a}, +{al}) and {b} are adjacent (not coalesced)"
+                ));
             }
         }
         for &(o, l) in &spans {
@@ -795,11 +1065,18 @@ impl<V: Validate, const F: usize> Tree<V, F> {
             }
         }
         if self.h(H_SPANS) != spans.len() as i64 {
-            return Err(format!("header span count {} != {}", self.h(H_SPANS), spans.len()));
+            return Err(format!(
+                "header span count {} != {}",
+                self.h(H_SPANS),
+                spans.len()
+            ));
         }
         let free: i64 = spans.iter().map(|s| s.1).sum();
         if self.h(H_FREE_BYTES) != free {
-            return Err(format!("header free bytes {} != {free}", self.h(H_FREE_BYTES)));
+            return Err(format!(
+                "header free bytes {} != {free}",
+                self.h(H_FREE_BYTES)
+            ));
         }
         let mut f = self.h(H_FREE_HEAD);
         let mut steps = 0;
@@ -828,10 +1105,17 @@ impl<V: Validate, const F: usize> Tree<V, F> {
             return Err(format!("node {node} out of range or reached twice"));
         }
         if self.w(node, N_LEVEL) != level as i64 {
-            return Err(format!("node {node} has level {} != {level}", self.w(node, N_LEVEL)));
+            return Err(format!(
+                "node {node} has level {} != {level}",
+                self.w(node, N_LEVEL)
+            ));
         }
         let n = self.w(node, N_COUNT);
-        let min = if is_root { if level > 0 { 2 } else { 0 } } else { Self::MIN.max(1) as i64 };
+        let min = if is_root {
+            if level > 0 { 2 } else { 0 }
+        } else {
+            Self::MIN.max(1) as i64
+        };
         if n < min || n > F as i64 {
             return Err(format!("node {node} (level {level}) has count {n}"));
         }
@@ -857,6 +1141,10 @@ impl<V: Validate, const F: usize> Tree<V, F> {
                 }
             }
         }
-        if n == 0 { Ok((i64::MAX, 0)) } else { Ok(self.summary(node, n)) }
+        if n == 0 {
+            Ok((i64::MAX, 0))
+        } else {
+            Ok(self.summary(node, n))
+        }
     }
 }

@@ -1,0 +1,187 @@
+//! Allocators under test behind one small interface, shared by the benches.
+#![allow(dead_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::mem::MaybeUninit;
+use std::ptr::NonNull;
+
+use mimalloc::MiMalloc;
+use rlsf::Tlsf;
+use tern_runtime::span_tree::Validate;
+use tern_runtime::{Checked, SlabPool, SpanPool, Unchecked};
+
+/// An allocator as the workloads see it: sizes in, handles (address or offset) out.
+pub trait Alloc {
+    /// Allocates `n` bytes and returns a handle.
+    fn alloc(&mut self, n: usize) -> usize;
+    /// Frees a handle returned for `n` bytes.
+    fn free(&mut self, h: usize, n: usize);
+    /// Called at the end of a hot-path iteration (the slab resets here).
+    fn end_round(&mut self) {}
+}
+
+/// The span pool (either instantiation); handles are offsets.
+pub struct Span<V: Validate, const F: usize>(pub SpanPool<V, F>);
+
+impl<V: Validate, const F: usize> Span<V, F> {
+    pub fn new(arena: i64) -> Self {
+        Span(SpanPool::new(arena).expect("span pool"))
+    }
+}
+
+impl<V: Validate, const F: usize> Alloc for Span<V, F> {
+    #[inline(always)]
+    fn alloc(&mut self, n: usize) -> usize {
+        match self.0.alloc(n as i64) {
+            Ok(o) => o as usize,
+            Err(e) => panic!("span alloc: {e}"),
+        }
+    }
+    #[inline(always)]
+    fn free(&mut self, h: usize, n: usize) {
+        if let Err(e) = self.0.free(h as i64, n as i64) {
+            panic!("span free: {e}")
+        }
+    }
+}
+
+pub type SpanUnchecked = Span<Unchecked, { tern_runtime::span_tree::layout::FANOUT }>;
+pub type SpanChecked = Span<Checked, { tern_runtime::span_tree::layout::FANOUT }>;
+
+/// mimalloc through its `GlobalAlloc` impl (not installed as the global allocator).
+pub struct Mi;
+
+impl Alloc for Mi {
+    #[inline(always)]
+    fn alloc(&mut self, n: usize) -> usize {
+        // SAFETY: n > 0 in every workload.
+        unsafe { MiMalloc.alloc(Layout::from_size_align_unchecked(n, 8)) as usize }
+    }
+    #[inline(always)]
+    fn free(&mut self, h: usize, n: usize) {
+        // SAFETY: h came from `alloc` with this layout.
+        unsafe { MiMalloc.dealloc(h as *mut u8, Layout::from_size_align_unchecked(n, 8)) }
+    }
+}
+
+/// The system allocator (glibc malloc/free).
+pub struct Glibc;
+
+impl Alloc for Glibc {
+    #[inline(always)]
+    fn alloc(&mut self, n: usize) -> usize {
+        // SAFETY: n > 0.
+        unsafe { System.alloc(Layout::from_size_align_unchecked(n, 8)) as usize }
+    }
+    #[inline(always)]
+    fn free(&mut self, h: usize, n: usize) {
+        // SAFETY: h came from `alloc` with this layout.
+        unsafe { System.dealloc(h as *mut u8, Layout::from_size_align_unchecked(n, 8)) }
+    }
+}
+
+/// rlsf's TLSF over one memory block of its own.
+pub struct Rlsf {
+    tlsf: Tlsf<'static, u32, u32, 28, 32>,
+}
+
+impl Rlsf {
+    pub fn new(bytes: usize) -> Self {
+        let mem: &'static mut [MaybeUninit<u8>] =
+            Box::leak(vec![MaybeUninit::uninit(); bytes].into_boxed_slice());
+        let mut tlsf = Tlsf::new();
+        tlsf.insert_free_block(mem);
+        Rlsf { tlsf }
+    }
+}
+
+impl Alloc for Rlsf {
+    #[inline(always)]
+    fn alloc(&mut self, n: usize) -> usize {
+        // SAFETY: valid layout.
+        let l = unsafe { Layout::from_size_align_unchecked(n, 8) };
+        self.tlsf.allocate(l).expect("rlsf alloc").as_ptr() as usize
+    }
+    #[inline(always)]
+    fn free(&mut self, h: usize, _n: usize) {
+        // SAFETY: h came from `allocate` with align 8.
+        unsafe {
+            self.tlsf
+                .deallocate(NonNull::new_unchecked(h as *mut u8), 8)
+        }
+    }
+}
+
+/// The slab pool: free is a no-op, the pool resets at the end of each round.
+pub struct Slab(pub SlabPool);
+
+impl Alloc for Slab {
+    #[inline(always)]
+    fn alloc(&mut self, n: usize) -> usize {
+        self.0.alloc(n) as usize
+    }
+    #[inline(always)]
+    fn free(&mut self, _h: usize, _n: usize) {}
+    fn end_round(&mut self) {
+        self.0.reset();
+    }
+}
+
+/// xorshift64: a deterministic stream for the workloads.
+pub struct Rng(pub u64);
+
+impl Rng {
+    #[inline(always)]
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+}
+
+/// Live spans for the churn workload.
+pub const CHURN_LIVE: usize = 1000;
+
+/// The churn workload's state: `CHURN_LIVE` live blocks of random 16–1024 bytes
+/// (multiples of 8); each step frees a random one and allocates a new one.
+pub struct Churn {
+    pub live: Vec<(usize, usize)>,
+    pub rng: Rng,
+}
+
+impl Churn {
+    /// Fills the live set and runs `warm` steps so fragmentation reaches steady state.
+    pub fn new<A: Alloc>(a: &mut A, warm: usize) -> Self {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let live = (0..CHURN_LIVE)
+            .map(|_| {
+                let n = Self::size(&mut rng);
+                (a.alloc(n), n)
+            })
+            .collect();
+        let mut c = Churn { live, rng };
+        c.steps(a, warm);
+        c
+    }
+
+    #[inline(always)]
+    fn size(rng: &mut Rng) -> usize {
+        16 + (rng.next() % 127) as usize * 8
+    }
+
+    /// Runs `k` churn steps.
+    #[inline(always)]
+    pub fn steps<A: Alloc>(&mut self, a: &mut A, k: usize) {
+        for _ in 0..k {
+            let r = self.rng.next();
+            let i = (r >> 32) as usize % CHURN_LIVE;
+            let (h, n) = self.live[i];
+            a.free(h, n);
+            let n = Self::size(&mut self.rng);
+            self.live[i] = (a.alloc(n), n);
+        }
+    }
+}
