@@ -28,7 +28,9 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use pool_support::{MATRIX, Mode, Outcome, first_difference, run_with_timeout, run_with_timeout_input, scratch};
+use pool_support::{
+    MATRIX, Mode, Outcome, first_difference, run_with_timeout, run_with_timeout_input, scratch,
+};
 use tern_runtime::span_tree::error::MUST_MOVE;
 use tern_runtime::span_tree::layout::{self, FANOUT, HEADER_WORDS, node_words};
 use tern_runtime::span_tree::model::Model;
@@ -96,7 +98,11 @@ impl Ty {
             Ty::U8 => vec![v & 0xff],
             Ty::I32 => vec![v as i32 as i64],
             Ty::I64 => vec![v],
-            Ty::Tri => vec![v as i32 as i64, v.wrapping_add(1) as i32 as i64, v.wrapping_mul(3) as i32 as i64],
+            Ty::Tri => vec![
+                v as i32 as i64,
+                v.wrapping_add(1) as i32 as i64,
+                v.wrapping_mul(3) as i32 as i64,
+            ],
         }
     }
     /// A random element value that is a valid literal of the type.
@@ -195,7 +201,10 @@ impl Reference {
     fn free(&mut self, off: i64, bytes: i64) -> Result<(), i64> {
         let m = self.model.free(off, bytes);
         let t = self.tree.tree.free(off, round8(bytes));
-        assert_eq!(m, t, "model and runtime tree disagree on free({off}, {bytes})");
+        assert_eq!(
+            m, t,
+            "model and runtime tree disagree on free({off}, {bytes})"
+        );
         m
     }
     /// `realloc_slice` as the library does it: in place, else alloc + free.
@@ -217,7 +226,10 @@ impl Reference {
             }
             r => r,
         };
-        assert_eq!(m, t, "model and runtime tree disagree on resize({off}, {old}, {new})");
+        assert_eq!(
+            m, t,
+            "model and runtime tree disagree on resize({off}, {old}, {new})"
+        );
         m
     }
 }
@@ -265,16 +277,29 @@ fn generate(seed: u64, index: usize) -> Generated {
     // spans: multi-level trees, splits and merges), short and long sequences.
     let long = r.below(8) == 0;
     let (active, ops, max_len) = if long {
-        (4 * PER_TYPE, 1600 + r.below(400) as usize, [4u64, 12, 40][r.below(3) as usize])
+        (
+            4 * PER_TYPE,
+            1600 + r.below(400) as usize,
+            [4u64, 12, 40][r.below(3) as usize],
+        )
     } else {
-        ([8usize, 24, 64, 128][r.below(4) as usize], 10 + r.below(70) as usize, [4u64, 20, 80, 600][r.below(4) as usize])
+        (
+            [8usize, 24, 64, 128][r.below(4) as usize],
+            10 + r.below(70) as usize,
+            [4u64, 20, 80, 600][r.below(4) as usize],
+        )
     };
     let mut st = Reference {
         model: Model::new(CAP),
         tree: ReplayTree::new(CAP),
         slots: vec![(-1, Vec::new()); 4 * PER_TYPE],
     };
-    let mut g = Generated { ops: vec![OP_BEGIN, index as i64], expect: vec![format!("seq {index}")], max_height: 1, probe_codes: Vec::new() };
+    let mut g = Generated {
+        ops: vec![OP_BEGIN, index as i64],
+        expect: vec![format!("seq {index}")],
+        max_height: 1,
+        probe_codes: Vec::new(),
+    };
     let mut done = 0;
     while done < ops {
         // Grow early, shrink late, so long sequences build up many spans.
@@ -286,7 +311,9 @@ fn generate(seed: u64, index: usize) -> Generated {
         let roll = r.below(100);
         if roll < 6 {
             // A probe: a tree-level call that must fail, on both library variants.
-            let Some((op, args, code)) = probe(&mut r, &mut st) else { continue };
+            let Some((op, args, code)) = probe(&mut r, &mut st) else {
+                continue;
+            };
             g.ops.push(op);
             g.ops.extend(args);
             g.expect.push(code.to_string());
@@ -326,13 +353,17 @@ fn generate(seed: u64, index: usize) -> Generated {
                 2 => 0,
                 _ => r.below(max_len + 1) as i64,
             };
-            let Ok(o) = st.resize(off, len * size, n * size) else { continue };
+            let Ok(o) = st.resize(off, len * size, n * size) else {
+                continue;
+            };
             st.slots[k].0 = o;
             st.slots[k].1.resize(n as usize, ZERO);
             (OP_RESIZE, n)
         } else if roll < 90 {
             let v = ty.random_value(&mut r);
-            let Ok(o) = st.resize(off, len * size, (len + 1) * size) else { continue };
+            let Ok(o) = st.resize(off, len * size, (len + 1) * size) else {
+                continue;
+            };
             st.slots[k].0 = o;
             st.slots[k].1.push(v);
             (OP_APPEND, v)
@@ -366,7 +397,11 @@ fn generate(seed: u64, index: usize) -> Generated {
             st.free(off, bytes).expect("final free");
         }
     }
-    assert_eq!(st.model.spans(), vec![(0, CAP)], "reference pool not whole at the end");
+    assert_eq!(
+        st.model.spans(),
+        vec![(0, CAP)],
+        "reference pool not whole at the end"
+    );
     let h = st.tree.hash();
     g.expect.push(h.to_string());
     g.expect.push(h.to_string());
@@ -384,20 +419,32 @@ fn probe(r: &mut Rng, st: &mut Reference) -> Option<(i64, Vec<i64>, i64)> {
     };
     let (op, args) = match r.below(7) {
         // Double free / overlapping free: a range starting inside free space.
-        0 => (OP_PROBE_FREE, vec![inside_free(r)?, 8 * (1 + r.below(4) as i64)]),
+        0 => (
+            OP_PROBE_FREE,
+            vec![inside_free(r)?, 8 * (1 + r.below(4) as i64)],
+        ),
         // A live span freed with a size reaching past the arena.
         1 => {
             let live: Vec<i64> = st.slots.iter().filter(|s| s.0 >= 0).map(|s| s.0).collect();
-            (OP_PROBE_FREE, vec![*live.get(r.below(live.len().max(1) as u64) as usize)?, CAP])
+            (
+                OP_PROBE_FREE,
+                vec![*live.get(r.below(live.len().max(1) as u64) as usize)?, CAP],
+            )
         }
-        2 => (OP_PROBE_FREE, vec![[CAP, 4, -8, CAP - 8][r.below(4) as usize], 16]),
+        2 => (
+            OP_PROBE_FREE,
+            vec![[CAP, 4, -8, CAP - 8][r.below(4) as usize], 16],
+        ),
         3 => (OP_PROBE_FREE, vec![0, [0, -8][r.below(2) as usize]]),
         // Growing a span that is free space.
         4 => (OP_PROBE_RESIZE, vec![inside_free(r)?, 8, 16]),
         // Larger than any free span (or the arena), or no size at all.
         5 => {
             let largest = spans.iter().map(|s| s.1).max().unwrap_or(0);
-            (OP_PROBE_ALLOC, vec![[largest + 8, CAP + 1, 0, -5][r.below(4) as usize]])
+            (
+                OP_PROBE_ALLOC,
+                vec![[largest + 8, CAP + 1, 0, -5][r.below(4) as usize]],
+            )
         }
         _ => (OP_PROBE_RESIZE, vec![0, 8, -8]),
     };
@@ -476,7 +523,10 @@ fn mix(h: i64, w: i64) -> i64 {{
     for ty in TYPES {
         let (t, g, size) = (ty.tern(), ty.tag(), ty.size());
         let (sum_body, value) = match ty {
-            Ty::Tri => ("for k in 0..3 {\n            h = h * 31 + (xs[i][k] as i64) + 1;\n        }", "tri(v)".to_string()),
+            Ty::Tri => (
+                "for k in 0..3 {\n            h = h * 31 + (xs[i][k] as i64) + 1;\n        }",
+                "tri(v)".to_string(),
+            ),
             _ => ("h = h * 31 + (xs[i] as i64) + 1;", format!("v as {t}")),
         };
         write!(
@@ -675,24 +725,37 @@ fn batch(seed: u64, range: std::ops::Range<usize>) -> (Vec<u8>, Vec<String>) {
 }
 
 fn sequences() -> usize {
-    std::env::var("TERN_DIFF_SEQUENCES").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_SEQUENCES)
+    std::env::var("TERN_DIFF_SEQUENCES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_SEQUENCES)
 }
 
 fn seed() -> u64 {
-    std::env::var("TERN_DIFF_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x7E57_5EED)
+    std::env::var("TERN_DIFF_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x7E57_5EED)
 }
 
 /// Which sequence an output line belongs to (counting `seq` markers).
 fn sequence_of_line(expect: &[String], line: usize, first: usize) -> usize {
-    first + expect[..line.min(expect.len())].iter().filter(|l| *l == "seq").count().saturating_sub(1)
+    first
+        + expect[..line.min(expect.len())]
+            .iter()
+            .filter(|l| *l == "seq")
+            .count()
+            .saturating_sub(1)
 }
 
 /// Runs the replay program on every batch in every mode and level; returns the failures.
 fn run_batches(total: usize, seed: u64, dir: &Path) -> Vec<String> {
     let program = dir.join("replay.tern");
     std::fs::write(&program, replay_program()).expect("write replay program");
-    let batches: Vec<std::ops::Range<usize>> =
-        (0..total).step_by(SEQUENCES_PER_BATCH).map(|s| s..(s + SEQUENCES_PER_BATCH).min(total)).collect();
+    let batches: Vec<std::ops::Range<usize>> = (0..total)
+        .step_by(SEQUENCES_PER_BATCH)
+        .map(|s| s..(s + SEQUENCES_PER_BATCH).min(total))
+        .collect();
     let inputs: Vec<(std::ops::Range<usize>, std::path::PathBuf, Vec<String>)> = batches
         .into_iter()
         .map(|range| {
@@ -709,14 +772,22 @@ fn run_batches(total: usize, seed: u64, dir: &Path) -> Vec<String> {
         for _ in 0..2 {
             s.spawn(|| {
                 loop {
-                    let Some((mode, level)) = queue.lock().unwrap().pop() else { break };
+                    let Some((mode, level)) = queue.lock().unwrap().pop() else {
+                        break;
+                    };
                     let env = [("TERN_POOL_BYTES", pool_bytes.as_str())];
                     let runs = run_replays(&program, mode, level, &env, dir, &inputs);
                     match runs {
-                        Err(e) => failures.lock().unwrap().push(format!("[{mode:?} {level}]: {e}")),
+                        Err(e) => failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("[{mode:?} {level}]: {e}")),
                         Ok(outcomes) => {
                             for ((range, input, expect), o) in inputs.iter().zip(outcomes) {
-                                let what = format!("[{mode:?} {level}] sequences {range:?} (input {})", input.display());
+                                let what = format!(
+                                    "[{mode:?} {level}] sequences {range:?} (input {})",
+                                    input.display()
+                                );
                                 let mut problems = Vec::new();
                                 if o.code != Some(0) {
                                     problems.push(format!(
@@ -732,7 +803,10 @@ fn run_batches(total: usize, seed: u64, dir: &Path) -> Vec<String> {
                                     problems.push(format!("sequence {seq}: {d}"));
                                 }
                                 if !problems.is_empty() {
-                                    failures.lock().unwrap().push(format!("{what}: {}", problems.join("\n  ")));
+                                    failures
+                                        .lock()
+                                        .unwrap()
+                                        .push(format!("{what}: {}", problems.join("\n  ")));
                                 }
                             }
                         }
@@ -756,10 +830,20 @@ fn run_replays(
     let exe = dir.join(format!("replay{level}"));
     if mode == Mode::Aot {
         let mut c = pool_support::tern();
-        c.args(["build", level, program.to_str().unwrap(), "-o", exe.to_str().unwrap()]);
+        c.args([
+            "build",
+            level,
+            program.to_str().unwrap(),
+            "-o",
+            exe.to_str().unwrap(),
+        ]);
         let built = run_with_timeout(c, Duration::from_secs(600));
         if built.code != Some(0) {
-            return Err(format!("build failed ({:?}): {}", built.code, built.stderr.trim_end()));
+            return Err(format!(
+                "build failed ({:?}): {}",
+                built.code,
+                built.stderr.trim_end()
+            ));
         }
     }
     let mut outcomes = Vec::new();
@@ -809,7 +893,10 @@ fn generator_covers_multi_level_trees_and_every_probe() {
         max_height = max_height.max(g.max_height);
         codes.extend(g.probe_codes);
     }
-    assert!(max_height >= 3, "the default sequences only reach tree height {max_height}");
+    assert!(
+        max_height >= 3,
+        "the default sequences only reach tree height {max_height}"
+    );
     let want: std::collections::BTreeSet<i64> = [-2, -3, -4, -5, -10].into_iter().collect();
     assert_eq!(codes, want, "probe error codes");
 }

@@ -35,6 +35,10 @@ fn constants() -> Vec<(&'static str, i64)> {
         ("N_KEYS", layout::keys_at(FANOUT) as i64),
         ("N_LENS", layout::lens_at(FANOUT) as i64),
         ("N_KIDS", layout::children_at(FANOUT) as i64),
+        (
+            "MAX_ARENA_BYTES",
+            tern_runtime::span_tree::tree::MAX_ARENA_BYTES,
+        ),
         ("MUST_MOVE", error::MUST_MOVE),
         ("EXHAUSTED", error::EXHAUSTED),
     ]
@@ -51,7 +55,6 @@ fn pure_constants() -> Vec<(&'static str, i64)> {
         ("MIN_FILL", layout::min_fill(FANOUT) as i64),
         ("MAX_HEIGHT", layout::MAX_HEIGHT as i64),
         ("GRANULE", layout::GRANULE),
-        ("MAX_ARENA_BYTES", tern_runtime::span_tree::tree::MAX_ARENA_BYTES),
         ("DOUBLE_FREE", error::DOUBLE_FREE),
         ("OUTSIDE_ARENA", error::OUTSIDE_ARENA),
         ("BAD_SIZE", error::BAD_SIZE),
@@ -85,7 +88,10 @@ const ARENAS: [i64; 5] = [8, 4096, 1 << 20, 12_345_680, 1 << 34];
 fn library_pools_mirror_the_runtime_layout() {
     let mut src = String::from("use slice_pool;\nuse slice_pool_pure;\nfn main() {\n");
     let mut want: Vec<String> = Vec::new();
-    for (module, consts) in [("slice_pool", constants()), ("slice_pool_pure", [constants(), pure_constants()].concat())] {
+    for (module, consts) in [
+        ("slice_pool", constants()),
+        ("slice_pool_pure", [constants(), pure_constants()].concat()),
+    ] {
         for (name, value) in consts {
             writeln!(src, "    print({module}::{name});").unwrap();
             want.push(format!("{module}::{name} = {value}"));
@@ -93,8 +99,12 @@ fn library_pools_mirror_the_runtime_layout() {
         // A fresh pool's header, by field name and by word index.
         let arena: i64 = 1 << 16;
         writeln!(src, "    var p_{module} = {module}::new({arena});").unwrap();
-        writeln!(src, "    let w_{module} = unsafe::slice::<i64>(unsafe::addr(p_{module}.tree), {});", layout::HEADER_WORDS)
-            .unwrap();
+        writeln!(
+            src,
+            "    let w_{module} = unsafe::slice::<i64>(unsafe::addr(p_{module}.tree), {});",
+            layout::HEADER_WORDS
+        )
+        .unwrap();
         let cap = layout::node_capacity(arena, FANOUT);
         for (i, f) in FIELDS.iter().enumerate() {
             writeln!(src, "    print(p_{module}.tree.{f} == w_{module}[{i}]);").unwrap();
@@ -115,13 +125,23 @@ fn library_pools_mirror_the_runtime_layout() {
             }
         }
         writeln!(src, "    print(len(p_{module}.nodes));").unwrap();
-        want.push(format!("{module} node array words = {}", layout::node_array_words(arena, FANOUT)));
+        want.push(format!(
+            "{module} node array words = {}",
+            layout::node_array_words(arena, FANOUT)
+        ));
         // The root leaf: one span covering the arena.
-        for (word, v) in [(layout::N_COUNT, 1), (layout::N_LEVEL, 0), (layout::N_NEXT_FREE, layout::NONE)] {
+        for (word, v) in [
+            (layout::N_COUNT, 1),
+            (layout::N_LEVEL, 0),
+            (layout::N_NEXT_FREE, layout::NONE),
+        ] {
             writeln!(src, "    print(p_{module}.nodes[{word}]);").unwrap();
             want.push(format!("{module} root word {word} = {v}"));
         }
-        for (word, v) in [(layout::keys_at(FANOUT), 0), (layout::lens_at(FANOUT), arena)] {
+        for (word, v) in [
+            (layout::keys_at(FANOUT), 0),
+            (layout::lens_at(FANOUT), arena),
+        ] {
             writeln!(src, "    print(p_{module}.nodes[{word}]);").unwrap();
             want.push(format!("{module} root word {word} = {v}"));
         }
@@ -129,7 +149,10 @@ fn library_pools_mirror_the_runtime_layout() {
     }
     for a in ARENAS {
         writeln!(src, "    print(slice_pool_pure::node_capacity({a}));").unwrap();
-        want.push(format!("slice_pool_pure::node_capacity({a}) = {}", layout::node_capacity(a, FANOUT)));
+        want.push(format!(
+            "slice_pool_pure::node_capacity({a}) = {}",
+            layout::node_capacity(a, FANOUT)
+        ));
     }
     src.push_str("}\n");
     let dir = scratch("layout");
@@ -156,10 +179,16 @@ fn span_header_fields_are_in_layout_order() {
     for module in ["slice_pool", "slice_pool_pure"] {
         let path = std::path::Path::new(pool_support::ROOT).join(format!("stdlib/{module}.tern"));
         let text = std::fs::read_to_string(path).unwrap();
-        let start = text.find("struct SpanHeader {").expect("SpanHeader declared");
+        let start = text
+            .find("struct SpanHeader {")
+            .expect("SpanHeader declared");
         let body = &text[start..start + text[start..].find('}').unwrap()];
-        let fields: Vec<&str> =
-            body.lines().skip(1).filter_map(|l| l.trim().split(':').next()).filter(|f| !f.is_empty()).collect();
+        let fields: Vec<&str> = body
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.trim().split(':').next())
+            .filter(|f| !f.is_empty())
+            .collect();
         assert_eq!(fields, FIELDS, "{module}");
     }
 }

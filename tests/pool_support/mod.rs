@@ -68,11 +68,17 @@ pub fn run_with_timeout(cmd: Command, timeout: Duration) -> Outcome {
 
 /// As [`run_with_timeout`], with stdin read from the file `input`.
 pub fn run_with_timeout_input(cmd: Command, input: &Path, timeout: Duration) -> Outcome {
-    run_with(cmd, std::fs::File::open(input).expect("open input").into(), timeout)
+    run_with(
+        cmd,
+        std::fs::File::open(input).expect("open input").into(),
+        timeout,
+    )
 }
 
 fn run_with(mut cmd: Command, stdin: Stdio, timeout: Duration) -> Outcome {
-    cmd.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn process");
     let mut out = child.stdout.take().expect("stdout pipe");
     let mut err = child.stderr.take().expect("stderr pipe");
@@ -106,7 +112,13 @@ fn run_with(mut cmd: Command, stdin: Stdio, timeout: Duration) -> Outcome {
     let signal = std::os::unix::process::ExitStatusExt::signal(&status);
     #[cfg(not(unix))]
     let signal = None;
-    Outcome { code: status.code(), signal, timed_out, stdout, stderr }
+    Outcome {
+        code: status.code(),
+        signal,
+        timed_out,
+        stdout,
+        stderr,
+    }
 }
 
 /// A `tern` command with the test stdlib selected, run from the workspace root.
@@ -143,7 +155,11 @@ pub fn run_program(
             c.args(["build", level, f, "-o", exe.to_str().expect("utf-8 path")]);
             let built = run_with_timeout(c, Duration::from_secs(600));
             if built.code != Some(0) {
-                return Err(format!("build failed ({:?}): {}", built.code, built.stderr.trim_end()));
+                return Err(format!(
+                    "build failed ({:?}): {}",
+                    built.code,
+                    built.stderr.trim_end()
+                ));
             }
             let mut c = Command::new(&exe);
             c.current_dir(ROOT);
@@ -173,8 +189,11 @@ fn stdlib_choice() -> &'static (PathBuf, bool) {
         let src = Path::new(ROOT).join("stdlib");
         let dir = scratch("probe");
         let probe = dir.join("probe.tern");
-        std::fs::write(&probe, "fn main() {\n    var b = [65 as u8; 2];\n    panic(\"x: \", b[0..1]);\n}\n")
-            .expect("write probe");
+        std::fs::write(
+            &probe,
+            "fn main() {\n    var b = [65 as u8; 2];\n    panic(\"x: \", b[0..1]);\n}\n",
+        )
+        .expect("write probe");
         let ok = Command::new(TERN)
             .args(["check", probe.to_str().expect("utf-8 path")])
             .output()
@@ -188,7 +207,8 @@ fn stdlib_choice() -> &'static (PathBuf, bool) {
         std::fs::create_dir_all(&lit).expect("create stdlib copy");
         for entry in std::fs::read_dir(&src).expect("read stdlib").flatten() {
             let text = std::fs::read_to_string(entry.path()).expect("read stdlib file");
-            std::fs::write(lit.join(entry.file_name()), literal_panics(&text)).expect("write stdlib copy");
+            std::fs::write(lit.join(entry.file_name()), literal_panics(&text))
+                .expect("write stdlib copy");
         }
         (lit, false)
     })
@@ -223,7 +243,13 @@ pub fn first_difference(got: &str, want: &[String]) -> Option<(usize, String)> {
             let ctx: Vec<String> = (lo..i).map(|j| format!("    {}", want[j])).collect();
             return Some((
                 i,
-                format!("line {}: got {:?}, expected {:?}\n  preceding expected lines:\n{}", i + 1, a, b, ctx.join("\n")),
+                format!(
+                    "line {}: got {:?}, expected {:?}\n  preceding expected lines:\n{}",
+                    i + 1,
+                    a,
+                    b,
+                    ctx.join("\n")
+                ),
             ));
         }
     }
