@@ -95,7 +95,7 @@ fn help_names_the_default_and_exits_0() {
     assert_eq!(o.status.code(), Some(0));
     let out = text(&o.stdout);
     assert!(
-        out.contains("The default (O2 only, 5 repetitions, 1 warm-up)"),
+        out.contains("The default (O2 only, 3 repetitions, 1 warm-up)"),
         "{out}"
     );
     assert!(out.contains("--metric <METRIC>"), "{out}");

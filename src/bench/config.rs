@@ -65,7 +65,7 @@ pub fn name<T: ValueEnum>(v: &T) -> String {
                   are interleaved within a repetition; the figure is the median of the repetitions \
                   after the warm-ups. Prints side/builtin ratios (geometric mean over the cases) and \
                   absolute medians; writes everything needed to reproduce the run under --out.\n\n\
-                  The default (O2 only, 5 repetitions, 1 warm-up) takes a few minutes on a 2-core \
+                  The default (O2 only, 3 repetitions, 1 warm-up) takes about 3-5 minutes on a 2-core \
                   machine; ask for all levels with --levels 0,1,2."
 )]
 struct Args {
@@ -84,7 +84,7 @@ struct Args {
     /// Optimization levels: 0, 1, 2 (also written O2 or -O2). Default: 2 only.
     #[arg(long, value_delimiter = ',', default_values = ["2"], value_parser = parse_level, allow_hyphen_values = true)]
     levels: Vec<u8>,
-    /// Measured repetitions per sample (median taken). Default 5 (1 with --metric instructions).
+    /// Measured repetitions per sample (median taken). Default 3 (1 with --metric instructions).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     reps: Option<u32>,
     /// Discarded repetitions before the measured ones. Default 1 (0 with --metric instructions).
@@ -148,7 +148,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         sides,
         modes: dedup(a.modes),
         levels: dedup(a.levels),
-        reps: a.reps.unwrap_or(if instructions { 1 } else { 5 }),
+        reps: a.reps.unwrap_or(if instructions { 1 } else { 3 }),
         warmups: a.warmups.unwrap_or(if instructions { 0 } else { 1 }),
         quick: a.quick,
         metric: a.metric,
@@ -226,7 +226,7 @@ mod tests {
     }
 
     #[test]
-    fn defaults_are_o2_all_sides_five_reps() {
+    fn defaults_are_o2_all_sides_three_reps() {
         let c = config("");
         assert_eq!(
             c.workloads,
@@ -239,7 +239,7 @@ mod tests {
         );
         assert_eq!(c.modes, vec![Mode::Aot, Mode::JitExec, Mode::JitTotal]);
         assert_eq!(c.levels, vec![2]);
-        assert_eq!((c.reps, c.warmups, c.quick), (5, 1, false));
+        assert_eq!((c.reps, c.warmups, c.quick), (3, 1, false));
         assert_eq!(c.metric, Metric::Cpu);
     }
 

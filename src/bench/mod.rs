@@ -521,7 +521,9 @@ impl Bench {
                 };
                 for (modes, only) in runs {
                     let mut c = Command::new(cmd.get_program());
-                    c.args(cmd.get_args());
+                    // TERN_TIME_CPU=1 adds `time: execution cpu` to the
+                    // `--time` report (src/run.rs).
+                    c.args(cmd.get_args()).env("TERN_TIME_CPU", "1");
                     let (o, ir) = self.measure(c, only, &label, log)?;
                     checks.check((w, size), side, &label, &o.stdout)?;
                     let (times, rest) = sample::parse_jit_times(&o.stderr);
