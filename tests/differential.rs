@@ -41,7 +41,7 @@ const SEQUENCES_PER_BATCH: usize = 40;
 /// Arena of every library pool and of the builtin pool (`TERN_POOL_BYTES`).
 const CAP: i64 = 4 << 20;
 /// Slots per element type; slot `k` has type `TYPES[k % 4]` and index `k / 4`.
-const PER_TYPE: usize = 256;
+const PER_TYPE: usize = 1024;
 /// Known runtime bug (the lead fixes it at merge): `reusable::resize` does not zero
 /// the bytes a slice regains after a shrink inside the same 8-byte granule. While
 /// true, the generated programs zero that tail of the builtin slice after each
@@ -275,11 +275,11 @@ fn generate(seed: u64, index: usize) -> Generated {
     let mut r = Rng(seed ^ (index as u64).wrapping_mul(0xA24B_AED4_963E_E407));
     // Sequence shapes: few slots (lots of in-place traffic), many slots (many free
     // spans: multi-level trees, splits and merges), short and long sequences.
-    let long = r.below(8) == 0;
+    let long = r.below(16) == 0;
     let (active, ops, max_len) = if long {
         (
             4 * PER_TYPE,
-            1600 + r.below(400) as usize,
+            7000 + r.below(1000) as usize,
             [4u64, 12, 40][r.below(3) as usize],
         )
     } else {
@@ -304,7 +304,13 @@ fn generate(seed: u64, index: usize) -> Generated {
     while done < ops {
         // Grow early, shrink late, so long sequences build up many spans.
         let late = done * 2 > ops;
-        let k = r.below(active as u64) as usize;
+        // Long sequences fill the slots in order, then only free (at random):
+        // about 900 free spans at the peak (a three-level tree), then merges.
+        let k = if long && !late {
+            done % active
+        } else {
+            r.below(active as u64) as usize
+        };
         let ty = TYPES[k % 4];
         let size = ty.size();
         let (off, len) = (st.slots[k].0, st.slots[k].1.len() as i64);
@@ -330,6 +336,10 @@ fn generate(seed: u64, index: usize) -> Generated {
             done += 1;
             continue;
         }
+        if long && late && st.slots[k].0 == -1 {
+            done += 1;
+            continue;
+        }
         let free_bias = if late { 40 } else { 12 };
         let empty = off == -1 && len == 0;
         let (op, arg) = if empty && (roll < 40 || (long && !late && roll < 95)) {
@@ -338,7 +348,7 @@ fn generate(seed: u64, index: usize) -> Generated {
             let Ok(o) = st.alloc(n * size) else { continue };
             st.slots[k] = (o, vec![ZERO; n as usize]);
             (OP_ALLOC, n)
-        } else if roll < 10 + free_bias && (!long || late || roll < 13) {
+        } else if (long && late) || (roll < 10 + free_bias && (!long || roll < 13)) {
             // Free (a no-op for a zero-byte slot), leaving the slot empty.
             if off != -1 {
                 st.free(off, len * size).expect("free of a live slot");

@@ -114,7 +114,7 @@ fn main() -> i64 {{
     }}
     // Corrupt 1-3 words of the nodes in use or of the header.
     let hdr = unsafe::slice::<i64>(unsafe::addr(p.tree), 10);
-    let words = p.tree.nodes_used * 56;
+    let words = p.tree.nodes_used * {module}::NODE_WORDS;
     let count = 1 + rand(ref rng) % 3;
     for c in 0..count {{
         let v = evil(ref rng, p.capacity, p.tree.nodes_used);

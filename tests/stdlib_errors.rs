@@ -12,6 +12,14 @@ mod pool_support;
 use std::time::Duration;
 
 use pool_support::{Mode, detail_panics, run_program, scratch};
+use tern_runtime::span_tree::{error, layout};
+
+/// The runtime's message for a corrupt `len[0]` of node 0 (its word index
+/// depends on the fanout).
+fn len0_message() -> &'static str {
+    let code = error::corrupt_node(0, layout::lens_at(layout::FANOUT));
+    Box::leak(error::message(code).into_boxed_str())
+}
 
 /// `(name, body of main using module M, operation, detail)`: `detail` is the
 /// runtime's message (absent from the literal-only stdlib), `None` when the whole
@@ -61,15 +69,15 @@ fn cases() -> Vec<(
         ),
         (
             "corrupt_count",
-            "var p = M::new(4096);\n    p.nodes[0] = 17;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
+            "var p = M::new(4096);\n    p.nodes[0] = M::FANOUT + 1;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
             "alloc_slice",
             Some("corrupt tree: node 0, field count (word 0)"),
         ),
         (
             "corrupt_span",
-            "var p = M::new(4096);\n    p.nodes[20] = 4097;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
+            "var p = M::new(4096);\n    p.nodes[M::N_LENS] = 4097;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
             "alloc_slice",
-            Some("corrupt tree: node 0, field len[0] (word 20)"),
+            Some(len0_message()),
         ),
         (
             "leak",
