@@ -107,17 +107,26 @@ struct Args {
 /// A validated configuration of one `tern bench` run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
+    /// Workloads, sorted.
     pub workloads: Vec<Workload>,
+    /// Element sizes in bytes (8, 128), sorted.
     pub sizes: Vec<u32>,
     /// Always starts with `Side::Builtin`, the denominator of every ratio.
     pub sides: Vec<Side>,
     pub modes: Vec<Mode>,
+    /// Optimization levels 0..=2, sorted.
     pub levels: Vec<u8>,
+    /// Measured repetitions (at least 1).
     pub reps: u32,
+    /// Discarded repetitions before the measured ones.
     pub warmups: u32,
+    /// Workloads shrunk 20x.
     pub quick: bool,
+    /// CPU time or instruction counts.
     pub metric: Metric,
+    /// CPUs to pin to, if asked.
     pub affinity: Option<Vec<usize>>,
+    /// The explicit output folder, if given.
     pub out: Option<PathBuf>,
 }
 

@@ -36,7 +36,9 @@ pub const C_HEADER: &str = include_str!("../../benches/workloads/c/common.h");
 /// length parameter (maximum length, in elements).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scale {
+    /// Operations (rounds for `fragmented`).
     pub ops: i64,
+    /// The workload's length parameter in elements.
     pub param: i64,
 }
 

@@ -10,10 +10,15 @@ use super::stats::{geometric_mean, median, ratio};
 /// One figure's coordinates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Key {
+    /// The mode measured.
     pub mode: Mode,
+    /// Optimization level (the C baseline is filed under every level).
     pub level: u8,
+    /// The workload.
     pub workload: Workload,
+    /// Element size in bytes.
     pub size: u32,
+    /// The side measured.
     pub side: Side,
 }
 

@@ -12,10 +12,13 @@ use std::time::Instant;
 pub struct Outcome {
     /// Exit status, or 128 + signal number when a signal ended it.
     pub status: i32,
+    /// Everything the child wrote on stdout.
     pub stdout: String,
+    /// Everything the child wrote on stderr.
     pub stderr: String,
     /// User + system CPU seconds of the child, from the OS.
     pub cpu_s: f64,
+    /// Wall-clock seconds from spawn to reaping.
     pub wall_s: f64,
 }
 
@@ -116,8 +119,11 @@ pub fn callgrind_total(profile: &str) -> Option<u64> {
 /// The figures `tern run --time` reports on stderr, in milliseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct JitTimes {
+    /// Front end (parse, check, monomorphize).
     pub front_ms: f64,
+    /// Cranelift compilation.
     pub cranelift_ms: f64,
+    /// Wall time of the execution of `main`.
     pub exec_ms: f64,
     /// CPU time of the execution (process CPU clock around `main`).
     pub exec_cpu_ms: f64,
