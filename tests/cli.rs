@@ -54,11 +54,9 @@ fn missing_file_is_a_clear_error() {
 #[test]
 fn later_commands_are_not_yet_implemented() {
     // `bench` is implemented on the bench branch (tests/bench_harness.rs).
-    for cmd in ["repl"] {
-        let o = tern(&[cmd]);
-        assert_eq!(o.status.code(), Some(2), "{cmd}");
-        assert_eq!(stderr(&o), "error: this command is not yet implemented\n");
-    }
+    let o = tern(&["repl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stderr(&o), "error: this command is not yet implemented\n");
 }
 
 #[test]
