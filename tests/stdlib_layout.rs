@@ -210,7 +210,10 @@ fn committed_stdlib_checks_apart_from_detail_panics() {
     .unwrap();
     let o = std::process::Command::new(pool_support::TERN)
         .args(["check", file.to_str().unwrap()])
-        .env("TERN_STDLIB", std::path::Path::new(pool_support::ROOT).join("stdlib"))
+        .env(
+            "TERN_STDLIB",
+            std::path::Path::new(pool_support::ROOT).join("stdlib"),
+        )
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -221,7 +224,10 @@ fn committed_stdlib_checks_apart_from_detail_panics() {
         // Five failure paths in each module.
         assert_eq!(headers.len(), 10, "{stderr}");
         for h in headers {
-            assert!(h.ends_with("error: `panic` takes 1 argument but 2 were given"), "{h}");
+            assert!(
+                h.ends_with("error: `panic` takes 1 argument but 2 were given"),
+                "{h}"
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
