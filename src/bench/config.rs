@@ -65,7 +65,7 @@ pub fn name<T: ValueEnum>(v: &T) -> String {
                   are interleaved within a repetition; the figure is the median of the repetitions \
                   after the warm-ups. Prints side/builtin ratios (geometric mean over the cases) and \
                   absolute medians; writes everything needed to reproduce the run under --out.\n\n\
-                  The default (O2 only, 3 repetitions, 1 warm-up) takes about 3-5 minutes on a 2-core \
+                  The default (O2 only, 3 repetitions, 1 warm-up) takes about 1-3 minutes on a 2-core \
                   machine; ask for all levels with --levels 0,1,2."
 )]
 struct Args {
