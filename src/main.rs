@@ -1,6 +1,7 @@
 //! The `tern` driver: `run` (JIT), `build` (AOT), `check` (front end only);
-//! `repl` (JIT session); `bench` arrives with a later issue.
+//! `repl` (JIT session, `src/repl/`); `bench` (the comparison matrix, `src/bench/`).
 
+mod bench;
 mod build;
 mod frontend;
 mod loader;
@@ -62,7 +63,8 @@ enum Command {
     Check { file: String },
     /// The interactive JIT REPL.
     Repl,
-    /// The benchmark matrix (not yet implemented).
+    /// The slice_pool vs reusable[] benchmark matrix (`tern bench --help`).
+    #[command(disable_help_flag = true)]
     Bench {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
         args: Vec<String>,
@@ -89,10 +91,7 @@ fn main() -> ExitCode {
         } => build::build(&file, out.as_deref(), opt, emit),
         Command::Check { file } => frontend::compile_file(&file).map(|_| ()),
         Command::Repl => repl::repl(),
-        Command::Bench { .. } => Err(Failure::new(
-            2,
-            "error: this command is not yet implemented".to_string(),
-        )),
+        Command::Bench { args } => bench::main(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -52,14 +52,6 @@ fn missing_file_is_a_clear_error() {
 }
 
 #[test]
-fn later_commands_are_not_yet_implemented() {
-    // `repl` is implemented (tests/repl.rs).
-    let o = tern(&["bench"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert_eq!(stderr(&o), "error: this command is not yet implemented\n");
-}
-
-#[test]
 fn check_reports_diagnostics_with_status_1() {
     let dir = scratch("check");
     let bad = dir.join("bad.tern");

@@ -1,0 +1,314 @@
+//! The options of `tern bench` and their validation. Bad values are usage
+//! errors: clap prints what is wrong and the command exits with status 2.
+
+use std::path::PathBuf;
+
+use clap::{Parser, ValueEnum};
+
+/// A workload template in `benches/workloads/`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum)]
+pub enum Workload {
+    /// Many slices grown one element at a time, interleaved.
+    Append,
+    /// Fill, free a pattern of holes, refill at other sizes.
+    Fragmented,
+    /// Slices resized up and down at random.
+    Resize,
+}
+
+/// One implementation of growable slices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum)]
+pub enum Side {
+    /// `reusable[]T`, lowered by the compiler to the runtime's unchecked tree.
+    Builtin,
+    /// `stdlib/slice_pool.tern`: the runtime's checked tree via three externs.
+    Library,
+    /// `stdlib/slice_pool_pure.tern`: the same API with the tree in Tern.
+    Pure,
+    /// The same workloads in C with malloc/realloc/free (`cc -O2`; AOT only).
+    C,
+}
+
+/// What a figure measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum)]
+pub enum Mode {
+    /// The linked executable (`tern build`), whole process.
+    Aot,
+    /// `tern run`, execution of `main` only, timed inside the process.
+    JitExec,
+    /// `tern run`, the whole process (front end, Cranelift, execution).
+    JitTotal,
+}
+
+/// The quantity measured per sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Metric {
+    /// CPU time (user+sys) of the child from the OS, plus wall time.
+    Cpu,
+    /// Instructions executed (`valgrind --tool=callgrind`, total Ir).
+    Instructions,
+}
+
+/// Names as the command line spells them (for tables and file names).
+pub fn name<T: ValueEnum>(v: &T) -> String {
+    v.to_possible_value()
+        .map(|p| p.get_name().to_string())
+        .unwrap_or_default()
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "tern bench",
+    about = "The slice_pool vs reusable[] matrix: workloads x element sizes x sides x modes x levels",
+    long_about = "The slice_pool vs reusable[] matrix: every workload at every element size, for \
+                  every side, mode and optimization level. Every sample is its own process; sides \
+                  are interleaved within a repetition; the figure is the median of the repetitions \
+                  after the warm-ups. Prints side/builtin ratios (geometric mean over the cases) and \
+                  absolute medians; writes everything needed to reproduce the run under --out.\n\n\
+                  The default (O2 only, 3 repetitions, 1 warm-up) takes about 1-3 minutes on a 2-core \
+                  machine; ask for all levels with --levels 0,1,2."
+)]
+struct Args {
+    /// Workloads to run (comma separated).
+    #[arg(long, value_delimiter = ',', default_values = ["append", "fragmented", "resize"])]
+    workloads: Vec<Workload>,
+    /// Element sizes in bytes: 8 (i64) and/or 128 ([16]i64).
+    #[arg(long, value_delimiter = ',', default_values = ["8", "128"], value_parser = parse_size)]
+    sizes: Vec<u32>,
+    /// Sides to compare; builtin is always measured (ratios are side/builtin).
+    #[arg(long, value_delimiter = ',', default_values = ["builtin", "library", "pure", "c"])]
+    sides: Vec<Side>,
+    /// Modes to measure.
+    #[arg(long, value_delimiter = ',', default_values = ["aot", "jit-exec", "jit-total"])]
+    modes: Vec<Mode>,
+    /// Optimization levels: 0, 1, 2 (also written O2 or -O2). Default: 2 only.
+    #[arg(long, value_delimiter = ',', default_values = ["2"], value_parser = parse_level, allow_hyphen_values = true)]
+    levels: Vec<u8>,
+    /// Measured repetitions per sample (median taken). Default 3 (1 with --metric instructions).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    reps: Option<u32>,
+    /// Discarded repetitions before the measured ones. Default 1 (0 with --metric instructions).
+    #[arg(long)]
+    warmups: Option<u32>,
+    /// Shrink every workload about 20x (a quick check, not a measurement).
+    #[arg(long)]
+    quick: bool,
+    /// cpu: CPU time from the OS; instructions: callgrind instruction counts.
+    #[arg(long, value_enum, default_value = "cpu")]
+    metric: Metric,
+    /// Pin the harness and every sample to these CPUs (e.g. `1` or `0-1` or `0,1`).
+    #[arg(long, value_parser = parse_cpu_list)]
+    affinity: Option<CpuList>,
+    /// Output folder; must not exist yet. Default: bench-out/<UTC timestamp>/.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// A validated configuration of one `tern bench` run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// Workloads, sorted.
+    pub workloads: Vec<Workload>,
+    /// Element sizes in bytes (8, 128), sorted.
+    pub sizes: Vec<u32>,
+    /// Always starts with `Side::Builtin`, the denominator of every ratio.
+    pub sides: Vec<Side>,
+    pub modes: Vec<Mode>,
+    /// Optimization levels 0..=2, sorted.
+    pub levels: Vec<u8>,
+    /// Measured repetitions (at least 1).
+    pub reps: u32,
+    /// Discarded repetitions before the measured ones.
+    pub warmups: u32,
+    /// Workloads shrunk 20x.
+    pub quick: bool,
+    /// CPU time or instruction counts.
+    pub metric: Metric,
+    /// CPUs to pin to, if asked.
+    pub affinity: Option<Vec<usize>>,
+    /// The explicit output folder, if given.
+    pub out: Option<PathBuf>,
+}
+
+/// What parsing the arguments came to: a configuration, or text that was
+/// already the whole answer (`--help`).
+#[derive(Debug)]
+pub enum Parsed {
+    Run(Config),
+    /// `--help` or `--version`: print this on stdout and stop.
+    Info(String),
+}
+
+/// Parses the arguments after `tern bench`. `Err` is the usage message
+/// (the caller exits with status 2).
+pub fn parse(args: &[String]) -> Result<Parsed, String> {
+    let argv = std::iter::once("tern bench".to_string()).chain(args.iter().cloned());
+    let a = match Args::try_parse_from(argv) {
+        Ok(a) => a,
+        Err(e) if !e.use_stderr() => return Ok(Parsed::Info(e.render().to_string())),
+        Err(e) => return Err(e.render().to_string().trim_end().to_string()),
+    };
+    let instructions = a.metric == Metric::Instructions;
+    let mut sides = vec![Side::Builtin];
+    sides.extend(dedup(a.sides).into_iter().filter(|s| *s != Side::Builtin));
+    Ok(Parsed::Run(Config {
+        workloads: dedup(a.workloads),
+        sizes: dedup(a.sizes),
+        sides,
+        modes: dedup(a.modes),
+        levels: dedup(a.levels),
+        reps: a.reps.unwrap_or(if instructions { 1 } else { 3 }),
+        warmups: a.warmups.unwrap_or(if instructions { 0 } else { 1 }),
+        quick: a.quick,
+        metric: a.metric,
+        affinity: a.affinity.map(|c| c.0),
+        out: a.out,
+    }))
+}
+
+/// Sorted, without repeats, so tables have a stable order.
+fn dedup<T: Ord>(mut v: Vec<T>) -> Vec<T> {
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn parse_size(s: &str) -> Result<u32, String> {
+    match s {
+        "8" => Ok(8),
+        "128" => Ok(128),
+        _ => Err(format!("`{s}` is not an element size (use 8 or 128)")),
+    }
+}
+
+fn parse_level(s: &str) -> Result<u8, String> {
+    match s.trim_start_matches('-').trim_start_matches('O') {
+        "0" => Ok(0),
+        "1" => Ok(1),
+        "2" => Ok(2),
+        _ => Err(format!(
+            "`{s}` is not an optimization level (use 0, 1 or 2)"
+        )),
+    }
+}
+
+/// A parsed `--affinity` value (one clap value, so not a bare `Vec`).
+#[derive(Clone, Debug, PartialEq)]
+struct CpuList(Vec<usize>);
+
+fn parse_cpu_list(s: &str) -> Result<CpuList, String> {
+    parse_cpus(s).map(CpuList)
+}
+
+/// Parses a CPU list: `1`, `0,1`, `0-3`, `0-1,3`.
+pub fn parse_cpus(s: &str) -> Result<Vec<usize>, String> {
+    let bad = || format!("`{s}` is not a CPU list (e.g. `1`, `0,1` or `0-1`)");
+    let mut cpus = Vec::new();
+    for part in s.split(',') {
+        let (lo, hi) = match part.split_once('-') {
+            Some((lo, hi)) => (lo, hi),
+            None => (part, part),
+        };
+        let lo: usize = lo.trim().parse().map_err(|_| bad())?;
+        let hi: usize = hi.trim().parse().map_err(|_| bad())?;
+        if lo > hi || hi >= 1024 {
+            return Err(bad());
+        }
+        cpus.extend(lo..=hi);
+    }
+    Ok(dedup(cpus))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    fn config(s: &str) -> Config {
+        match parse(&args(s)) {
+            Ok(Parsed::Run(c)) => c,
+            other => panic!("expected a configuration, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_are_o2_all_sides_three_reps() {
+        let c = config("");
+        assert_eq!(
+            c.workloads,
+            vec![Workload::Append, Workload::Fragmented, Workload::Resize]
+        );
+        assert_eq!(c.sizes, vec![8, 128]);
+        assert_eq!(
+            c.sides,
+            vec![Side::Builtin, Side::Library, Side::Pure, Side::C]
+        );
+        assert_eq!(c.modes, vec![Mode::Aot, Mode::JitExec, Mode::JitTotal]);
+        assert_eq!(c.levels, vec![2]);
+        assert_eq!((c.reps, c.warmups, c.quick), (3, 1, false));
+        assert_eq!(c.metric, Metric::Cpu);
+    }
+
+    #[test]
+    fn builtin_is_always_first_and_lists_are_deduplicated() {
+        let c = config("--sides c,library,library --levels O2,-O0,0 --sizes 128,8");
+        assert_eq!(c.sides, vec![Side::Builtin, Side::Library, Side::C]);
+        assert_eq!(c.levels, vec![0, 2]);
+        assert_eq!(c.sizes, vec![8, 128]);
+    }
+
+    #[test]
+    fn instructions_metric_defaults_to_one_rep_no_warmup() {
+        let c = config("--metric instructions");
+        assert_eq!((c.reps, c.warmups), (1, 0));
+        let c = config("--metric instructions --reps 3 --warmups 2");
+        assert_eq!((c.reps, c.warmups), (3, 2));
+    }
+
+    #[test]
+    fn bad_values_are_usage_errors_naming_the_value() {
+        let e = parse(&args("--sides builtin,bogus")).unwrap_err();
+        assert!(e.contains("invalid value 'bogus' for '--sides"), "{e}");
+        let e = parse(&args("--sizes 16")).unwrap_err();
+        assert!(
+            e.contains("`16` is not an element size (use 8 or 128)"),
+            "{e}"
+        );
+        let e = parse(&args("--levels 3")).unwrap_err();
+        assert!(
+            e.contains("`3` is not an optimization level (use 0, 1 or 2)"),
+            "{e}"
+        );
+        let e = parse(&args("--reps 0")).unwrap_err();
+        assert!(e.contains("--reps"), "{e}");
+        let e = parse(&args("--affinity 2-1")).unwrap_err();
+        assert!(e.contains("`2-1` is not a CPU list"), "{e}");
+        let e = parse(&args("--frobnicate")).unwrap_err();
+        assert!(e.contains("unexpected argument '--frobnicate'"), "{e}");
+    }
+
+    #[test]
+    fn affinity_is_one_cpu_list() {
+        assert_eq!(config("--affinity 0-1,3").affinity, Some(vec![0, 1, 3]));
+        assert_eq!(config("").affinity, None);
+    }
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(parse_cpus("1"), Ok(vec![1]));
+        assert_eq!(parse_cpus("0-2,1"), Ok(vec![0, 1, 2]));
+        assert!(parse_cpus("x").is_err());
+        assert!(parse_cpus("").is_err());
+    }
+
+    #[test]
+    fn help_is_information_not_an_error() {
+        match parse(&args("--help")) {
+            Ok(Parsed::Info(text)) => assert!(text.contains("--levels 0,1,2"), "{text}"),
+            other => panic!("expected help text, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! Concrete benchmark programs from the workload templates: one Tern source
+//! per (workload, element size, side) and the C baseline's build flags.
+//!
+//! A template (`benches/workloads/*.tern`) spells every slice operation with
+//! a placeholder (`ALLOC(n)`, `APPEND(s, v)`, `RESIZE(s, n)`, `FREE(s)`,
+//! `OFFSET(s)`, `SLICE`), and the side's table below replaces it with the
+//! natural code a user of that side writes: `reusable::append(s, v)` for the
+//! builtin, `slice_pool::append(ref ctx, s, v)` for the library. So the sides
+//! differ only in those calls (no wrapper functions that only one side
+//! would pay for), and every other line is identical.
+
+use super::config::{Side, Workload};
+
+/// The template text of a workload (embedded at build time).
+pub fn template(w: Workload) -> &'static str {
+    match w {
+        Workload::Append => include_str!("../../benches/workloads/append.tern"),
+        Workload::Fragmented => include_str!("../../benches/workloads/fragmented.tern"),
+        Workload::Resize => include_str!("../../benches/workloads/resize.tern"),
+    }
+}
+
+/// The C baseline source of a workload and the shared header.
+pub fn c_source(w: Workload) -> &'static str {
+    match w {
+        Workload::Append => include_str!("../../benches/workloads/c/append.c"),
+        Workload::Fragmented => include_str!("../../benches/workloads/c/fragmented.c"),
+        Workload::Resize => include_str!("../../benches/workloads/c/resize.c"),
+    }
+}
+
+/// `common.h`, included by every C baseline.
+pub const C_HEADER: &str = include_str!("../../benches/workloads/c/common.h");
+
+/// How big one generated program is: the operation count and the workload's
+/// length parameter (maximum length, in elements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scale {
+    /// Operations (rounds for `fragmented`).
+    pub ops: i64,
+    /// The workload's length parameter in elements.
+    pub param: i64,
+}
+
+/// The scale of a (workload, element size): chosen so a builtin sample at
+/// O2 AOT takes roughly 0.2-1 s on the 2-vCPU reference machine;
+/// `quick` divides the operation count by 20.
+pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
+    let (ops, param) = match (w, elem_bytes) {
+        (Workload::Append, 8) => (4_000_000, 32),
+        (Workload::Append, _) => (2_000_000, 8),
+        // `fragmented` counts rounds; each frees and refills K/3 = 341 slices.
+        (Workload::Fragmented, 8) => (6_000, 16),
+        (Workload::Fragmented, _) => (4_000, 4),
+        (Workload::Resize, 8) => (4_000_000, 32),
+        (Workload::Resize, _) => (2_000_000, 8),
+    };
+    Scale {
+        ops: if quick { (ops / 20).max(1) } else { ops },
+        param,
+    }
+}
+
+/// Bytes of arena the library sides reserve (virtual; committed lazily):
+/// far more than any workload keeps live, so exhaustion is never measured.
+pub const LIBRARY_ARENA_BYTES: i64 = 1 << 30;
+
+/// The Tern source of one (workload, element size, side). `Side::C` has no
+/// Tern source: use [`c_source`] and [`c_flags`].
+pub fn tern_source(w: Workload, elem_bytes: u32, side: Side, quick: bool) -> String {
+    substitute(template(w), elem_bytes, side, scale(w, elem_bytes, quick))
+}
+
+/// Fills a template's placeholders for one side and element type.
+pub fn substitute(template: &str, elem_bytes: u32, side: Side, s: Scale) -> String {
+    let elem = if elem_bytes == 8 { "i64" } else { "[16]i64" };
+    // For i64 elements, MK(x) and VAL(e) are the value itself; for [16]i64
+    // they are small functions (every side pays the same for them).
+    let (mk, val, prelude) = if elem_bytes == 8 {
+        ("(", "(", String::new())
+    } else {
+        (
+            "mk_elem(",
+            "val_elem(",
+            "fn mk_elem(x: i64) -> [16]i64 {\n    var e = [x; 16];\n    e[15] = x * 3;\n    return e;\n}\n\n\
+             fn val_elem(e: [16]i64) -> i64 {\n    return e[0] + e[15];\n}\n"
+                .to_string(),
+        )
+    };
+    let table: Vec<(&str, String)> = match side {
+        Side::Builtin | Side::C => vec![
+            ("USE_SIDE\n", String::new()),
+            ("SETUP_SIDE\n", String::new()),
+            ("FINISH_SIDE\n", String::new()),
+            ("ALLOC(", format!("reusable::alloc::<{elem}>(")),
+            ("APPEND(", "reusable::append(".into()),
+            ("RESIZE(", "reusable::resize(".into()),
+            ("FREE(", "reusable::free(".into()),
+            ("OFFSET(", "reusable::offset(".into()),
+        ],
+        Side::Library | Side::Pure => {
+            let m = if side == Side::Library {
+                "slice_pool"
+            } else {
+                "slice_pool_pure"
+            };
+            vec![
+                ("USE_SIDE\n", format!("use {m};\n")),
+                (
+                    "SETUP_SIDE\n",
+                    format!("    var ctx = {m}::new({LIBRARY_ARENA_BYTES});\n"),
+                ),
+                ("FINISH_SIDE\n", format!("    {m}::finish(ref ctx);\n")),
+                ("ALLOC(", format!("{m}::alloc_slice::<{elem}>(ref ctx, ")),
+                ("APPEND(", format!("{m}::append(ref ctx, ")),
+                ("RESIZE(", format!("{m}::realloc_slice(ref ctx, ")),
+                ("FREE(", format!("{m}::free_slice(ref ctx, ")),
+                ("OFFSET(", format!("{m}::offset_of(ref ctx, ")),
+            ]
+        }
+    };
+    let mut out = template.to_string();
+    // Drop the indentation before the statement placeholders so an empty
+    // substitution leaves no blank-with-spaces line.
+    for p in ["SETUP_SIDE\n", "FINISH_SIDE\n"] {
+        out = out.replace(&format!("    {p}"), p);
+    }
+    for (from, to) in &table {
+        out = out.replace(from, to);
+    }
+    out.replace("ELEM_PRELUDE\n", &prelude)
+        .replace("MK(", mk)
+        .replace("VAL(", val)
+        .replace("N_OPS", &s.ops.to_string())
+        .replace("LMAX_ELEMS", &s.param.to_string())
+        .replace("MAX_ELEMS", &s.param.to_string())
+}
+
+/// The `cc` arguments (besides source and output) of a C baseline.
+pub fn c_flags(w: Workload, elem_bytes: u32, quick: bool) -> Vec<String> {
+    let s = scale(w, elem_bytes, quick);
+    vec![
+        "-O2".into(),
+        format!("-DELEM_BYTES={elem_bytes}"),
+        format!("-DN_OPS={}", s.ops),
+        format!("-DPARAM={}", s.param),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: [Workload; 3] = [Workload::Append, Workload::Fragmented, Workload::Resize];
+
+    #[test]
+    fn no_placeholder_survives_substitution() {
+        for w in ALL {
+            for size in [8, 128] {
+                for side in [Side::Builtin, Side::Library, Side::Pure] {
+                    let src = tern_source(w, size, side, false);
+                    for p in [
+                        "USE_SIDE",
+                        "SETUP_SIDE",
+                        "FINISH_SIDE",
+                        "ALLOC(",
+                        "APPEND(",
+                        "RESIZE(",
+                        "FREE(",
+                        "OFFSET(",
+                        "ELEM_PRELUDE",
+                        "MK(",
+                        "VAL(",
+                        "N_OPS",
+                        "MAX_ELEMS",
+                    ] {
+                        assert!(
+                            !src.contains(p),
+                            "{p} left in {w:?}/{size}/{side:?}:\n{src}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sides_differ_only_in_slice_operations() {
+        let t = "USE_SIDE\nfn main() {\n    SETUP_SIDE\n    var s = ALLOC(0);\n    s = APPEND(s, MK(1));\n    \
+                 s = RESIZE(s, N_OPS);\n    print(VAL(s[0]) + OFFSET(s));\n    FREE(s);\n    FINISH_SIDE\n}\n";
+        let scale = Scale { ops: 5, param: 2 };
+        assert_eq!(
+            substitute(t, 8, Side::Builtin, scale),
+            "fn main() {\n    var s = reusable::alloc::<i64>(0);\n    s = reusable::append(s, (1));\n    \
+             s = reusable::resize(s, 5);\n    print((s[0]) + reusable::offset(s));\n    reusable::free(s);\n}\n"
+        );
+        assert_eq!(
+            substitute(t, 128, Side::Library, scale),
+            "use slice_pool;\nfn main() {\n    var ctx = slice_pool::new(1073741824);\n    \
+             var s = slice_pool::alloc_slice::<[16]i64>(ref ctx, 0);\n    \
+             s = slice_pool::append(ref ctx, s, mk_elem(1));\n    \
+             s = slice_pool::realloc_slice(ref ctx, s, 5);\n    \
+             print(val_elem(s[0]) + slice_pool::offset_of(ref ctx, s));\n    \
+             slice_pool::free_slice(ref ctx, s);\n    slice_pool::finish(ref ctx);\n}\n"
+        );
+        assert!(substitute(t, 8, Side::Pure, scale).starts_with("use slice_pool_pure;\n"));
+    }
+
+    #[test]
+    fn quick_shrinks_twentyfold() {
+        assert_eq!(scale(Workload::Append, 8, false).ops, 4_000_000);
+        assert_eq!(scale(Workload::Append, 8, true).ops, 200_000);
+        assert_eq!(
+            c_flags(Workload::Resize, 128, true),
+            ["-O2", "-DELEM_BYTES=128", "-DN_OPS=100000", "-DPARAM=8"]
+        );
+    }
+}

@@ -1,0 +1,137 @@
+//! What a run needs to be reproduced: the machine, the tools, and
+//! fingerprints of the compiler and stdlib that produced the figures.
+
+use std::path::Path;
+use std::process::Command;
+
+/// The first line a tool prints for `args`, or why there is none.
+fn tool_line(program: &str, args: &[&str]) -> String {
+    match Command::new(program).args(args).output() {
+        Ok(o) => {
+            let text = if o.stdout.is_empty() {
+                o.stderr
+            } else {
+                o.stdout
+            };
+            String::from_utf8_lossy(&text)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        }
+        Err(e) => format!("unavailable ({e})"),
+    }
+}
+
+fn read_trimmed(path: &str) -> String {
+    std::fs::read_to_string(path)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|e| format!("unavailable ({e})"))
+}
+
+/// A `key: value` description of the machine and tools.
+pub fn describe(command_line: &str) -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .and_then(|r| r.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let mhz = cpuinfo
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("cpu MHz")
+                .and_then(|r| r.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let nproc = std::thread::available_parallelism()
+        .map(|n| n.get().to_string())
+        .unwrap_or_else(|_| "unknown".into());
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| m.lines().next().map(str::to_string))
+        .unwrap_or_default();
+    [
+        ("command", command_line.to_string()),
+        ("nproc", nproc),
+        ("cpu model", model),
+        ("cpu MHz", mhz),
+        ("memory", mem),
+        ("kernel", read_trimmed("/proc/sys/kernel/osrelease")),
+        ("load average", read_trimmed("/proc/loadavg")),
+        ("rustc", tool_line("rustc", &["--version"])),
+        ("cc", tool_line("cc", &["--version"])),
+        ("libc", tool_line("ldd", &["--version"])),
+        ("valgrind", tool_line("valgrind", &["--version"])),
+        (
+            "GLIBC_TUNABLES",
+            std::env::var("GLIBC_TUNABLES").unwrap_or_else(|_| "(unset: glibc defaults)".into()),
+        ),
+        (
+            "TERN_STDLIB",
+            std::env::var("TERN_STDLIB").unwrap_or_else(|_| "(unset: embedded stdlib)".into()),
+        ),
+        (
+            "TERN_POOL_BYTES",
+            std::env::var("TERN_POOL_BYTES").unwrap_or_else(|_| "(unset)".into()),
+        ),
+    ]
+    .iter()
+    .map(|(k, v)| format!("{k}: {v}\n"))
+    .collect()
+}
+
+/// FNV-1a, 64 bits: a fingerprint to tell builds apart, not a security hash.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Fingerprints of the tern executable, the runtime library it links and
+/// the stdlib sources, one `fnv1a-64  bytes  path` line each.
+pub fn fingerprints(tern: &Path, runtime_lib: Option<&Path>, stdlib_dir: &Path) -> String {
+    let mut paths = vec![tern.to_path_buf()];
+    paths.extend(runtime_lib.map(Path::to_path_buf));
+    let mut stdlib: Vec<_> = std::fs::read_dir(stdlib_dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "tern"))
+                .collect()
+        })
+        .unwrap_or_default();
+    stdlib.sort();
+    paths.extend(stdlib);
+    let mut out = String::from(
+        "# fnv1a-64 of each file (the tern binary embeds the stdlib it was built with)\n",
+    );
+    for p in paths {
+        match std::fs::read(&p) {
+            Ok(b) => out.push_str(&format!(
+                "{:016x}  {:>10}  {}\n",
+                fnv1a(&b),
+                b.len(),
+                p.display()
+            )),
+            Err(e) => out.push_str(&format!("unreadable  {}: {e}\n", p.display())),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_known_values() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}

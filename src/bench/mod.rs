@@ -1,0 +1,669 @@
+//! `tern bench`: the slice_pool vs reusable[] matrix (DESIGN.md section 5).
+//!
+//! Module map: `config` (options), `generate` (concrete programs from the
+//! workload templates), `sample` (one measured child process), `checksum`
+//! (all sides must agree), `stats` (median, ratio, geometric mean),
+//! `report` (tables, CSV, SVG), `outdir` (a fresh output folder),
+//! `machine` (machine description, fingerprints). This file runs the
+//! matrix: build everything, then repetitions of interleaved samples.
+
+pub mod checksum;
+pub mod config;
+pub mod generate;
+pub mod machine;
+pub mod outdir;
+pub mod report;
+pub mod sample;
+pub mod stats;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::Failure;
+use checksum::Checksums;
+use config::{Config, Metric, Mode, Parsed, Side, Workload, name};
+use report::{Key, Results};
+
+/// Entry point of `tern bench ARGS...`.
+pub fn main(args: &[String]) -> Result<(), Failure> {
+    let cfg = match config::parse(args) {
+        Ok(Parsed::Run(c)) => c,
+        Ok(Parsed::Info(text)) => {
+            print!("{text}");
+            return Ok(());
+        }
+        Err(usage) => return Err(Failure::new(2, usage)),
+    };
+    if let Some(cpus) = &cfg.affinity {
+        set_affinity(cpus).map_err(|e| Failure::new(2, format!("error: --affinity: {e}")))?;
+    }
+    if cfg.metric == Metric::Instructions
+        && Command::new("valgrind").arg("--version").output().is_err()
+    {
+        return Err(Failure::new(
+            2,
+            "error: --metric instructions needs `valgrind` on PATH".into(),
+        ));
+    }
+    let out = outdir::create(
+        cfg.out.as_deref(),
+        Path::new("bench-out"),
+        std::time::SystemTime::now(),
+    )
+    .map_err(|e| Failure::new(2, format!("error: {e}")))?;
+    let bench = Bench::new(cfg, out.clone()).map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    let ok = bench
+        .run()
+        .map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    eprintln!("tern bench: everything is in {}", out.display());
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::new(
+            1,
+            "error: some cases failed (see FAILED lines above)".into(),
+        ))
+    }
+}
+
+/// Pins this process (and so every child it starts) to `cpus`.
+fn set_affinity(cpus: &[usize]) -> Result<(), String> {
+    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        // SAFETY: `c` < 1024 = CPU_SETSIZE, checked by the parser.
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    // SAFETY: pid 0 = this thread; `set` is valid for its size.
+    let r = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "sched_setaffinity({cpus:?}): {}",
+            std::io::Error::last_os_error()
+        ))
+    }
+}
+
+/// What one sample runs.
+#[derive(Clone, Debug)]
+enum Job {
+    /// A built executable (a Tern side at a level, or the C baseline).
+    Exe {
+        workload: Workload,
+        size: u32,
+        side: Side,
+        level: Option<u8>,
+        exe: PathBuf,
+    },
+    /// `tern run -O<level> --time SRC`.
+    Jit {
+        workload: Workload,
+        size: u32,
+        side: Side,
+        level: u8,
+        src: PathBuf,
+    },
+}
+
+impl Job {
+    fn case(&self) -> (Workload, u32, Side) {
+        match self {
+            Job::Exe {
+                workload,
+                size,
+                side,
+                ..
+            }
+            | Job::Jit {
+                workload,
+                size,
+                side,
+                ..
+            } => (*workload, *size, *side),
+        }
+    }
+
+    fn label(&self) -> String {
+        match self {
+            Job::Exe {
+                workload,
+                size,
+                side,
+                level,
+                ..
+            } => {
+                let lv = level
+                    .map(|l| format!("-O{l}"))
+                    .unwrap_or_else(|| "cc-O2".into());
+                format!("{}/{size} {} {lv} aot", name(workload), name(side))
+            }
+            Job::Jit {
+                workload,
+                size,
+                side,
+                level,
+                ..
+            } => {
+                format!("{}/{size} {} -O{level} jit", name(workload), name(side))
+            }
+        }
+    }
+}
+
+struct Bench {
+    cfg: Config,
+    out: PathBuf,
+    tern: PathBuf,
+}
+
+/// One row of `samples.csv`.
+struct Row {
+    rep: u32,
+    warmup: bool,
+    key: Key,
+    value: f64,
+    cpu_s: f64,
+    wall_s: f64,
+    compile_ms: Option<f64>,
+}
+
+impl Bench {
+    fn new(cfg: Config, out: PathBuf) -> Result<Bench, String> {
+        let tern = std::env::current_exe()
+            .map_err(|e| format!("cannot locate the tern executable: {e}"))?;
+        Ok(Bench { cfg, out, tern })
+    }
+
+    fn path(&self, parts: &[&str]) -> PathBuf {
+        let mut p = self.out.clone();
+        for part in parts {
+            p.push(part);
+        }
+        if let Some(dir) = p.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        p
+    }
+
+    fn write(&self, parts: &[&str], text: &str) -> Result<PathBuf, String> {
+        let p = self.path(parts);
+        std::fs::write(&p, text).map_err(|e| format!("cannot write `{}`: {e}", p.display()))?;
+        Ok(p)
+    }
+
+    fn cases(&self) -> Vec<(Workload, u32)> {
+        self.cfg
+            .workloads
+            .iter()
+            .flat_map(|w| self.cfg.sizes.iter().map(move |s| (*w, *s)))
+            .collect()
+    }
+
+    fn wants_jit(&self) -> bool {
+        self.cfg.modes.iter().any(|m| *m != Mode::Aot)
+    }
+
+    /// Builds everything, runs the repetitions, writes the report. `Ok(false)`
+    /// when some case failed (reported, and the rest still measured).
+    fn run(&self) -> Result<bool, String> {
+        let args: Vec<String> = std::env::args().collect();
+        self.write(&["machine.txt"], &machine::describe(&args.join(" ")))?;
+        let stdlib_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("stdlib");
+        let runtime_lib = crate::staticlib::find_runtime_lib().ok();
+        self.write(
+            &["fingerprints.txt"],
+            &machine::fingerprints(&self.tern, runtime_lib.as_deref(), &stdlib_dir),
+        )?;
+        let mut results = Results::default();
+        let mut log = String::new();
+        let jobs = self.build_all(&mut results, &mut log)?;
+        self.write(&["logs", "build.log"], &log)?;
+        for line in report::failure_list(&results).lines() {
+            eprintln!("{line}");
+        }
+
+        let mut checks = Checksums::default();
+        let mut rows: Vec<Row> = Vec::new();
+        let mut sample_log = String::new();
+        let per_job = match self.cfg.metric {
+            Metric::Instructions => self
+                .cfg
+                .modes
+                .iter()
+                .filter(|m| **m != Mode::Aot)
+                .count()
+                .max(1) as u64,
+            Metric::Cpu => 1,
+        };
+        let total = u64::from(self.cfg.reps + self.cfg.warmups) * jobs.len() as u64 * per_job;
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:40.cyan/blue} {pos}/{len} samples [{elapsed_precise}<{eta_precise}] {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        for rep in 0..self.cfg.warmups + self.cfg.reps {
+            let warmup = rep < self.cfg.warmups;
+            for job in &jobs {
+                let (w, size, side) = job.case();
+                bar.set_message(format!(
+                    "{}{}",
+                    if warmup { "warm-up " } else { "" },
+                    job.label()
+                ));
+                if results.failed.contains_key(&(w, size, side)) {
+                    bar.inc(per_job);
+                    continue;
+                }
+                match self.sample(job, rep, warmup, &mut checks, &mut sample_log) {
+                    Ok(mut new_rows) => {
+                        if !warmup {
+                            for row in &new_rows {
+                                results.values.entry(row.key).or_default().push(row.value);
+                            }
+                            // One JIT process reports one compile time,
+                            // however many modes its sample fed.
+                            if let Some((level, ms)) = new_rows
+                                .iter()
+                                .find_map(|r| Some((r.key.level, r.compile_ms?)))
+                            {
+                                results
+                                    .compile_ms
+                                    .entry((level, w, size, side))
+                                    .or_default()
+                                    .push(ms);
+                            }
+                        }
+                        rows.append(&mut new_rows);
+                    }
+                    Err(why) => {
+                        // `why` starts with the sample's label.
+                        bar.suspend(|| eprintln!("FAILED {why}"));
+                        let _ = writeln!(sample_log, "FAILED {why}");
+                        results.failed.insert((w, size, side), why);
+                    }
+                }
+                bar.inc(per_job);
+            }
+        }
+        bar.finish_and_clear();
+        self.write(&["logs", "samples.log"], &sample_log)?;
+        self.write(&["checksums.txt"], &checks.listing())?;
+        self.write(&["samples.csv"], &samples_csv(&rows, self.cfg.metric))?;
+
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
+            "tern bench: metric {}, {} rep(s) after {} warm-up(s){}",
+            name(&self.cfg.metric),
+            self.cfg.reps,
+            self.cfg.warmups,
+            if self.cfg.quick {
+                ", --quick (not a measurement)"
+            } else {
+                ""
+            }
+        );
+        text.push_str(&report::ratio_tables(&self.cfg, &results));
+        text.push_str(&report::absolute_tables(&self.cfg, &results));
+        if self.cfg.metric == Metric::Cpu {
+            text.push_str(&report::compile_tables(&self.cfg, &results));
+        }
+        text.push_str(&report::size_table(&results));
+        let failures = report::failure_list(&results);
+        if !failures.is_empty() {
+            text.push('\n');
+            text.push_str(&failures);
+        }
+        print!("{text}");
+        self.write(&["report.txt"], &text)?;
+        self.write(&["ratios.svg"], &report::ratio_svg(&self.cfg, &results))?;
+        Ok(results.failed.is_empty())
+    }
+
+    /// Generates and builds every program; returns the jobs of one
+    /// repetition in their interleaved order (per case: every side at a
+    /// level, executables first, then JIT runs, then C).
+    fn build_all(&self, results: &mut Results, log: &mut String) -> Result<Vec<Job>, String> {
+        let mut jobs = Vec::new();
+        let aot = self.cfg.modes.contains(&Mode::Aot);
+        let building = ProgressBar::new(self.cases().len() as u64);
+        building.set_style(
+            ProgressStyle::with_template("building {bar:40} {pos}/{len} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        for (w, size) in self.cases() {
+            let stem = format!("{}-{size}", name(&w));
+            building.set_message(stem.clone());
+            let mut exe_jobs = Vec::new();
+            let mut jit_jobs = Vec::new();
+            for &side in &self.cfg.sides {
+                if side == Side::C {
+                    continue;
+                }
+                let src_text = generate::tern_source(w, size, side, self.cfg.quick);
+                let src = self.write(&["src", &name(&side), &format!("{stem}.tern")], &src_text)?;
+                for &level in &self.cfg.levels {
+                    let dir = format!("{}-O{level}", name(&side));
+                    let lv = format!("-O{level}");
+                    let clif = self.path(&["clif", &dir, &format!("{stem}.clif")]);
+                    let obj = self.path(&["obj", &dir, &format!("{stem}.o")]);
+                    let exe = self.path(&["bin", &dir, &stem]);
+                    let steps: [(&Path, Option<&str>); 3] =
+                        [(&clif, Some("clif")), (&obj, Some("obj")), (&exe, None)];
+                    let mut failed = None;
+                    for (target, emit) in steps {
+                        let mut cmd = Command::new(&self.tern);
+                        cmd.arg("build").arg(&src).arg("-o").arg(target).arg(&lv);
+                        if let Some(e) = emit {
+                            cmd.arg("--emit").arg(e);
+                        }
+                        if let Err(e) = run_logged(&mut cmd, log) {
+                            failed = Some(format!(
+                                "`tern build {lv}{}` failed: {e}",
+                                emit.map(|e| format!(" --emit {e}")).unwrap_or_default()
+                            ));
+                            break;
+                        }
+                    }
+                    if let Some(why) = failed {
+                        results.failed.entry((w, size, side)).or_insert(why);
+                        continue;
+                    }
+                    let exe_bytes = std::fs::metadata(&exe).map(|m| m.len()).unwrap_or(0);
+                    results
+                        .sizes
+                        .insert((side, level, w, size), (exe_bytes, text_bytes(&obj)));
+                    if aot {
+                        exe_jobs.push(Job::Exe {
+                            workload: w,
+                            size,
+                            side,
+                            level: Some(level),
+                            exe,
+                        });
+                    }
+                    if self.wants_jit() {
+                        jit_jobs.push(Job::Jit {
+                            workload: w,
+                            size,
+                            side,
+                            level,
+                            src: src.clone(),
+                        });
+                    }
+                }
+            }
+            if self.cfg.sides.contains(&Side::C) && aot {
+                self.write(&["src", "c", "common.h"], generate::C_HEADER)?;
+                let src = self.write(
+                    &["src", "c", &format!("{}.c", name(&w))],
+                    generate::c_source(w),
+                )?;
+                let exe = self.path(&["bin", "c", &stem]);
+                let mut cmd = Command::new("cc");
+                cmd.args(generate::c_flags(w, size, self.cfg.quick))
+                    .arg("-o")
+                    .arg(&exe)
+                    .arg(&src);
+                match run_logged(&mut cmd, log) {
+                    Ok(()) => {
+                        let exe_bytes = std::fs::metadata(&exe).map(|m| m.len()).unwrap_or(0);
+                        results
+                            .sizes
+                            .insert((Side::C, 2, w, size), (exe_bytes, text_bytes(&exe)));
+                        exe_jobs.push(Job::Exe {
+                            workload: w,
+                            size,
+                            side: Side::C,
+                            level: None,
+                            exe,
+                        });
+                    }
+                    Err(e) => {
+                        results
+                            .failed
+                            .insert((w, size, Side::C), format!("`cc` failed: {e}"));
+                    }
+                }
+            }
+            jobs.extend(exe_jobs);
+            jobs.extend(jit_jobs);
+            building.inc(1);
+        }
+        building.finish_and_clear();
+        Ok(jobs)
+    }
+
+    /// Runs one job once (twice for JIT under callgrind: total and exec
+    /// are separate processes) and returns its rows.
+    fn sample(
+        &self,
+        job: &Job,
+        rep: u32,
+        warmup: bool,
+        checks: &mut Checksums,
+        log: &mut String,
+    ) -> Result<Vec<Row>, String> {
+        let (w, size, side) = job.case();
+        let label = job.label();
+        let mut rows = Vec::new();
+        let row = |key: Key, value: f64, cpu_s: f64, wall_s: f64, compile_ms: Option<f64>| Row {
+            rep,
+            warmup,
+            key,
+            value,
+            cpu_s,
+            wall_s,
+            compile_ms,
+        };
+        let key = |mode: Mode, level: u8| Key {
+            mode,
+            level,
+            workload: w,
+            size,
+            side,
+        };
+        match job {
+            Job::Exe { exe, level, .. } => {
+                let cmd = Command::new(exe);
+                let (o, ir) = self.measure(cmd, None, &label, log)?;
+                checks.check((w, size), side, &label, &o.stdout)?;
+                // The C baseline (one build) stands in every level's AOT table.
+                let levels = match level {
+                    Some(l) => vec![*l],
+                    None => self.cfg.levels.clone(),
+                };
+                for l in levels {
+                    rows.push(row(
+                        key(Mode::Aot, l),
+                        ir.unwrap_or(o.cpu_s),
+                        o.cpu_s,
+                        o.wall_s,
+                        None,
+                    ));
+                }
+            }
+            Job::Jit { src, level, .. } => {
+                let mut cmd = Command::new(&self.tern);
+                cmd.arg("run")
+                    .arg(format!("-O{level}"))
+                    .arg("--time")
+                    .arg(src);
+                let modes: Vec<Mode> = self
+                    .cfg
+                    .modes
+                    .iter()
+                    .copied()
+                    .filter(|m| *m != Mode::Aot)
+                    .collect();
+                let runs: Vec<(Vec<Mode>, Option<&str>)> = match self.cfg.metric {
+                    Metric::Cpu => vec![(modes, None)],
+                    Metric::Instructions => modes
+                        .iter()
+                        .map(|m| {
+                            (
+                                vec![*m],
+                                if *m == Mode::JitExec {
+                                    Some("tern_rt_main")
+                                } else {
+                                    None
+                                },
+                            )
+                        })
+                        .collect(),
+                };
+                for (modes, only) in runs {
+                    let mut c = Command::new(cmd.get_program());
+                    // TERN_TIME_CPU=1 adds `time: execution cpu` to the
+                    // `--time` report (src/run.rs).
+                    c.args(cmd.get_args()).env("TERN_TIME_CPU", "1");
+                    let (o, ir) = self.measure(c, only, &label, log)?;
+                    checks.check((w, size), side, &label, &o.stdout)?;
+                    let (times, rest) = sample::parse_jit_times(&o.stderr);
+                    let t = times.ok_or_else(|| {
+                        format!(
+                            "{label}: `tern run --time` printed no complete time report: {:?}",
+                            o.stderr
+                        )
+                    })?;
+                    if !rest.trim().is_empty() {
+                        return Err(format!("{label}: unexpected stderr: {rest:?}"));
+                    }
+                    let compile = t.front_ms + t.cranelift_ms;
+                    for m in modes {
+                        let (value, cpu, wall) = match (m, ir) {
+                            (_, Some(ir)) => (ir, o.cpu_s, o.wall_s),
+                            (Mode::JitExec, None) => {
+                                (t.exec_cpu_ms / 1e3, t.exec_cpu_ms / 1e3, t.exec_ms / 1e3)
+                            }
+                            (_, None) => (o.cpu_s, o.cpu_s, o.wall_s),
+                        };
+                        let compile = if ir.is_none() { Some(compile) } else { None };
+                        rows.push(row(key(m, *level), value, cpu, wall, compile));
+                    }
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Runs `cmd` (under callgrind for the instruction metric), requires a
+    /// clean exit, and returns the outcome and the instruction count.
+    fn measure(
+        &self,
+        cmd: Command,
+        only: Option<&str>,
+        label: &str,
+        log: &mut String,
+    ) -> Result<(sample::Outcome, Option<f64>), String> {
+        let (mut cmd, profile) = match self.cfg.metric {
+            Metric::Cpu => (cmd, None),
+            Metric::Instructions => {
+                let p = self.path(&["callgrind", "last.out"]);
+                (sample::under_callgrind(&cmd, &p, only), Some(p))
+            }
+        };
+        let o = sample::run(&mut cmd).map_err(|e| format!("{label}: {e}"))?;
+        let _ = writeln!(
+            log,
+            "{label}: status {} cpu {:.4}s wall {:.4}s",
+            o.status, o.cpu_s, o.wall_s
+        );
+        if o.status != 0 {
+            return Err(format!(
+                "{label}: exit status {}; stderr: {}",
+                o.status,
+                o.stderr.trim()
+            ));
+        }
+        let ir = match profile {
+            None => None,
+            Some(p) => {
+                let text = std::fs::read_to_string(&p)
+                    .map_err(|e| format!("{label}: no callgrind profile: {e}"))?;
+                let _ = std::fs::remove_file(&p);
+                let total = sample::callgrind_total(&text)
+                    .ok_or_else(|| format!("{label}: callgrind profile without totals"))?;
+                Some(total as f64)
+            }
+        };
+        Ok((o, ir))
+    }
+}
+
+/// Runs a build step, appending the command and its output to `log`.
+fn run_logged(cmd: &mut Command, log: &mut String) -> Result<(), String> {
+    let shown = format!(
+        "{} {}",
+        cmd.get_program().to_string_lossy(),
+        cmd.get_args()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let o = sample::run(cmd)?;
+    let _ = writeln!(
+        log,
+        "$ {shown}\n{}{}(status {}, {:.3}s)",
+        o.stdout, o.stderr, o.status, o.wall_s
+    );
+    if o.status == 0 {
+        Ok(())
+    } else {
+        Err(o.stderr.lines().next().unwrap_or("no message").to_string())
+    }
+}
+
+/// The machine-code bytes of an object or executable: the sum of its
+/// `.text*` sections as `size -A` reports them.
+fn text_bytes(file: &Path) -> Option<u64> {
+    let o = Command::new("size").arg("-A").arg(file).output().ok()?;
+    let text = String::from_utf8_lossy(&o.stdout);
+    let sum = text
+        .lines()
+        .filter(|l| l.starts_with(".text"))
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .sum();
+    Some(sum)
+}
+
+/// Every sample as CSV.
+fn samples_csv(rows: &[Row], metric: Metric) -> String {
+    let unit = if metric == Metric::Cpu {
+        "cpu_s"
+    } else {
+        "instructions"
+    };
+    let mut out = String::from(
+        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms\n",
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{unit},{:.6},{:.6},{}",
+            r.rep,
+            r.warmup,
+            name(&r.key.workload),
+            r.key.size,
+            name(&r.key.side),
+            if r.key.side == Side::C {
+                "cc-O2".to_string()
+            } else {
+                format!("O{}", r.key.level)
+            },
+            name(&r.key.mode),
+            r.value,
+            r.cpu_s,
+            r.wall_s,
+            r.compile_ms.map(|m| format!("{m:.3}")).unwrap_or_default()
+        );
+    }
+    out
+}

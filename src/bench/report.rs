@@ -1,0 +1,471 @@
+//! The figures of a run and their presentation: the ratio table, absolute
+//! medians, JIT compile times, sizes, the samples CSV and the SVG plot.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::config::{Config, Metric, Mode, Side, Workload, name};
+use super::stats::{geometric_mean, median, ratio};
+
+/// One figure's coordinates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key {
+    /// The mode measured.
+    pub mode: Mode,
+    /// Optimization level (the C baseline is filed under every level).
+    pub level: u8,
+    /// The workload.
+    pub workload: Workload,
+    /// Element size in bytes.
+    pub size: u32,
+    /// The side measured.
+    pub side: Side,
+}
+
+/// Executable bytes and machine-code (`.text`) bytes, when known.
+pub type Sizes = (u64, Option<u64>);
+
+/// Everything measured, measured repetitions only (warm-ups are dropped).
+#[derive(Default, Debug)]
+pub struct Results {
+    /// CPU seconds or instruction counts per key, one per repetition.
+    pub values: BTreeMap<Key, Vec<f64>>,
+    /// JIT front end + Cranelift milliseconds per (level, workload, size, side).
+    pub compile_ms: BTreeMap<(u8, Workload, u32, Side), Vec<f64>>,
+    /// Why a (workload, size, side) has no valid figures.
+    pub failed: BTreeMap<(Workload, u32, Side), String>,
+    /// Executable bytes and machine-code (`.text`) bytes per (side, level, workload, size).
+    pub sizes: BTreeMap<(Side, u8, Workload, u32), Sizes>,
+}
+
+impl Results {
+    /// The median figure of `key`, unless its case failed for that side.
+    pub fn median(&self, key: &Key) -> Option<f64> {
+        if self
+            .failed
+            .contains_key(&(key.workload, key.size, key.side))
+        {
+            return None;
+        }
+        median(self.values.get(key)?)
+    }
+
+    /// side/builtin for one key (`key.side` is the numerator).
+    pub fn ratio(&self, key: &Key) -> Option<f64> {
+        ratio(
+            self.median(key),
+            self.median(&Key {
+                side: Side::Builtin,
+                ..*key
+            }),
+        )
+    }
+}
+
+/// The sides shown in a mode: C exists in AOT only.
+pub fn sides_in(cfg: &Config, mode: Mode) -> Vec<Side> {
+    cfg.sides
+        .iter()
+        .copied()
+        .filter(|s| *s != Side::C || mode == Mode::Aot)
+        .collect()
+}
+
+fn cases(cfg: &Config) -> Vec<(Workload, u32)> {
+    cfg.workloads
+        .iter()
+        .flat_map(|w| cfg.sizes.iter().map(move |s| (*w, *s)))
+        .collect()
+}
+
+fn mode_title(mode: Mode, level: u8) -> String {
+    let what = match mode {
+        Mode::Aot => "AOT (executable)",
+        Mode::JitExec => "JIT exec (execution only, in-process)",
+        Mode::JitTotal => "JIT total (whole `tern run` process)",
+    };
+    format!("{what}, -O{level}")
+}
+
+fn cell(v: Option<f64>, failed: bool) -> String {
+    match (v, failed) {
+        (_, true) => "FAIL".into(),
+        (Some(v), _) => format!("{v:.3}"),
+        (None, _) => "-".into(),
+    }
+}
+
+/// The ratio tables: side/builtin per case, per mode and level, with the
+/// geometric-mean row (over cases whose ratio exists; "-" if any is missing).
+pub fn ratio_tables(cfg: &Config, r: &Results) -> String {
+    let mut out = String::new();
+    let unit = if cfg.metric == Metric::Cpu {
+        "CPU time"
+    } else {
+        "instructions"
+    };
+    for &mode in &cfg.modes {
+        for &level in &cfg.levels {
+            let sides: Vec<Side> = sides_in(cfg, mode)
+                .into_iter()
+                .filter(|s| *s != Side::Builtin)
+                .collect();
+            if sides.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "\nRatios side/builtin ({unit}, median), {}:",
+                mode_title(mode, level)
+            );
+            let _ = write!(out, "{:<16}", "case");
+            for s in &sides {
+                let _ = write!(out, "{:>10}", name(s));
+            }
+            out.push('\n');
+            let mut per_side: Vec<Vec<Option<f64>>> = vec![Vec::new(); sides.len()];
+            for (w, size) in cases(cfg) {
+                let _ = write!(out, "{:<16}", format!("{}/{size}", name(&w)));
+                for (i, s) in sides.iter().enumerate() {
+                    let key = Key {
+                        mode,
+                        level,
+                        workload: w,
+                        size,
+                        side: *s,
+                    };
+                    let failed = r.failed.contains_key(&(w, size, *s))
+                        || r.failed.contains_key(&(w, size, Side::Builtin));
+                    let v = r.ratio(&key);
+                    per_side[i].push(v);
+                    let _ = write!(out, "{:>10}", cell(v, failed));
+                }
+                out.push('\n');
+            }
+            let _ = write!(out, "{:<16}", "geomean");
+            for col in &per_side {
+                let all: Option<Vec<f64>> = col.iter().copied().collect();
+                let _ = write!(
+                    out,
+                    "{:>10}",
+                    cell(all.and_then(|v| geometric_mean(&v)), false)
+                );
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Absolute medians (ms of CPU, or millions of instructions) per case.
+pub fn absolute_tables(cfg: &Config, r: &Results) -> String {
+    let mut out = String::new();
+    let (unit, scale) = match cfg.metric {
+        Metric::Cpu => ("ms CPU", 1e3),
+        Metric::Instructions => ("M instructions", 1e-6),
+    };
+    for &mode in &cfg.modes {
+        for &level in &cfg.levels {
+            let sides = sides_in(cfg, mode);
+            let _ = writeln!(out, "\nMedians ({unit}), {}:", mode_title(mode, level));
+            let _ = write!(out, "{:<16}", "case");
+            for s in &sides {
+                let _ = write!(out, "{:>10}", name(s));
+            }
+            out.push('\n');
+            for (w, size) in cases(cfg) {
+                let _ = write!(out, "{:<16}", format!("{}/{size}", name(&w)));
+                for s in &sides {
+                    let key = Key {
+                        mode,
+                        level,
+                        workload: w,
+                        size,
+                        side: *s,
+                    };
+                    let v = r.median(&key).map(|v| v * scale);
+                    let text = match (v, r.failed.contains_key(&(w, size, *s))) {
+                        (_, true) => "FAIL".into(),
+                        (Some(v), _) => format!("{v:.1}"),
+                        (None, _) => "-".into(),
+                    };
+                    let _ = write!(out, "{text:>10}");
+                }
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// JIT compile time (front end + Cranelift), apart from run time.
+pub fn compile_tables(cfg: &Config, r: &Results) -> String {
+    if r.compile_ms.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    let sides = sides_in(cfg, Mode::JitExec);
+    for &level in &cfg.levels {
+        let _ = writeln!(
+            out,
+            "\nJIT compile time (front end + Cranelift, ms, median), -O{level}:"
+        );
+        let _ = write!(out, "{:<16}", "case");
+        for s in &sides {
+            let _ = write!(out, "{:>10}", name(s));
+        }
+        out.push('\n');
+        for (w, size) in cases(cfg) {
+            let _ = write!(out, "{:<16}", format!("{}/{size}", name(&w)));
+            for s in &sides {
+                let v = r
+                    .compile_ms
+                    .get(&(level, w, size, *s))
+                    .and_then(|v| median(v));
+                let _ = write!(
+                    out,
+                    "{:>10}",
+                    v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into())
+                );
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Executable and machine-code sizes.
+pub fn size_table(r: &Results) -> String {
+    let mut out = String::from("\nSizes (bytes): side level case executable .text\n");
+    for ((side, level, w, size), (exe, text)) in &r.sizes {
+        let level = if *side == Side::C {
+            "cc-O2".to_string()
+        } else {
+            format!("-O{level}")
+        };
+        let text = text.map(|t| t.to_string()).unwrap_or_else(|| "-".into());
+        let _ = writeln!(
+            out,
+            "{:<8} {:<6} {:<16} {:>10} {:>8}",
+            name(side),
+            level,
+            format!("{}/{size}", name(w)),
+            exe,
+            text
+        );
+    }
+    out
+}
+
+/// The failures, one line each.
+pub fn failure_list(r: &Results) -> String {
+    let mut out = String::new();
+    for ((w, size, side), why) in &r.failed {
+        let _ = writeln!(out, "FAILED {}/{size} {}: {why}", name(w), name(side));
+    }
+    out
+}
+
+/// An SVG bar chart of the ratios: one panel per (mode, level), one group of
+/// bars per case plus the geometric mean, a line at 1.0.
+pub fn ratio_svg(cfg: &Config, r: &Results) -> String {
+    let colors = [
+        ("library", "#1f77b4"),
+        ("pure", "#d62728"),
+        ("c", "#7f7f7f"),
+    ];
+    let panels: Vec<(Mode, u8)> = cfg
+        .modes
+        .iter()
+        .flat_map(|m| cfg.levels.iter().map(move |l| (*m, *l)))
+        .collect();
+    let groups: Vec<String> = cases(cfg)
+        .iter()
+        .map(|(w, s)| format!("{}/{s}", name(w)))
+        .chain(std::iter::once("geomean".into()))
+        .collect();
+    let (pw, ph, top) = (720.0, 220.0, 40.0);
+    let height = top + panels.len() as f64 * (ph + 50.0);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{pw}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"11\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"10\" y=\"20\" font-size=\"14\">tern bench: side/builtin ratios (smaller is better)</text>\n"
+    );
+    for (pi, (mode, level)) in panels.iter().enumerate() {
+        let sides: Vec<Side> = sides_in(cfg, *mode)
+            .into_iter()
+            .filter(|s| *s != Side::Builtin)
+            .collect();
+        let y0 = top + pi as f64 * (ph + 50.0) + 20.0;
+        let mut rows: Vec<Vec<Option<f64>>> = cases(cfg)
+            .iter()
+            .map(|(w, s)| {
+                sides
+                    .iter()
+                    .map(|side| {
+                        r.ratio(&Key {
+                            mode: *mode,
+                            level: *level,
+                            workload: *w,
+                            size: *s,
+                            side: *side,
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        let gm: Vec<Option<f64>> = (0..sides.len())
+            .map(|i| {
+                rows.iter()
+                    .map(|row| row[i])
+                    .collect::<Option<Vec<f64>>>()
+                    .and_then(|v| geometric_mean(&v))
+            })
+            .collect();
+        rows.push(gm);
+        let max = rows
+            .iter()
+            .flatten()
+            .flatten()
+            .fold(1.5f64, |m, v| m.max(*v))
+            * 1.1;
+        let (x0, plot_w) = (50.0, pw - 70.0);
+        let y = |v: f64| y0 + ph - v / max * ph;
+        let _ = writeln!(
+            svg,
+            "<text x=\"{x0}\" y=\"{}\">{}</text>",
+            y0 - 5.0,
+            mode_title(*mode, *level)
+        );
+        let _ = writeln!(
+            svg,
+            "<rect x=\"{x0}\" y=\"{y0}\" width=\"{plot_w}\" height=\"{ph}\" fill=\"none\" stroke=\"#ccc\"/>"
+        );
+        let (x1, y1) = (x0 + plot_w, y(1.0));
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{x0}\" x2=\"{x1}\" y1=\"{y1:.1}\" y2=\"{y1:.1}\" stroke=\"black\" stroke-dasharray=\"4 2\"/>"
+        );
+        let _ = writeln!(svg, "<text x=\"5\" y=\"{:.1}\">1.0</text>", y(1.0) + 4.0);
+        let gw = plot_w / groups.len() as f64;
+        let bw = (gw - 10.0) / sides.len().max(1) as f64;
+        for (gi, g) in groups.iter().enumerate() {
+            let gx = x0 + gi as f64 * gw + 5.0;
+            for (si, side) in sides.iter().enumerate() {
+                let color = colors
+                    .iter()
+                    .find(|(n, _)| *n == name(side))
+                    .map(|c| c.1)
+                    .unwrap_or("#2ca02c");
+                if let Some(v) = rows[gi][si] {
+                    let _ = writeln!(
+                        svg,
+                        "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{color}\"><title>{} {g}: {v:.3}</title></rect>",
+                        gx + si as f64 * bw,
+                        y(v),
+                        bw - 1.0,
+                        y0 + ph - y(v),
+                        name(side)
+                    );
+                    let _ = writeln!(
+                        svg,
+                        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"8\">{v:.2}</text>",
+                        gx + si as f64 * bw,
+                        y(v) - 2.0
+                    );
+                }
+            }
+            let _ = writeln!(
+                svg,
+                "<text x=\"{:.1}\" y=\"{:.1}\">{g}</text>",
+                gx,
+                y0 + ph + 14.0
+            );
+        }
+        for (si, side) in sides.iter().enumerate() {
+            let color = colors
+                .iter()
+                .find(|(n, _)| *n == name(side))
+                .map(|c| c.1)
+                .unwrap_or("#2ca02c");
+            let lx = x0 + plot_w - 200.0 + si as f64 * 70.0;
+            let _ = writeln!(
+                svg,
+                "<rect x=\"{lx}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{color}\"/><text x=\"{}\" y=\"{}\">{}</text>",
+                y0 - 15.0,
+                lx + 14.0,
+                y0 - 6.0,
+                name(side)
+            );
+        }
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::config::{Parsed, parse};
+
+    fn cfg(args: &str) -> Config {
+        let a: Vec<String> = args.split_whitespace().map(str::to_string).collect();
+        match parse(&a) {
+            Ok(Parsed::Run(c)) => c,
+            _ => panic!("bad test config"),
+        }
+    }
+
+    fn put(r: &mut Results, w: Workload, side: Side, vals: &[f64]) {
+        let key = Key {
+            mode: Mode::Aot,
+            level: 2,
+            workload: w,
+            size: 8,
+            side,
+        };
+        r.values.insert(key, vals.to_vec());
+    }
+
+    #[test]
+    fn ratio_table_uses_medians_and_geometric_mean() {
+        let c = cfg("--workloads append,resize --sizes 8 --sides library --modes aot");
+        let mut r = Results::default();
+        put(&mut r, Workload::Append, Side::Builtin, &[1.0, 9.0, 2.0]);
+        put(&mut r, Workload::Append, Side::Library, &[4.0, 4.0, 0.0]);
+        put(&mut r, Workload::Resize, Side::Builtin, &[3.0]);
+        put(&mut r, Workload::Resize, Side::Library, &[1.5]);
+        assert_eq!(
+            ratio_tables(&c, &r),
+            "\nRatios side/builtin (CPU time, median), AOT (executable), -O2:\n\
+             case               library\n\
+             append/8             2.000\n\
+             resize/8             0.500\n\
+             geomean              1.000\n"
+        );
+        assert_eq!(
+            absolute_tables(&c, &r),
+            "\nMedians (ms CPU), AOT (executable), -O2:\n\
+             case               builtin   library\n\
+             append/8            2000.0    4000.0\n\
+             resize/8            3000.0    1500.0\n"
+        );
+        assert!(ratio_svg(&c, &r).contains("<title>library geomean: 1.000</title>"));
+    }
+
+    #[test]
+    fn a_failed_case_shows_fail_and_voids_the_geometric_mean() {
+        let c = cfg("--workloads append,resize --sizes 8 --sides library --modes aot");
+        let mut r = Results::default();
+        put(&mut r, Workload::Append, Side::Builtin, &[1.0]);
+        put(&mut r, Workload::Append, Side::Library, &[1.0]);
+        put(&mut r, Workload::Resize, Side::Builtin, &[1.0]);
+        put(&mut r, Workload::Resize, Side::Library, &[1.0]);
+        r.failed
+            .insert((Workload::Resize, 8, Side::Library), "checksum".into());
+        let t = ratio_tables(&c, &r);
+        assert!(t.contains("resize/8              FAIL\n"), "{t}");
+        assert!(t.contains("geomean                  -\n"), "{t}");
+        assert_eq!(failure_list(&r), "FAILED resize/8 library: checksum\n");
+    }
+}

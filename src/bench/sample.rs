@@ -1,0 +1,203 @@
+//! One sample: a child process, its exit status and output, and what it
+//! cost: CPU time (user+sys) from the OS via `wait4`'s rusage, wall time,
+//! or (under callgrind) the instructions it executed.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// What one child process did and cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// Exit status, or 128 + signal number when a signal ended it.
+    pub status: i32,
+    /// Everything the child wrote on stdout.
+    pub stdout: String,
+    /// Everything the child wrote on stderr.
+    pub stderr: String,
+    /// User + system CPU seconds of the child, from the OS.
+    pub cpu_s: f64,
+    /// Wall-clock seconds from spawn to reaping.
+    pub wall_s: f64,
+}
+
+/// Runs `cmd` to completion, capturing stdout and stderr, and measures it.
+pub fn run(cmd: &mut Command) -> Result<Outcome, String> {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let start = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    // stderr is read on a thread so a chatty child can never block on a
+    // full pipe while we read stdout.
+    let mut err_pipe = child.stderr.take().expect("stderr is piped");
+    let err_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err_pipe.read_to_string(&mut s);
+        s
+    });
+    let mut stdout = String::new();
+    let _ = child
+        .stdout
+        .take()
+        .expect("stdout is piped")
+        .read_to_string(&mut stdout);
+    let (status, usage) =
+        wait4(child.id() as libc::pid_t).map_err(|e| format!("waiting for `{program}`: {e}"))?;
+    let wall_s = start.elapsed().as_secs_f64();
+    let stderr = err_thread.join().unwrap_or_default();
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    Ok(Outcome {
+        status,
+        stdout,
+        stderr,
+        cpu_s: tv(usage.ru_utime) + tv(usage.ru_stime),
+        wall_s,
+    })
+}
+
+/// Reaps `pid` and returns its status and resource usage (the child's own,
+/// not its descendants').
+fn wait4(pid: libc::pid_t) -> std::io::Result<(i32, libc::rusage)> {
+    loop {
+        let mut status = 0;
+        // SAFETY: an all-zero rusage is a valid value to be overwritten.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: both out-pointers are valid for writes for the call.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            let code = if libc::WIFEXITED(status) {
+                libc::WEXITSTATUS(status)
+            } else {
+                128 + libc::WTERMSIG(status)
+            };
+            return Ok((code, usage));
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// Wraps `cmd` to run under `valgrind --tool=callgrind`, writing its
+/// profile to `profile`. With `only` set, counts instructions only inside
+/// that function (and what it calls).
+pub fn under_callgrind(cmd: &Command, profile: &Path, only: Option<&str>) -> Command {
+    let mut v = Command::new("valgrind");
+    v.arg("--tool=callgrind")
+        .arg("-q")
+        .arg(format!("--callgrind-out-file={}", profile.display()));
+    if let Some(f) = only {
+        v.arg(format!("--toggle-collect={f}"));
+    }
+    v.arg(cmd.get_program()).args(cmd.get_args());
+    for (k, val) in cmd.get_envs() {
+        match val {
+            Some(val) => v.env(k, val),
+            None => v.env_remove(k),
+        };
+    }
+    v
+}
+
+/// The total instruction count (`Ir`) of a callgrind profile.
+pub fn callgrind_total(profile: &str) -> Option<u64> {
+    profile
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("totals:")
+                .or_else(|| l.strip_prefix("summary:"))
+        })
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+}
+
+/// The figures `tern run --time` reports on stderr, in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct JitTimes {
+    /// Front end (parse, check, monomorphize).
+    pub front_ms: f64,
+    /// Cranelift compilation.
+    pub cranelift_ms: f64,
+    /// Wall time of the execution of `main`.
+    pub exec_ms: f64,
+    /// CPU time of the execution (process CPU clock around `main`).
+    pub exec_cpu_ms: f64,
+}
+
+/// Splits `tern run --time` stderr into the time report and the program's
+/// own stderr lines. `None` when the report is incomplete.
+pub fn parse_jit_times(stderr: &str) -> (Option<JitTimes>, String) {
+    let mut t = JitTimes::default();
+    let mut seen = 0u8;
+    let mut rest = String::new();
+    for line in stderr.lines() {
+        let field = line
+            .strip_prefix("time: ")
+            .and_then(|l| l.strip_suffix(" ms"))
+            .and_then(|l| l.trim_end().rsplit_once(char::is_whitespace))
+            .and_then(|(name, value)| Some((name.trim().to_string(), value.parse::<f64>().ok()?)));
+        match field {
+            Some((name, v)) if name == "front end" => (t.front_ms, seen) = (v, seen | 1),
+            Some((name, v)) if name == "cranelift" => (t.cranelift_ms, seen) = (v, seen | 2),
+            Some((name, v)) if name == "execution" => (t.exec_ms, seen) = (v, seen | 4),
+            Some((name, v)) if name == "execution cpu" => (t.exec_cpu_ms, seen) = (v, seen | 8),
+            _ => {
+                rest.push_str(line);
+                rest.push('\n');
+            }
+        }
+    }
+    (if seen == 15 { Some(t) } else { None }, rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_time_report_and_keeps_other_lines() {
+        let err = "time: front end     5.547 ms\ntime: cranelift    35.078 ms\nwarning: x\n\
+                   time: execution     0.127 ms\ntime: execution cpu     0.120 ms\n";
+        let (t, rest) = parse_jit_times(err);
+        assert_eq!(
+            t,
+            Some(JitTimes {
+                front_ms: 5.547,
+                cranelift_ms: 35.078,
+                exec_ms: 0.127,
+                exec_cpu_ms: 0.12
+            })
+        );
+        assert_eq!(rest, "warning: x\n");
+        let (t, _) = parse_jit_times("time: front end 1.0 ms\n");
+        assert_eq!(t, None);
+    }
+
+    #[test]
+    fn reads_callgrind_totals() {
+        let profile =
+            "# callgrind format\nevents: Ir\nfn=(1) main\n3 10\nsummary: 123456\ntotals: 123456\n";
+        assert_eq!(callgrind_total(profile), Some(123456));
+        assert_eq!(callgrind_total("events: Ir\n"), None);
+    }
+
+    #[test]
+    fn measures_a_child_and_reports_its_status() {
+        let o = run(Command::new("sh").args(["-c", "echo out; echo err >&2; exit 3"])).unwrap();
+        assert_eq!(
+            (o.status, o.stdout.as_str(), o.stderr.as_str()),
+            (3, "out\n", "err\n")
+        );
+        assert!(o.cpu_s >= 0.0 && o.wall_s > 0.0);
+        let e = run(&mut Command::new("/nonexistent/tern-bench-test")).unwrap_err();
+        assert!(
+            e.starts_with("cannot start `/nonexistent/tern-bench-test`"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,228 @@
+//! Tests of `tern bench` itself (none of them times anything): argument
+//! errors, `--out` never overwriting, a checksum mismatch failing its case
+//! loudly, and a tiny smoke run that writes every artifact.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tern() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_tern"))
+}
+
+/// A fresh scratch folder for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("tern-bench-harness-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn bench(args: &[&str], cwd: &Path, stdlib: Option<&Path>) -> Output {
+    let mut cmd = tern();
+    cmd.arg("bench").args(args).current_dir(cwd);
+    match stdlib {
+        Some(dir) => cmd.env("TERN_STDLIB", dir),
+        None => cmd.env_remove("TERN_STDLIB"),
+    };
+    cmd.output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The smallest real configuration: one quick case, builtin and C, AOT.
+const TINY: &[&str] = &[
+    "--quick",
+    "--workloads",
+    "fragmented",
+    "--sizes",
+    "8",
+    "--modes",
+    "aot",
+    "--reps",
+    "1",
+    "--warmups",
+    "0",
+];
+
+#[test]
+fn bad_option_values_exit_2_with_a_clear_message_and_create_nothing() {
+    let dir = scratch("bad-args");
+    for (args, expected) in [
+        (
+            &["--sides", "builtin,bogus"][..],
+            "invalid value 'bogus' for '--sides <SIDES>'",
+        ),
+        (
+            &["--sizes", "16"][..],
+            "`16` is not an element size (use 8 or 128)",
+        ),
+        (
+            &["--levels", "O3"][..],
+            "`O3` is not an optimization level (use 0, 1 or 2)",
+        ),
+        (
+            &["--modes", "jit"][..],
+            "invalid value 'jit' for '--modes <MODES>'",
+        ),
+        (
+            &["--metric", "cycles"][..],
+            "invalid value 'cycles' for '--metric <METRIC>'",
+        ),
+        (
+            &["--affinity", "a-b"][..],
+            "`a-b` is not a CPU list (e.g. `1`, `0,1` or `0-1`)",
+        ),
+    ] {
+        let o = bench(args, &dir, None);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    assert!(
+        !dir.join("bench-out").exists(),
+        "an argument error must not create an output folder"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn help_names_the_default_and_exits_0() {
+    let o = tern().args(["bench", "--help"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("The default (O2 only, 3 repetitions, 1 warm-up)"),
+        "{out}"
+    );
+    assert!(out.contains("--metric <METRIC>"), "{out}");
+}
+
+#[test]
+fn an_existing_out_folder_is_never_overwritten() {
+    let dir = scratch("out-exists");
+    let out = dir.join("earlier-run");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("report.txt"), "earlier figures\n").unwrap();
+    let o = bench(
+        &[
+            TINY,
+            &["--sides", "builtin", "--out", out.to_str().unwrap()],
+        ]
+        .concat(),
+        &dir,
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "error: --out `{}` already exists; tern bench never overwrites an earlier run (choose a new folder)\n",
+            out.display()
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("report.txt")).unwrap(),
+        "earlier figures\n"
+    );
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_checksum_mismatch_fails_the_case_loudly() {
+    let dir = scratch("mismatch");
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bench_harness/wrong_placement");
+    let out = dir.join("run");
+    let o = bench(
+        &[
+            TINY,
+            &["--sides", "library", "--out", out.to_str().unwrap()],
+        ]
+        .concat(),
+        &dir,
+        Some(&fake),
+    );
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{stdout}\n{stderr}");
+    let failed = stderr
+        .lines()
+        .find(|l| l.starts_with("FAILED fragmented/8 library -O2 aot: placement checksum "))
+        .unwrap_or_else(|| panic!("no FAILED line: {stderr}"));
+    assert!(
+        failed.ends_with(" printed by fragmented/8 builtin -O2 aot"),
+        "{failed}"
+    );
+    assert!(
+        stderr.ends_with("error: some cases failed (see FAILED lines above)\n"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("\nfragmented/8          FAIL\ngeomean                  -\n"),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_tiny_run_writes_every_artifact() {
+    let dir = scratch("smoke");
+    let out = dir.join("run");
+    let o = bench(
+        &[
+            TINY,
+            &["--sides", "builtin,c", "--out", out.to_str().unwrap()],
+        ]
+        .concat(),
+        &dir,
+        None,
+    );
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.starts_with(
+        "tern bench: metric cpu, 1 rep(s) after 0 warm-up(s), --quick (not a measurement)\n"
+    ));
+    assert!(stdout.contains("Ratios side/builtin (CPU time, median), AOT (executable), -O2:\ncase                     c\nfragmented/8 "));
+    for file in [
+        "report.txt",
+        "samples.csv",
+        "checksums.txt",
+        "machine.txt",
+        "fingerprints.txt",
+        "ratios.svg",
+        "logs/build.log",
+        "logs/samples.log",
+        "src/builtin/fragmented-8.tern",
+        "src/c/fragmented.c",
+        "src/c/common.h",
+        "clif/builtin-O2/fragmented-8.clif",
+        "bin/builtin-O2/fragmented-8",
+        "bin/c/fragmented-8",
+    ] {
+        assert!(out.join(file).is_file(), "missing {file}");
+    }
+    let csv = std::fs::read_to_string(out.join("samples.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms"
+    );
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(
+        lines[1].starts_with("0,false,fragmented,8,builtin,O2,aot,"),
+        "{csv}"
+    );
+    assert!(
+        lines[2].starts_with("0,false,fragmented,8,c,cc-O2,aot,"),
+        "{csv}"
+    );
+    let sums = std::fs::read_to_string(out.join("checksums.txt")).unwrap();
+    assert!(sums.starts_with("fragmented/8 contents "), "{sums}");
+    assert!(sums.contains("\nfragmented/8 placement "), "{sums}");
+    let clif = std::fs::read_to_string(out.join("clif/builtin-O2/fragmented-8.clif")).unwrap();
+    assert!(clif.contains("function"), "{clif}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
