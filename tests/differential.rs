@@ -514,7 +514,7 @@ fn mix(h: i64, w: i64) -> i64 {{
         .unwrap();
     }
     for ty in TYPES {
-        let (t, g, size) = (ty.tern(), ty.tag(), ty.size());
+        let (t, g) = (ty.tern(), ty.tag());
         let (sum_body, value) = match ty {
             Ty::Tri => (
                 "for k in 0..3 {\n            h = h * 31 + (xs[i][k] as i64) + 1;\n        }",
