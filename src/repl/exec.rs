@@ -59,7 +59,7 @@ pub fn run(entry: extern "C" fn() -> i64) -> Outcome {
         .name("tern-repl-eval".into())
         .stack_size(WORKER_STACK)
         .spawn(move || {
-            ensure_alt_stack();
+            tern_runtime::abi::process::ensure_alt_stack();
             // SAFETY: pthread_self has no preconditions.
             WORKER.store(unsafe { libc::pthread_self() } as usize, Ordering::SeqCst);
             REPORT.with(|r| *r.borrow_mut() = Some(worker_tx.clone()));
@@ -121,50 +121,9 @@ fn on_failure(loc: &str, msg: &str) -> ! {
     }
 }
 
-/// Gives this thread an alternate signal stack unless it has one (Rust's
-/// runtime normally installs one per thread), so the fault handler can run
-/// after a stack overflow. The stack is never freed: a parked thread may be
-/// on it.
-fn ensure_alt_stack() {
-    const ALT_STACK: usize = 64 * 1024;
-    // SAFETY: sigaltstack/mmap on memory this function owns.
-    unsafe {
-        let mut old: libc::stack_t = std::mem::zeroed();
-        if libc::sigaltstack(std::ptr::null(), &mut old) == 0
-            && old.ss_flags & libc::SS_DISABLE == 0
-        {
-            return;
-        }
-        let stack = libc::mmap(
-            std::ptr::null_mut(),
-            ALT_STACK,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        );
-        if stack == libc::MAP_FAILED {
-            return;
-        }
-        let ss = libc::stack_t {
-            ss_sp: stack,
-            ss_flags: 0,
-            ss_size: ALT_STACK,
-        };
-        libc::sigaltstack(&ss, std::ptr::null_mut());
-    }
-}
-
 fn install_fault_handler() {
-    // SAFETY: installing a handler that only uses async-signal-safe calls.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_fault as *const () as usize;
-        sa.sa_flags = libc::SA_ONSTACK | libc::SA_SIGINFO;
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGSEGV, &sa, std::ptr::null_mut());
-        libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
-    }
+    // SAFETY: `on_fault` only uses async-signal-safe operations.
+    unsafe { tern_runtime::abi::process::install_fault_handler_with(on_fault) }
 }
 
 extern "C" fn on_fault(sig: libc::c_int, _info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {

@@ -42,13 +42,27 @@ fn set_up() {
 /// would abort with Rust's own message.
 #[cfg(unix)]
 fn install_fault_handler() {
-    use std::ptr::null_mut;
+    // SAFETY: `on_fault` only uses async-signal-safe operations.
+    unsafe { install_fault_handler_with(on_fault) }
+}
+
+/// Gives the calling thread an alternate signal stack (64 KiB) unless it
+/// already has one, so a SIGSEGV handler can run after a stack overflow.
+/// The stack is never freed (a thread may be parked on it). Returns whether
+/// the thread has one afterwards. The REPL calls it for its worker threads.
+#[cfg(unix)]
+pub fn ensure_alt_stack() -> bool {
     const ALT_STACK: usize = 64 * 1024;
-    // SAFETY: plain libc calls on memory this function owns; the handler
-    // only uses async-signal-safe operations (see `on_fault`).
+    // SAFETY: sigaltstack/mmap on memory this function owns.
     unsafe {
+        let mut old: libc::stack_t = std::mem::zeroed();
+        if libc::sigaltstack(std::ptr::null(), &mut old) == 0
+            && old.ss_flags & libc::SS_DISABLE == 0
+        {
+            return true;
+        }
         let stack = libc::mmap(
-            null_mut(),
+            std::ptr::null_mut(),
             ALT_STACK,
             libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
@@ -56,22 +70,37 @@ fn install_fault_handler() {
             0,
         );
         if stack == libc::MAP_FAILED {
-            return;
+            return false;
         }
         let ss = libc::stack_t {
             ss_sp: stack,
             ss_flags: 0,
             ss_size: ALT_STACK,
         };
-        if libc::sigaltstack(&ss, null_mut()) != 0 {
-            return;
-        }
+        libc::sigaltstack(&ss, std::ptr::null_mut()) == 0
+    }
+}
+
+/// Installs `handler` for SIGSEGV and SIGBUS, run on the alternate signal
+/// stack (given to the calling thread by [`ensure_alt_stack`]).
+///
+/// # Safety
+/// `handler` must only use async-signal-safe operations.
+#[cfg(unix)]
+pub unsafe fn install_fault_handler_with(
+    handler: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void),
+) {
+    if !ensure_alt_stack() {
+        return;
+    }
+    // SAFETY: the caller's contract on `handler`; plain libc calls.
+    unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_fault as *const () as usize;
+        sa.sa_sigaction = handler as *const () as usize;
         sa.sa_flags = libc::SA_ONSTACK | libc::SA_SIGINFO;
         libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGSEGV, &sa, null_mut());
-        libc::sigaction(libc::SIGBUS, &sa, null_mut());
+        libc::sigaction(libc::SIGSEGV, &sa, std::ptr::null_mut());
+        libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
     }
 }
 
