@@ -878,7 +878,13 @@ impl<'a> Checker<'a> {
     }
 }
 
+/// Whether two extern signatures agree. A signature with an error type in it
+/// (already reported) agrees with anything, so one mistake is one diagnostic.
 fn same_sig(a: &Sig, b: &Sig) -> bool {
+    let has_error = |s: &Sig| s.ret.has_error() || s.params.iter().any(|p| p.ty.has_error());
+    if has_error(a) || has_error(b) {
+        return true;
+    }
     a.ret == b.ret
         && a.params.len() == b.params.len()
         && a.params
