@@ -50,8 +50,8 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         (Workload::Append, 8) => (4_000_000, 32),
         (Workload::Append, _) => (2_000_000, 8),
         // `fragmented` counts rounds; each frees and refills K/3 = 341 slices.
-        (Workload::Fragmented, 8) => (6_000, 16),
-        (Workload::Fragmented, _) => (4_000, 4),
+        (Workload::Fragmented, 8) => (8_000, 16),
+        (Workload::Fragmented, _) => (6_000, 4),
         (Workload::Resize, 8) => (4_000_000, 32),
         (Workload::Resize, _) => (2_000_000, 8),
     };
