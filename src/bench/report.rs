@@ -118,14 +118,10 @@ pub fn ratio_tables(cfg: &Config, r: &Results) -> String {
                 "\nRatios side/builtin ({unit}, median), {}:",
                 mode_title(mode, level)
             );
-            let _ = write!(out, "{:<16}", "case");
-            for s in &sides {
-                let _ = write!(out, "{:>10}", name(s));
-            }
-            out.push('\n');
+            header_row(&mut out, &sides);
             let mut per_side: Vec<Vec<Option<f64>>> = vec![Vec::new(); sides.len()];
             for (w, size) in cases(cfg) {
-                let _ = write!(out, "{:<16}", format!("{}/{size}", name(&w)));
+                case_label(&mut out, w, size);
                 for (i, s) in sides.iter().enumerate() {
                     let key = Key {
                         mode,
@@ -168,13 +164,9 @@ pub fn absolute_tables(cfg: &Config, r: &Results) -> String {
         for &level in &cfg.levels {
             let sides = sides_in(cfg, mode);
             let _ = writeln!(out, "\nMedians ({unit}), {}:", mode_title(mode, level));
-            let _ = write!(out, "{:<16}", "case");
-            for s in &sides {
-                let _ = write!(out, "{:>10}", name(s));
-            }
-            out.push('\n');
+            header_row(&mut out, &sides);
             for (w, size) in cases(cfg) {
-                let _ = write!(out, "{:<16}", format!("{}/{size}", name(&w)));
+                case_label(&mut out, w, size);
                 for s in &sides {
                     let key = Key {
                         mode,
@@ -198,6 +190,20 @@ pub fn absolute_tables(cfg: &Config, r: &Results) -> String {
     out
 }
 
+/// The header row of a per-case table: `case` and one column per side.
+fn header_row(out: &mut String, sides: &[Side]) {
+    let _ = write!(out, "{:<16}", "case");
+    for s in sides {
+        let _ = write!(out, "{:>10}", name(s));
+    }
+    out.push('\n');
+}
+
+/// The first column of a per-case row, `workload/size`.
+fn case_label(out: &mut String, w: Workload, size: u32) {
+    let _ = write!(out, "{:<16}", format!("{}/{size}", name(&w)));
+}
+
 /// JIT compile time (front end + Cranelift), apart from run time.
 pub fn compile_tables(cfg: &Config, r: &Results) -> String {
     if r.compile_ms.is_empty() {
@@ -210,13 +216,9 @@ pub fn compile_tables(cfg: &Config, r: &Results) -> String {
             out,
             "\nJIT compile time (front end + Cranelift, ms, median), -O{level}:"
         );
-        let _ = write!(out, "{:<16}", "case");
-        for s in &sides {
-            let _ = write!(out, "{:>10}", name(s));
-        }
-        out.push('\n');
+        header_row(&mut out, &sides);
         for (w, size) in cases(cfg) {
-            let _ = write!(out, "{:<16}", format!("{}/{size}", name(&w)));
+            case_label(&mut out, w, size);
             for s in &sides {
                 let v = r
                     .compile_ms
