@@ -310,6 +310,14 @@ impl Bench {
                 ""
             }
         );
+        if cfg!(debug_assertions) {
+            // A debug driver links the debug (unoptimized) runtime library,
+            // so every Tern side is measured against unoptimized Rust.
+            text.push_str(
+                "warning: this `tern` is a debug build; its runtime is unoptimized and \
+                 these figures do not measure Tern (use `cargo run --release -- bench`)\n",
+            );
+        }
         text.push_str(&report::ratio_tables(&self.cfg, &results));
         text.push_str(&report::absolute_tables(&self.cfg, &results));
         if self.cfg.metric == Metric::Cpu {
