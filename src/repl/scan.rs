@@ -24,98 +24,36 @@ pub enum Kind {
     Other,
 }
 
-/// The tokens of `text` and whether a string or block comment is left open.
+/// The tokens of `text` and whether a string or block comment is left open,
+/// from the language's own lexer, reduced to the kinds the REPL looks at.
 pub fn scan(text: &str) -> (Vec<Tok>, bool) {
-    let b = text.as_bytes();
-    let mut toks = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        let start = i;
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c == b'/' && b.get(i + 1) == Some(&b'/') {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            // Block comments nest, as in the language.
-            let mut depth = 0;
-            while i < b.len() {
-                if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                    depth += 1;
-                    i += 2;
-                } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
+    use tern_compiler::syntax::lexer::Tok as T;
+    let (tokens, open) = tern_compiler::syntax::tokens(text);
+    let toks = tokens
+        .into_iter()
+        .map(|t| {
+            let (start, end) = (t.span.lo as usize, t.span.hi as usize);
+            let src = &text[start..end];
+            let kind = match t.tok {
+                T::LParen => Kind::Open('('),
+                T::LBracket => Kind::Open('['),
+                T::LBrace => Kind::Open('{'),
+                T::RParen => Kind::Close(')'),
+                T::RBracket => Kind::Close(']'),
+                T::RBrace => Kind::Close('}'),
+                T::Semi => Kind::Semi,
+                T::Comma => Kind::Comma,
+                T::Colon => Kind::Colon,
+                // Identifiers and keywords, by their text.
+                _ if src.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') => {
+                    Kind::Ident(src.to_string())
                 }
-            }
-            if depth > 0 {
-                return (toks, true);
-            }
-            continue;
-        }
-        if c == b'"' {
-            i += 1;
-            loop {
-                match b.get(i) {
-                    None => return (toks, true),
-                    Some(b'\\') => i += 2,
-                    Some(b'"') => {
-                        i += 1;
-                        break;
-                    }
-                    Some(_) => i += 1,
-                }
-            }
-            toks.push(Tok {
-                kind: Kind::Other,
-                start,
-                end: i,
-            });
-            continue;
-        }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            toks.push(Tok {
-                kind: Kind::Ident(text[start..i].to_string()),
-                start,
-                end: i,
-            });
-            continue;
-        }
-        let kind = match c {
-            b'(' | b'[' | b'{' => Kind::Open(c as char),
-            b')' | b']' | b'}' => Kind::Close(c as char),
-            b';' => Kind::Semi,
-            b',' => Kind::Comma,
-            b':' if b.get(i + 1) == Some(&b':') => {
-                i += 1;
-                Kind::Other
-            }
-            b':' => Kind::Colon,
-            _ => Kind::Other,
-        };
-        // Step over one whole UTF-8 character.
-        i += text[i..].chars().next().map_or(1, char::len_utf8);
-        toks.push(Tok {
-            kind,
-            start,
-            end: i,
-        });
-    }
-    (toks, false)
+                _ => Kind::Other,
+            };
+            Tok { kind, start, end }
+        })
+        .collect();
+    (toks, open)
 }
 
 /// Whether `text` still needs more lines: a bracket, string or block comment

@@ -26,3 +26,22 @@ pub fn parse_text(file_name: &str, text: &str) -> Result<ast::Module, crate::Dia
         Err(sink.finish(std::sync::Arc::new(sources)))
     }
 }
+
+/// The tokens of `text` (without the final `Eof`), for tools that need to see
+/// the language's tokens without parsing — the REPL finds input boundaries
+/// with them — and whether a string literal or block comment is left open at
+/// the end. Other lexical errors are left for the front end to report.
+pub fn tokens(text: &str) -> (Vec<lexer::Token>, bool) {
+    use crate::diagnostics::ErrorKind;
+    let mut sink = Sink::default();
+    let mut toks = lexer::lex(0, text, &mut sink);
+    toks.retain(|t| t.tok != lexer::Tok::Eof);
+    let diagnostics = sink.finish(std::sync::Arc::default());
+    let open = diagnostics.list().iter().any(|d| {
+        matches!(
+            d.kind,
+            ErrorKind::UnterminatedString | ErrorKind::UnterminatedComment
+        )
+    });
+    (toks, open)
+}
