@@ -4,7 +4,7 @@
 //! code; nothing may crash, panic or read out of bounds (run this binary under
 //! valgrind to check the last: see docs/runtime.md).
 //!
-//! Case count: `TERN_PROPTEST_CASES` (default 48).
+//! Case count: `TERN_PROPTEST_CASES` (default 500).
 
 use proptest::prelude::*;
 use tern_runtime::span_tree::error;
@@ -17,7 +17,7 @@ fn cases() -> u32 {
     std::env::var("TERN_PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(48)
+        .unwrap_or(500)
 }
 
 /// A checked pool with a few hundred free spans (a multi-level tree at fanout 16).

@@ -3,7 +3,7 @@
 //! model's result (offset or error code) and hold all its invariants, with the same
 //! free spans as the model.
 //!
-//! Case count: `TERN_PROPTEST_CASES` (default 48 per property, keeping the debug
+//! Case count: `TERN_PROPTEST_CASES` (default 500 per property, keeping the debug
 //! test run well under a minute).
 
 use proptest::prelude::*;
@@ -36,7 +36,7 @@ fn cases() -> u32 {
     std::env::var("TERN_PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(48)
+        .unwrap_or(500)
 }
 
 /// Replays `ops` on a pool and the model; returns an error description on the first difference.
