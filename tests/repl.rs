@@ -85,11 +85,22 @@ fn check(name: &str) {
     let path = root.join("tests/repl").join(format!("{name}.txt"));
     let text = std::fs::read_to_string(&path).expect("transcript exists");
     let t = parse(&text);
+    let out = run_repl(t.input.as_bytes(), &t.env);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = normalize(&String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout, t.stdout, "stdout of {name}");
+    assert_eq!(stderr, t.stderr, "stderr of {name}");
+    assert_eq!(out.status.code(), Some(0), "exit status of {name}");
+}
+
+/// Runs `tern repl` from the workspace root (no inherited `TERN_STDLIB`)
+/// with `input` piped to its stdin and `env` set.
+fn run_repl(input: &[u8], env: &[(String, String)]) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tern"))
         .arg("repl")
-        .current_dir(root)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("TERN_STDLIB")
-        .envs(t.env.iter().map(|(k, v)| (k, v)))
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -99,14 +110,9 @@ fn check(name: &str) {
         .stdin
         .take()
         .expect("stdin")
-        .write_all(t.input.as_bytes())
+        .write_all(input)
         .expect("input written");
-    let out = child.wait_with_output().expect("tern ends");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = normalize(&String::from_utf8_lossy(&out.stderr));
-    assert_eq!(stdout, t.stdout, "stdout of {name}");
-    assert_eq!(stderr, t.stderr, "stderr of {name}");
-    assert_eq!(out.status.code(), Some(0), "exit status of {name}");
+    child.wait_with_output().expect("tern ends")
 }
 
 /// One test per transcript, and the list `every_transcript_is_run` checks.
@@ -150,20 +156,7 @@ fn every_transcript_is_run() {
 /// session (transcripts are UTF-8 text, so this one is inline).
 #[test]
 fn invalid_utf8_input_is_reported_and_the_session_goes_on() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tern"))
-        .arg("repl")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tern starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(b"let a = 1;\n\xff\na + 1\n")
-        .expect("input written");
-    let out = child.wait_with_output().expect("tern ends");
+    let out = run_repl(b"let a = 1;\n\xff\na + 1\n", &[]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n");
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
