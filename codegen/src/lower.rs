@@ -665,9 +665,15 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
 
     /// Address of the NUL-terminated `file:line:col` for a runtime call.
     fn loc_ptr(&mut self, loc: Loc) -> R<Value> {
-        let mut text = self.program.describe(loc).into_bytes();
-        text.push(0);
-        let id = self.tr.string(self.module, &text)?;
+        let text = self.program.describe(loc);
+        self.c_str(&text)
+    }
+
+    /// Address of `text` as a NUL-terminated read-only string.
+    fn c_str(&mut self, text: &str) -> R<Value> {
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.push(0);
+        let id = self.tr.string(self.module, &bytes)?;
         Ok(self.data_addr(id))
     }
 
@@ -1012,6 +1018,24 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         } else {
             self.b.ins().imul_imm_s(index, size as i64)
         }
+    }
+
+    /// `n * size` as a byte count, after checking that it exists: `n` is
+    /// non-negative and the product fits in 63 bits (one unsigned compare:
+    /// a negative `n` is a huge unsigned value). Otherwise `tern_length_fail`
+    /// names `op`. The product can then never wrap into a small size.
+    fn checked_bytes(&mut self, n: Value, size: u64, op: &str, loc: Loc) -> R<Value> {
+        let limit = i64::MAX as u64 / size.max(1);
+        let ok = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, n, limit as i64);
+        self.check(ok, Rt::LengthFail, |s| {
+            let op = s.c_str(op)?;
+            let size = s.b.ins().iconst(types::I64, size as i64);
+            Ok(vec![op, n, size, s.loc_ptr(loc)?])
+        })?;
+        Ok(self.scaled(n, size))
     }
 
     fn index_addr(&mut self, base: &Expr, idx: &Expr, loc: Loc) -> R<Value> {
@@ -1373,7 +1397,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             Builtin::ReusableAlloc => {
                 let n = self.expr(&args[0])?.scalar();
                 let size = self.elem_size(&e.ty);
-                let bytes = self.scaled(n, size);
+                let bytes = self.checked_bytes(n, size, "reusable::alloc", loc)?;
                 let at = self.loc_ptr(loc)?;
                 let p = self.call_rt(Rt::ReusableAlloc, &[bytes, at])?.expect("ptr");
                 Ok(Val::Pair(p, n))
@@ -1382,9 +1406,11 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
                 let (p, len) = self.expr(&args[0])?.pair();
                 let v = self.expr(&args[1])?;
                 let size = self.elem_size(&e.ty);
+                // `len * size` fits: the slice's span holds it. `len + 1`
+                // elements may not (and `len + 1` itself may wrap).
                 let old = self.scaled(len, size);
                 let new_len = self.b.ins().iadd_imm_s(len, 1);
-                let new = self.b.ins().iadd_imm_s(old, size as i64);
+                let new = self.checked_bytes(new_len, size, "reusable::append", loc)?;
                 let at = self.loc_ptr(loc)?;
                 let np = self
                     .call_rt(Rt::ReusableResize, &[p, old, new, at])?
@@ -1399,7 +1425,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
                 let n = self.expr(&args[1])?.scalar();
                 let size = self.elem_size(&e.ty);
                 let old = self.scaled(len, size);
-                let new = self.scaled(n, size);
+                let new = self.checked_bytes(n, size, "reusable::resize", loc)?;
                 let at = self.loc_ptr(loc)?;
                 let np = self
                     .call_rt(Rt::ReusableResize, &[p, old, new, at])?

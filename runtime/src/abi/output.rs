@@ -160,6 +160,33 @@ pub unsafe extern "C" fn tern_slice_fail(lo: i64, hi: i64, len: i64, loc: *const
     )
 }
 
+/// A length whose byte count cannot exist: `error: LOC: OP: negative length N`,
+/// or `error: LOC: OP: length N is too large for S-byte elements (the byte count
+/// must fit in 63 bits)`. The generated code checks `len * elem_size` before
+/// any pool call (`reusable::alloc`, `resize`, `append`), so a wrapped size
+/// never reaches the pool.
+///
+/// # Safety
+/// `op` and `loc` are null or NUL-terminated strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_length_fail(
+    op: *const c_char,
+    len: i64,
+    elem_size: i64,
+    loc: *const c_char,
+) -> ! {
+    let op = super::fail::loc_str(op);
+    let msg = if len < 0 {
+        format!("{op}: negative length {len}")
+    } else {
+        format!(
+            "{op}: length {len} is too large for {elem_size}-byte elements \
+             (the byte count must fit in 63 bits)"
+        )
+    };
+    report(loc, &msg)
+}
+
 /// Division or remainder by zero: `error: LOC: division by zero`.
 ///
 /// # Safety
