@@ -41,7 +41,12 @@ const L: Loc = Loc {
 };
 
 fn e(kind: ExprKind, ty: Type) -> Expr {
-    Expr { kind, ty, loc: L }
+    Expr {
+        kind,
+        ty,
+        loc: L,
+        span: Default::default(),
+    }
 }
 fn int(v: i64) -> Expr {
     e(ExprKind::Int(v), Type::I64)

@@ -16,6 +16,8 @@
 
 use std::fmt;
 
+use crate::source::Span;
+
 /// Index into `Program::functions`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FuncId(pub u32);
@@ -222,6 +224,9 @@ pub struct Expr {
     pub kind: ExprKind,
     pub ty: Type,
     pub loc: Loc,
+    /// The source range, for diagnostics of passes over this program
+    /// (`check::escape`); the backend uses `loc`.
+    pub span: Span,
 }
 
 /// Place expressions are `Local`, `Field` and `Index`: they denote memory that
@@ -381,7 +386,7 @@ impl Program {
             Type::Array(elem, n) => {
                 let e = self.layout(elem);
                 Layout {
-                    size: e.size.wrapping_mul(*n),
+                    size: e.size.saturating_mul(*n),
                     align: e.align,
                 }
             }

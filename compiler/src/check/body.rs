@@ -18,7 +18,7 @@ pub(crate) struct FnCx {
     generics: Vec<(String, Ty)>,
     pub(crate) locals: Vec<tir::Local>,
     pub(crate) local_tys: Vec<Ty>,
-    local_spans: Vec<Span>,
+    pub(crate) local_spans: Vec<Span>,
     scopes: Vec<Vec<(String, u32)>>,
     ret: Ty,
     loops: u32,
@@ -190,6 +190,7 @@ impl Checker<'_> {
             kind,
             ty: ty.to_tir(),
             loc: self.loc(span),
+            span,
         }
     }
     fn error_expr(&self, span: Span) -> Typed {
@@ -1086,10 +1087,11 @@ impl Checker<'_> {
             return self.error_expr(span);
         }
         let ret = sig.ret.subst(&bindings);
+        // Check mode names the function item (the escape pass reads it).
         let id = if cx.emit {
             self.instance(f, types, span)
         } else {
-            tir::FuncId(0)
+            tir::FuncId(f as u32)
         };
         (
             self.mk(

@@ -99,6 +99,7 @@ mod tests {
             kind: ExprKind::Int(v),
             ty,
             loc: Loc::default(),
+            span: Default::default(),
         }
     }
     fn bin(op: BinOp, a: Expr, b: Expr, ty: Type) -> Expr {
@@ -106,6 +107,7 @@ mod tests {
             kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
             ty,
             loc: Loc::default(),
+            span: Default::default(),
         }
     }
 
@@ -149,6 +151,7 @@ mod tests {
             kind: ExprKind::Len(Box::new(int(0, Type::I64))),
             ty: Type::I64,
             loc: Loc::default(),
+            span: Default::default(),
         };
         // `||` short-circuits: the right side is never folded.
         let or = bin(BinOp::Or, lt, not_const.clone(), Type::Bool);

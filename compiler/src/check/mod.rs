@@ -12,7 +12,9 @@
 //! stored and passed), so instantiation cannot fail.
 
 mod body;
+mod escape;
 mod fold;
+mod frame;
 mod ty;
 
 use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind, NoteKind, Sink};
@@ -128,6 +130,13 @@ pub(crate) struct Checker<'a> {
     extern_list: Vec<tir::ExternFn>,
     /// Monomorphization hit a limit (reported once); emission stops.
     mono_failed: bool,
+    /// Field types of every struct, for the escape pass (computed on first use,
+    /// after every struct's fields are resolved).
+    field_types: Option<Vec<Vec<tir::Type>>>,
+    /// Escape summaries of every function item (`escape::Summary`).
+    escape_summaries: Vec<escape::Summary>,
+    /// The function item of each instance, by `tir::FuncId`.
+    instance_items: Vec<usize>,
 }
 
 /// Check the program made of `modules` (index 0 is the root) and, if it is
@@ -152,12 +161,16 @@ pub(crate) fn check_program(
         extern_ids: HashMap::new(),
         extern_list: Vec::new(),
         mono_failed: false,
+        field_types: None,
+        escape_summaries: Vec::new(),
+        instance_items: Vec::new(),
     };
     c.collect(modules);
     c.resolve_items();
-    for f in 0..c.fns.len() {
-        c.check_fn(f);
-    }
+    let checked: Vec<(tir::Function, Vec<Span>)> =
+        (0..c.fns.len()).map(|f| c.check_fn(f)).collect();
+    c.check_escapes(&checked);
+    drop(checked);
     let main = c.find_main(modules, report_missing_main);
     if !c.sink.is_empty() {
         return None;
@@ -675,20 +688,26 @@ impl<'a> Checker<'a> {
 
     // ---- bodies ----
 
-    /// Check function `f` with its generic parameters opaque.
-    fn check_fn(&mut self, f: usize) {
+    /// Check function `f` with its generic parameters opaque; returns its
+    /// (discardable) body and the declaration span of each local.
+    fn check_fn(&mut self, f: usize) -> (tir::Function, Vec<Span>) {
         let generics: Vec<(String, Ty)> = self.fns[f]
             .sig
             .generics
             .iter()
             .map(|g| (g.clone(), Ty::Param(g.clone())))
             .collect();
-        self.fn_body(f, generics, false);
+        self.fn_body(f, generics, false)
     }
 
     /// Check (and in emit mode, build) the body of `f` with `generics`
-    /// bound.
-    fn fn_body(&mut self, f: usize, generics: Vec<(String, Ty)>, emit: bool) -> tir::Function {
+    /// bound; also returns the declaration span of each local.
+    fn fn_body(
+        &mut self,
+        f: usize,
+        generics: Vec<(String, Ty)>,
+        emit: bool,
+    ) -> (tir::Function, Vec<Span>) {
         let ast = self.fns[f].ast;
         let module = self.fns[f].module;
         let sig = self.fns[f].sig.clone();
@@ -738,13 +757,57 @@ impl<'a> Checker<'a> {
             let list: Vec<String> = targs.iter().map(|t| self.ty_name(t)).collect();
             name = format!("{name}::<{}>", list.join(", "));
         }
-        tir::Function {
+        let func = tir::Function {
             name,
             params,
             ret: ret.to_tir(),
             locals: cx.locals,
             body,
             loc: self.loc(ast.name.span),
+        };
+        (func, cx.local_spans)
+    }
+
+    /// Field types of every struct, for the escape pass.
+    fn field_types(&mut self) -> Vec<Vec<tir::Type>> {
+        if self.field_types.is_none() {
+            let all = (0..self.structs.len())
+                .map(|s| {
+                    let fields = self.struct_fields(s);
+                    fields.iter().map(|(_, t)| t.to_tir()).collect()
+                })
+                .collect();
+            self.field_types = Some(all);
+        }
+        self.field_types.clone().unwrap_or_default()
+    }
+
+    /// Reports every way a slice of a local array leaves its function, for
+    /// every function item checked opaquely (calls name items by index).
+    fn check_escapes(&mut self, checked: &[(tir::Function, Vec<Span>)]) {
+        let fields = self.field_types();
+        let facts: Vec<escape::FnFacts> = checked.iter().map(facts_of).collect();
+        let sums = escape::summaries(&facts, &fields);
+        for f in &facts {
+            for d in escape::check(f, &fields, &|id| sums.get(id.0 as usize)) {
+                self.sink.push(d);
+            }
+        }
+        self.escape_summaries = sums;
+    }
+
+    /// The escape check of a generic instance: opaque parameters hid its
+    /// arrays, so it is checked again with its types.
+    fn check_instance_escapes(&mut self, instance: &(tir::Function, Vec<Span>)) {
+        let fields = self.field_types();
+        let (items, sums) = (&self.instance_items, &self.escape_summaries);
+        let callee = |id: tir::FuncId| {
+            let item = *items.get(id.0 as usize)?;
+            sums.get(item)
+        };
+        let diags = escape::check(&facts_of(instance), &fields, &callee);
+        for d in diags {
+            self.sink.push(d);
         }
     }
 
@@ -804,6 +867,7 @@ impl<'a> Checker<'a> {
         }
         let id = tir::FuncId(self.instances.len() as u32);
         self.instances.insert((f, targs.clone()), id);
+        self.instance_items.push(f);
         self.queue.push((f, targs));
         id
     }
@@ -843,8 +907,12 @@ impl<'a> Checker<'a> {
                 .cloned()
                 .zip(targs)
                 .collect();
-            let func = self.fn_body(f, generics, true);
-            functions.push(Some(func));
+            let generic = !generics.is_empty();
+            let instance = self.fn_body(f, generics, true);
+            if generic {
+                self.check_instance_escapes(&instance);
+            }
+            functions.push(Some(instance.0));
             next += 1;
         }
         if !self.sink.is_empty() {
@@ -868,13 +936,34 @@ impl<'a> Checker<'a> {
                 layout,
             });
         }
-        Some(tir::Program {
+        let program = tir::Program {
             files: self.sources.files.iter().map(|f| f.name.clone()).collect(),
             structs,
             functions: functions.into_iter().flatten().collect(),
             externs: std::mem::take(&mut self.extern_list),
             main: main_id,
-        })
+        };
+        for (id, f) in program.functions.iter().enumerate() {
+            let bytes = frame::bound(&program, f);
+            if bytes > frame::MAX_FRAME_BYTES {
+                let item = self.instance_items[id];
+                let kind = ErrorKind::FrameTooLarge {
+                    name: f.name.clone(),
+                    bytes,
+                };
+                self.sink.error(kind, self.fns[item].ast.name.span);
+            }
+        }
+        self.sink.is_empty().then_some(program)
+    }
+}
+
+fn facts_of((f, spans): &(tir::Function, Vec<Span>)) -> escape::FnFacts<'_> {
+    escape::FnFacts {
+        locals: &f.locals,
+        local_spans: spans,
+        params: &f.params,
+        body: &f.body,
     }
 }
 

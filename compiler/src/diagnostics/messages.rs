@@ -132,6 +132,49 @@ pub enum ErrorKind {
     BadMain,
     InstantiationTooDeep(String),
     ForRangeType(String),
+    /// A function's locals and temporaries exceed the frame limit.
+    FrameTooLarge {
+        name: String,
+        bytes: u64,
+    },
+    // --- frame escapes (check/escape.rs) ---
+    /// A slice of a local array is returned.
+    EscapeReturn(EscapeOrigin),
+    /// A slice of a local array is stored where it may outlive the array.
+    EscapeStore {
+        array: EscapeOrigin,
+        into: EscapeTarget,
+    },
+    /// A call gets a slice of a local array and an argument (the primary
+    /// span) through which the callee could store it beyond the array.
+    EscapeCall(EscapeOrigin),
+}
+
+/// The array an escaping slice views.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EscapeOrigin {
+    /// A local (or value parameter) of the function.
+    Local(String),
+    /// An array inside a `ref` parameter: the caller's memory, perhaps a
+    /// local of the caller.
+    RefParam(String),
+}
+
+impl fmt::Display for EscapeOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EscapeOrigin::Local(n) => write!(f, "local array `{n}`"),
+            EscapeOrigin::RefParam(n) => write!(f, "an array in `ref` parameter `{n}`"),
+        }
+    }
+}
+
+/// Where an escaping store goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EscapeTarget {
+    RefParam(String),
+    SliceElement,
+    ReusableElement,
 }
 
 impl fmt::Display for ErrorKind {
@@ -309,6 +352,29 @@ impl fmt::Display for ErrorKind {
             BadMain => write!(f, "`main` must be `fn main()` or `fn main() -> i64`"),
             InstantiationTooDeep(n) => write!(f, "generic instantiation of `{n}` nests too deep"),
             ForRangeType(t) => write!(f, "`for` range bounds must be integers, found `{t}`"),
+            FrameTooLarge { name, bytes } => write!(
+                f,
+                "the stack frame of `{name}` needs up to {bytes} bytes, more than the limit of 512 MiB; keep large arrays in a pool (`reusable[]T`, `slice_pool`)"
+            ),
+            EscapeReturn(array) => write!(
+                f,
+                "cannot return a slice of {array}: the array does not outlive this call"
+            ),
+            EscapeStore { array, into } => {
+                let into = match into {
+                    EscapeTarget::RefParam(p) => format!("through `ref` parameter `{p}`"),
+                    EscapeTarget::SliceElement => "into a slice element".to_string(),
+                    EscapeTarget::ReusableElement => "into a reusable slice element".to_string(),
+                };
+                write!(
+                    f,
+                    "cannot store a slice of {array} {into}: it could outlive the array"
+                )
+            }
+            EscapeCall(array) => write!(
+                f,
+                "cannot pass this argument with a slice of {array}: the callee could store the slice through it, beyond the array's lifetime"
+            ),
         }
     }
 }
@@ -320,6 +386,12 @@ pub enum LabelKind {
     DeclaredImmutable(String),
     ParamDeclared,
     LastStatement,
+    /// The local array an escaping slice views.
+    ArrayDeclared(String),
+    /// The `ref` parameter whose array an escaping slice views.
+    RefParamArray(String),
+    /// The argument that carries a slice of a local array into a call.
+    SliceOfLocal(String),
 }
 
 impl fmt::Display for LabelKind {
@@ -329,6 +401,14 @@ impl fmt::Display for LabelKind {
             LabelKind::DeclaredImmutable(n) => write!(f, "`{n}` is declared here, immutable"),
             LabelKind::ParamDeclared => write!(f, "parameter declared here"),
             LabelKind::LastStatement => write!(f, "the body can end here without `return`"),
+            LabelKind::ArrayDeclared(n) => {
+                write!(f, "`{n}` is declared here, in this function's frame")
+            }
+            LabelKind::RefParamArray(n) => write!(
+                f,
+                "`{n}` refers to the caller's memory, which may be a local of the caller"
+            ),
+            LabelKind::SliceOfLocal(n) => write!(f, "this gives the callee a pointer into `{n}`"),
         }
     }
 }
@@ -339,6 +419,7 @@ pub enum NoteKind {
     UseVar(String),
     ReturnRule,
     ExpectedMain,
+    EscapeRule,
 }
 
 impl fmt::Display for NoteKind {
@@ -350,6 +431,10 @@ impl fmt::Display for NoteKind {
                 "a body returns on every path when its last statement is `return`, a call of `panic`, an `if` with `else` whose branches all return, or `while true` without `break`"
             ),
             NoteKind::ExpectedMain => write!(f, "add `fn main() {{ ... }}` to the root file"),
+            NoteKind::EscapeRule => write!(
+                f,
+                "a slice of a local array can be used in its function and passed down to calls, but not returned or stored where it outlives the array; copy the elements into a pool slice (`reusable[]T`, `slice_pool`) to keep them"
+            ),
         }
     }
 }

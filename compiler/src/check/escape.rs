@@ -1,0 +1,612 @@
+//! Frame escapes: a slice of a local array must not outlive the array.
+//!
+//! `a[..]` on an array that lives in a function's frame (a `let`/`var`
+//! local, a value parameter, or an element or field of one) is a pointer into
+//! that frame. The rule, conservative and flow-insensitive, per function:
+//!
+//! * a value is **tainted** when it may hold such a pointer: a slice of an
+//!   array in a local; a local that was ever given a tainted value (by `let`,
+//!   by assignment to it or to a part of it, or by a call that got a `ref` to
+//!   it together with a tainted value); a struct or array literal, or an
+//!   element or field, of a tainted value; the result of a call given a
+//!   tainted value (the callee may return its argument) or a `ref` to a place
+//!   containing an array when the callee may return a slice of it (its
+//!   [`Summary`]; an unknown callee may).
+//! * a tainted value may not **leave**: be returned, assigned to a place
+//!   outside the frame (through a `ref` parameter, into a slice or reusable
+//!   slice element), appended to a reusable slice, or passed to a call with an
+//!   argument through which the callee could store it outside the frame (a
+//!   `ref` to a place outside the frame that can hold a slice, or any argument
+//!   whose slices point at memory that can hold slices).
+//! * a slice of an array inside a `ref` parameter is the caller's memory,
+//!   perhaps the caller's own local array: it may be returned (the caller
+//!   treats the result as a slice of what it passed) but is otherwise
+//!   tainted like a local's, so it cannot be stored anywhere that outlives
+//!   the call. That is what lets the caller assume that a callee given `ref a`
+//!   stores no slice of `a` anywhere.
+//!
+//! Passing a slice of a local array down to a call and using it locally stay
+//! legal. `unsafe::` builtins and `extern fn`s are outside the rule (their
+//! contract is the programmer's). The pass is pure: it reads checked bodies
+//! and returns diagnostics. Summaries are computed for the whole program
+//! first (a worklist over callers, since recursion makes them depend on each
+//! other), then every body is checked with them.
+
+use std::collections::HashMap;
+
+use crate::diagnostics::messages::{EscapeOrigin, EscapeTarget};
+use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind, NoteKind};
+use crate::source::Span;
+use crate::tir::{Arg, Block, Builtin, Expr, ExprKind, FuncId, Local, Param, Stmt, Type};
+
+/// What the pass needs to know about one function.
+pub(crate) struct FnFacts<'a> {
+    /// Every local (parameters first), as in `tir::Function::locals`.
+    pub locals: &'a [Local],
+    /// Declaration span of each local.
+    pub local_spans: &'a [Span],
+    pub params: &'a [Param],
+    pub body: &'a Block,
+}
+
+/// Per parameter of a function: whether its result may be a slice of an
+/// array inside that (`ref`) parameter.
+pub(crate) type Summary = Vec<bool>;
+
+/// The summaries of every function in `fns` (indexed like it; calls name
+/// their callee by that index), to a fixpoint.
+pub(crate) fn summaries(fns: &[FnFacts], struct_fields: &[Vec<Type>]) -> Vec<Summary> {
+    let mut sums: Vec<Summary> = fns.iter().map(|f| vec![false; f.params.len()]).collect();
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); fns.len()];
+    for (i, f) in fns.iter().enumerate() {
+        let mut callees = Vec::new();
+        callees_of_block(f.body, &mut callees);
+        callees.sort_unstable();
+        callees.dedup();
+        for c in callees {
+            if let Some(list) = callers.get_mut(c.0 as usize) {
+                list.push(i);
+            }
+        }
+    }
+    let mut queued = vec![true; fns.len()];
+    let mut work: Vec<usize> = (0..fns.len()).rev().collect();
+    while let Some(i) = work.pop() {
+        queued[i] = false;
+        let (_, sum) = run(&fns[i], struct_fields, &|id| sums.get(id.0 as usize), false);
+        if sum != sums[i] {
+            sums[i] = sum;
+            for &c in &callers[i] {
+                if !queued[c] {
+                    queued[c] = true;
+                    work.push(c);
+                }
+            }
+        }
+    }
+    sums
+}
+
+/// The escape diagnostics of one function, given the summaries of its
+/// callees (`None`: unknown callee, assumed to return slices of every array
+/// it gets by `ref`).
+pub(crate) fn check<'s>(
+    f: &FnFacts,
+    struct_fields: &[Vec<Type>],
+    callee: &dyn Fn(FuncId) -> Option<&'s Summary>,
+) -> Vec<Diagnostic> {
+    run(f, struct_fields, callee, true).0
+}
+
+fn run<'s>(
+    f: &FnFacts,
+    struct_fields: &[Vec<Type>],
+    callee: &dyn Fn(FuncId) -> Option<&'s Summary>,
+    report: bool,
+) -> (Vec<Diagnostic>, Summary) {
+    let mut ref_param = vec![false; f.locals.len()];
+    for p in f.params {
+        if p.by_ref {
+            ref_param[p.local.0 as usize] = true;
+        }
+    }
+    let mut pass = Pass {
+        facts: f,
+        struct_fields,
+        callee,
+        ref_param,
+        taint: vec![Taint::default(); f.locals.len()],
+        changed: false,
+        report: false,
+        diags: Vec::new(),
+        summary: vec![false; f.params.len()],
+        holds: HashMap::new(),
+        reaches: HashMap::new(),
+        inline: HashMap::new(),
+    };
+    // Taint only grows, so this ends (in practice after two or three rounds).
+    loop {
+        pass.changed = false;
+        pass.block(f.body);
+        if !pass.changed {
+            break;
+        }
+    }
+    pass.report = report;
+    pass.block(f.body);
+    (pass.diags, pass.summary)
+}
+
+fn callees_of_block(b: &Block, out: &mut Vec<FuncId>) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Let { init: e, .. } | Stmt::Expr(e) | Stmt::Return(Some(e)) => callees(e, out),
+            Stmt::Assign { place, value } | Stmt::CompoundAssign { place, value, .. } => {
+                callees(place, out);
+                callees(value, out);
+            }
+            Stmt::If { cond, then, else_ } => {
+                callees(cond, out);
+                callees_of_block(then, out);
+                if let Some(e) = else_ {
+                    callees_of_block(e, out);
+                }
+            }
+            Stmt::While { cond, body } => {
+                callees(cond, out);
+                callees_of_block(body, out);
+            }
+            Stmt::For {
+                start, end, body, ..
+            } => {
+                callees(start, out);
+                callees(end, out);
+                callees_of_block(body, out);
+            }
+            Stmt::Break | Stmt::Continue | Stmt::Return(None) => {}
+        }
+    }
+}
+
+fn callees(e: &Expr, out: &mut Vec<FuncId>) {
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Local(_) => {}
+        ExprKind::Field(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x) | ExprKind::Len(x) => {
+            callees(x, out)
+        }
+        ExprKind::ArrayRepeat { value: x, .. } => callees(x, out),
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
+            callees(a, out);
+            callees(b, out);
+        }
+        ExprKind::SliceRange { base, lo, hi } => {
+            callees(base, out);
+            for x in [lo, hi].into_iter().flatten() {
+                callees(x, out);
+            }
+        }
+        ExprKind::Call { func, args } => {
+            out.push(*func);
+            for a in args {
+                match a {
+                    Arg::Value(x) | Arg::Ref(x) => callees(x, out),
+                }
+            }
+        }
+        ExprKind::CallExtern { args, .. } => {
+            for a in args {
+                match a {
+                    Arg::Value(x) | Arg::Ref(x) => callees(x, out),
+                }
+            }
+        }
+        ExprKind::StructLit { fields: xs, .. }
+        | ExprKind::ArrayLit(xs)
+        | ExprKind::Builtin(_, xs) => xs.iter().for_each(|x| callees(x, out)),
+    }
+}
+
+/// Where a place lives.
+enum Home {
+    /// In this frame, rooted in this local.
+    Frame(u32),
+    /// Outside the frame: the kind of memory, for the message.
+    Outside(EscapeTarget),
+}
+
+/// The locals (arrays, or `ref` parameters) whose memory a value may point
+/// into; sorted, usually empty or one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Taint(Vec<u32>);
+
+impl Taint {
+    fn of(local: u32) -> Taint {
+        Taint(vec![local])
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// Adds `other`'s origins; whether anything was new.
+    fn add(&mut self, other: &Taint) -> bool {
+        let before = self.0.len();
+        for &o in &other.0 {
+            if let Err(at) = self.0.binary_search(&o) {
+                self.0.insert(at, o);
+            }
+        }
+        self.0.len() != before
+    }
+    fn or(mut self, other: Taint) -> Taint {
+        self.add(&other);
+        self
+    }
+    /// The empty taint unless `keep`.
+    fn when(self, keep: bool) -> Taint {
+        if keep { self } else { Taint::default() }
+    }
+}
+
+struct Pass<'a, 's> {
+    facts: &'a FnFacts<'a>,
+    struct_fields: &'a [Vec<Type>],
+    callee: &'a dyn Fn(FuncId) -> Option<&'s Summary>,
+    /// Whether each local is a `ref` parameter (its memory is the caller's).
+    ref_param: Vec<bool>,
+    /// Per local: where a pointer it holds may point.
+    taint: Vec<Taint>,
+    changed: bool,
+    /// Only the last round reports, once the taint is complete.
+    report: bool,
+    diags: Vec<Diagnostic>,
+    /// This function's own summary, filled by its `return`s.
+    summary: Summary,
+    /// Memo of [`Pass::holds_slice`], [`Pass::reaches_slices`] and
+    /// [`Pass::inline_array`] per struct.
+    holds: HashMap<u32, bool>,
+    reaches: HashMap<u32, bool>,
+    inline: HashMap<u32, bool>,
+}
+
+impl Pass<'_, '_> {
+    // ---- types ----
+
+    /// Whether a value of `ty` itself can hold a slice (a pointer anywhere).
+    fn holds_slice(&mut self, ty: &Type) -> bool {
+        match ty {
+            Type::Slice(_) => true,
+            Type::Array(e, _) => self.holds_slice(e),
+            Type::Struct(id) => self.struct_fact(id.0, |p| &mut p.holds, Pass::holds_slice),
+            _ => false,
+        }
+    }
+
+    /// Whether memory reachable through the slices in a value of `ty` can
+    /// hold a slice (a callee given the value could store one there).
+    fn reaches_slices(&mut self, ty: &Type) -> bool {
+        match ty {
+            Type::Slice(e) | Type::Reusable(e) => self.holds_slice(e) || self.reaches_slices(e),
+            Type::Array(e, _) => self.reaches_slices(e),
+            Type::Struct(id) => self.struct_fact(id.0, |p| &mut p.reaches, Pass::reaches_slices),
+            _ => false,
+        }
+    }
+
+    /// Whether a value of `ty` contains an array by value (sliceable memory).
+    fn inline_array(&mut self, ty: &Type) -> bool {
+        match ty {
+            Type::Array(..) => true,
+            Type::Struct(id) => self.struct_fact(id.0, |p| &mut p.inline, Pass::inline_array),
+            _ => false,
+        }
+    }
+
+    /// A fact about struct `id`: true when `of` holds for any field. Memoized;
+    /// a struct reached again while being computed (only through a slice,
+    /// since by-value recursion is an error) counts as false there.
+    fn struct_fact(
+        &mut self,
+        id: u32,
+        memo: fn(&mut Self) -> &mut HashMap<u32, bool>,
+        of: fn(&mut Self, &Type) -> bool,
+    ) -> bool {
+        if let Some(&v) = memo(self).get(&id) {
+            return v;
+        }
+        memo(self).insert(id, false);
+        let fields = self.struct_fields.get(id as usize).map_or(&[][..], |f| f);
+        let v = fields.iter().any(|t| of(self, t));
+        memo(self).insert(id, v);
+        v
+    }
+
+    // ---- places ----
+
+    /// Where the memory of place `e` lives.
+    fn home(&self, e: &Expr) -> Option<Home> {
+        match &e.kind {
+            ExprKind::Local(id) => Some(if self.ref_param[id.0 as usize] {
+                let name = self.facts.locals[id.0 as usize].name.clone();
+                Home::Outside(EscapeTarget::RefParam(name))
+            } else {
+                Home::Frame(id.0)
+            }),
+            ExprKind::Field(b, _) => self.home(b),
+            ExprKind::Index(b, _) => match b.ty {
+                Type::Array(..) => self.home(b),
+                Type::Reusable(_) => Some(Home::Outside(EscapeTarget::ReusableElement)),
+                _ => Some(Home::Outside(EscapeTarget::SliceElement)),
+            },
+            // A temporary: the checker allows no store into one.
+            _ => None,
+        }
+    }
+
+    /// The taint of the *address* of place `e`: the local (or `ref`
+    /// parameter) whose memory it is in.
+    fn address_taint(&mut self, e: &Expr) -> Taint {
+        match &e.kind {
+            ExprKind::Local(id) => Taint::of(id.0),
+            ExprKind::Field(b, _) => self.address_taint(b),
+            ExprKind::Index(b, i) => {
+                self.value(i);
+                match b.ty {
+                    Type::Array(..) => self.address_taint(b),
+                    // An element of a slice lives where the slice points.
+                    _ => self.value(b),
+                }
+            }
+            _ => self.value(e),
+        }
+    }
+
+    // ---- values ----
+
+    /// The taint of the value of `e`, applying the effects of the calls in it.
+    fn value(&mut self, e: &Expr) -> Taint {
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Str(_) => Taint::default(),
+            ExprKind::Local(id) => self.taint[id.0 as usize].clone(),
+            ExprKind::Field(b, _) => {
+                let t = self.value(b);
+                t.when(self.holds_slice(&e.ty))
+            }
+            ExprKind::Index(b, i) => {
+                self.value(i);
+                let t = self.value(b);
+                t.when(self.holds_slice(&e.ty))
+            }
+            ExprKind::SliceRange { base, lo, hi } => {
+                for x in [lo, hi].into_iter().flatten() {
+                    self.value(x);
+                }
+                match base.ty {
+                    Type::Array(..) => self.address_taint(base),
+                    _ => self.value(base),
+                }
+            }
+            ExprKind::Unary(_, x) | ExprKind::Cast(x) | ExprKind::Len(x) => {
+                self.value(x);
+                Taint::default()
+            }
+            ExprKind::Binary(_, l, r) => {
+                self.value(l);
+                self.value(r);
+                Taint::default()
+            }
+            ExprKind::Call { func, args } => {
+                let t = self.call(*func, args);
+                t.when(self.holds_slice(&e.ty))
+            }
+            ExprKind::CallExtern { args, .. } => {
+                for a in args {
+                    match a {
+                        Arg::Value(x) => self.value(x),
+                        Arg::Ref(x) => self.address_taint(x),
+                    };
+                }
+                Taint::default()
+            }
+            ExprKind::StructLit { fields: items, .. } | ExprKind::ArrayLit(items) => {
+                let mut t = Taint::default();
+                for x in items {
+                    let v = self.value(x);
+                    t.add(&v);
+                }
+                t
+            }
+            ExprKind::ArrayRepeat { value, .. } => self.value(value),
+            ExprKind::Builtin(b, args) => {
+                let taints: Vec<Taint> = args.iter().map(|x| self.value(x)).collect();
+                if *b == Builtin::ReusableAppend
+                    && let (Some(t), Some(v)) = (taints.get(1), args.get(1))
+                    && !t.is_empty()
+                {
+                    let origin = self.worst(t);
+                    let kind = ErrorKind::EscapeStore {
+                        array: self.origin(origin),
+                        into: EscapeTarget::ReusableElement,
+                    };
+                    self.escape(kind, v.span, origin, None);
+                }
+                Taint::default()
+            }
+        }
+    }
+
+    /// A call's effects; returns the taint of its result.
+    fn call(&mut self, func: FuncId, args: &[Arg]) -> Taint {
+        let summary = (self.callee)(func);
+        // What the callee could store (the values it is given) and what it
+        // could return (those, and slices of arrays it gets by `ref` when its
+        // summary says so; it may store no such slice, see `Pass::stmt`).
+        let mut stored = Taint::default();
+        let mut carrier = None;
+        let mut returned = Taint::default();
+        for (i, a) in args.iter().enumerate() {
+            let (held, x) = match a {
+                Arg::Value(x) => (self.value(x), x),
+                Arg::Ref(x) => {
+                    let addr = self.address_taint(x);
+                    let may_return = match summary {
+                        Some(s) => s.get(i).copied().unwrap_or(false),
+                        None => self.inline_array(&x.ty),
+                    };
+                    returned.add(&addr.when(may_return));
+                    (self.value(x), x)
+                }
+            };
+            if carrier.is_none() && !held.is_empty() {
+                carrier = Some(x.span);
+            }
+            stored.add(&held);
+        }
+        let Some(carrier) = carrier else {
+            return returned;
+        };
+        // Where the callee could store what it was given.
+        for a in args {
+            match a {
+                Arg::Ref(x) if self.holds_slice(&x.ty) || self.reaches_slices(&x.ty) => {
+                    match self.home(x) {
+                        Some(Home::Frame(id)) if !self.reaches_slices(&x.ty) => {
+                            self.taint_local(id, &stored)
+                        }
+                        _ => self.escape_call(x.span, &stored, carrier),
+                    }
+                }
+                Arg::Value(x) if self.reaches_slices(&x.ty) => {
+                    self.escape_call(x.span, &stored, carrier)
+                }
+                _ => {}
+            }
+        }
+        returned.or(stored)
+    }
+
+    fn escape_call(&mut self, at: Span, stored: &Taint, carrier: Span) {
+        let origin = self.worst(stored);
+        let kind = ErrorKind::EscapeCall(self.origin(origin));
+        self.escape(kind, at, origin, Some(carrier));
+    }
+
+    // ---- statements ----
+
+    fn block(&mut self, b: &Block) {
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { local, init } => {
+                let t = self.value(init);
+                self.taint_local(local.0, &t);
+            }
+            Stmt::Assign { place, value } => {
+                let t = self.value(value);
+                self.address_taint(place);
+                if !t.is_empty() {
+                    self.store(place, value.span, &t);
+                }
+            }
+            Stmt::CompoundAssign { place, value, .. } => {
+                self.value(value);
+                self.address_taint(place);
+            }
+            Stmt::Expr(e) => {
+                self.value(e);
+            }
+            Stmt::If { cond, then, else_ } => {
+                self.value(cond);
+                self.block(then);
+                if let Some(e) = else_ {
+                    self.block(e);
+                }
+            }
+            Stmt::While { cond, body } => {
+                self.value(cond);
+                self.block(body);
+            }
+            Stmt::For {
+                start, end, body, ..
+            } => {
+                self.value(start);
+                self.value(end);
+                self.block(body);
+            }
+            Stmt::Break | Stmt::Continue | Stmt::Return(None) => {}
+            Stmt::Return(Some(e)) => {
+                // A slice of an array behind a `ref` parameter is the caller's
+                // memory: the caller treats the result as its own (through
+                // this function's summary). A frame array cannot leave.
+                let t = self.value(e);
+                for &o in &t.0 {
+                    if self.ref_param[o as usize]
+                        && let Some(i) = self.facts.params.iter().position(|p| p.local.0 == o)
+                    {
+                        self.summary[i] = true;
+                    }
+                }
+                if let Some(&origin) = t.0.iter().find(|&&o| !self.ref_param[o as usize]) {
+                    let kind = ErrorKind::EscapeReturn(self.origin(origin));
+                    self.escape(kind, e.span, origin, None);
+                }
+            }
+        }
+    }
+
+    /// A tainted value stored into `place`.
+    fn store(&mut self, place: &Expr, at: Span, t: &Taint) {
+        match self.home(place) {
+            Some(Home::Frame(id)) => self.taint_local(id, t),
+            Some(Home::Outside(into)) => {
+                let origin = self.worst(t);
+                let kind = ErrorKind::EscapeStore {
+                    array: self.origin(origin),
+                    into,
+                };
+                self.escape(kind, at, origin, None);
+            }
+            None => {}
+        }
+    }
+
+    fn taint_local(&mut self, id: u32, t: &Taint) {
+        if self.taint[id as usize].add(t) {
+            self.changed = true;
+        }
+    }
+
+    /// The origin to name in a message: a local array before a `ref` parameter.
+    fn worst(&self, t: &Taint) -> u32 {
+        let local = t.0.iter().find(|&&o| !self.ref_param[o as usize]);
+        *local.or(t.0.first()).unwrap_or(&0)
+    }
+
+    fn origin(&self, local: u32) -> EscapeOrigin {
+        let name = self.facts.locals[local as usize].name.clone();
+        if self.ref_param[local as usize] {
+            EscapeOrigin::RefParam(name)
+        } else {
+            EscapeOrigin::Local(name)
+        }
+    }
+
+    fn escape(&mut self, kind: ErrorKind, at: Span, origin: u32, carrier: Option<Span>) {
+        if !self.report {
+            return;
+        }
+        let name = self.facts.locals[origin as usize].name.clone();
+        let label = if self.ref_param[origin as usize] {
+            LabelKind::RefParamArray(name.clone())
+        } else {
+            LabelKind::ArrayDeclared(name.clone())
+        };
+        let mut d = Diagnostic::new(kind, at).label(self.facts.local_spans[origin as usize], label);
+        if let Some(c) = carrier {
+            d = d.label(c, LabelKind::SliceOfLocal(name));
+        }
+        self.diags.push(d.note(NoteKind::EscapeRule));
+    }
+}
