@@ -28,10 +28,6 @@ pub fn build(
     level: OptLevel,
     emit: Option<Emit>,
 ) -> Result<(), Failure> {
-    let (program, _) = compile_file(file)?;
-    let mut opts = Options::new(level);
-    opts.emit_clif = emit == Some(Emit::Clif);
-    opts.emit_asm = emit == Some(Emit::Asm);
     let out: PathBuf = match out {
         Some(p) => p.to_path_buf(),
         None => {
@@ -47,12 +43,13 @@ pub fn build(
             }
         }
     };
+    refuse_to_overwrite_input(file, &out)?;
+    let (program, _) = compile_file(file)?;
+    let mut opts = Options::new(level);
+    opts.emit_clif = emit == Some(Emit::Clif);
+    opts.emit_asm = emit == Some(Emit::Asm);
     let object =
         compile_object(&program, &opts).map_err(|e| Failure::new(1, format!("error: {e}")))?;
-    let write = |path: &Path, bytes: &[u8]| {
-        std::fs::write(path, bytes)
-            .map_err(|e| Failure::new(1, format!("error: cannot write `{}`: {e}", path.display())))
-    };
     match emit {
         Some(Emit::Clif) => return write(&out, object.listing.clif.as_bytes()),
         Some(Emit::Asm) => return write(&out, object.listing.asm.as_bytes()),
@@ -60,18 +57,76 @@ pub fn build(
         None => {}
     }
     let runtime = find_runtime_lib().map_err(|e| Failure::new(1, format!("error: {e}")))?;
-    // The object goes next to the output (same file system, cleaned up
-    // after linking) rather than into a shared temp directory.
-    let obj_path = {
-        let mut name = out
-            .file_name()
-            .map(|n| n.to_os_string())
-            .unwrap_or_default();
-        name.push(format!(".{}.o", std::process::id()));
-        out.with_file_name(name)
+    // A missing directory is the user's path, not the linker's problem.
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(cannot_write(&out, "no such directory"));
+    }
+    // The object goes into a private temporary directory, so no file of the
+    // user's (nor a failure message about one) is ever a temporary name.
+    let scratch = Scratch::new().map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    let obj_path = scratch.0.join("program.o");
+    std::fs::write(&obj_path, &object.bytes).map_err(|e| {
+        Failure::new(
+            1,
+            format!("error: cannot write a temporary object file: {e}"),
+        )
+    })?;
+    link_executable(&obj_path, &runtime, &out).map_err(|e| Failure::new(1, format!("error: {e}")))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    std::fs::write(path, bytes).map_err(|e| cannot_write(path, &e.to_string()))
+}
+
+fn cannot_write(path: &Path, why: &str) -> Failure {
+    Failure::new(
+        1,
+        format!("error: cannot write `{}`: {why}", path.display()),
+    )
+}
+
+/// The output must never be the input: `tern build prog` on a source file
+/// without an extension would otherwise replace the source by the executable.
+fn refuse_to_overwrite_input(file: &str, out: &Path) -> Result<(), Failure> {
+    let same = match (std::fs::canonicalize(file), std::fs::canonicalize(out)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => Path::new(file) == out,
     };
-    write(&obj_path, &object.bytes)?;
-    let linked = link_executable(&obj_path, &runtime, &out);
-    let _ = std::fs::remove_file(&obj_path);
-    linked.map_err(|e| Failure::new(1, format!("error: {e}")))
+    if same {
+        return Err(Failure::new(
+            1,
+            format!(
+                "error: the output `{}` is the input file; choose another name with `-o`",
+                out.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A temporary directory removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch, String> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = std::env::temp_dir().join(format!("tern-build-{}-{nanos}", std::process::id()));
+        std::fs::create_dir(&dir).map_err(|e| {
+            format!(
+                "cannot create a temporary directory `{}`: {e}",
+                dir.display()
+            )
+        })?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

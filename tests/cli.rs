@@ -211,3 +211,66 @@ fn modules_load_beside_the_file_then_from_tern_stdlib() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn build_never_writes_over_its_input() {
+    let dir = scratch("overwrite");
+    let src = "fn main() {\n    print(1);\n}\n";
+    // A source without an extension: the default output name is the file itself.
+    let prog = dir.join("prog");
+    std::fs::write(&prog, src).unwrap();
+    let o = Command::new(TERN)
+        .args(["build", "prog"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: the output `prog` is the input file; choose another name with `-o`\n"
+    );
+    assert_eq!(std::fs::read_to_string(&prog).unwrap(), src);
+    // Explicitly too.
+    let named = dir.join("named.tern");
+    std::fs::write(&named, src).unwrap();
+    let n = named.to_str().unwrap();
+    let o = tern(&["build", n, "-o", n]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&named).unwrap(), src);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_failed_output_write_names_the_output() {
+    let dir = scratch("badout");
+    let out = dir.join("no-such-dir").join("x");
+    let o = tern(&[
+        "build",
+        "tests/programs/arith_i64.tern",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: cannot write `{}`: no such directory\n",
+            out.display()
+        )
+    );
+    let o = tern(&[
+        "build",
+        "tests/programs/arith_i64.tern",
+        "--emit",
+        "obj",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).starts_with(&format!("error: cannot write `{}`: ", out.display())),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

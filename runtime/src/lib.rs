@@ -9,6 +9,7 @@
 //! * [`builtin`] — the process-wide builtin pool behind `reusable[]T`;
 //! * [`slab`] — the slab (bump) pool baseline;
 //! * [`memory`] — virtual memory reservations;
+//! * [`stdout`] — the program's output buffer and its flushing policy;
 //! * [`abi`] — the `tern_*` externs.
 
 pub mod abi;
@@ -17,6 +18,7 @@ pub mod memory;
 pub mod pool;
 pub mod slab;
 pub mod span_tree;
+pub mod stdout;
 
 pub use pool::SpanPool;
 pub use slab::SlabPool;

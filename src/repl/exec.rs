@@ -88,6 +88,9 @@ pub fn run(entry: extern "C" fn() -> i64) -> Outcome {
             Ok(other) => return other,
             Err(RecvTimeoutError::Timeout) if FAULTED.load(Ordering::SeqCst) => {
                 WORKER.store(0, Ordering::SeqCst);
+                // The worker may have faulted inside `print`, holding the
+                // output lock; it never runs again, so release it.
+                tern_runtime::stdout::recover_after_fault();
                 tern_runtime::abi::process::tern_rt_flush();
                 return Outcome::Fault;
             }

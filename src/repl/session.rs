@@ -423,10 +423,25 @@ impl Session {
                 );
                 return;
             };
-            let _ = writeln!(
-                post,
-                "let __r = unsafe::slice::<{src}>({addr}, 1); __r[0] = __v;"
-            );
+            // The value is shown after the input's frame is gone, so it is
+            // copied out with `unsafe::` rather than stored as a binding
+            // would be: a slice may view an array of that frame (the escape
+            // rule would refuse the store), and showing one reads only its
+            // length, never its elements (`value::format_value`).
+            let size = p1.layout(ty).size;
+            let _ = match ty {
+                Type::Slice(_) | Type::Reusable(_) => writeln!(
+                    post,
+                    "let __r = unsafe::slice::<i64>({addr}, 2); __r[1] = len(__v);"
+                ),
+                _ if repr_is_memory(ty) => {
+                    writeln!(post, "unsafe::copy({addr}, unsafe::addr(__v), {size});")
+                }
+                _ => writeln!(
+                    post,
+                    "let __r = unsafe::slice::<{src}>({addr}, 1); __r[0] = __v;"
+                ),
+            };
             result_slot = Some(addr);
         }
         let mut g = self.items_program();
@@ -582,6 +597,12 @@ impl Session {
     }
 }
 
+/// Whether values of `ty` live in memory (arrays, structs) rather than in
+/// registers, so `unsafe::addr` of a binding of it is the value's address.
+fn repr_is_memory(ty: &Type) -> bool {
+    matches!(ty, Type::Array(..) | Type::Struct(_))
+}
+
 /// Whether type text `ty` names `name` as a whole identifier.
 fn mentions(ty: &str, name: &str) -> bool {
     ty.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -604,6 +625,28 @@ fn map_loc(g: &Generated, loc: &str) -> String {
     }
 }
 
+/// The message of a diagnostic in generated code, in the user's terms where
+/// it is about the input: a binding written back to its slot
+/// (`__nJ[0] = NAME;`) that holds a slice of an array of the input's frame,
+/// or the input's frame itself (the generated `main`'s).
+fn generated(g: &Generated, line: u32, d: &tern_compiler::Diagnostic) -> Option<String> {
+    use tern_compiler::diagnostics::ErrorKind;
+    let kept = g
+        .source_line(line)
+        .split_once("[0] = ")
+        .and_then(|(_, rest)| rest.strip_suffix(';'));
+    match (&d.kind, kept) {
+        (ErrorKind::EscapeStore { array, .. }, Some(name)) => Some(format!(
+            "`{name}` cannot be kept: it holds a slice of {array}, which lives only while this input runs"
+        )),
+        // The input runs as the body of a generated `main`.
+        (ErrorKind::FrameTooLarge { name, bytes }, _) if name == "main" => Some(format!(
+            "this input needs up to {bytes} bytes of stack, more than the limit of 512 MiB; keep large arrays in a pool (`reusable[]T`, `slice_pool`)"
+        )),
+        _ => None,
+    }
+}
+
 /// Diagnostics of a generated program, against what the user typed: the
 /// location, the source line and a caret under the span.
 fn render(g: &Generated, diags: &tern_compiler::Diagnostics) -> String {
@@ -616,9 +659,13 @@ fn render(g: &Generated, diags: &tern_compiler::Diagnostics) -> String {
         }
         // An error on the line after the input (the generated `);` or `}`)
         // is about the end of what the user typed.
-        let (line, col) = match g.map(line) {
-            Some(_) => (line, col),
-            None => match g.input_end() {
+        let (line, col) = match (g.map(line), generated(g, line, d)) {
+            (Some(_), _) => (line, col),
+            (None, Some(said)) => {
+                let _ = writeln!(out, "{FILE}: error: {said}");
+                continue;
+            }
+            (None, None) => match g.input_end() {
                 Some(end) if line == end + 1 => (end, g.source_line(end).len() as u32 + 1),
                 _ => {
                     let _ = writeln!(out, "{FILE}: error: {msg}");

@@ -131,19 +131,34 @@ pub fn run_program(
     scratch: &Path,
     timeout: Duration,
 ) -> Result<Outcome, String> {
+    let mut c = program_command(file, mode, level, scratch)?;
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = run_with_timeout(c, timeout);
+    if mode == Mode::Aot {
+        let _ = std::fs::remove_file(aot_path(file, level, scratch));
+    }
+    Ok(o)
+}
+
+/// The command that runs the program at `file` in `mode` at `level`: `tern
+/// run`, or the executable `tern build` wrote into `scratch` (built now).
+pub fn program_command(
+    file: &Path,
+    mode: Mode,
+    level: &str,
+    scratch: &Path,
+) -> Result<Command, String> {
     let f = file.to_str().expect("utf-8 path");
     match mode {
         Mode::Jit => {
             let mut c = tern();
             c.args(["run", level, f]);
-            for (k, v) in env {
-                c.env(k, v);
-            }
-            Ok(run_with_timeout(c, timeout))
+            Ok(c)
         }
         Mode::Aot => {
-            let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("prog");
-            let exe = scratch.join(format!("{stem}{level}"));
+            let exe = aot_path(file, level, scratch);
             let mut c = tern();
             c.args(["build", level, f, "-o", exe.to_str().expect("utf-8 path")]);
             let built = run_with_timeout(c, Duration::from_secs(600));
@@ -156,14 +171,14 @@ pub fn run_program(
             }
             let mut c = Command::new(&exe);
             c.current_dir(ROOT);
-            for (k, v) in env {
-                c.env(k, v);
-            }
-            let o = run_with_timeout(c, timeout);
-            let _ = std::fs::remove_file(&exe);
-            Ok(o)
+            Ok(c)
         }
     }
+}
+
+fn aot_path(file: &Path, level: &str, scratch: &Path) -> PathBuf {
+    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("prog");
+    scratch.join(format!("{stem}{level}"))
 }
 
 /// The stdlib directory the tests compile against: the workspace's own.

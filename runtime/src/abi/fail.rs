@@ -50,7 +50,7 @@ pub(crate) fn report(loc: *const c_char, msg: &str) -> ! {
 pub fn report_at(loc: &str, msg: &str) -> ! {
     // Output printed before the failure must appear before the error line
     // and must not be lost by the exit below.
-    super::output::flush_stdout();
+    crate::stdout::flush();
     let hook = *HOOK.read().unwrap_or_else(|e| e.into_inner());
     if let Some(hook) = hook {
         hook(loc, msg);

@@ -1,77 +1,40 @@
-//! Program output (`print`) through a runtime-owned stdout buffer, and the
-//! failure entry points the generated code calls. Every failure goes
-//! through [`super::fail::report`].
+//! Program output (`print`, through the runtime's stdout buffer,
+//! `crate::stdout`) and the failure entry points the generated code calls.
+//! Every failure goes through [`super::fail::report`].
 
 use std::ffi::c_char;
-use std::io::Write;
-use std::sync::Mutex;
 
 use super::fail::report;
-
-/// Buffered bytes not yet written to fd 1. A `Mutex` rather than a
-/// thread-local so that a flush from any thread (exit, failure) sees
-/// everything printed.
-static STDOUT: Mutex<Vec<u8>> = Mutex::new(Vec::new());
-
-/// Flush threshold: big enough that printing loops cost one `write` per
-/// many lines, small enough to bound memory.
-const FLUSH_AT: usize = 64 * 1024;
-
-fn with_buffer(f: impl FnOnce(&mut Vec<u8>)) {
-    let mut buf = STDOUT.lock().unwrap_or_else(|e| e.into_inner());
-    f(&mut buf);
-    if buf.len() >= FLUSH_AT {
-        write_out(&mut buf);
-    }
-}
-
-fn write_out(buf: &mut Vec<u8>) {
-    let mut out = std::io::stdout().lock();
-    // A closed stdout (e.g. `| head`) must not turn into a crash; the
-    // bytes are dropped like C's stdio would after EPIPE.
-    let _ = out.write_all(buf);
-    let _ = out.flush();
-    buf.clear();
-}
-
-/// Writes the buffered program output to stdout now.
-pub fn flush_stdout() {
-    let mut buf = STDOUT.lock().unwrap_or_else(|e| e.into_inner());
-    write_out(&mut buf);
-}
-
-/// Flushes from a signal handler: no locking that could deadlock (if the
-/// fault hit while the buffer was locked, its bytes are dropped) and raw
-/// `write(2)` instead of `std::io`.
-#[cfg(unix)]
-pub(crate) fn flush_stdout_in_signal() {
-    let Ok(buf) = STDOUT.try_lock() else {
-        return;
-    };
-    let mut rest: &[u8] = &buf;
-    while !rest.is_empty() {
-        // SAFETY: writing initialized bytes the guard keeps alive.
-        let n = unsafe { libc::write(1, rest.as_ptr().cast(), rest.len()) };
-        if n <= 0 {
-            return;
-        }
-        rest = &rest[n as usize..];
-    }
-}
+use crate::stdout;
 
 /// Prints `v` in decimal and a newline. `i32` and `u8` values arrive
 /// widened to `i64` by the generated code.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_print_i64(v: i64) {
-    with_buffer(|b| {
-        let _ = writeln!(b, "{v}");
-    });
+    // Formatted on the stack: no allocation per `print`.
+    let mut text = [0u8; 21];
+    let mut at = text.len() - 1;
+    text[at] = b'\n';
+    let mut n = v.unsigned_abs();
+    loop {
+        at -= 1;
+        text[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        at -= 1;
+        text[at] = b'-';
+    }
+    stdout::write(&[&text[at..]]);
 }
 
 /// Prints `true` or `false` (any non-zero byte is `true`) and a newline.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_print_bool(v: u8) {
-    with_buffer(|b| b.extend_from_slice(if v != 0 { b"true\n" } else { b"false\n" }));
+    stdout::write(&[if v != 0 { b"true\n" } else { b"false\n" }]);
 }
 
 /// Prints `len` bytes at `ptr` and a newline.
@@ -82,10 +45,7 @@ pub extern "C" fn tern_print_bool(v: u8) {
 pub unsafe extern "C" fn tern_print_str(ptr: *const u8, len: i64) {
     // SAFETY: caller contract.
     let bytes = unsafe { bytes(ptr, len) };
-    with_buffer(|b| {
-        b.extend_from_slice(bytes);
-        b.push(b'\n');
-    });
+    stdout::write(&[bytes, b"\n"]);
 }
 
 /// # Safety

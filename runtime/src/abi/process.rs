@@ -2,7 +2,7 @@
 //! `main` calls [`tern_rt_main`]) and the JIT (the driver calls it with the
 //! compiled entry).
 
-use super::output::flush_stdout;
+use crate::stdout;
 
 /// Runs a Tern program: sets up the runtime, calls `main`, flushes the
 /// buffered stdout and returns the exit status. `main` returns the
@@ -15,14 +15,14 @@ use super::output::flush_stdout;
 pub unsafe extern "C" fn tern_rt_main(main: extern "C" fn() -> i64) -> i32 {
     set_up();
     let status = main();
-    flush_stdout();
+    stdout::flush();
     status as i32
 }
 
 /// Flushes the buffered stdout (also done at exit and before any failure).
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_rt_flush() {
-    flush_stdout();
+    stdout::flush();
 }
 
 /// Runtime state a program needs before its first instruction: the builtin
@@ -33,6 +33,13 @@ fn set_up() {
         super::fail::report_at("<runtime>", &msg);
     }
     install_fault_handler();
+    // libc's `exit` (reachable through `extern fn exit`) ends the process
+    // without returning here: flush from its handlers too.
+    static AT_EXIT: std::sync::Once = std::sync::Once::new();
+    AT_EXIT.call_once(|| {
+        // SAFETY: registering a plain `extern "C" fn()`.
+        unsafe { libc::atexit(stdout::flush_at_exit) };
+    });
 }
 
 /// Stack overflow (deep recursion, a huge array on the stack) and invalid
@@ -109,7 +116,7 @@ fn install_fault_handler() {}
 
 #[cfg(unix)]
 extern "C" fn on_fault(_sig: libc::c_int, _info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
-    super::output::flush_stdout_in_signal();
+    stdout::flush_in_signal();
     let msg = b"error: stack overflow or invalid memory access\n";
     // SAFETY: write(2) and _exit are async-signal-safe.
     unsafe {

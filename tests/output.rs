@@ -1,0 +1,214 @@
+//! Program output behaves like every other Unix program's, identically in
+//! JIT and AOT: a closed pipe ends the program by SIGPIPE, a full device is an
+//! error with status 101, a terminal gets each line as it is printed, and no
+//! buffered line is lost when the stack overflows inside `print`.
+
+mod pool_support;
+
+use std::io::{BufRead, BufReader, Read};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use pool_support::{Mode, program_command, scratch};
+
+/// Long enough for a debug build on a loaded 2-core machine; only a hang
+/// (the bug these tests guard against) ever reaches it.
+const PATIENCE: Duration = Duration::from_secs(120);
+
+fn program(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let file = dir.join(format!("{name}.tern"));
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// Waits for `child`, killing it after [`PATIENCE`].
+fn wait(mut child: Child) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if start.elapsed() > PATIENCE {
+            let _ = child.kill();
+            panic!("the program did not end");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn stderr_of(child: &mut Child) -> String {
+    let mut s = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut s).unwrap();
+    s
+}
+
+#[test]
+fn a_closed_pipe_ends_the_program_by_sigpipe() {
+    let dir = scratch("output-pipe");
+    let file = program(
+        &dir,
+        "forever",
+        "fn main() {\n    var i = 0;\n    while true { print(i); i += 1; }\n}\n",
+    );
+    for mode in [Mode::Jit, Mode::Aot] {
+        let mut cmd = program_command(&file, mode, "-O2", &dir).unwrap();
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // `| head -1`: read one line, then close the pipe.
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert_eq!(first, "0\n", "{mode:?}");
+        let err = stderr_of(&mut child);
+        let status = wait(child);
+        assert_eq!(status.signal(), Some(libc::SIGPIPE), "{mode:?}: {status}");
+        assert_eq!(err, "", "{mode:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_full_device_is_an_error() {
+    let dir = scratch("output-full");
+    let file = program(&dir, "hello", "fn main() {\n    print(1);\n}\n");
+    for mode in [Mode::Jit, Mode::Aot] {
+        let mut cmd = program_command(&file, mode, "-O0", &dir).unwrap();
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let mut child = cmd.stdout(full).stderr(Stdio::piped()).spawn().unwrap();
+        let err = stderr_of(&mut child);
+        let status = wait(child);
+        assert_eq!(status.code(), Some(101), "{mode:?}");
+        assert_eq!(
+            err,
+            "error: <runtime>: cannot write the program's output: No space left on device (os error 28)\n",
+            "{mode:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_stack_overflow_inside_print_loses_no_printed_line() {
+    // Every level prints, so the deepest frames (where the stack runs out)
+    // are inside `print` itself.
+    let dir = scratch("output-overflow");
+    let file = program(
+        &dir,
+        "deep",
+        "fn down(n: i64) -> i64 {\n    print(n);\n    return down(n + 1) + 1;\n}\nfn main() {\n    print(down(0));\n}\n",
+    );
+    for mode in [Mode::Jit, Mode::Aot] {
+        let mut cmd = program_command(&file, mode, "-O1", &dir).unwrap();
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        let err = stderr_of(&mut child);
+        let status = wait(child);
+        assert_eq!(status.code(), Some(101), "{mode:?}");
+        assert_eq!(
+            err, "error: stack overflow or invalid memory access\n",
+            "{mode:?}"
+        );
+        // Complete lines 0, 1, 2, ... in order: nothing dropped, nothing torn.
+        assert!(out.ends_with('\n'), "{mode:?}: torn last line");
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines.len() > 1000, "{mode:?}: only {} lines", lines.len());
+        for (i, l) in lines.iter().enumerate() {
+            assert_eq!(*l, i.to_string(), "{mode:?}: line {i}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_terminal_gets_each_line_as_it_is_printed() {
+    // The program prints one line and then waits forever (`pause`): the line
+    // reaches the terminal only if output to a terminal is line-buffered.
+    let dir = scratch("output-tty");
+    let file = program(
+        &dir,
+        "waits",
+        "extern fn pause() -> i32;\nfn main() {\n    print(42);\n    pause();\n}\n",
+    );
+    for mode in [Mode::Jit, Mode::Aot] {
+        let (master, slave) = open_pty();
+        let mut cmd = program_command(&file, mode, "-O2", &dir).unwrap();
+        let mut child = cmd
+            .stdout(slave)
+            .stderr(Stdio::null())
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let line = read_line_within(&master, PATIENCE);
+        let _ = child.kill();
+        let _ = child.wait();
+        // The terminal turns "\n" into "\r\n".
+        assert_eq!(line.as_deref(), Some("42\r\n"), "{mode:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A pseudo-terminal: (master, slave).
+fn open_pty() -> (OwnedFd, OwnedFd) {
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: out-pointers to two ints; null name, termios and winsize.
+    let r = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened and are owned here.
+    unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
+}
+
+/// Reads from `fd` until a newline, waiting at most `limit` in all.
+fn read_line_within(fd: &OwnedFd, limit: Duration) -> Option<String> {
+    use std::os::fd::AsRawFd;
+    let start = Instant::now();
+    let mut got = Vec::new();
+    while !got.ends_with(b"\n") {
+        let left = limit.checked_sub(start.elapsed())?;
+        let mut pfd = libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        let ready = unsafe { libc::poll(&mut pfd, 1, left.as_millis() as i32) };
+        if ready <= 0 {
+            return None;
+        }
+        let mut buf = [0u8; 256];
+        // SAFETY: reading into a local buffer.
+        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            return None;
+        }
+        got.extend_from_slice(&buf[..n as usize]);
+    }
+    Some(String::from_utf8_lossy(&got).into_owned())
+}
