@@ -39,14 +39,14 @@ fn constants() -> Vec<(&'static str, i64)> {
             "MAX_ARENA_BYTES",
             tern_runtime::span_tree::tree::MAX_ARENA_BYTES,
         ),
-        ("MUST_MOVE", error::MUST_MOVE),
-        ("EXHAUSTED", error::EXHAUSTED),
     ]
 }
 
 /// Constants only the pure module has (it implements the tree).
 fn pure_constants() -> Vec<(&'static str, i64)> {
     vec![
+        ("MUST_MOVE", error::MUST_MOVE),
+        ("EXHAUSTED", error::EXHAUSTED),
         ("NONE", layout::NONE),
         ("N_COUNT", layout::N_COUNT as i64),
         ("N_LEVEL", layout::N_LEVEL as i64),

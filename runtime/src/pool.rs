@@ -93,6 +93,13 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         &mut self.tree
     }
 
+    /// The arena address of offset `off` (what the checked entry points take;
+    /// they refuse any address outside the arena, so a wild offset may wrap).
+    #[inline(always)]
+    fn addr(&self, off: i64) -> i64 {
+        (self.base() as i64).wrapping_add(off)
+    }
+
     /// First-fit alloc of `bytes` (rounded up to 8); returns the offset. The bytes
     /// are not zeroed (see [`Self::alloc_zeroed`]).
     #[inline]
@@ -100,7 +107,8 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         if V::CHECKED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
             // SAFETY: the header is owned and HEADER_WORDS long.
-            unsafe { checked::alloc(h, n, bytes, false) }
+            let addr = unsafe { checked::alloc(h, n, bytes, false)? };
+            Ok(addr - self.addr(0))
         } else {
             self.view().alloc(bytes)
         }
@@ -120,7 +128,7 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         if V::CHECKED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
             // SAFETY: as in `alloc`.
-            unsafe { checked::free(h, n, off, bytes) }
+            unsafe { checked::free(h, n, self.addr(off), bytes) }
         } else {
             self.view().free(off, bytes)
         }
@@ -131,8 +139,10 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
     pub fn resize_in_place(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if V::CHECKED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
+            let at = self.addr(off);
             // SAFETY: as in `alloc`.
-            unsafe { checked::resize(h, n, off, old, new, false) }
+            let addr = unsafe { checked::resize(h, n, at, (old, new), false, false)? };
+            Ok(addr - self.addr(0))
         } else {
             self.view().resize(off, old, new)
         }
@@ -164,6 +174,9 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
             self.free(off, old)?;
             return Ok(-1);
         }
+        if V::CHECKED {
+            return self.resize_checked(off, old, new);
+        }
         let (old_r, new_r) = (round8(old), round8(new));
         match self.resize_in_place(off, old, new) {
             Ok(o) => {
@@ -191,6 +204,26 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// The library's resize: one checked call places the move (and zero-fills),
+    /// then the used bytes are copied from the freed, untouched old span,
+    /// exactly as `slice_pool` does after `tern_span_resize`.
+    fn resize_checked(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+        let (h, n, at) = (self.hdr(), self.nodes_ptr(), self.addr(off));
+        // SAFETY: as in `alloc`.
+        let to = unsafe { checked::resize(h, n, at, (old, new), true, true)? } - self.addr(0);
+        if to != off {
+            // SAFETY: both spans lie inside the arena and do not overlap.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    self.base().add(off as usize),
+                    self.base().add(to as usize),
+                    old.min(new) as usize,
+                )
+            };
+        }
+        Ok(to)
     }
 
     /// Checks the tree's invariants and returns its free spans (tests).

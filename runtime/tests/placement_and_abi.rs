@@ -5,6 +5,7 @@ use tern_runtime::abi::reusable::{
     tern_reusable_alloc, tern_reusable_free, tern_reusable_offset, tern_reusable_resize,
 };
 use tern_runtime::abi::span::*;
+use tern_runtime::span_tree::checked::PoolMemory;
 use tern_runtime::span_tree::error::{self, *};
 use tern_runtime::span_tree::layout::{self, FANOUT, HEADER_WORDS};
 use tern_runtime::{Checked, SlabPool, SpanPool, Unchecked};
@@ -126,19 +127,43 @@ fn checked_externs_over_program_memory() {
     unsafe {
         let id = tern_span_init(h, n, words, arena as *mut u8, arena_bytes);
         assert!(id > 0);
+        // Spans are named by address inside the registered arena.
         let a = tern_span_alloc(h, n, 24);
-        assert_eq!(a, 0);
+        assert_eq!(a, arena);
         // Alloc zero-fills: dirty the span, free it, allocate it again.
         std::ptr::write_bytes(arena as *mut u8, 0xAB, 24);
         assert_eq!(tern_span_free(h, n, a, 24), 0);
-        assert_eq!(tern_span_alloc(h, n, 24), 0);
+        assert_eq!(tern_span_alloc(h, n, 24), arena);
         assert_eq!(*(arena as *const u8).add(23), 0);
-        assert_eq!(tern_span_resize(h, n, 0, 24, 48), 0);
+        // Grow in place: the new bytes (from the old exact size) are zero.
+        std::ptr::write_bytes(arena as *mut u8, 0xCD, 48);
+        assert_eq!(tern_span_resize(h, n, arena, 20, 48), arena);
+        assert_eq!(*(arena as *const u8).add(19), 0xCD);
+        assert_eq!(*(arena as *const u8).add(20), 0);
         let b = tern_span_alloc(h, n, 8);
-        assert_eq!(b, 48);
-        assert_eq!(tern_span_resize(h, n, 0, 48, 56), MUST_MOVE);
-        assert_eq!(tern_span_free(h, n, 0, 48), 0);
-        assert_eq!(tern_span_free(h, n, 0, 48), DOUBLE_FREE);
+        assert_eq!(b, arena + 48);
+        // No room after it: the move is placed in the same call (first fit
+        // while the old span is held, then the old span is freed), the new
+        // span zero-filled past the old bytes, the old bytes left intact.
+        std::ptr::write_bytes((arena + 56) as *mut u8, 0xEE, 56);
+        let c = tern_span_resize(h, n, arena, 48, 56);
+        assert_eq!(c, arena + 56);
+        assert_eq!(*(arena as *const u8).add(19), 0xCD, "old bytes untouched");
+        assert_eq!(
+            *((arena + 56) as *const u8).add(47),
+            0xEE,
+            "the caller copies"
+        );
+        assert_eq!(*((arena + 56) as *const u8).add(48), 0);
+        assert_eq!(tern_span_free(h, n, arena, 48), DOUBLE_FREE);
+        assert_eq!(tern_span_free(h, n, c, 56), 0);
+        // Addresses outside the registered arena are refused.
+        assert_eq!(tern_span_free(h, n, arena - 8, 8), OUTSIDE_ARENA);
+        assert_eq!(
+            tern_span_free(h, n, arena + arena_bytes + 8, 8),
+            OUTSIDE_ARENA
+        );
+        assert_eq!(tern_span_free(h, n, 8, 8), OUTSIDE_ARENA);
         // A node array other than the registered one is refused.
         assert_eq!(tern_span_alloc(h, n.add(8), 8), BAD_POOL);
         assert_eq!(tern_span_alloc(std::ptr::null_mut(), n, 8), BAD_POOL);
@@ -146,6 +171,29 @@ fn checked_externs_over_program_memory() {
         assert_eq!(tern_span_alloc(h, n, 8), BAD_POOL);
         assert_eq!(tern_mem_release(nodes, words * 8), 0);
         assert_eq!(tern_mem_release(arena, arena_bytes), 0);
+    }
+}
+
+#[test]
+fn runtime_owned_pools_are_created_and_released_by_the_runtime() {
+    let mut hdr = [0i64; HEADER_WORDS];
+    let mut mem = PoolMemory::default();
+    let h = hdr.as_mut_ptr();
+    unsafe {
+        assert_eq!(tern_span_new(h, 0, &mut mem), BAD_SIZE);
+        let id = tern_span_new(h, 100, &mut mem);
+        assert!(id > 0);
+        assert_eq!(hdr[layout::H_ARENA_BYTES], 104);
+        assert_eq!(mem.node_words, layout::node_array_words(104, FANOUT));
+        let n = mem.nodes as *mut i64;
+        let a = tern_span_alloc(h, n, 104);
+        assert_eq!(a, mem.arena);
+        // The arena is real memory the runtime owns.
+        *(a as *mut i64) = 7;
+        assert_eq!(tern_span_alloc(h, n, 8), EXHAUSTED);
+        assert_eq!(tern_span_free(h, n, a, 104), 0);
+        assert_eq!(tern_span_finish(h, n), 0);
+        assert_eq!(tern_span_finish(h, n), BAD_POOL);
     }
 }
 

@@ -65,6 +65,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
             span::tern_span_node_words as *const u8,
         ),
         ("tern_span_init", span::tern_span_init as *const u8),
+        ("tern_span_new", span::tern_span_new as *const u8),
         ("tern_span_finish", span::tern_span_finish as *const u8),
         (
             "tern_span_error_message",

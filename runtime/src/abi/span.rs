@@ -22,8 +22,8 @@ fn guard(f: impl FnOnce() -> Result<i64, i64>) -> i64 {
 }
 
 /// Checked first-fit alloc of `bytes` (rounded up to 8) from the pool whose header
-/// is at `tree` and node array at `nodes`. The span is zero-filled when the pool
-/// registered its arena. Returns the byte offset, or a negative error code
+/// is at `tree` and node array at `nodes`. The span is zero-filled (in the
+/// registered arena). Returns the span's address, or a negative error code
 /// (`EXHAUSTED`, `BAD_SIZE` for `bytes <= 0`, `BAD_POOL`, corruption codes).
 ///
 /// # Safety
@@ -34,9 +34,10 @@ pub unsafe extern "C" fn tern_span_alloc(tree: *mut i64, nodes: *mut i64, bytes:
     guard(|| unsafe { checked::alloc(tree, nodes, bytes, true) })
 }
 
-/// Checked free of `[off, off + round8(bytes))` with coalescing. Returns 0, or a
-/// negative error code (`DOUBLE_FREE`, `OUTSIDE_ARENA`, `BAD_SIZE`, `BAD_POOL`,
-/// corruption codes).
+/// Checked free of the span at address `addr` (`round8(bytes)` long) with
+/// coalescing. Returns 0, or a negative error code (`DOUBLE_FREE`,
+/// `OUTSIDE_ARENA` for an address outside the registered arena, `BAD_SIZE`,
+/// `BAD_POOL`, corruption codes).
 ///
 /// # Safety
 /// As for [`tern_span_alloc`].
@@ -44,19 +45,23 @@ pub unsafe extern "C" fn tern_span_alloc(tree: *mut i64, nodes: *mut i64, bytes:
 pub unsafe extern "C" fn tern_span_free(
     tree: *mut i64,
     nodes: *mut i64,
-    off: i64,
+    addr: i64,
     bytes: i64,
 ) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { checked::free(tree, nodes, off, bytes).map(|()| 0) })
+    guard(|| unsafe { checked::free(tree, nodes, addr, bytes).map(|()| 0) })
 }
 
-/// Checked in-place resize of the span `[off, off+old)` to `new` bytes: shrink
-/// frees the tail; grow carves the free span starting at `off+old` when long
-/// enough (growth zero-filled when the pool registered its arena); `new == 0`
-/// frees the span. Returns `off`; `-1` (`MUST_MOVE`) when the span must move
-/// (nothing changed: the caller allocates, copies and frees); other negatives are
-/// errors (`RESIZE_FREE_SPAN`, `DOUBLE_FREE`, `OUTSIDE_ARENA`, `BAD_SIZE`, ...).
+/// Checked resize of the span at address `addr` from `old` to `new` bytes (exact
+/// byte counts): shrink in place, grow in place when the free span right after
+/// it is long enough, otherwise place the move in this same call (first fit
+/// while the old span is held, then free the old span, coalescing). Returns the
+/// span's address after the call: `addr` in place, another address after a
+/// move, in which case the caller copies its `min(old, new)` used bytes from
+/// `addr` (freed bytes are never written by the runtime, and the spans do not
+/// overlap). Bytes past `old` of the new extent are zero-filled. `new == 0`
+/// frees the span. Negatives are errors (`EXHAUSTED`, `RESIZE_FREE_SPAN`,
+/// `DOUBLE_FREE`, `OUTSIDE_ARENA`, `BAD_SIZE`, `BAD_POOL`, corruption codes).
 ///
 /// # Safety
 /// As for [`tern_span_alloc`].
@@ -64,12 +69,12 @@ pub unsafe extern "C" fn tern_span_free(
 pub unsafe extern "C" fn tern_span_resize(
     tree: *mut i64,
     nodes: *mut i64,
-    off: i64,
+    addr: i64,
     old: i64,
     new: i64,
 ) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { checked::resize(tree, nodes, off, old, new, true) })
+    guard(|| unsafe { checked::resize(tree, nodes, addr, (old, new), true, true) })
 }
 
 /// Number of `i64` words of a tree header (`HEADER_WORDS`).
@@ -110,8 +115,37 @@ pub unsafe extern "C" fn tern_span_init(
     guard(|| unsafe { checked::init(tree, nodes, node_words, arena as i64, arena_bytes) })
 }
 
-/// Unregisters the pool at `tree`/`nodes` (its memory is the caller's to release).
-/// Returns 0, or `BAD_POOL` if it is not a live pool.
+/// Creates a pool for the library: the runtime reserves (and owns) an arena of
+/// `arena_bytes` (1..=2^56, rounded up to 8) and its worst-case node array,
+/// writes a fresh header at `tree`, registers the pool and writes where the
+/// memory is into `memory` (node array address, its length in words, arena
+/// address). Returns the pool id (> 0), or `BAD_SIZE`, `RESERVE_FAILED`,
+/// `TOO_MANY_POOLS`. [`tern_span_finish`] releases the memory.
+///
+/// # Safety
+/// `tree` must point to `HEADER_WORDS` writable words and `memory` to three,
+/// both 8-byte aligned; `tree` must stay valid while the pool is registered.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_span_new(
+    tree: *mut i64,
+    arena_bytes: i64,
+    memory: *mut checked::PoolMemory,
+) -> i64 {
+    if memory.is_null() || !(memory as usize).is_multiple_of(8) {
+        return error::BAD_POOL;
+    }
+    // SAFETY: the caller's contract.
+    guard(|| unsafe {
+        let (id, m) = checked::create(tree, arena_bytes)?;
+        memory.write(m);
+        Ok(id)
+    })
+}
+
+/// Unregisters the pool at `tree`/`nodes`; a pool made by [`tern_span_new`] also
+/// gets its arena and node array released (by the registered addresses, never
+/// by anything in program memory). Returns 0, or `BAD_POOL` if it is not a
+/// live pool.
 ///
 /// # Safety
 /// As for [`tern_span_alloc`].

@@ -2,12 +2,17 @@
 //! `tern_span_*` externs. Each call reads the pool id from the header, takes the
 //! authoritative bounds from the [`registry`], checks that the node array passed in
 //! is the registered one, and runs the checked instantiation of the tree code.
+//!
+//! Spans are named by **address** on this side: an address is turned into an
+//! offset against the registered arena base (never a base the program could
+//! write), and every address returned lies inside the registered arena.
 
-use super::error::{BAD_POOL, BAD_SIZE};
+use super::error::{BAD_POOL, BAD_SIZE, MUST_MOVE, OUTSIDE_ARENA};
 use super::layout::{self, FANOUT, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC};
 use super::registry::{self, PoolBounds};
 use super::tree::{MAX_ARENA_BYTES, Mem, Path, Tree, TreeResult};
 use super::validate::Checked;
+use crate::memory::Reservation;
 
 /// The checked tree at the pool's fanout.
 pub type CheckedTree = Tree<Checked, FANOUT>;
@@ -102,7 +107,65 @@ pub unsafe fn init(
     Ok(id)
 }
 
-/// Unregisters the pool `tree` belongs to and clears its magic. Returns its bounds.
+/// The memory of pools whose arena and node array the runtime reserved itself
+/// ([`create`]), by pool id: released by [`release`], never by the program.
+static OWNED: std::sync::Mutex<Vec<(i64, Reservation, Reservation)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Where [`create`] put a pool's memory (written to the caller's record).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PoolMemory {
+    /// Address of the node array.
+    pub nodes: i64,
+    /// Its length in words.
+    pub node_words: i64,
+    /// Address of the arena.
+    pub arena: i64,
+}
+
+/// Creates a checked pool whose arena (`arena_bytes`, rounded up to 8) and
+/// worst-case node array the runtime reserves and owns: writes a fresh header
+/// at `tree`, registers the bounds and returns the pool id and where the memory
+/// is. [`release`] gives the memory back, so no address the program can
+/// overwrite ever decides what is unmapped.
+///
+/// # Safety
+/// `tree` must be valid for `HEADER_WORDS` writable words (8-byte aligned) for
+/// as long as the pool is registered.
+pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolMemory)> {
+    if !(1..=MAX_ARENA_BYTES).contains(&arena_bytes) {
+        return Err(BAD_SIZE);
+    }
+    let arena_bytes = super::tree::round8(arena_bytes);
+    let node_words = node_array_words(arena_bytes);
+    let arena = Reservation::new(arena_bytes as usize)?;
+    let nodes = Reservation::new(node_words as usize * 8)?;
+    let memory = PoolMemory {
+        nodes: nodes.base() as i64,
+        node_words,
+        arena: arena.base() as i64,
+    };
+    // SAFETY: the caller's contract for `tree`; both reservations are sized as
+    // `init` requires and live until `release` drops them.
+    let id = unsafe {
+        init(
+            tree,
+            nodes.base().cast(),
+            node_words,
+            memory.arena,
+            arena_bytes,
+        )?
+    };
+    OWNED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((id, arena, nodes));
+    Ok((id, memory))
+}
+
+/// Unregisters the pool `tree` belongs to and clears its magic; releases its
+/// memory if the runtime reserved it ([`create`]). Returns its bounds.
 ///
 /// # Safety
 /// As for [`alloc`].
@@ -113,10 +176,26 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut i64) -> TreeResult<PoolBounds>
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::unregister(id)?;
     unsafe { tree.add(H_MAGIC).write(!MAGIC) };
+    let mut owned = OWNED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = owned.iter().position(|(o, _, _)| *o == id) {
+        // Dropping the reservations unmaps them.
+        owned.swap_remove(i);
+    }
     Ok(b)
 }
 
-/// Checked first-fit alloc; zero-fills the span if `zero_fill` and the pool registered its arena.
+/// The offset of `addr` in pool `b`'s arena, or `OUTSIDE_ARENA`. (The tree
+/// validates the span itself: alignment, extent, overlap.)
+#[inline(always)]
+fn offset_in(b: &PoolBounds, addr: i64) -> TreeResult<i64> {
+    match addr.checked_sub(b.arena_base) {
+        Some(off) if (0..=b.arena_bytes).contains(&off) => Ok(off),
+        _ => Err(OUTSIDE_ARENA),
+    }
+}
+
+/// Checked first-fit alloc; returns the span's address. Zero-fills the span if
+/// `zero_fill` and the pool registered its arena.
 ///
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
@@ -134,21 +213,31 @@ pub unsafe fn alloc(
     if zero_fill {
         zero(&b, off, super::tree::round8(bytes));
     }
-    Ok(off)
+    Ok(b.arena_base + off)
 }
 
-/// Checked free.
+/// Checked free of the span at address `addr`.
 ///
 /// # Safety
 /// As for [`alloc`].
 #[inline]
-pub unsafe fn free(tree: *mut i64, nodes: *mut i64, off: i64, bytes: i64) -> TreeResult<()> {
+pub unsafe fn free(tree: *mut i64, nodes: *mut i64, addr: i64, bytes: i64) -> TreeResult<()> {
     // SAFETY: the caller's contract.
-    let (t, _) = unsafe { open(tree, nodes)? };
+    let (t, b) = unsafe { open(tree, nodes)? };
+    let off = offset_in(&b, addr)?;
     with_scratch(|p| t.free_span(p, off, bytes))
 }
 
-/// Checked in-place resize (see `Tree::resize`); zero-fills growth if `zero_fill`.
+/// Checked resize of the span at `addr` from `old` to `new` bytes (both exact
+/// byte counts; the tree rounds them): shrink or grow in place when the
+/// placement contract allows, otherwise place the move in the same call (first
+/// fit for `new` while the old span is held, then free the old span). Returns
+/// the span's address: `addr` in place, another one after a move, in which case
+/// the caller copies its `min(old, new)` used bytes from `addr` (the runtime
+/// never writes freed bytes, and the new span does not overlap the old).
+/// With `zero_fill`, the bytes past `old` of the span's new extent are zeroed.
+/// Without `place_move`, a span that must move is `MUST_MOVE` and nothing
+/// changes (the in-place half alone, for tests of the contract).
 ///
 /// # Safety
 /// As for [`alloc`].
@@ -156,17 +245,26 @@ pub unsafe fn free(tree: *mut i64, nodes: *mut i64, off: i64, bytes: i64) -> Tre
 pub unsafe fn resize(
     tree: *mut i64,
     nodes: *mut i64,
-    off: i64,
-    old: i64,
-    new: i64,
+    addr: i64,
+    (old, new): (i64, i64),
     zero_fill: bool,
+    place_move: bool,
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
-    let r = with_scratch(|p| t.resize(p, off, old, new))?;
+    let off = offset_in(&b, addr)?;
+    let to = with_scratch(|p| match t.resize(p, off, old, new) {
+        Err(MUST_MOVE) if place_move => {
+            let to = t.alloc(p, new)?;
+            t.free_span(p, off, old)?;
+            Ok(to)
+        }
+        r => r,
+    })?;
+    // From `old`, not its rounding: a shrink inside the last 8-byte granule
+    // left stale bytes that growing must clear again. A move only grows.
     if zero_fill && new > old {
-        let (o, n) = (super::tree::round8(old), super::tree::round8(new));
-        zero(&b, off + o, n - o);
+        zero(&b, to + old, super::tree::round8(new) - old);
     }
-    Ok(r)
+    Ok(b.arena_base + to)
 }
