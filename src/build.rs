@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tern_codegen::{OptLevel, Options, compile_object, link_executable};
+use tern_codegen::{Options, compile_object, link_executable};
 
 use crate::Failure;
 use crate::frontend::compile_file;
@@ -25,7 +25,7 @@ pub enum Emit {
 pub fn build(
     file: &str,
     out: Option<&Path>,
-    level: OptLevel,
+    mut opts: Options,
     emit: Option<Emit>,
 ) -> Result<(), Failure> {
     let out: PathBuf = match out {
@@ -45,7 +45,6 @@ pub fn build(
     };
     refuse_to_overwrite_input(file, &out)?;
     let (program, _) = compile_file(file)?;
-    let mut opts = Options::new(level);
     opts.emit_clif = emit == Some(Emit::Clif);
     opts.emit_asm = emit == Some(Emit::Asm);
     let object =

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use tern_codegen::OptLevel;
+use tern_codegen::{Inlining, OptLevel, Options};
 
 /// A failed command: what to print on stderr and the exit status.
 pub struct Failure {
@@ -39,9 +39,8 @@ enum Command {
     /// Compile FILE in-process (JIT) and run its `main`.
     Run {
         file: String,
-        /// Optimization level: -O0, -O1 or -O2 (default).
-        #[arg(short = 'O', value_parser = parse_level, default_value = "2")]
-        opt: OptLevel,
+        #[command(flatten)]
+        codegen: CodegenArgs,
         /// Report front-end, Cranelift and execution time on stderr.
         #[arg(long)]
         time: bool,
@@ -52,9 +51,8 @@ enum Command {
         /// Output path (default: FILE's stem).
         #[arg(short = 'o')]
         out: Option<PathBuf>,
-        /// Optimization level: -O0, -O1 or -O2 (default).
-        #[arg(short = 'O', value_parser = parse_level, default_value = "2")]
-        opt: OptLevel,
+        #[command(flatten)]
+        codegen: CodegenArgs,
         /// Write the CLIF, the object or the disassembly instead of an executable.
         #[arg(long, value_enum)]
         emit: Option<build::Emit>,
@@ -71,6 +69,46 @@ enum Command {
     },
 }
 
+/// Code generation flags shared by `run` and `build` (JIT and AOT compile
+/// alike).
+#[derive(clap::Args)]
+struct CodegenArgs {
+    /// Optimization level: -O0, -O1 or -O2 (default).
+    #[arg(short = 'O', value_parser = parse_level, default_value = "2")]
+    opt: OptLevel,
+    /// Which calls of Tern functions are inlined: `off`, `natural` (small
+    /// callees; the default at -O2, `off` below) or `all` (every call that is
+    /// not recursive).
+    #[arg(long, value_enum)]
+    inline: Option<InlineArg>,
+    /// Never inline calls of this function (its display name, such as
+    /// `exercise` or `slice_pool::append::<i64>`); may be repeated.
+    #[arg(long = "keep-call", value_name = "NAME")]
+    keep_call: Vec<String>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum InlineArg {
+    Off,
+    Natural,
+    All,
+}
+
+impl CodegenArgs {
+    fn options(&self) -> Options {
+        let mut o = Options::new(self.opt);
+        if let Some(i) = self.inline {
+            o.inlining = match i {
+                InlineArg::Off => Inlining::Off,
+                InlineArg::Natural => Inlining::Natural,
+                InlineArg::All => Inlining::All,
+            };
+        }
+        o.keep_calls = self.keep_call.clone();
+        o
+    }
+}
+
 fn parse_level(s: &str) -> Result<OptLevel, String> {
     OptLevel::parse(s).ok_or_else(|| format!("`{s}` is not an optimization level (use 0, 1 or 2)"))
 }
@@ -78,7 +116,11 @@ fn parse_level(s: &str) -> Result<OptLevel, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { file, opt, time } => run::run(&file, opt, time).map(|status| {
+        Command::Run {
+            file,
+            codegen,
+            time,
+        } => run::run(&file, codegen.options(), time).map(|status| {
             // The OS keeps the low 8 bits, exactly as for the AOT
             // executable whose C `main` returns the same value.
             std::process::exit(status)
@@ -86,9 +128,9 @@ fn main() -> ExitCode {
         Command::Build {
             file,
             out,
-            opt,
+            codegen,
             emit,
-        } => build::build(&file, out.as_deref(), opt, emit),
+        } => build::build(&file, out.as_deref(), codegen.options(), emit),
         Command::Check { file } => frontend::compile_file(&file).map(|_| ()),
         Command::Repl => repl::repl(),
         Command::Bench { args } => bench::main(&args),

@@ -2,18 +2,18 @@
 
 use std::time::Instant;
 
-use tern_codegen::{OptLevel, Options, compile_jit};
+use tern_codegen::{Options, compile_jit};
 
 use crate::Failure;
 use crate::frontend::compile_file;
 
 /// Runs `file` and returns the program's exit status. With `time`, prints
 /// front-end, Cranelift and execution times to stderr after the run.
-pub fn run(file: &str, level: OptLevel, time: bool) -> Result<i32, Failure> {
+pub fn run(file: &str, opts: Options, time: bool) -> Result<i32, Failure> {
     let (program, front) = compile_file(file)?;
     let start = Instant::now();
     let symbols = tern_runtime::abi::symbols();
-    let jit = compile_jit(&program, &Options::new(level), &symbols)
+    let jit = compile_jit(&program, &opts, &symbols)
         .map_err(|e| Failure::new(1, format!("error: {e}")))?;
     let cranelift = start.elapsed();
     let start = Instant::now();

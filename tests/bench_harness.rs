@@ -183,7 +183,7 @@ fn a_tiny_run_writes_every_artifact() {
     let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
     assert!(stdout.starts_with(
-        "tern bench: metric cpu, 1 rep(s) after 0 warm-up(s), --quick (not a measurement)\n"
+        "tern bench: metric cpu, calls natural, 1 rep(s) after 0 warm-up(s), --quick (not a measurement)\n"
     ));
     assert!(stdout.contains("Ratios side/builtin (CPU time, median), AOT (executable), -O2:\ncase                     c\nfragmented/8 "));
     for file in [
@@ -224,5 +224,45 @@ fn a_tiny_run_writes_every_artifact() {
     assert!(sums.contains("\nfragmented/8 placement "), "{sums}");
     let clif = std::fs::read_to_string(out.join("clif/builtin-O2/fragmented-8.clif")).unwrap();
     assert!(clif.contains("function"), "{clif}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn every_call_mode_runs_and_is_recorded() {
+    let dir = scratch("calls");
+    for calls in ["boundary", "inline"] {
+        let out = dir.join(calls);
+        let o = bench(
+            &[
+                TINY,
+                &[
+                    "--sides",
+                    "builtin,library",
+                    "--calls",
+                    calls,
+                    "--out",
+                    out.to_str().unwrap(),
+                ],
+            ]
+            .concat(),
+            &dir,
+            None,
+        );
+        let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+        assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+        assert!(
+            stdout.starts_with(&format!("tern bench: metric cpu, calls {calls}, ")),
+            "{stdout}"
+        );
+        let report = std::fs::read_to_string(out.join("report.txt")).unwrap();
+        assert!(report.contains(&format!("calls {calls}")), "{report}");
+        let log = std::fs::read_to_string(out.join("logs/build.log")).unwrap();
+        let flag = if calls == "boundary" {
+            "--keep-call exercise"
+        } else {
+            "--inline all"
+        };
+        assert!(log.contains(flag), "{log}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -274,3 +274,66 @@ fn a_failed_output_write_names_the_output() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Whether `main`'s CLIF in `listing` still calls the Tern function `name`.
+fn main_calls(listing: &str, name: &str) -> bool {
+    let symbol = format!(" = tern.{name}\n");
+    let Some(legend) = listing
+        .lines()
+        .find(|l| format!("{l}\n").ends_with(&symbol))
+    else {
+        panic!("no legend line for {name}:\n{listing}");
+    };
+    let user = legend.trim_start_matches("; ").split(' ').next().unwrap();
+    let main = listing
+        .split("; fn ")
+        .find(|f| f.starts_with("main\n"))
+        .expect("main in the listing");
+    let decl = format!(" {user} ");
+    main.lines()
+        .filter(|l| l.contains(&decl) && l.trim_start().starts_with("fn"))
+        .filter_map(|l| l.trim_start().split(' ').next())
+        .any(|fref| main.contains(&format!("call {fref}(")))
+}
+
+#[test]
+fn inlining_is_chosen_by_flags_and_changes_no_output() {
+    let dir = scratch("inline");
+    let file = "tests/programs/inlined_error_location.tern";
+    let clif = dir.join("p.clif");
+    let c = clif.to_str().unwrap();
+    let listing = |extra: &[&str]| {
+        let mut args = vec!["build", file, "--emit", "clif", "-o", c];
+        args.extend_from_slice(extra);
+        let o = tern(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read_to_string(&clif).unwrap()
+    };
+    // -O2 inlines small functions; -O1, `--inline off` and `--keep-call` keep the call.
+    assert!(!main_calls(&listing(&[]), "at"));
+    assert!(!main_calls(&listing(&["--inline", "all"]), "at"));
+    assert!(main_calls(&listing(&["-O1"]), "at"));
+    assert!(main_calls(&listing(&["--inline", "off"]), "at"));
+    let kept = listing(&["--inline", "all", "--keep-call", "at"]);
+    assert!(main_calls(&kept, "at") && !main_calls(&kept, "ratio"));
+    // The same output and the same located error whatever is inlined, JIT and AOT.
+    let exe = dir.join("p");
+    for flags in [&["--inline", "off"][..], &["--inline", "all"][..]] {
+        let mut run = vec!["run", file];
+        run.extend_from_slice(flags);
+        let o = tern(&run);
+        let mut build = vec!["build", file, "-o", exe.to_str().unwrap()];
+        build.extend_from_slice(flags);
+        assert!(tern(&build).status.success());
+        let a = Command::new(&exe).current_dir(ROOT).output().unwrap();
+        for out in [&o, &a] {
+            assert_eq!(String::from_utf8_lossy(&out.stdout), "5\n");
+            assert_eq!(
+                stderr(out),
+                "error: tests/programs/inlined_error_location.tern:5:12: index out of bounds: index 3, length 3\n"
+            );
+            assert_eq!(out.status.code(), Some(101));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,6 +9,7 @@
 //! addresses (JIT) or its static library (AOT) in.
 
 pub mod error;
+pub mod inline;
 pub mod isa;
 pub mod jit;
 pub mod link;
@@ -17,6 +18,7 @@ pub mod object;
 pub mod runtime_fns;
 
 pub use error::CodegenError;
+pub use inline::Inlining;
 pub use jit::{JitProgram, compile_jit};
 pub use link::{link_executable, runtime_link_libs};
 pub use object::{ObjectOutput, compile_object};
@@ -59,17 +61,28 @@ pub struct Options {
     /// Collect the generated machine code as disassembly (Cranelift's
     /// final VCode listing), headed by the Tern name.
     pub emit_asm: bool,
+    /// Which calls of Tern functions are inlined (JIT and AOT alike).
+    pub inlining: Inlining,
+    /// Display names of functions never inlined, whatever `inlining` says
+    /// (`tern bench --calls boundary` keeps its exercise functions out of line).
+    pub keep_calls: Vec<String>,
 }
 
 impl Options {
-    /// Options for `level` with the verifier policy described on `verify`
-    /// and no listings.
+    /// Options for `level` with the verifier policy described on `verify`,
+    /// no listings, and inlining of small calls at -O2 only.
     pub fn new(opt_level: OptLevel) -> Options {
         Options {
             opt_level,
             verify: default_verify(),
             emit_clif: false,
             emit_asm: false,
+            inlining: if opt_level == OptLevel::O2 {
+                Inlining::Natural
+            } else {
+                Inlining::Off
+            },
+            keep_calls: Vec::new(),
         }
     }
 }

@@ -29,6 +29,7 @@ use tern_compiler::tir::{
     self, Arg, BinOp, Builtin, Expr, ExprKind, Loc, LocalId, Program, Stmt, Type, UnOp,
 };
 
+use crate::inline::{CallGraph, Inliner, Inlining};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
 
@@ -153,11 +154,46 @@ pub fn translate<M: Module>(
     };
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
-    for (index, f) in program.functions.iter().enumerate() {
+    // Every body first, then each compiled after the bodies it inlines.
+    let mut bodies = Vec::with_capacity(program.functions.len());
+    for f in &program.functions {
         ctx.func.signature = function_signature(program, f, call_conv);
         FnLower::build(module, &mut tr, program, opts, f, &mut ctx, &mut fctx)?;
+        bodies.push(ctx.func.clone());
+        module.clear_context(&mut ctx);
+    }
+    let graph = CallGraph::of(program);
+    let index_of: HashMap<FuncId, usize> = tr
+        .funcs
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (*id, i))
+        .collect();
+    let names: Vec<String> = program.functions.iter().map(|f| f.name.clone()).collect();
+    let returns_memory: Vec<bool> = program
+        .functions
+        .iter()
+        .map(|f| repr(&f.ret) == Repr::Mem)
+        .collect();
+    for &index in &graph.order {
+        ctx.func = bodies[index].clone();
+        if opts.inlining != Inlining::Off {
+            let inliner = Inliner {
+                policy: &opts.inlining,
+                bodies: &bodies,
+                index_of: &index_of,
+                graph: &graph,
+                caller: index,
+                keep_calls: &opts.keep_calls,
+                names: &names,
+                returns_memory: &returns_memory,
+            };
+            ctx.inline(inliner)
+                .map_err(|e| CodegenError::cranelift(&names[index], e))?;
+            bodies[index] = ctx.func.clone();
+        }
         let id = tr.funcs[index];
-        define(module, &mut tr, opts, id, &f.name, &mut ctx)?;
+        define(module, &mut tr, opts, id, &names[index], &mut ctx)?;
     }
     // The entry wrapper.
     ctx.func.signature = entry_sig;

@@ -40,6 +40,29 @@ pub enum Mode {
     JitTotal,
 }
 
+/// Which calls the compiler inlines in the Tern sides (the C side is `cc -O2`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Calls {
+    /// The compiler's own heuristic (`tern build/run` at the level's default).
+    Natural,
+    /// Each workload's `exercise` function stays out of line (`--keep-call
+    /// exercise`); calls inside it follow the heuristic.
+    Boundary,
+    /// Every inlinable call is inlined (`--inline all`).
+    Inline,
+}
+
+impl Calls {
+    /// The `tern run` / `tern build` flags for this mode.
+    pub fn flags(self) -> &'static [&'static str] {
+        match self {
+            Calls::Natural => &[],
+            Calls::Boundary => &["--keep-call", "exercise"],
+            Calls::Inline => &["--inline", "all"],
+        }
+    }
+}
+
 /// The quantity measured per sample.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Metric {
@@ -99,6 +122,11 @@ struct Args {
     /// Pin the harness and every sample to these CPUs (e.g. `1` or `0-1` or `0,1`).
     #[arg(long, value_parser = parse_cpu_list)]
     affinity: Option<CpuList>,
+    /// Inlining of the Tern sides: natural (the compiler's heuristic),
+    /// boundary (each workload's `exercise` function kept out of line) or
+    /// inline (every inlinable call inlined).
+    #[arg(long, value_enum, default_value = "natural")]
+    calls: Calls,
     /// Output folder; must not exist yet. Default: bench-out/<UTC timestamp>/.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -126,6 +154,8 @@ pub struct Config {
     pub metric: Metric,
     /// CPUs to pin to, if asked.
     pub affinity: Option<Vec<usize>>,
+    /// Inlining mode of the Tern sides.
+    pub calls: Calls,
     /// The explicit output folder, if given.
     pub out: Option<PathBuf>,
 }
@@ -162,6 +192,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         quick: a.quick,
         metric: a.metric,
         affinity: a.affinity.map(|c| c.0),
+        calls: a.calls,
         out: a.out,
     }))
 }

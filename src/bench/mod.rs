@@ -300,8 +300,9 @@ impl Bench {
         let mut text = String::new();
         let _ = writeln!(
             text,
-            "tern bench: metric {}, {} rep(s) after {} warm-up(s){}",
+            "tern bench: metric {}, calls {}, {} rep(s) after {} warm-up(s){}",
             name(&self.cfg.metric),
+            name(&self.cfg.calls),
             self.cfg.reps,
             self.cfg.warmups,
             if self.cfg.quick {
@@ -369,6 +370,7 @@ impl Bench {
                     for (target, emit) in steps {
                         let mut cmd = Command::new(&self.tern);
                         cmd.arg("build").arg(&src).arg("-o").arg(target).arg(&lv);
+                        cmd.args(self.cfg.calls.flags());
                         if let Some(e) = emit {
                             cmd.arg("--emit").arg(e);
                         }
@@ -503,6 +505,7 @@ impl Bench {
                 cmd.arg("run")
                     .arg(format!("-O{level}"))
                     .arg("--time")
+                    .args(self.cfg.calls.flags())
                     .arg(src);
                 let modes: Vec<Mode> = self
                     .cfg

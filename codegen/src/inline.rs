@@ -1,0 +1,306 @@
+//! Inlining of Tern functions into their callers, with Cranelift's inliner
+//! (`cranelift_codegen::inline`), bottom-up over the call graph.
+//!
+//! Every function is first translated to CLIF; then, callees before callers
+//! (strongly connected components of the call graph in reverse topological
+//! order), each function gets the already-inlined bodies of the calls the
+//! policy picks, and is compiled. A call inside a cycle (recursion) is never
+//! inlined, so inlining ends. Runtime-error locations survive inlining: they
+//! are data (the `file:line:col` string each check passes), not source
+//! locations, so an inlined check still names its own line.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use cranelift_codegen::inline::{Inline, InlineCommand};
+use cranelift_codegen::ir::{
+    self, ExternalName, Function, GlobalValueData, Opcode, UserExternalName, UserExternalNameRef,
+};
+use cranelift_module::FuncId;
+use tern_compiler::tir::{Arg, Block, Expr, ExprKind, Program, Stmt};
+
+/// Which calls are inlined.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Inlining {
+    /// No call is inlined (the default below -O2).
+    Off,
+    /// Calls of small callees ([`NATURAL_LIMIT`] instructions on their
+    /// non-cold paths, after their own inlining): the -O2 default.
+    Natural,
+    /// Every call that can be (not recursive, frame not too large).
+    All,
+}
+
+/// Largest callee, in CLIF instructions outside cold blocks, that
+/// [`Inlining::Natural`] inlines. Measured: see docs/backend.md, "Inlining".
+pub const NATURAL_LIMIT: usize = 160;
+
+/// Largest total of a callee's stack slots that is inlined: the slots are
+/// copied into every caller, which the front end's frame bound does not count.
+const MAX_INLINED_SLOTS: u64 = 64 * 1024;
+
+/// The order to compile functions in (callees first) and the component of
+/// each function (calls within one component are recursive).
+pub struct CallGraph {
+    /// Function indices, callees before callers.
+    pub order: Vec<usize>,
+    /// Strongly connected component of each function.
+    pub component: Vec<usize>,
+}
+
+impl CallGraph {
+    /// The call graph of `program` (Tarjan's algorithm, iterative so deep
+    /// call chains need no deep recursion).
+    pub fn of(program: &Program) -> CallGraph {
+        let n = program.functions.len();
+        let edges: Vec<Vec<usize>> = program
+            .functions
+            .iter()
+            .map(|f| {
+                let mut out = Vec::new();
+                calls_in_block(&f.body, &mut out);
+                out.sort_unstable();
+                out.dedup();
+                out
+            })
+            .collect();
+        const NONE: usize = usize::MAX;
+        let mut index = vec![NONE; n];
+        let mut low = vec![0; n];
+        let mut on_stack = vec![false; n];
+        let mut stack = Vec::new();
+        let mut component = vec![NONE; n];
+        let mut order = Vec::with_capacity(n);
+        let mut next = 0;
+        let mut components = 0;
+        for root in 0..n {
+            if index[root] != NONE {
+                continue;
+            }
+            // (node, next edge to look at)
+            let mut work = vec![(root, 0usize)];
+            index[root] = next;
+            low[root] = next;
+            next += 1;
+            stack.push(root);
+            on_stack[root] = true;
+            while let Some(&mut (v, ref mut e)) = work.last_mut() {
+                if let Some(&w) = edges[v].get(*e) {
+                    *e += 1;
+                    if index[w] == NONE {
+                        index[w] = next;
+                        low[w] = next;
+                        next += 1;
+                        stack.push(w);
+                        on_stack[w] = true;
+                        work.push((w, 0));
+                    } else if on_stack[w] {
+                        low[v] = low[v].min(index[w]);
+                    }
+                    continue;
+                }
+                work.pop();
+                if let Some(&(parent, _)) = work.last() {
+                    low[parent] = low[parent].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    // A component is complete: its members come after every
+                    // component they call.
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        component[w] = components;
+                        order.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    components += 1;
+                }
+            }
+        }
+        CallGraph { order, component }
+    }
+}
+
+fn calls_in_block(b: &Block, out: &mut Vec<usize>) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Let { init: e, .. } | Stmt::Expr(e) | Stmt::Return(Some(e)) => calls_in(e, out),
+            Stmt::Assign { place, value } | Stmt::CompoundAssign { place, value, .. } => {
+                calls_in(place, out);
+                calls_in(value, out);
+            }
+            Stmt::If { cond, then, else_ } => {
+                calls_in(cond, out);
+                calls_in_block(then, out);
+                if let Some(e) = else_ {
+                    calls_in_block(e, out);
+                }
+            }
+            Stmt::While { cond, body } => {
+                calls_in(cond, out);
+                calls_in_block(body, out);
+            }
+            Stmt::For {
+                start, end, body, ..
+            } => {
+                calls_in(start, out);
+                calls_in(end, out);
+                calls_in_block(body, out);
+            }
+            Stmt::Break | Stmt::Continue | Stmt::Return(None) => {}
+        }
+    }
+}
+
+fn calls_in(e: &Expr, out: &mut Vec<usize>) {
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Local(_) => {}
+        ExprKind::Field(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x) | ExprKind::Len(x) => {
+            calls_in(x, out)
+        }
+        ExprKind::ArrayRepeat { value: x, .. } => calls_in(x, out),
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
+            calls_in(a, out);
+            calls_in(b, out);
+        }
+        ExprKind::SliceRange { base, lo, hi } => {
+            calls_in(base, out);
+            for x in [lo, hi].into_iter().flatten() {
+                calls_in(x, out);
+            }
+        }
+        ExprKind::Call { func, args } => {
+            out.push(func.0 as usize);
+            args_in(args, out);
+        }
+        ExprKind::CallExtern { args, .. } => args_in(args, out),
+        ExprKind::StructLit { fields: xs, .. }
+        | ExprKind::ArrayLit(xs)
+        | ExprKind::Builtin(_, xs) => xs.iter().for_each(|x| calls_in(x, out)),
+    }
+}
+
+fn args_in(args: &[Arg], out: &mut Vec<usize>) {
+    for a in args {
+        match a {
+            Arg::Value(x) | Arg::Ref(x) => calls_in(x, out),
+        }
+    }
+}
+
+/// Instructions outside cold blocks: what a call site pays when inlined.
+pub fn hot_size(f: &Function) -> usize {
+    f.layout
+        .blocks()
+        .filter(|b| !f.layout.is_cold(*b))
+        .map(|b| f.layout.block_insts(b).count())
+        .sum()
+}
+
+fn slot_bytes(f: &Function) -> u64 {
+    f.sized_stack_slots
+        .values()
+        .map(|s| u64::from(s.size))
+        .sum()
+}
+
+/// The inliner for one caller: decides per call, and hands Cranelift the
+/// callee's (already inlined) body.
+pub struct Inliner<'a> {
+    pub policy: &'a Inlining,
+    /// Every function's current body, by Tern function index.
+    pub bodies: &'a [Function],
+    /// Tern function index of each module function id.
+    pub index_of: &'a HashMap<FuncId, usize>,
+    pub graph: &'a CallGraph,
+    /// The caller's Tern function index.
+    pub caller: usize,
+    /// Tern display names never inlined (a benchmark's call boundary).
+    pub keep_calls: &'a [String],
+    pub names: &'a [String],
+    /// Whether each function returns an aggregate through memory: inlining
+    /// one does not remove the copy into the caller's slot (Cranelift does
+    /// no copy elision) and costs registers in the caller, so `Natural`
+    /// leaves them (measured: docs/backend.md, "Inlining").
+    pub returns_memory: &'a [bool],
+}
+
+impl Inline for Inliner<'_> {
+    fn inline(
+        &mut self,
+        caller: &ir::Function,
+        _inst: ir::Inst,
+        opcode: Opcode,
+        callee: ir::FuncRef,
+        _args: &[ir::Value],
+    ) -> InlineCommand<'_> {
+        if opcode != Opcode::Call || *self.policy == Inlining::Off {
+            return InlineCommand::KeepCall;
+        }
+        let ExternalName::User(name) = &caller.dfg.ext_funcs[callee].name else {
+            return InlineCommand::KeepCall;
+        };
+        let name = &caller.params.user_named_funcs()[*name];
+        let Some(&j) = self.index_of.get(&FuncId::from_u32(name.index)) else {
+            // A runtime function or an `extern fn`.
+            return InlineCommand::KeepCall;
+        };
+        let body = &self.bodies[j];
+        let recursive = self.graph.component[j] == self.graph.component[self.caller];
+        let small = match self.policy {
+            Inlining::All => true,
+            _ => hot_size(body) <= NATURAL_LIMIT && !self.returns_memory[j],
+        };
+        if recursive
+            || !small
+            || slot_bytes(body) > MAX_INLINED_SLOTS
+            || self.keep_calls.iter().any(|k| *k == self.names[j])
+        {
+            return InlineCommand::KeepCall;
+        }
+        let mut body = body.clone();
+        rename_symbols_for(caller, &mut body);
+        InlineCommand::Inline {
+            callee: Cow::Owned(body),
+            // Bottom-up: the body already has its own calls inlined.
+            visit_callee: false,
+        }
+    }
+}
+
+/// Cranelift's inliner copies the callee's `symbol` global values (our
+/// strings and location texts) verbatim, name references included, although
+/// those index the *callee's* table of external names; it then merges that
+/// table into the caller's (existing names keep their index, new ones are
+/// appended in the callee's order). So rewrite the copy's symbol names to the
+/// indices the caller's table will have after that merge.
+fn rename_symbols_for(caller: &Function, callee: &mut Function) {
+    let mut index: HashMap<UserExternalName, u32> = caller
+        .params
+        .user_named_funcs()
+        .iter()
+        .map(|(r, name)| (name.clone(), r.as_u32()))
+        .collect();
+    let mut next = caller.params.user_named_funcs().len() as u32;
+    let merged: Vec<u32> = callee
+        .params
+        .user_named_funcs()
+        .values()
+        .map(|name| {
+            *index.entry(name.clone()).or_insert_with(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect();
+    for gv in callee.global_values.values_mut() {
+        if let GlobalValueData::Symbol {
+            name: ExternalName::User(r),
+            ..
+        } = gv
+        {
+            *r = UserExternalNameRef::from_u32(merged[r.as_u32() as usize]);
+        }
+    }
+}
