@@ -79,16 +79,12 @@ pub fn unregister(id: i64) -> Result<PoolBounds, i64> {
     Ok(b)
 }
 
+#[inline(always)]
 fn slot_of(id: i64) -> Option<usize> {
-    if id <= 0 {
-        return None;
-    }
-    let s = (id % ID_GENERATION) - 1;
-    if s >= 0 && (s as usize) < MAX_POOLS {
-        Some(s as usize)
-    } else {
-        None
-    }
+    // For `id > 0`, `id % ID_GENERATION` is its low 16 bits; a slot number
+    // that wraps below 0 is huge and fails the range test too.
+    let s = ((id as u64) & (ID_GENERATION as u64 - 1)).wrapping_sub(1) as usize;
+    (id > 0 && s < MAX_POOLS).then_some(s)
 }
 
 /// The bounds of live pool `id`, or [`BAD_POOL`].

@@ -326,17 +326,13 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         let root = self.h(H_ROOT);
         let height = self.h(H_HEIGHT);
         if V::CHECKED {
-            if self.h(H_MAGIC) != MAGIC {
-                return Err(error::corrupt_header(H_MAGIC));
-            }
-            if height < 1 || height > MAX_HEIGHT as i64 {
-                return Err(error::corrupt_header(H_HEIGHT));
-            }
-            if root < 0 || root >= self.node_cap {
-                return Err(error::corrupt_header(H_ROOT));
-            }
-            if self.w(root, N_LEVEL) != height - 1 {
-                return Err(error::corrupt_node(root, N_LEVEL));
+            // One branch on the fast path (the root must be in range before
+            // its level is read); the cold path names the word.
+            let bad = (self.h(H_MAGIC) != MAGIC)
+                | ((height as u64).wrapping_sub(1) >= MAX_HEIGHT as u64)
+                | (root as u64 >= self.node_cap as u64);
+            if bad || self.w(root, N_LEVEL) != height - 1 {
+                return Err(self.bad_header(root, height));
             }
         }
         Ok((root, height as usize))
@@ -372,12 +368,32 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     fn span(&self, leaf: i64, i: usize) -> TreeResult<(i64, i64)> {
         let off = self.key(leaf, i);
         let len = self.len(leaf, i);
-        // One combined test on the fast path: aligned, off >= 0, len > 0 and
-        // off + len <= arena (which also bounds off); the cold path names the word.
-        if V::CHECKED && ((off | len) & 7 != 0 || off < 0 || len <= 0 || len > self.arena - off) {
-            return Err(self.bad_span(leaf, i, off));
+        // One branch on the fast path: aligned, `0 <= off <= arena` and
+        // `0 < len <= arena - off`, as unsigned compares combined without
+        // short-circuit (a wrapped difference only matters when `off` is
+        // already out of range); the cold path names the word.
+        if V::CHECKED {
+            let misaligned = (off | len) & 7 != 0;
+            let off_out = off as u64 > self.arena as u64;
+            let len_out = (len as u64).wrapping_sub(1) >= self.arena.wrapping_sub(off) as u64;
+            if misaligned | off_out | len_out {
+                return Err(self.bad_span(leaf, i, off));
+            }
         }
         Ok((off, len))
+    }
+
+    #[cold]
+    fn bad_header(&self, root: i64, height: i64) -> i64 {
+        if self.h(H_MAGIC) != MAGIC {
+            error::corrupt_header(H_MAGIC)
+        } else if height < 1 || height > MAX_HEIGHT as i64 {
+            error::corrupt_header(H_HEIGHT)
+        } else if root < 0 || root >= self.node_cap {
+            error::corrupt_header(H_ROOT)
+        } else {
+            error::corrupt_node(root, N_LEVEL)
+        }
     }
 
     #[cold]
