@@ -88,6 +88,12 @@ impl<'p> Interpreter<'p> {
     /// runtime's failure path (stdout flushed, one `error:` line, status 101)
     /// and does not return.
     pub fn run_main(&self) -> Result<i32, Error> {
+        self.on_interpreter_thread(run_in_runtime)
+    }
+
+    /// Runs `run` on a machine for this program, on a thread of its own
+    /// whose stack is sized for the simulated stack's deepest recursion.
+    fn on_interpreter_thread<T: Send>(&self, run: fn(&mut Machine<'_>) -> T) -> Result<T, Error> {
         let limit = stack_limit();
         let mut host = host_stack_bytes(limit);
         std::thread::scope(|scope| {
@@ -95,7 +101,12 @@ impl<'p> Interpreter<'p> {
                 let spawned = std::thread::Builder::new()
                     .name("tern-interp".into())
                     .stack_size(host)
-                    .spawn_scoped(scope, move || self.run_on_this_thread(limit, host));
+                    .spawn_scoped(scope, move || {
+                        let stack = Stack::new(limit).ok_or(Error::Memory(limit))?;
+                        // This thread's stack spans about `host` bytes below here.
+                        let floor = host_sp().saturating_sub(host).saturating_add(HOST_RESERVE);
+                        Ok(run(&mut Machine::new(&self.code, stack, floor)))
+                    });
                 match spawned {
                     Ok(worker) => {
                         return match worker.join() {
@@ -114,14 +125,6 @@ impl<'p> Interpreter<'p> {
                 }
             }
         })
-    }
-
-    fn run_on_this_thread(&self, limit: u64, host: usize) -> Result<i32, Error> {
-        let stack = Stack::new(limit).ok_or(Error::Memory(limit))?;
-        // This thread's stack spans about `host` bytes below this frame.
-        let floor = host_sp().saturating_sub(host).saturating_add(HOST_RESERVE);
-        let mut machine = Machine::new(&self.code, stack, floor);
-        Ok(run_in_runtime(&mut machine))
     }
 }
 
@@ -242,4 +245,71 @@ fn host_stack_bytes(limit: u64) -> usize {
     let calls = limit / code::frame_charge(0, 0);
     let bytes = calls * HOST_BYTES_PER_CALL + 2 * HOST_RESERVE as u64;
     usize::try_from(bytes).unwrap_or(usize::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use tern_compiler::tir::{
+        BinOp, Block, Expr, ExprKind, FuncId, Function, Loc, Program, Stmt, Type,
+    };
+
+    use super::*;
+
+    /// `main` returning `1 + (1 + (... + 1))`, `depth` operators deep
+    /// (deeper than the front end accepts today: the evaluator must not
+    /// depend on its limits).
+    fn nested_sum(depth: usize) -> Program {
+        let int = |v| Expr {
+            kind: ExprKind::Int(v),
+            ty: Type::I64,
+            loc: Loc::default(),
+        };
+        let mut e = int(1);
+        for _ in 0..depth {
+            e = Expr {
+                kind: ExprKind::Binary(BinOp::Add, Box::new(int(1)), Box::new(e)),
+                ty: Type::I64,
+                loc: Loc::default(),
+            };
+        }
+        Program {
+            files: vec!["nested.tern".into()],
+            structs: Vec::new(),
+            functions: vec![Function {
+                name: "main".into(),
+                params: Vec::new(),
+                ret: Type::I64,
+                locals: Vec::new(),
+                body: Block {
+                    stmts: vec![Stmt::Return(Some(e))],
+                },
+                loc: Loc::default(),
+            }],
+            externs: Vec::new(),
+            main: FuncId(0),
+        }
+    }
+
+    #[test]
+    fn deeply_nested_expressions_do_not_overflow_the_host_stack() {
+        let depth = 20_000;
+        let program = nested_sum(depth);
+        let interp = Interpreter::new(&program).expect("no externs");
+        // Without `tern_rt_main`: the test process keeps its own handlers.
+        let status = interp
+            .on_interpreter_thread(|m| m.run_main())
+            .expect("runs");
+        assert_eq!(status, depth as i64 + 1);
+        drop(interp);
+        // Dropping a 20,000-deep expression recurses; the test thread's
+        // stack need not survive it.
+        std::mem::forget(program);
+    }
+
+    #[test]
+    fn the_simulated_stack_follows_the_stack_limit() {
+        let limit = stack_limit();
+        assert!((MIN_STACK - DRIVER_RESERVE..=MAX_STACK - DRIVER_RESERVE).contains(&limit));
+        assert!(host_stack_bytes(limit) >= MIN_HOST_STACK);
+    }
 }
