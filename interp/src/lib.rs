@@ -205,7 +205,7 @@ const MAX_STACK: u64 = 64 << 20;
 const DRIVER_RESERVE: u64 = 16 << 10;
 
 /// The simulated Tern stack: the compiled program's main-thread stack limit
-/// (`RLIMIT_STACK`'s soft limit, [`DEFAULT_STACK`] when unlimited), clamped to
+/// (`RLIMIT_STACK`'s soft limit, 8 MiB when unlimited or unknown), clamped to
 /// 256 KiB..64 MiB, less what the driver uses before `main`.
 pub fn stack_limit() -> u64 {
     let mut rl = libc::rlimit {
