@@ -1,4 +1,5 @@
-//! The `tern` driver: `run` (JIT), `build` (AOT), `check` (front end only);
+//! The `tern` driver: `run` (JIT, or the reference interpreter with
+//! `--interp`), `build` (AOT), `check` (front end only);
 //! `repl` (JIT session, `src/repl/`); `bench` (the comparison matrix, `src/bench/`).
 
 mod bench;
@@ -44,6 +45,10 @@ enum Command {
         /// Report front-end, Cranelift and execution time on stderr.
         #[arg(long)]
         time: bool,
+        /// Run FILE with the reference interpreter instead of compiling it
+        /// (same output and status; -O is accepted and ignored).
+        #[arg(long)]
+        interp: bool,
     },
     /// Compile FILE to a native executable (object + C compiler link).
     Build {
@@ -120,7 +125,8 @@ fn main() -> ExitCode {
             file,
             codegen,
             time,
-        } => run::run(&file, codegen.options(), time).map(|status| {
+            interp,
+        } => run::run(&file, codegen.options(), time, interp).map(|status| {
             // The OS keeps the low 8 bits, exactly as for the AOT
             // executable whose C `main` returns the same value.
             std::process::exit(status)

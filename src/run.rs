@@ -1,4 +1,5 @@
-//! `tern run`: compile in-process with the JIT and run `main`.
+//! `tern run`: compile in-process with the JIT and run `main`, or, with
+//! `--interp`, run it with the reference interpreter (`tern-interp`).
 
 use std::time::Instant;
 
@@ -8,9 +9,14 @@ use crate::Failure;
 use crate::frontend::compile_file;
 
 /// Runs `file` and returns the program's exit status. With `time`, prints
-/// front-end, Cranelift and execution times to stderr after the run.
-pub fn run(file: &str, opts: Options, time: bool) -> Result<i32, Failure> {
+/// front-end, Cranelift and execution times to stderr after the run. With
+/// `interp`, the reference interpreter runs it instead of the JIT (the code
+/// generation options are then irrelevant).
+pub fn run(file: &str, opts: Options, time: bool, interp: bool) -> Result<i32, Failure> {
     let (program, front) = compile_file(file)?;
+    if interp {
+        return run_interp(&program, front, time);
+    }
     let start = Instant::now();
     let symbols = tern_runtime::abi::symbols();
     let jit = compile_jit(&program, &opts, &symbols)
@@ -24,17 +30,49 @@ pub fn run(file: &str, opts: Options, time: bool) -> Result<i32, Failure> {
     let exec = start.elapsed();
     let exec_cpu = process_cpu_time().saturating_sub(cpu_start);
     if time {
-        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         eprintln!("time: front end {:9.3} ms", ms(front));
         eprintln!("time: cranelift {:9.3} ms", ms(cranelift));
-        eprintln!("time: execution {:9.3} ms", ms(exec));
-        // CPU time of the execution, for `tern bench` (JIT exec mode), which
-        // sets TERN_TIME_CPU=1; the three lines above stay the default report.
-        if std::env::var_os("TERN_TIME_CPU").is_some_and(|v| v == "1") {
-            eprintln!("time: execution cpu {:9.3} ms", ms(exec_cpu));
-        }
+        report_execution(exec, exec_cpu);
     }
     Ok(status)
+}
+
+/// `tern run --interp`: the reference interpreter runs `program` with the
+/// same process setup (`tern_rt_main`) as compiled code. An `extern fn` that
+/// cannot be resolved is the JIT's error, with its text and status.
+fn run_interp(
+    program: &tern_compiler::tir::Program,
+    front: std::time::Duration,
+    time: bool,
+) -> Result<i32, Failure> {
+    let interp = tern_interp::Interpreter::new(program)
+        .map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    let start = Instant::now();
+    let cpu_start = process_cpu_time();
+    let status = interp
+        .run_main()
+        .map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    let exec = start.elapsed();
+    let exec_cpu = process_cpu_time().saturating_sub(cpu_start);
+    if time {
+        eprintln!("time: front end {:9.3} ms", ms(front));
+        report_execution(exec, exec_cpu);
+    }
+    Ok(status)
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// The `--time` lines of the execution.
+fn report_execution(exec: std::time::Duration, exec_cpu: std::time::Duration) {
+    eprintln!("time: execution {:9.3} ms", ms(exec));
+    // CPU time of the execution, for `tern bench` (JIT exec mode), which
+    // sets TERN_TIME_CPU=1; the lines above stay the default report.
+    if std::env::var_os("TERN_TIME_CPU").is_some_and(|v| v == "1") {
+        eprintln!("time: execution cpu {:9.3} ms", ms(exec_cpu));
+    }
 }
 
 /// CPU time (user + system) this process has used so far.

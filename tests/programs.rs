@@ -1,91 +1,22 @@
 //! Runs every `tests/programs/*.tern` and `examples/*.tern` through
 //! `tern run` (JIT) and `tern build` + the executable (AOT) at -O0, -O1 and
 //! -O2, and compares stdout, stderr and exit status with the expectations the
-//! file carries in comments:
-//!
-//! * `// out: TEXT`: one expected stdout line (`// out:` alone: empty line);
-//! * `// exit: N`: expected exit status (default 0);
-//! * `// err: TEXT`: expected stderr lines, exact and in order; without any,
-//!   stderr must be empty.
+//! file carries in comments (`// out:`, `// err:`, `// exit:`; the parser is
+//! `tests/program_support/mod.rs`, shared with `tests/interp.rs`).
 //!
 //! The debug `tern` binary runs Cranelift's verifier on every function it
 //! compiles (`TERN_VERIFY=1` is set as well, for release-mode test runs).
 //! All mismatches are collected and reported together.
 
+mod program_support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
-const TERN: &str = env!("CARGO_BIN_EXE_tern");
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-#[derive(Debug, PartialEq, Eq)]
-struct Expect {
-    out: Vec<String>,
-    err: Vec<String>,
-    exit: i32,
-}
-
-fn parse_expectations(text: &str) -> Expect {
-    let mut e = Expect {
-        out: Vec::new(),
-        err: Vec::new(),
-        exit: 0,
-    };
-    for line in text.lines() {
-        let line = line.trim_start();
-        let Some(rest) = line.strip_prefix("//") else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let field = |key: &str| {
-            rest.strip_prefix(key)
-                .map(|v| v.strip_prefix(' ').unwrap_or(v).to_string())
-        };
-        if let Some(v) = field("out:") {
-            e.out.push(v);
-        } else if let Some(v) = field("err:") {
-            e.err.push(v);
-        } else if let Some(v) = field("exit:") {
-            e.exit = v.trim().parse().expect("`// exit:` takes a number");
-        }
-    }
-    e
-}
-
-fn lines(bytes: &[u8]) -> Vec<String> {
-    String::from_utf8_lossy(bytes)
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-/// Compares one run with the expectations; `None` when it matches.
-fn mismatch(expect: &Expect, out: &Output) -> Option<String> {
-    let got_out = lines(&out.stdout);
-    let got_err = lines(&out.stderr);
-    let got_exit = out.status.code().unwrap_or(-1);
-    let mut problems = Vec::new();
-    if got_out != expect.out {
-        problems.push(format!(
-            "stdout:\n    expected {:?}\n    got      {:?}",
-            expect.out, got_out
-        ));
-    }
-    if got_err != expect.err {
-        problems.push(format!(
-            "stderr:\n    expected {:?}\n    got      {:?}",
-            expect.err, got_err
-        ));
-    }
-    if got_exit != expect.exit {
-        problems.push(format!(
-            "exit status: expected {}, got {got_exit} ({})",
-            expect.exit, out.status
-        ));
-    }
-    (!problems.is_empty()).then(|| problems.join("\n  "))
-}
+use program_support::{
+    Expect, ROOT, TERN, expectations_of, mismatch, parse_expectations, program_files,
+};
 
 fn tern(args: &[&str]) -> Output {
     Command::new(TERN)
@@ -98,8 +29,7 @@ fn tern(args: &[&str]) -> Output {
 
 /// Every (file, mode, level) run of one file; returns the mismatches.
 fn check_file(rel: &str, scratch: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(Path::new(ROOT).join(rel)).expect("read test program");
-    let expect = parse_expectations(&text);
+    let expect = expectations_of(rel);
     let mut failures = Vec::new();
     let stem = rel.replace(['/', '.'], "_");
     for level in ["-O0", "-O1", "-O2"] {
@@ -128,23 +58,6 @@ fn check_file(rel: &str, scratch: &Path) -> Vec<String> {
         let _ = std::fs::remove_file(&exe);
     }
     failures
-}
-
-fn program_files() -> Vec<String> {
-    let mut files = Vec::new();
-    for dir in ["tests/programs", "examples"] {
-        let Ok(read) = std::fs::read_dir(Path::new(ROOT).join(dir)) else {
-            continue;
-        };
-        for entry in read.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.ends_with(".tern") {
-                files.push(format!("{dir}/{name}"));
-            }
-        }
-    }
-    files.sort();
-    files
 }
 
 fn scratch_dir() -> PathBuf {

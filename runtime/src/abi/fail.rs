@@ -17,6 +17,12 @@ use std::sync::RwLock;
 /// Exit status of a Tern program that failed at run time.
 pub const FAILURE_STATUS: i32 = 101;
 
+/// The line a stack overflow (or an invalid access through `unsafe`) ends the
+/// run with. It has no source location: the fault handler of
+/// [`super::process`] cannot know one. Shared by that handler and
+/// [`report_stack_overflow`], so the text lives here only.
+pub(crate) const STACK_OVERFLOW_LINE: &str = "error: stack overflow or invalid memory access\n";
+
 /// What a host can substitute for "print and exit" (see the module docs).
 pub type FailureHook = fn(loc: &str, msg: &str) -> !;
 
@@ -44,6 +50,19 @@ pub(crate) fn loc_str(loc: *const c_char) -> String {
 /// emitted by the backend, or null) and ends the run.
 pub(crate) fn report(loc: *const c_char, msg: &str) -> ! {
     report_at(&loc_str(loc), msg)
+}
+
+/// Ends the run exactly as the fault handler does after a stack overflow:
+/// flushes stdout, prints [`STACK_OVERFLOW_LINE`] on stderr and exits with
+/// [`FAILURE_STATUS`]. For hosts that detect the overflow themselves instead
+/// of faulting (the reference interpreter's simulated stack). Like the fault
+/// handler, it does not consult the failure hook: the line has no location.
+pub fn report_stack_overflow() -> ! {
+    crate::stdout::flush();
+    use std::io::Write;
+    // Not `eprint!`: it panics when stderr is closed.
+    let _ = std::io::stderr().write_all(STACK_OVERFLOW_LINE.as_bytes());
+    std::process::exit(FAILURE_STATUS)
 }
 
 /// [`report`] with the location already as text.

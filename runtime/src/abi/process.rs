@@ -117,7 +117,7 @@ fn install_fault_handler() {}
 #[cfg(unix)]
 extern "C" fn on_fault(_sig: libc::c_int, _info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
     stdout::flush_in_signal();
-    let msg = b"error: stack overflow or invalid memory access\n";
+    let msg = super::fail::STACK_OVERFLOW_LINE.as_bytes();
     // SAFETY: write(2) and _exit are async-signal-safe.
     unsafe {
         libc::write(2, msg.as_ptr().cast(), msg.len());
