@@ -458,7 +458,10 @@ impl Checker<'_> {
                 let (tb, bty) = self.expr(cx, base, None);
                 let found = match &bty {
                     Ty::Struct(s) => self.field(*s as usize, &field.name),
-                    _ => None,
+                    _ => Ok(None),
+                };
+                let Ok(found) = found else {
+                    return self.error_expr(span);
                 };
                 match (&bty, found) {
                     (Ty::Error, _) => self.error_expr(span),
@@ -870,14 +873,19 @@ impl Checker<'_> {
                 return self.error_expr(span);
             }
         };
-        let decl = self.struct_fields(s);
+        let Some(decl) = self.struct_fields(s) else {
+            for (_, e) in fields {
+                self.expr(cx, e, None);
+            }
+            return self.error_expr(span);
+        };
         let sname = self.structs[s].name.clone();
-        let mut values: Vec<Option<tir::Expr>> = vec![None; decl.len()];
+        let mut values: Vec<Option<tir::Expr>> = vec![None; decl.list.len()];
         let mut bad = false;
         for (fname, e) in fields {
-            match decl.iter().position(|(n, _)| *n == fname.name) {
+            match decl.position(&fname.name) {
                 Some(i) => {
-                    let fty = decl[i].1.clone();
+                    let fty = decl.list[i].1.clone();
                     let (te, ty) = self.expr(cx, e, Some(&fty));
                     bad |= !self.expect_ty(&fty, &ty, e.span) || ty.has_error();
                     if values[i].is_some() {
@@ -907,7 +915,7 @@ impl Checker<'_> {
                 self.sink.error(
                     ErrorKind::StructLitMissing {
                         name: sname.clone(),
-                        field: decl[i].0.clone(),
+                        field: decl.list[i].0.clone(),
                     },
                     name.span,
                 );

@@ -120,6 +120,7 @@ pub enum ErrorKind {
     ArrayLen(String),
     TypeTooLarge,
     StructRecursive(String),
+    StructLayoutCycle(String),
     // --- control flow ---
     OutsideLoop(String),
     ReturnMissingValue(String),
@@ -298,6 +299,10 @@ impl fmt::Display for ErrorKind {
             ArrayLen(v) => write!(f, "array length `{v}` is out of range"),
             TypeTooLarge => write!(f, "type is too large"),
             StructRecursive(n) => write!(f, "struct `{n}` contains itself by value"),
+            StructLayoutCycle(n) => write!(
+                f,
+                "the layout of struct `{n}` depends on itself (through a constant or `size_of` in a field type)"
+            ),
             OutsideLoop(k) => write!(f, "`{k}` outside of a loop"),
             ReturnMissingValue(t) => write!(f, "`return` needs a value of type `{t}`"),
             ReturnValueInUnit => write!(f, "this function returns no value"),
