@@ -7,6 +7,7 @@ use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind, NoteKind};
 use crate::source::Span;
 use crate::syntax::ast;
 use crate::tir;
+use std::collections::HashMap;
 
 /// A `FuncId` no instance has: marks `size_of::<T>()` of an opaque `T`
 /// (not a constant) in check-mode output, which is discarded.
@@ -19,7 +20,13 @@ pub(crate) struct FnCx {
     pub(crate) locals: Vec<tir::Local>,
     pub(crate) local_tys: Vec<Ty>,
     local_spans: Vec<Span>,
-    scopes: Vec<Vec<(String, u32)>>,
+    /// The names each open scope declared, innermost last.
+    scopes: Vec<Vec<String>>,
+    /// Every name in scope: the locals it denotes, the visible one last
+    /// (a function may have many locals: lookups must not scan).
+    visible: HashMap<String, Vec<u32>>,
+    /// `literal_like` answers by binary node address (this body's tree).
+    literal_like: HashMap<usize, bool>,
     ret: Ty,
     loops: u32,
     emit: bool,
@@ -34,6 +41,8 @@ impl FnCx {
             local_tys: Vec::new(),
             local_spans: Vec::new(),
             scopes: Vec::new(),
+            visible: HashMap::new(),
+            literal_like: HashMap::new(),
             ret,
             loops: 0,
             emit,
@@ -43,7 +52,14 @@ impl FnCx {
         self.scopes.push(Vec::new());
     }
     pub(crate) fn pop_scope(&mut self) {
-        self.scopes.pop();
+        for name in self.scopes.pop().unwrap_or_default() {
+            if let Some(ids) = self.visible.get_mut(&name) {
+                ids.pop();
+                if ids.is_empty() {
+                    self.visible.remove(&name);
+                }
+            }
+        }
     }
     /// A fresh local in the innermost scope (shadowing any earlier one).
     pub(crate) fn declare(
@@ -62,17 +78,13 @@ impl FnCx {
         self.local_tys.push(ty);
         self.local_spans.push(span);
         if let Some(scope) = self.scopes.last_mut() {
-            scope.push((name.to_string(), id));
+            scope.push(name.to_string());
+            self.visible.entry(name.to_string()).or_default().push(id);
         }
         tir::LocalId(id)
     }
     fn lookup(&self, name: &str) -> Option<u32> {
-        self.scopes
-            .iter()
-            .rev()
-            .flat_map(|s| s.iter().rev())
-            .find(|(n, _)| n == name)
-            .map(|(_, id)| *id)
+        self.visible.get(name).and_then(|ids| ids.last()).copied()
     }
 }
 
@@ -112,16 +124,24 @@ fn root(cx: &FnCx, e: &tir::Expr) -> Root {
 }
 
 /// An expression made only of integer literals (and `-`, parentheses,
-/// arithmetic): it takes its type from the other operand.
-fn literal_like(e: &ast::Expr) -> bool {
+/// arithmetic): it takes its type from the other operand. `cache` holds the
+/// answer for each binary node already asked about, so a chain of `n`
+/// operators costs `O(n)` in all, not per operator.
+fn literal_like(e: &ast::Expr, cache: &mut HashMap<usize, bool>) -> bool {
     match &e.kind {
         ast::ExprKind::Int(_) => true,
-        ast::ExprKind::Unary(ast::UnOp::Neg, x) | ast::ExprKind::Paren(x) => literal_like(x),
+        ast::ExprKind::Unary(ast::UnOp::Neg, x) | ast::ExprKind::Paren(x) => literal_like(x, cache),
         ast::ExprKind::Binary(op, a, b) => {
-            !op.is_comparison()
+            let key = e as *const ast::Expr as usize;
+            if let Some(&v) = cache.get(&key) {
+                return v;
+            }
+            let v = !op.is_comparison()
                 && !matches!(op, ast::BinOp::And | ast::BinOp::Or)
-                && literal_like(a)
-                && literal_like(b)
+                && literal_like(a, cache)
+                && literal_like(b, cache);
+            cache.insert(key, v);
+            v
         }
         _ => false,
     }
@@ -375,7 +395,10 @@ impl Checker<'_> {
                     Some(v) => {
                         if ret == Ty::Unit {
                             let (te, _) = self.expr(cx, v, None);
-                            self.sink.error(ErrorKind::ReturnValueInUnit, v.span);
+                            // An error value stands for code already reported.
+                            if !matches!(v.kind, ast::ExprKind::Error) {
+                                self.sink.error(ErrorKind::ReturnValueInUnit, v.span);
+                            }
                             tir::Stmt::Return(Some(te))
                         } else {
                             let (te, vty) = self.expr(cx, v, Some(&ret));
@@ -420,7 +443,7 @@ impl Checker<'_> {
         expected: Option<&Ty>,
     ) -> (Typed, Typed) {
         let int_hint = |t: &Ty| -> Option<Ty> { t.is_integer().then(|| t.clone()) };
-        if literal_like(a) && !literal_like(b) {
+        if literal_like(a, &mut cx.literal_like) && !literal_like(b, &mut cx.literal_like) {
             let tb = self.expr(cx, b, expected);
             let hint = int_hint(&tb.1);
             let ta = self.expr(cx, a, hint.as_ref().or(expected));
@@ -1141,7 +1164,7 @@ impl Checker<'_> {
         // what the others bound.
         for pass in 0..2 {
             for (i, (a, p)) in args.iter().zip(&sig.params).enumerate() {
-                if (pass == 0) == literal_like(&a.expr) {
+                if (pass == 0) == literal_like(&a.expr, &mut cx.literal_like) {
                     continue;
                 }
                 // `p.ty` speaks of the callee's parameters; the caller's own

@@ -151,6 +151,8 @@ pub(crate) struct Checker<'a> {
     layouts_open: Vec<(usize, u32)>,
     // --- emit mode ---
     instances: HashMap<(usize, Vec<Ty>), tir::FuncId>,
+    /// How many of `instances` have type arguments (`MAX_INSTANCES`).
+    generic_instances: usize,
     queue: Vec<(usize, Vec<Ty>)>,
     extern_ids: HashMap<String, tir::ExternId>,
     extern_list: Vec<tir::ExternFn>,
@@ -178,6 +180,7 @@ pub(crate) fn check_program(
         fields_open: 0,
         layouts_open: Vec::new(),
         instances: HashMap::new(),
+        generic_instances: 0,
         queue: Vec::new(),
         extern_ids: HashMap::new(),
         extern_list: Vec::new(),
@@ -389,9 +392,10 @@ impl<'a> Checker<'a> {
         module: usize,
         generics: &[(String, Ty)],
     ) -> Vec<ParamSig> {
-        let mut out: Vec<ParamSig> = Vec::new();
+        let mut out: Vec<ParamSig> = Vec::with_capacity(params.len());
+        let mut names: std::collections::HashSet<&str> = Default::default();
         for p in params {
-            if out.iter().any(|q| q.name == p.name.name) {
+            if !names.insert(&p.name.name) {
                 self.sink
                     .error(ErrorKind::DuplicateParam(p.name.name.clone()), p.name.span);
             }
@@ -664,10 +668,8 @@ impl<'a> Checker<'a> {
     /// that `struct_layout` checks.
     fn check_indirect_sizes(&mut self, ty: &Ty, span: Span, by_value: bool) {
         match ty {
-            Ty::Array(e, _) => {
-                if by_value || self.size_ok(ty, span) {
-                    self.check_indirect_sizes(e, span, true);
-                }
+            Ty::Array(e, _) if by_value || self.size_ok(ty, span) => {
+                self.check_indirect_sizes(e, span, true);
             }
             Ty::Slice(e) | Ty::Reusable(e) => self.check_indirect_sizes(e, span, false),
             _ => {}
@@ -905,12 +907,15 @@ impl<'a> Checker<'a> {
             self.mono_failed = true;
             return tir::FuncId(0);
         }
-        if self.instances.len() >= MAX_INSTANCES {
+        // Plain functions are instances too, one each: only instances with
+        // type arguments are counted (runaway instantiation).
+        if !targs.is_empty() && self.generic_instances >= MAX_INSTANCES {
             self.sink.error(ErrorKind::TooManyInstances, span);
             self.mono_failed = true;
             return tir::FuncId(0);
         }
         let id = tir::FuncId(self.instances.len() as u32);
+        self.generic_instances += usize::from(!targs.is_empty());
         self.instances.insert((f, targs.clone()), id);
         self.queue.push((f, targs));
         id
