@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tern_codegen::{OptLevel, Options, compile_object, link_executable};
+use tern_codegen::{OptLevel, Options, link_executable};
 
 use crate::Failure;
 use crate::frontend::compile_file;
@@ -47,8 +47,8 @@ pub fn build(
             }
         }
     };
-    let object =
-        compile_object(&program, &opts).map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    let object = crate::stack::object(&program, &opts)
+        .map_err(|e| Failure::new(1, format!("error: {e}")))?;
     let write = |path: &Path, bytes: &[u8]| {
         std::fs::write(path, bytes)
             .map_err(|e| Failure::new(1, format!("error: cannot write `{}`: {e}", path.display())))

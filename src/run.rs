@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use tern_codegen::{OptLevel, Options, compile_jit};
+use tern_codegen::{OptLevel, Options};
 
 use crate::Failure;
 use crate::frontend::compile_file;
@@ -13,7 +13,7 @@ pub fn run(file: &str, level: OptLevel, time: bool) -> Result<i32, Failure> {
     let (program, front) = compile_file(file)?;
     let start = Instant::now();
     let symbols = tern_runtime::abi::symbols();
-    let jit = compile_jit(&program, &Options::new(level), &symbols)
+    let jit = crate::stack::jit(&program, &Options::new(level), &symbols)
         .map_err(|e| Failure::new(1, format!("error: {e}")))?;
     let cranelift = start.elapsed();
     let start = Instant::now();

@@ -3,12 +3,12 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::fmt::Write;
-use tern_compiler::{Loader, compile};
+use tern_compiler::{Loaded, Loader, compile};
 
 struct NoModules;
 impl Loader for NoModules {
-    fn load(&self, _: &str, _: &str) -> Option<(String, String)> {
-        None
+    fn load(&self, _: &str, _: &str) -> Loaded {
+        Loaded::NotFound
     }
 }
 

@@ -20,11 +20,16 @@ pub enum ErrorKind {
         found: String,
     },
     NestingTooDeep,
+    ChainTooLong(u32),
     ChainedComparison,
     StructLitInCondition,
     UnclosedBrace,
     // --- modules and names ---
     ModuleNotFound(String),
+    ModuleNotUtf8 {
+        module: String,
+        file: String,
+    },
     DuplicateItem(String),
     DuplicateField(String),
     DuplicateParam(String),
@@ -154,6 +159,10 @@ impl fmt::Display for ErrorKind {
             MalformedInt(s) => write!(f, "malformed integer literal `{s}`"),
             Expected { expected, found } => write!(f, "expected {expected}, found {found}"),
             NestingTooDeep => write!(f, "expression nesting too deep"),
+            ChainTooLong(limit) => write!(
+                f,
+                "chain too long: more than {limit} operators, casts, field or index accesses or `else if` arms on one path"
+            ),
             ChainedComparison => write!(
                 f,
                 "comparison operators cannot be chained; use `&&` between comparisons"
@@ -164,6 +173,9 @@ impl fmt::Display for ErrorKind {
             ),
             UnclosedBrace => write!(f, "this `{{` is never closed"),
             ModuleNotFound(m) => write!(f, "cannot find module `{m}`"),
+            ModuleNotUtf8 { module, file } => {
+                write!(f, "module `{module}` ({file}) is not valid UTF-8")
+            }
             DuplicateItem(n) => write!(f, "the name `{n}` is defined more than once"),
             DuplicateField(n) => write!(f, "field `{n}` is declared more than once"),
             DuplicateParam(n) => write!(f, "parameter `{n}` is declared more than once"),
