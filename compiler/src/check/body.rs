@@ -216,9 +216,19 @@ impl Checker<'_> {
         (self.mk(tir::ExprKind::Int(0), &Ty::Error, span), Ty::Error)
     }
     fn mismatch(&mut self, expected: &Ty, found: &Ty, span: Span) {
+        let ints = expected.is_integer() && found.is_integer();
         let (expected, found) = (self.ty_name(expected), self.ty_name(found));
-        self.sink
-            .error(ErrorKind::Mismatch { expected, found }, span);
+        let mut d = Diagnostic::new(
+            ErrorKind::Mismatch {
+                expected: expected.clone(),
+                found: found.clone(),
+            },
+            span,
+        );
+        if ints {
+            d = d.note(NoteKind::CastHint(found, expected));
+        }
+        self.sink.push(d);
     }
     /// Report unless `found` agrees with `expected`.
     fn expect_ty(&mut self, expected: &Ty, found: &Ty, span: Span) -> bool {
@@ -805,15 +815,20 @@ impl Checker<'_> {
                 aty.is_integer()
             };
         if !ok {
+            let ints = aty.is_integer() && bty.is_integer();
             let (lhs, rhs) = (self.ty_name(&aty), self.ty_name(&bty));
-            self.sink.error(
+            let mut d = Diagnostic::new(
                 ErrorKind::BinaryOperands {
                     op: op.text().into(),
-                    lhs,
-                    rhs,
+                    lhs: lhs.clone(),
+                    rhs: rhs.clone(),
                 },
                 span,
             );
+            if ints {
+                d = d.note(NoteKind::CastHint(rhs, lhs));
+            }
+            self.sink.push(d);
             return self.error_expr(span);
         }
         (

@@ -24,6 +24,14 @@ pub enum ErrorKind {
     ChainedComparison,
     StructLitInCondition,
     UnclosedBrace,
+    // --- mistakes of newcomers (with the fix in the message) ---
+    FloatLiteral(String),
+    CharLiteral(String, Option<u64>),
+    MethodCall(String),
+    InclusiveRange(Option<String>),
+    TailExpression,
+    NestedFn(String),
+    LoopKeyword,
     // --- modules and names ---
     ModuleNotFound(String),
     ModuleNotUtf8 {
@@ -172,6 +180,42 @@ impl fmt::Display for ErrorKind {
                 "struct literals are not allowed in `if`, `while` and `for` heads; wrap the literal in parentheses"
             ),
             UnclosedBrace => write!(f, "this `{{` is never closed"),
+            FloatLiteral(s) => write!(
+                f,
+                "floating-point literal `{s}`: Tern has only integers (`i64`, `i32`, `u8`)"
+            ),
+            CharLiteral(s, Some(v)) => write!(
+                f,
+                "character literal `{s}`: Tern has none; write its byte value `{v}`, or use a string"
+            ),
+            CharLiteral(s, None) => write!(
+                f,
+                "character literal `{s}`: Tern has none; write its bytes as integers, or use a string"
+            ),
+            MethodCall(m) if m == "len" => {
+                write!(f, "`len` is a function, not a method: write `len(x)`")
+            }
+            MethodCall(m) => write!(
+                f,
+                "Tern has no methods: call `{m}(x, ...)` with the value as an argument"
+            ),
+            InclusiveRange(Some(end)) => write!(
+                f,
+                "`..=` is not supported: ranges exclude their end, write `..{end}`"
+            ),
+            InclusiveRange(None) => write!(
+                f,
+                "`..=` is not supported: ranges exclude their end, write `..END + 1`"
+            ),
+            TailExpression => write!(
+                f,
+                "a function does not return its last expression: write `return VALUE;`"
+            ),
+            NestedFn(n) => write!(
+                f,
+                "functions cannot be nested: move `fn {n}` out of the function around it"
+            ),
+            LoopKeyword => write!(f, "there is no `loop`: write `while true {{ ... }}`"),
             ModuleNotFound(m) => write!(f, "cannot find module `{m}`"),
             ModuleNotUtf8 { module, file } => {
                 write!(f, "module `{module}` ({file}) is not valid UTF-8")
@@ -356,6 +400,8 @@ pub enum NoteKind {
     UseVar(String),
     ReturnRule,
     ExpectedMain,
+    /// Integer types never convert implicitly: (value's type, wanted type).
+    CastHint(String, String),
 }
 
 impl fmt::Display for NoteKind {
@@ -367,6 +413,10 @@ impl fmt::Display for NoteKind {
                 "a body returns on every path when its last statement is `return`, a call of `panic`, an `if` with `else` whose branches all return, or `while true` without `break`"
             ),
             NoteKind::ExpectedMain => write!(f, "add `fn main() {{ ... }}` to the root file"),
+            NoteKind::CastHint(from, to) => write!(
+                f,
+                "integer types never convert implicitly: convert the `{from}` with `as {to}`"
+            ),
         }
     }
 }

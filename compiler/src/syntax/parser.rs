@@ -24,9 +24,11 @@ struct Reported;
 type PResult<T> = Result<T, Reported>;
 
 /// Parse a whole file.
-pub(crate) fn parse(toks: Vec<Token>, sink: &mut Sink) -> Module {
+pub(crate) fn parse(toks: Vec<Token>, text: &str, sink: &mut Sink) -> Module {
     let mut p = Parser {
         toks,
+        text,
+        tail_depth: None,
         pos: 0,
         sink,
         depth: 0,
@@ -38,6 +40,12 @@ pub(crate) fn parse(toks: Vec<Token>, sink: &mut Sink) -> Module {
 
 struct Parser<'s> {
     toks: Vec<Token>,
+    /// The source text (to tell a token that starts its line).
+    text: &'s str,
+    /// Inside the body of a function that returns a value: the nesting
+    /// depth of the body's statements (a last expression without `;` there
+    /// is a newcomer's tail expression).
+    tail_depth: Option<u32>,
     pos: usize,
     sink: &'s mut Sink,
     depth: u32,
@@ -158,6 +166,25 @@ impl Parser<'_> {
             | Tok::Continue
             | Tok::RBrace => Ok(()),
             _ => Err(err),
+        }
+    }
+
+    /// Whether the current token starts in the first column of its line.
+    fn starts_line(&self) -> bool {
+        let lo = self.span().lo as usize;
+        let before = self.text.get(..lo).unwrap_or("");
+        before.rsplit('\n').next().is_none_or(str::is_empty)
+    }
+
+    /// After `..`: a stray `=` (`0..=10`) is reported with the exclusive
+    /// form, and the bound parsed as written.
+    fn inclusive_range(&mut self, end: &Expr, eq: Option<Span>) {
+        if let Some(eq) = eq {
+            let hint = match end.kind {
+                ExprKind::Int(Some(n)) => n.checked_add(1).map(|n| n.to_string()),
+                _ => None,
+            };
+            self.sink.error(ErrorKind::InclusiveRange(hint), eq);
         }
     }
 
@@ -296,7 +323,13 @@ impl Parser<'_> {
                 }
                 let params = self.params()?;
                 let ret = self.ret_type()?;
-                let body = self.block()?;
+                let saved = self.tail_depth.replace(self.depth + 1);
+                if ret.is_none() {
+                    self.tail_depth = None;
+                }
+                let body = self.block();
+                self.tail_depth = saved;
+                let body = body?;
                 Ok(Item::Fn(FnItem {
                     name,
                     generics,
@@ -440,6 +473,23 @@ impl Parser<'_> {
         let saved = std::mem::replace(&mut self.no_struct, false);
         let mut stmts = Vec::new();
         loop {
+            // `fn` indented inside a body: a nested function (parsed for its
+            // own errors, then dropped). At the start of a line it more
+            // likely begins the next item after a block left open.
+            if *self.peek() == Tok::Fn && !self.starts_line() {
+                let name = match self.peek_at(1) {
+                    Tok::Ident(n) => n.clone(),
+                    _ => String::new(),
+                };
+                let at = self.toks[(self.pos + 1).min(self.toks.len() - 1)].span;
+                self.sink.error(ErrorKind::NestedFn(name), at);
+                let saved_tail = self.tail_depth.take();
+                if self.item().is_err() {
+                    self.sync_stmt();
+                }
+                self.tail_depth = saved_tail;
+                continue;
+            }
             match self.peek() {
                 Tok::RBrace => break,
                 // An item keyword cannot start a statement: the block was
@@ -504,6 +554,18 @@ impl Parser<'_> {
     fn stmt(&mut self) -> PResult<Stmt> {
         let start = self.span();
         let kind = match self.peek() {
+            Tok::Ident(n) if n == "loop" && *self.peek_at(1) == Tok::LBrace => {
+                let at = self.bump().span;
+                self.sink.error(ErrorKind::LoopKeyword, at);
+                let body = self.block()?;
+                StmtKind::While {
+                    cond: Expr {
+                        kind: ExprKind::Bool(true),
+                        span: at,
+                    },
+                    body,
+                }
+            }
             Tok::Let | Tok::Var => {
                 let mutable = self.bump().tok == Tok::Var;
                 let name = self.ident()?;
@@ -549,8 +611,10 @@ impl Parser<'_> {
                 let var = self.ident()?;
                 self.expect(&Tok::In)?;
                 let start_e = self.cond_expr()?;
-                self.expect(&Tok::DotDot)?;
+                let dots = self.expect(&Tok::DotDot)?;
+                let eq = (*self.peek() == Tok::Eq).then(|| dots.to(self.bump().span));
                 let end = self.cond_expr()?;
+                self.inclusive_range(&end, eq);
                 let body = self.block()?;
                 StmtKind::For {
                     var,
@@ -598,6 +662,11 @@ impl Parser<'_> {
                             op,
                             value,
                         }
+                    }
+                    // `fn f() -> i64 { 5 }`: the Rust habit.
+                    Tok::RBrace if self.tail_depth == Some(self.depth) => {
+                        self.sink.error(ErrorKind::TailExpression, e.span);
+                        StmtKind::Return(Some(e))
                     }
                     _ => {
                         self.semi()?;
@@ -868,6 +937,19 @@ impl Parser<'_> {
                     self.links = chain;
                     self.chain_ok(chain, at)?;
                     let field = self.ident()?;
+                    // `xs.len()`: there are no methods.
+                    if *self.peek() == Tok::LParen {
+                        self.sink
+                            .error(ErrorKind::MethodCall(field.name.clone()), field.span);
+                        self.bump();
+                        self.call_args()?;
+                        let span = e.span.to(self.prev_span());
+                        e = Expr {
+                            kind: ExprKind::Error,
+                            span,
+                        };
+                        continue;
+                    }
                     let span = e.span.to(field.span);
                     e = Expr {
                         kind: ExprKind::Field(Box::new(e), field),
@@ -910,11 +992,14 @@ impl Parser<'_> {
             }
             Some(Box::new(i))
         };
-        self.expect(&Tok::DotDot)?;
+        let dots = self.expect(&Tok::DotDot)?;
+        let eq = (*self.peek() == Tok::Eq).then(|| dots.to(self.bump().span));
         let hi = if *self.peek() == Tok::RBracket {
             None
         } else {
-            Some(Box::new(self.expr()?))
+            let hi = self.expr()?;
+            self.inclusive_range(&hi, eq);
+            Some(Box::new(hi))
         };
         let close = self.expect(&Tok::RBracket)?;
         let span = base.span.to(close);
