@@ -150,16 +150,23 @@ fn literal_like(e: &ast::Expr, cache: &mut HashMap<usize, bool>) -> bool {
 /// The "returns on every path" rule: the last statement is `return`, a
 /// `panic(...)` call, an `if`/`else` whose branches both return, or a
 /// `while true` loop with no `break` of its own.
-pub(crate) fn block_returns(b: &ast::Block) -> bool {
+pub(crate) fn block_returns(mut b: &ast::Block) -> bool {
+    // An `else if` chain is followed in a loop (it can be long).
+    while let Some(ast::StmtKind::If {
+        then,
+        else_: Some(else_),
+        ..
+    }) = b.stmts.last().map(|s| &s.kind)
+    {
+        if !block_returns(then) {
+            return false;
+        }
+        b = else_;
+    }
     match b.stmts.last().map(|s| &s.kind) {
         Some(ast::StmtKind::Return(_)) => true,
         Some(ast::StmtKind::Expr(e)) => matches!(&e.kind,
             ast::ExprKind::Call { callee, .. } if callee.segments.len() == 1 && callee.segments[0].name == "panic"),
-        Some(ast::StmtKind::If {
-            then,
-            else_: Some(else_),
-            ..
-        }) => block_returns(then) && block_returns(else_),
         Some(ast::StmtKind::While { cond, body }) => {
             matches!(cond.kind, ast::ExprKind::Bool(true)) && !breaks(body)
         }
@@ -328,16 +335,7 @@ impl Checker<'_> {
                 }
             }
             ast::StmtKind::Expr(e) => tir::Stmt::Expr(self.expr(cx, e, None).0),
-            ast::StmtKind::If { cond, then, else_ } => {
-                let tc = self.cond(cx, cond);
-                let then = self.block(cx, then);
-                let else_ = else_.as_ref().map(|b| self.block(cx, b));
-                tir::Stmt::If {
-                    cond: tc,
-                    then,
-                    else_,
-                }
-            }
+            ast::StmtKind::If { cond, then, else_ } => self.if_chain(cx, cond, then, else_),
             ast::StmtKind::While { cond, body } => {
                 let tc = self.cond(cx, cond);
                 cx.loops += 1;
@@ -419,6 +417,49 @@ impl Checker<'_> {
                 }
             }
         })
+    }
+
+    /// `if ... else if ... else ...`: the arms in a loop (a chain is as
+    /// deep as it is long; see `syntax::parser::MAX_CHAIN_LINKS`).
+    fn if_chain<'b>(
+        &mut self,
+        cx: &mut FnCx,
+        mut cond: &'b ast::Expr,
+        mut then: &'b ast::Block,
+        mut else_: &'b Option<ast::Block>,
+    ) -> tir::Stmt {
+        let mut arms = Vec::new();
+        let last = loop {
+            let tc = self.cond(cx, cond);
+            let tt = self.block(cx, then);
+            arms.push((tc, tt));
+            match else_ {
+                Some(b)
+                    if b.stmts.len() == 1
+                        && let ast::StmtKind::If {
+                            cond: c,
+                            then: t,
+                            else_: e,
+                        } = &b.stmts[0].kind =>
+                {
+                    (cond, then, else_) = (c, t, e);
+                }
+                other => break other.as_ref().map(|b| self.block(cx, b)),
+            }
+        };
+        let mut else_block = last;
+        let mut stmt = None;
+        while let Some((cond, then)) = arms.pop() {
+            if let Some(inner) = stmt.take() {
+                else_block = Some(tir::Block { stmts: vec![inner] });
+            }
+            stmt = Some(tir::Stmt::If {
+                cond,
+                then,
+                else_: else_block.take(),
+            });
+        }
+        stmt.expect("an if has one arm at least")
     }
 
     fn cond(&mut self, cx: &mut FnCx, e: &ast::Expr) -> tir::Expr {
