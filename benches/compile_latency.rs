@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use tern_codegen::{OptLevel, Options, compile_jit};
-use tern_compiler::Loader;
+use tern_compiler::{Loaded, Loader};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -17,7 +17,7 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 struct RepoLoader;
 
 impl Loader for RepoLoader {
-    fn load(&self, name: &str, from: &str) -> Option<(String, String)> {
+    fn load(&self, name: &str, from: &str) -> Loaded {
         let beside = Path::new(from)
             .parent()
             .unwrap_or(Path::new("."))
@@ -25,7 +25,9 @@ impl Loader for RepoLoader {
         let stdlib = Path::new(ROOT).join("stdlib").join(format!("{name}.tern"));
         [beside, stdlib]
             .into_iter()
-            .find_map(|p| Some((p.display().to_string(), std::fs::read_to_string(&p).ok()?)))
+            .map(|p| Loaded::from_bytes(p.display().to_string(), std::fs::read(&p)))
+            .find(|l| *l != Loaded::NotFound)
+            .unwrap_or(Loaded::NotFound)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tern_codegen::{Options, compile_object, link_executable};
+use tern_codegen::{Options, link_executable};
 
 use crate::Failure;
 use crate::frontend::compile_file;
@@ -47,8 +47,8 @@ pub fn build(
     let (program, _) = compile_file(file)?;
     opts.emit_clif = emit == Some(Emit::Clif);
     opts.emit_asm = emit == Some(Emit::Asm);
-    let object =
-        compile_object(&program, &opts).map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    let object = crate::stack::object(&program, &opts)
+        .map_err(|e| Failure::new(1, format!("error: {e}")))?;
     match emit {
         Some(Emit::Clif) => return write(&out, object.listing.clif.as_bytes()),
         Some(Emit::Asm) => return write(&out, object.listing.asm.as_bytes()),

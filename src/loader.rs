@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tern_compiler::Loader;
+use tern_compiler::{Loaded, Loader};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/stdlib.rs"));
@@ -25,29 +25,30 @@ impl FsLoader {
 }
 
 impl Loader for FsLoader {
-    fn load(&self, name: &str, from: &str) -> Option<(String, String)> {
+    fn load(&self, name: &str, from: &str) -> Loaded {
         // Module names are identifiers; refuse anything that could walk the
         // file system.
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return None;
+            return Loaded::NotFound;
         }
         let file = format!("{name}.tern");
         let beside = match Path::new(from).parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir.join(&file),
             _ => PathBuf::from(&file),
         };
-        if let Ok(text) = std::fs::read_to_string(&beside) {
-            return Some((beside.display().to_string(), text));
+        // A file that exists but is not UTF-8 is reported as such, not
+        // passed over for the stdlib.
+        match Loaded::from_bytes(beside.display().to_string(), std::fs::read(&beside)) {
+            Loaded::NotFound => {}
+            found => return found,
         }
         if let Some(dir) = &self.stdlib_dir {
             let path = dir.join(&file);
-            return std::fs::read_to_string(&path)
-                .ok()
-                .map(|text| (path.display().to_string(), text));
+            return Loaded::from_bytes(path.display().to_string(), std::fs::read(&path));
         }
-        embedded::STDLIB
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, text)| (format!("stdlib/{file}"), (*text).to_string()))
+        match embedded::STDLIB.iter().find(|(n, _)| *n == name) {
+            Some((_, text)) => Loaded::Source(format!("stdlib/{file}"), (*text).to_string()),
+            None => Loaded::NotFound,
+        }
     }
 }

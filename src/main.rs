@@ -8,6 +8,7 @@ mod frontend;
 mod loader;
 mod repl;
 mod run;
+mod stack;
 mod staticlib;
 
 use std::path::PathBuf;

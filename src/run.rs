@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use tern_codegen::{Options, compile_jit};
+use tern_codegen::Options;
 
 use crate::Failure;
 use crate::frontend::compile_file;
@@ -19,7 +19,7 @@ pub fn run(file: &str, opts: Options, time: bool, interp: bool) -> Result<i32, F
     }
     let start = Instant::now();
     let symbols = tern_runtime::abi::symbols();
-    let jit = compile_jit(&program, &opts, &symbols)
+    let jit = crate::stack::jit(&program, &opts, &symbols)
         .map_err(|e| Failure::new(1, format!("error: {e}")))?;
     let cranelift = start.elapsed();
     let start = Instant::now();

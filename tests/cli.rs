@@ -337,3 +337,75 @@ fn inlining_is_chosen_by_flags_and_changes_no_output() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Long programs compile and run with every command: chains are not
+/// nesting (a 10,000-term sum, a 2,000-arm `else if`), and a function may
+/// have 100,000 statements.
+#[test]
+fn long_chains_and_long_functions_check_run_and_build() {
+    let dir = scratch("long");
+    let sum = vec!["1"; 10_000].join(" + ");
+    let arms: Vec<String> = (0..2_000)
+        .map(|i| format!("if x == {i} {{\n        return {i};\n    }}"))
+        .collect();
+    let statements: String = (0..100_000)
+        .map(|i| format!("    t += {};\n", i % 7))
+        .collect();
+    let programs = [
+        (
+            "sum.tern",
+            format!("fn main() {{\n    print({sum});\n}}\n"),
+            "10000\n",
+        ),
+        (
+            "else_if.tern",
+            format!(
+                "fn pick(x: i64) -> i64 {{\n    {} else {{\n        return -1;\n    }}\n}}\nfn main() {{\n    print(pick(1999));\n}}\n",
+                arms.join(" else ")
+            ),
+            "1999\n",
+        ),
+        (
+            "statements.tern",
+            format!("fn main() {{\n    var t = 0;\n{statements}    print(t);\n}}\n"),
+            "299995\n",
+        ),
+    ];
+    for (name, text, out) in programs {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        let file = file.to_str().unwrap();
+        let o = tern(&["check", file]);
+        assert!(o.status.success(), "check {name}: {}", stderr(&o));
+        let o = tern(&["run", "-O0", file]);
+        assert!(o.status.success(), "run {name}: {}", stderr(&o));
+        assert_eq!(String::from_utf8_lossy(&o.stdout), out, "run {name}");
+        let exe = dir.join(format!("{name}.exe"));
+        let o = tern(&["build", "-O0", file, "-o", exe.to_str().unwrap()]);
+        assert!(o.status.success(), "build {name}: {}", stderr(&o));
+        let o = Command::new(&exe).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&o.stdout), out, "built {name}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A module file that exists but is not UTF-8 is reported as such.
+#[test]
+fn a_module_that_is_not_utf8_is_reported_at_the_use() {
+    let dir = scratch("utf8");
+    std::fs::write(dir.join("m.tern"), b"fn f() {}\n\xff\xfe\n").unwrap();
+    let main = dir.join("main.tern");
+    std::fs::write(&main, "use m;\nfn main() {}\n").unwrap();
+    let o = tern(&["check", main.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let m = dir.join("m.tern");
+    assert!(
+        stderr(&o).contains(&format!(
+            ":1:5: error: module `m` ({}) is not valid UTF-8",
+            m.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1,12 +1,16 @@
 //! In-process compilation (`tern run`).
 
-use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
 use cranelift_module::default_libcall_names;
 use tern_compiler::tir::Program;
 
 use crate::isa::host_isa;
 use crate::lower::{callee_legend, translate};
 use crate::{CodegenError, Listing, Options};
+
+/// Address space reserved for one program's code and data (see
+/// `compile_jit`).
+const JIT_ARENA_BYTES: usize = 1 << 30;
 
 /// A program compiled into executable memory of this process. The code stays
 /// valid as long as this value lives.
@@ -59,6 +63,14 @@ pub fn compile_jit(
     for (name, addr) in runtime_symbols {
         builder.symbol(*name, *addr);
     }
+    // All code and data of the program in one reserved region, so the
+    // PC-relative calls and addresses between its functions and data are
+    // always in range (separate mappings can land gigabytes apart, for
+    // instance around a large thread stack). Address space only: pages are
+    // committed as code is written.
+    let arena = ArenaMemoryProvider::new_with_size(JIT_ARENA_BYTES)
+        .map_err(|e| CodegenError::Unsupported(format!("cannot reserve JIT memory: {e}")))?;
+    builder.memory_provider(Box::new(arena));
     let mut module = JITModule::new(builder);
     let mut tr = translate(&mut module, program, opts)?;
     if opts.emit_clif {

@@ -4,22 +4,23 @@
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use tern_compiler::{Loader, compile};
+use tern_compiler::{Loaded, Loader, compile};
 
 struct FsLoader {
     stdlib: PathBuf,
 }
 
 impl Loader for FsLoader {
-    fn load(&self, name: &str, from: &str) -> Option<(String, String)> {
+    fn load(&self, name: &str, from: &str) -> Loaded {
         let beside = Path::new(from).with_file_name(format!("{name}.tern"));
         let lib = self.stdlib.join(format!("{name}.tern"));
         for p in [beside, lib] {
-            if let Ok(text) = std::fs::read_to_string(&p) {
-                return Some((p.display().to_string(), text));
+            match Loaded::from_bytes(p.display().to_string(), std::fs::read(&p)) {
+                Loaded::NotFound => {}
+                found => return found,
             }
         }
-        None
+        Loaded::NotFound
     }
 }
 

@@ -25,17 +25,100 @@ use source::SourceMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// What a loader found for `use NAME;`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Loaded {
+    /// The module's display name (for diagnostics) and its text.
+    Source(String, String),
+    /// The module exists (display name) but its bytes are not UTF-8.
+    NotUtf8(String),
+    NotFound,
+}
+
+impl Loaded {
+    /// The result of reading `bytes` (or failing to) for a module shown as
+    /// `display`: a read error is `NotFound` (the loader may look elsewhere).
+    pub fn from_bytes(display: String, bytes: std::io::Result<Vec<u8>>) -> Loaded {
+        match bytes {
+            Ok(b) => match String::from_utf8(b) {
+                Ok(text) => Loaded::Source(display, text),
+                Err(_) => Loaded::NotUtf8(display),
+            },
+            Err(_) => Loaded::NotFound,
+        }
+    }
+}
+
 /// Where `use NAME;` finds its source. The driver implements it over the file
-/// system + embedded stdlib; tests implement it over a HashMap.
-pub trait Loader {
-    /// Module `name` imported from the file with display name `from`:
-    /// Some((display_name, source_text)) or None when not found.
-    fn load(&self, name: &str, from: &str) -> Option<(String, String)>;
+/// system + embedded stdlib; tests implement it over a HashMap. `Sync`: the
+/// front end runs on a thread of its own (see `with_stack`).
+pub trait Loader: Sync {
+    /// Module `name` imported from the file with display name `from`.
+    fn load(&self, name: &str, from: &str) -> Loaded;
+}
+
+/// Stack size of the thread the compiler runs on: its passes recurse once
+/// per level of the syntax tree, and chains (`a + b + ...`, `else if`) may
+/// be `syntax::parser::MAX_CHAIN_LINKS` levels deep (a 100,000-term sum
+/// uses about 250 MiB optimized, 1.2 GiB unoptimized). Only the pages used
+/// are ever touched; where the address space cannot be had, smaller stacks
+/// are tried ([`STACK_FALLBACKS`]).
+pub const STACK_SIZE: usize = 1 << 32;
+
+/// Smaller stacks tried in turn when a [`STACK_SIZE`] one cannot be created.
+const STACK_FALLBACKS: [usize; 2] = [1 << 30, 1 << 28];
+
+thread_local! {
+    static ON_COMPILER_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` on a thread with a `STACK_SIZE` stack (or right here when this
+/// thread is already one) and return its result; a panic in `f` is resumed
+/// in the caller. Whatever walks a `tir::Program` recursively (the backend,
+/// a dump) runs in here; `compile` does so by itself.
+pub fn with_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if ON_COMPILER_STACK.with(|c| c.get()) {
+        return f();
+    }
+    // The closure moves to whichever thread starts; the lock is only held to
+    // take it out.
+    let slot = std::sync::Mutex::new(Some(f));
+    let take = || slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+    std::thread::scope(|scope| {
+        for size in std::iter::once(STACK_SIZE).chain(STACK_FALLBACKS) {
+            let spawned = std::thread::Builder::new()
+                .name("tern-compiler".into())
+                .stack_size(size)
+                .spawn_scoped(scope, || {
+                    ON_COMPILER_STACK.with(|c| c.set(true));
+                    take().map(|f| f())
+                });
+            if let Ok(thread) = spawned {
+                match thread.join() {
+                    Ok(Some(r)) => return r,
+                    Ok(None) => break,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+        }
+        // No thread could be made: run here, on the caller's stack.
+        let f = take().expect("the compiler ran nowhere yet");
+        f()
+    })
 }
 
 /// Front end entry: parse, resolve, check, monomorphize. `file_name` is the
-/// display name used in diagnostics and in `tir::Program::files[0]`.
+/// display name used in diagnostics and in `tir::Program::files[0]`. Runs
+/// on a thread with `STACK_SIZE` of stack (`with_stack`).
 pub fn compile(
+    file_name: &str,
+    text: &str,
+    loader: &dyn Loader,
+) -> Result<tir::Program, Diagnostics> {
+    with_stack(|| compile_here(file_name, text, loader))
+}
+
+fn compile_here(
     file_name: &str,
     text: &str,
     loader: &dyn Loader,
@@ -87,7 +170,7 @@ fn load_modules(
                 Some(t) => *t,
                 None => {
                     let t = match loader.load(&name.name, &from) {
-                        Some((display, src)) => {
+                        Loaded::Source(display, src) => {
                             let file = sources.add(display, src);
                             let text = sources.file(file).text.clone();
                             let ast = syntax::parse_file(file, &text, sink);
@@ -99,7 +182,17 @@ fn load_modules(
                             });
                             Some(modules.len() - 1)
                         }
-                        None => {
+                        Loaded::NotUtf8(display) => {
+                            sink.error(
+                                ErrorKind::ModuleNotUtf8 {
+                                    module: name.name.clone(),
+                                    file: display,
+                                },
+                                name.span,
+                            );
+                            None
+                        }
+                        Loaded::NotFound => {
                             sink.error(ErrorKind::ModuleNotFound(name.name.clone()), name.span);
                             None
                         }

@@ -431,3 +431,63 @@ impl fmt::Display for Type {
         }
     }
 }
+
+// Chains (`a + b + ...`, `else if`) make the tree as deep as they are long,
+// and a derived drop recurses once per level: these move the children out
+// to a list first, so dropping a program never needs more stack than the
+// nesting of its source.
+
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut pending: Vec<Box<Expr>> = Vec::new();
+        take_children(&mut self.kind, &mut pending);
+        while let Some(mut e) = pending.pop() {
+            take_children(&mut e.kind, &mut pending);
+        }
+    }
+}
+
+// The boxes are kept: moving a node out of its box would copy it.
+#[allow(clippy::vec_box)]
+fn take_children(kind: &mut ExprKind, out: &mut Vec<Box<Expr>>) {
+    match std::mem::replace(kind, ExprKind::Int(0)) {
+        ExprKind::Field(a, _)
+        | ExprKind::Unary(_, a)
+        | ExprKind::Cast(a)
+        | ExprKind::Len(a)
+        | ExprKind::ArrayRepeat { value: a, .. } => out.push(a),
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
+            out.push(a);
+            out.push(b);
+        }
+        ExprKind::SliceRange { base, lo, hi } => {
+            out.push(base);
+            out.extend(lo);
+            out.extend(hi);
+        }
+        // Lists of expressions: each element drops through this impl.
+        _ => {}
+    }
+}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        let mut pending: Vec<Stmt> = std::mem::take(&mut self.stmts);
+        while let Some(s) = pending.pop() {
+            match s {
+                Stmt::If {
+                    mut then, else_, ..
+                } => {
+                    pending.append(&mut then.stmts);
+                    if let Some(mut e) = else_ {
+                        pending.append(&mut e.stmts);
+                    }
+                }
+                Stmt::While { mut body, .. } | Stmt::For { mut body, .. } => {
+                    pending.append(&mut body.stmts);
+                }
+                _ => {}
+            }
+        }
+    }
+}

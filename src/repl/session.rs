@@ -12,7 +12,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use tern_codegen::{JitProgram, OptLevel, Options, compile_jit};
+use tern_codegen::{JitProgram, OptLevel, Options};
 use tern_compiler::tir::{Program, Stmt, Type};
 
 use super::exec::{self, Outcome};
@@ -451,7 +451,7 @@ impl Session {
         };
         let start = Instant::now();
         let symbols = tern_runtime::abi::symbols();
-        let jit = match compile_jit(&program, &self.options, &symbols) {
+        let jit = match crate::stack::jit(&program, &self.options, &symbols) {
             Ok(j) => j,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -577,7 +577,7 @@ impl Session {
         let mut opts = self.options.clone();
         opts.emit_clif = true;
         let symbols = tern_runtime::abi::symbols();
-        match compile_jit(&program, &opts, &symbols) {
+        match crate::stack::jit(&program, &opts, &symbols) {
             Ok(mut jit) => {
                 let clif = std::mem::take(&mut jit.listing.clif);
                 // SAFETY: this code was only compiled, never run.

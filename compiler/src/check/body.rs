@@ -7,6 +7,7 @@ use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind, NoteKind};
 use crate::source::Span;
 use crate::syntax::ast;
 use crate::tir;
+use std::collections::HashMap;
 
 /// A `FuncId` no instance has: marks `size_of::<T>()` of an opaque `T`
 /// (not a constant) in check-mode output, which is discarded.
@@ -19,7 +20,13 @@ pub(crate) struct FnCx {
     pub(crate) locals: Vec<tir::Local>,
     pub(crate) local_tys: Vec<Ty>,
     pub(crate) local_spans: Vec<Span>,
-    scopes: Vec<Vec<(String, u32)>>,
+    /// The names each open scope declared, innermost last.
+    scopes: Vec<Vec<String>>,
+    /// Every name in scope: the locals it denotes, the visible one last
+    /// (a function may have many locals: lookups must not scan).
+    visible: HashMap<String, Vec<u32>>,
+    /// `literal_like` answers by binary node address (this body's tree).
+    literal_like: HashMap<usize, bool>,
     ret: Ty,
     loops: u32,
     emit: bool,
@@ -34,6 +41,8 @@ impl FnCx {
             local_tys: Vec::new(),
             local_spans: Vec::new(),
             scopes: Vec::new(),
+            visible: HashMap::new(),
+            literal_like: HashMap::new(),
             ret,
             loops: 0,
             emit,
@@ -43,7 +52,14 @@ impl FnCx {
         self.scopes.push(Vec::new());
     }
     pub(crate) fn pop_scope(&mut self) {
-        self.scopes.pop();
+        for name in self.scopes.pop().unwrap_or_default() {
+            if let Some(ids) = self.visible.get_mut(&name) {
+                ids.pop();
+                if ids.is_empty() {
+                    self.visible.remove(&name);
+                }
+            }
+        }
     }
     /// A fresh local in the innermost scope (shadowing any earlier one).
     pub(crate) fn declare(
@@ -62,17 +78,13 @@ impl FnCx {
         self.local_tys.push(ty);
         self.local_spans.push(span);
         if let Some(scope) = self.scopes.last_mut() {
-            scope.push((name.to_string(), id));
+            scope.push(name.to_string());
+            self.visible.entry(name.to_string()).or_default().push(id);
         }
         tir::LocalId(id)
     }
     fn lookup(&self, name: &str) -> Option<u32> {
-        self.scopes
-            .iter()
-            .rev()
-            .flat_map(|s| s.iter().rev())
-            .find(|(n, _)| n == name)
-            .map(|(_, id)| *id)
+        self.visible.get(name).and_then(|ids| ids.last()).copied()
     }
 }
 
@@ -112,16 +124,24 @@ fn root(cx: &FnCx, e: &tir::Expr) -> Root {
 }
 
 /// An expression made only of integer literals (and `-`, parentheses,
-/// arithmetic): it takes its type from the other operand.
-fn literal_like(e: &ast::Expr) -> bool {
+/// arithmetic): it takes its type from the other operand. `cache` holds the
+/// answer for each binary node already asked about, so a chain of `n`
+/// operators costs `O(n)` in all, not per operator.
+fn literal_like(e: &ast::Expr, cache: &mut HashMap<usize, bool>) -> bool {
     match &e.kind {
         ast::ExprKind::Int(_) => true,
-        ast::ExprKind::Unary(ast::UnOp::Neg, x) | ast::ExprKind::Paren(x) => literal_like(x),
+        ast::ExprKind::Unary(ast::UnOp::Neg, x) | ast::ExprKind::Paren(x) => literal_like(x, cache),
         ast::ExprKind::Binary(op, a, b) => {
-            !op.is_comparison()
+            let key = e as *const ast::Expr as usize;
+            if let Some(&v) = cache.get(&key) {
+                return v;
+            }
+            let v = !op.is_comparison()
                 && !matches!(op, ast::BinOp::And | ast::BinOp::Or)
-                && literal_like(a)
-                && literal_like(b)
+                && literal_like(a, cache)
+                && literal_like(b, cache);
+            cache.insert(key, v);
+            v
         }
         _ => false,
     }
@@ -130,16 +150,23 @@ fn literal_like(e: &ast::Expr) -> bool {
 /// The "returns on every path" rule: the last statement is `return`, a
 /// `panic(...)` call, an `if`/`else` whose branches both return, or a
 /// `while true` loop with no `break` of its own.
-pub(crate) fn block_returns(b: &ast::Block) -> bool {
+pub(crate) fn block_returns(mut b: &ast::Block) -> bool {
+    // An `else if` chain is followed in a loop (it can be long).
+    while let Some(ast::StmtKind::If {
+        then,
+        else_: Some(else_),
+        ..
+    }) = b.stmts.last().map(|s| &s.kind)
+    {
+        if !block_returns(then) {
+            return false;
+        }
+        b = else_;
+    }
     match b.stmts.last().map(|s| &s.kind) {
         Some(ast::StmtKind::Return(_)) => true,
         Some(ast::StmtKind::Expr(e)) => matches!(&e.kind,
             ast::ExprKind::Call { callee, .. } if callee.segments.len() == 1 && callee.segments[0].name == "panic"),
-        Some(ast::StmtKind::If {
-            then,
-            else_: Some(else_),
-            ..
-        }) => block_returns(then) && block_returns(else_),
         Some(ast::StmtKind::While { cond, body }) => {
             matches!(cond.kind, ast::ExprKind::Bool(true)) && !breaks(body)
         }
@@ -197,9 +224,19 @@ impl Checker<'_> {
         (self.mk(tir::ExprKind::Int(0), &Ty::Error, span), Ty::Error)
     }
     fn mismatch(&mut self, expected: &Ty, found: &Ty, span: Span) {
+        let ints = expected.is_integer() && found.is_integer();
         let (expected, found) = (self.ty_name(expected), self.ty_name(found));
-        self.sink
-            .error(ErrorKind::Mismatch { expected, found }, span);
+        let mut d = Diagnostic::new(
+            ErrorKind::Mismatch {
+                expected: expected.clone(),
+                found: found.clone(),
+            },
+            span,
+        );
+        if ints {
+            d = d.note(NoteKind::CastHint(found, expected));
+        }
+        self.sink.push(d);
     }
     /// Report unless `found` agrees with `expected`.
     fn expect_ty(&mut self, expected: &Ty, found: &Ty, span: Span) -> bool {
@@ -299,16 +336,7 @@ impl Checker<'_> {
                 }
             }
             ast::StmtKind::Expr(e) => tir::Stmt::Expr(self.expr(cx, e, None).0),
-            ast::StmtKind::If { cond, then, else_ } => {
-                let tc = self.cond(cx, cond);
-                let then = self.block(cx, then);
-                let else_ = else_.as_ref().map(|b| self.block(cx, b));
-                tir::Stmt::If {
-                    cond: tc,
-                    then,
-                    else_,
-                }
-            }
+            ast::StmtKind::If { cond, then, else_ } => self.if_chain(cx, cond, then, else_),
             ast::StmtKind::While { cond, body } => {
                 let tc = self.cond(cx, cond);
                 cx.loops += 1;
@@ -376,7 +404,10 @@ impl Checker<'_> {
                     Some(v) => {
                         if ret == Ty::Unit {
                             let (te, _) = self.expr(cx, v, None);
-                            self.sink.error(ErrorKind::ReturnValueInUnit, v.span);
+                            // An error value stands for code already reported.
+                            if !matches!(v.kind, ast::ExprKind::Error) {
+                                self.sink.error(ErrorKind::ReturnValueInUnit, v.span);
+                            }
                             tir::Stmt::Return(Some(te))
                         } else {
                             let (te, vty) = self.expr(cx, v, Some(&ret));
@@ -387,6 +418,49 @@ impl Checker<'_> {
                 }
             }
         })
+    }
+
+    /// `if ... else if ... else ...`: the arms in a loop (a chain is as
+    /// deep as it is long; see `syntax::parser::MAX_CHAIN_LINKS`).
+    fn if_chain<'b>(
+        &mut self,
+        cx: &mut FnCx,
+        mut cond: &'b ast::Expr,
+        mut then: &'b ast::Block,
+        mut else_: &'b Option<ast::Block>,
+    ) -> tir::Stmt {
+        let mut arms = Vec::new();
+        let last = loop {
+            let tc = self.cond(cx, cond);
+            let tt = self.block(cx, then);
+            arms.push((tc, tt));
+            match else_ {
+                Some(b)
+                    if b.stmts.len() == 1
+                        && let ast::StmtKind::If {
+                            cond: c,
+                            then: t,
+                            else_: e,
+                        } = &b.stmts[0].kind =>
+                {
+                    (cond, then, else_) = (c, t, e);
+                }
+                other => break other.as_ref().map(|b| self.block(cx, b)),
+            }
+        };
+        let mut else_block = last;
+        let mut stmt = None;
+        while let Some((cond, then)) = arms.pop() {
+            if let Some(inner) = stmt.take() {
+                else_block = Some(tir::Block { stmts: vec![inner] });
+            }
+            stmt = Some(tir::Stmt::If {
+                cond,
+                then,
+                else_: else_block.take(),
+            });
+        }
+        stmt.expect("an if has one arm at least")
     }
 
     fn cond(&mut self, cx: &mut FnCx, e: &ast::Expr) -> tir::Expr {
@@ -421,7 +495,7 @@ impl Checker<'_> {
         expected: Option<&Ty>,
     ) -> (Typed, Typed) {
         let int_hint = |t: &Ty| -> Option<Ty> { t.is_integer().then(|| t.clone()) };
-        if literal_like(a) && !literal_like(b) {
+        if literal_like(a, &mut cx.literal_like) && !literal_like(b, &mut cx.literal_like) {
             let tb = self.expr(cx, b, expected);
             let hint = int_hint(&tb.1);
             let ta = self.expr(cx, a, hint.as_ref().or(expected));
@@ -459,7 +533,10 @@ impl Checker<'_> {
                 let (tb, bty) = self.expr(cx, base, None);
                 let found = match &bty {
                     Ty::Struct(s) => self.field(*s as usize, &field.name),
-                    _ => None,
+                    _ => Ok(None),
+                };
+                let Ok(found) = found else {
+                    return self.error_expr(span);
                 };
                 match (&bty, found) {
                     (Ty::Error, _) => self.error_expr(span),
@@ -780,15 +857,20 @@ impl Checker<'_> {
                 aty.is_integer()
             };
         if !ok {
+            let ints = aty.is_integer() && bty.is_integer();
             let (lhs, rhs) = (self.ty_name(&aty), self.ty_name(&bty));
-            self.sink.error(
+            let mut d = Diagnostic::new(
                 ErrorKind::BinaryOperands {
                     op: op.text().into(),
-                    lhs,
-                    rhs,
+                    lhs: lhs.clone(),
+                    rhs: rhs.clone(),
                 },
                 span,
             );
+            if ints {
+                d = d.note(NoteKind::CastHint(rhs, lhs));
+            }
+            self.sink.push(d);
             return self.error_expr(span);
         }
         (
@@ -871,14 +953,19 @@ impl Checker<'_> {
                 return self.error_expr(span);
             }
         };
-        let decl = self.struct_fields(s);
+        let Some(decl) = self.struct_fields(s) else {
+            for (_, e) in fields {
+                self.expr(cx, e, None);
+            }
+            return self.error_expr(span);
+        };
         let sname = self.structs[s].name.clone();
-        let mut values: Vec<Option<tir::Expr>> = vec![None; decl.len()];
+        let mut values: Vec<Option<tir::Expr>> = vec![None; decl.list.len()];
         let mut bad = false;
         for (fname, e) in fields {
-            match decl.iter().position(|(n, _)| *n == fname.name) {
+            match decl.position(&fname.name) {
                 Some(i) => {
-                    let fty = decl[i].1.clone();
+                    let fty = decl.list[i].1.clone();
                     let (te, ty) = self.expr(cx, e, Some(&fty));
                     bad |= !self.expect_ty(&fty, &ty, e.span) || ty.has_error();
                     if values[i].is_some() {
@@ -908,7 +995,7 @@ impl Checker<'_> {
                 self.sink.error(
                     ErrorKind::StructLitMissing {
                         name: sname.clone(),
-                        field: decl[i].0.clone(),
+                        field: decl.list[i].0.clone(),
                     },
                     name.span,
                 );
@@ -1135,7 +1222,7 @@ impl Checker<'_> {
         // what the others bound.
         for pass in 0..2 {
             for (i, (a, p)) in args.iter().zip(&sig.params).enumerate() {
-                if (pass == 0) == literal_like(&a.expr) {
+                if (pass == 0) == literal_like(&a.expr, &mut cx.literal_like) {
                     continue;
                 }
                 // `p.ty` speaks of the callee's parameters; the caller's own

@@ -22,6 +22,7 @@ use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::ast;
 use crate::tir;
 use std::collections::HashMap;
+use std::rc::Rc;
 pub(crate) use ty::Ty;
 
 /// Names the checker treats as builtins; items may not take them.
@@ -77,11 +78,32 @@ struct ConstInfo<'a> {
     state: Lazy<Option<ConstVal>>,
 }
 
+/// The resolved fields of a struct, in declaration order, with an index by
+/// name (structs may have many fields: lookups must not scan).
+pub(crate) struct Fields {
+    pub(crate) list: Vec<(String, Ty)>,
+    index: HashMap<String, usize>,
+}
+
+impl Fields {
+    /// Index of field `name`.
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+}
+
 struct StructInfo<'a> {
     module: usize,
     ast: &'a ast::StructItem,
     name: String,
-    fields: Lazy<Vec<(String, Ty)>>,
+    /// Field types. Resolving them evaluates the constants in array lengths
+    /// but never a layout: a layout is needed only by `struct_layout` and
+    /// `size_of`, so the two states below depend on each other exactly as
+    /// the program's definitions do, and re-entering a `Busy` one is always
+    /// a real cycle.
+    fields: Lazy<Rc<Fields>>,
+    /// Span of each written field type, by field index.
+    field_spans: Vec<Span>,
     /// Layout and field offsets; `None` after an error.
     layout: Lazy<Option<(tir::Layout, Vec<u64>)>>,
 }
@@ -123,8 +145,16 @@ pub(crate) struct Checker<'a> {
     externs: Vec<ExternInfo<'a>>,
     sink: &'a mut Sink,
     item_depth: u32,
+    /// Struct field lists being resolved right now (nesting count), and for
+    /// each struct layout being computed, that count when it started: a
+    /// layout needed again with more field lists open than when it started
+    /// depends on itself through a field type, not by containment.
+    fields_open: u32,
+    layouts_open: Vec<(usize, u32)>,
     // --- emit mode ---
     instances: HashMap<(usize, Vec<Ty>), tir::FuncId>,
+    /// How many of `instances` have type arguments (`MAX_INSTANCES`).
+    generic_instances: usize,
     queue: Vec<(usize, Vec<Ty>)>,
     extern_ids: HashMap<String, tir::ExternId>,
     extern_list: Vec<tir::ExternFn>,
@@ -156,7 +186,10 @@ pub(crate) fn check_program(
         externs: Vec::new(),
         sink,
         item_depth: 0,
+        fields_open: 0,
+        layouts_open: Vec::new(),
         instances: HashMap::new(),
+        generic_instances: 0,
         queue: Vec::new(),
         extern_ids: HashMap::new(),
         extern_list: Vec::new(),
@@ -215,6 +248,7 @@ impl<'a> Checker<'a> {
                             ast: si,
                             name: format!("{prefix}{}", si.name.name),
                             fields: Lazy::Todo,
+                            field_spans: Vec::new(),
                             layout: Lazy::Todo,
                         });
                         (&si.name, ItemRef::Struct(self.structs.len() - 1))
@@ -270,8 +304,21 @@ impl<'a> Checker<'a> {
 
     fn resolve_items(&mut self) {
         for s in 0..self.structs.len() {
+            let span = self.structs[s].ast.name.span;
             self.struct_fields(s);
-            self.struct_layout(s, self.structs[s].ast.name.span);
+            self.struct_layout(s, span);
+        }
+        // Arrays behind a slice in a field type (`[][N]T`) are not part of
+        // the struct's layout; their size is checked now that every layout
+        // is known.
+        for s in 0..self.structs.len() {
+            if let Lazy::Done(fields) = &self.structs[s].fields {
+                let fields = fields.clone();
+                for (i, (_, ty)) in fields.list.iter().enumerate() {
+                    let span = self.structs[s].field_spans[i];
+                    self.check_indirect_sizes(ty, span, true);
+                }
+            }
         }
         for k in 0..self.consts.len() {
             self.const_value(k);
@@ -358,9 +405,10 @@ impl<'a> Checker<'a> {
         module: usize,
         generics: &[(String, Ty)],
     ) -> Vec<ParamSig> {
-        let mut out: Vec<ParamSig> = Vec::new();
+        let mut out: Vec<ParamSig> = Vec::with_capacity(params.len());
+        let mut names: std::collections::HashSet<&str> = Default::default();
         for p in params {
-            if out.iter().any(|q| q.name == p.name.name) {
+            if !names.insert(&p.name.name) {
                 self.sink
                     .error(ErrorKind::DuplicateParam(p.name.name.clone()), p.name.span);
             }
@@ -376,21 +424,41 @@ impl<'a> Checker<'a> {
 
     /// Resolve a written type in `module`, with `generics` in scope.
     fn resolve_type(&mut self, t: &ast::TypeExpr, module: usize, generics: &[(String, Ty)]) -> Ty {
+        self.resolve_type_sized(t, module, generics, true)
+    }
+
+    /// `resolve_type`; with `check_sizes` false (a field type, resolved
+    /// before any layout may be computed), array sizes are left to
+    /// `struct_layout` and `check_indirect_sizes`.
+    fn resolve_type_sized(
+        &mut self,
+        t: &ast::TypeExpr,
+        module: usize,
+        generics: &[(String, Ty)],
+        check_sizes: bool,
+    ) -> Ty {
         match &t.kind {
             ast::TypeExprKind::Error => Ty::Error,
-            ast::TypeExprKind::Slice(e) => {
-                Ty::Slice(Box::new(self.resolve_type(e, module, generics)))
-            }
-            ast::TypeExprKind::Reusable(e) => {
-                Ty::Reusable(Box::new(self.resolve_type(e, module, generics)))
-            }
+            ast::TypeExprKind::Slice(e) => Ty::Slice(Box::new(self.resolve_type_sized(
+                e,
+                module,
+                generics,
+                check_sizes,
+            ))),
+            ast::TypeExprKind::Reusable(e) => Ty::Reusable(Box::new(self.resolve_type_sized(
+                e,
+                module,
+                generics,
+                check_sizes,
+            ))),
             ast::TypeExprKind::Array(len, e) => {
-                let elem = self.resolve_type(e, module, generics);
+                let elem = self.resolve_type_sized(e, module, generics, check_sizes);
                 let Some(n) = self.const_usize(len, module, generics) else {
                     return Ty::Error;
                 };
                 let ty = Ty::Array(Box::new(elem), n);
-                if let Some(l) = self.layout_of(&ty, t.span)
+                if check_sizes
+                    && let Some(l) = self.layout_of(&ty, t.span)
                     && l.size > MAX_TYPE_SIZE
                 {
                     self.sink.error(ErrorKind::TypeTooLarge, t.span);
@@ -561,44 +629,64 @@ impl<'a> Checker<'a> {
         value
     }
 
-    /// Index and type of field `name` of struct `s` (no copy of the list).
-    fn field(&mut self, s: usize, name: &str) -> Option<(usize, Ty)> {
-        if !matches!(self.structs[s].fields, Lazy::Done(_)) {
-            self.struct_fields(s);
-        }
-        match &self.structs[s].fields {
-            Lazy::Done(f) => f
-                .iter()
-                .position(|(n, _)| n == name)
-                .map(|i| (i, f[i].1.clone())),
-            _ => None,
-        }
+    /// Index and type of field `name` of struct `s`; `Err(())` when the
+    /// fields themselves are in error (reported).
+    #[allow(clippy::result_unit_err)]
+    pub(crate) fn field(&mut self, s: usize, name: &str) -> Result<Option<(usize, Ty)>, ()> {
+        let fields = self.struct_fields(s).ok_or(())?;
+        Ok(fields.position(name).map(|i| (i, fields.list[i].1.clone())))
     }
 
-    fn struct_fields(&mut self, s: usize) -> Vec<(String, Ty)> {
+    /// The fields of struct `s`, resolving them on first use. `None` when
+    /// they are needed while being resolved (a field type that uses the
+    /// struct itself, e.g. `[size_of::<S>()]u8` in `S`): reported once.
+    pub(crate) fn struct_fields(&mut self, s: usize) -> Option<Rc<Fields>> {
         match &self.structs[s].fields {
-            Lazy::Done(f) => return f.clone(),
-            // Field types only need names and constants, never other
-            // structs' fields, so re-entry means a constant cycle that the
-            // constant reports.
-            Lazy::Busy => return Vec::new(),
+            Lazy::Done(f) => return Some(f.clone()),
+            Lazy::Busy => {
+                let name = self.structs[s].name.clone();
+                let span = self.structs[s].ast.name.span;
+                self.sink.error(ErrorKind::StructLayoutCycle(name), span);
+                return None;
+            }
             Lazy::Todo => {}
         }
         self.structs[s].fields = Lazy::Busy;
+        self.fields_open += 1;
         let ast = self.structs[s].ast;
         let module = self.structs[s].module;
-        let mut fields: Vec<(String, Ty)> = Vec::new();
+        let mut list: Vec<(String, Ty)> = Vec::with_capacity(ast.fields.len());
+        let mut spans = Vec::with_capacity(ast.fields.len());
+        let mut index: HashMap<String, usize> = HashMap::with_capacity(ast.fields.len());
         for (name, t) in &ast.fields {
-            if fields.iter().any(|(n, _)| *n == name.name) {
+            if index.contains_key(&name.name) {
                 self.sink
                     .error(ErrorKind::DuplicateField(name.name.clone()), name.span);
                 continue;
             }
-            let ty = self.resolve_type(t, module, &[]);
-            fields.push((name.name.clone(), ty));
+            let ty = self.resolve_type_sized(t, module, &[], false);
+            index.insert(name.name.clone(), list.len());
+            list.push((name.name.clone(), ty));
+            spans.push(t.span);
         }
+        self.fields_open -= 1;
+        let fields = Rc::new(Fields { list, index });
+        self.structs[s].field_spans = spans;
         self.structs[s].fields = Lazy::Done(fields.clone());
-        fields
+        Some(fields)
+    }
+
+    /// Check the size of every array in `ty` that is reached through a
+    /// slice (`by_value` false); arrays held by value are part of a layout
+    /// that `struct_layout` checks.
+    fn check_indirect_sizes(&mut self, ty: &Ty, span: Span, by_value: bool) {
+        match ty {
+            Ty::Array(e, _) if by_value || self.size_ok(ty, span) => {
+                self.check_indirect_sizes(e, span, true);
+            }
+            Ty::Slice(e) | Ty::Reusable(e) => self.check_indirect_sizes(e, span, false),
+            _ => {}
+        }
     }
 
     /// C layout of struct `s`; `None` after an error (recursive by value,
@@ -609,7 +697,18 @@ impl<'a> Checker<'a> {
             Lazy::Busy => {
                 let name = self.structs[s].name.clone();
                 let span = self.structs[s].ast.name.span;
-                self.sink.error(ErrorKind::StructRecursive(name), span);
+                let through_field_type = self
+                    .layouts_open
+                    .iter()
+                    .rev()
+                    .find(|(t, _)| *t == s)
+                    .is_some_and(|(_, open)| *open < self.fields_open);
+                let kind = if through_field_type {
+                    ErrorKind::StructLayoutCycle(name)
+                } else {
+                    ErrorKind::StructRecursive(name)
+                };
+                self.sink.error(kind, span);
                 return None;
             }
             Lazy::Todo => {}
@@ -620,14 +719,28 @@ impl<'a> Checker<'a> {
         }
         self.structs[s].layout = Lazy::Busy;
         self.item_depth += 1;
-        let fields = self.struct_fields(s);
+        self.layouts_open.push((s, self.fields_open));
+        let result = self.compute_layout(s);
+        self.layouts_open.pop();
+        self.item_depth -= 1;
+        self.structs[s].layout = Lazy::Done(result.clone());
+        result
+    }
+
+    fn compute_layout(&mut self, s: usize) -> Option<(tir::Layout, Vec<u64>)> {
+        let fields = self.struct_fields(s)?;
         let mut offset: u64 = 0;
         let mut align: u64 = 1;
-        let mut offsets = Vec::new();
+        let mut offsets = Vec::with_capacity(fields.list.len());
         let mut ok = true;
         let span = self.structs[s].ast.name.span;
-        for (_, ty) in &fields {
+        for (i, (_, ty)) in fields.list.iter().enumerate() {
             match self.layout_of(ty, span) {
+                Some(l) if l.size > MAX_TYPE_SIZE => {
+                    let field_span = self.structs[s].field_spans[i];
+                    self.sink.error(ErrorKind::TypeTooLarge, field_span);
+                    ok = false;
+                }
                 Some(l) => {
                     offset = offset.div_ceil(l.align) * l.align;
                     offsets.push(offset);
@@ -642,10 +755,7 @@ impl<'a> Checker<'a> {
             self.sink.error(ErrorKind::TypeTooLarge, span);
             ok = false;
         }
-        self.item_depth -= 1;
-        let result = ok.then_some((tir::Layout { size, align }, offsets));
-        self.structs[s].layout = Lazy::Done(result.clone());
-        result
+        ok.then_some((tir::Layout { size, align }, offsets))
     }
 
     /// Layout of a concrete type; `None` for errors and generic parameters.
@@ -772,9 +882,9 @@ impl<'a> Checker<'a> {
     fn field_types(&mut self) -> Vec<Vec<tir::Type>> {
         if self.field_types.is_none() {
             let all = (0..self.structs.len())
-                .map(|s| {
-                    let fields = self.struct_fields(s);
-                    fields.iter().map(|(_, t)| t.to_tir()).collect()
+                .map(|s| match self.struct_fields(s) {
+                    Some(fields) => fields.list.iter().map(|(_, t)| t.to_tir()).collect(),
+                    None => Vec::new(),
                 })
                 .collect();
             self.field_types = Some(all);
@@ -860,12 +970,15 @@ impl<'a> Checker<'a> {
             self.mono_failed = true;
             return tir::FuncId(0);
         }
-        if self.instances.len() >= MAX_INSTANCES {
+        // Plain functions are instances too, one each: only instances with
+        // type arguments are counted (runaway instantiation).
+        if !targs.is_empty() && self.generic_instances >= MAX_INSTANCES {
             self.sink.error(ErrorKind::TooManyInstances, span);
             self.mono_failed = true;
             return tir::FuncId(0);
         }
         let id = tir::FuncId(self.instances.len() as u32);
+        self.generic_instances += usize::from(!targs.is_empty());
         self.instances.insert((f, targs.clone()), id);
         self.instance_items.push(f);
         self.queue.push((f, targs));
@@ -920,11 +1033,12 @@ impl<'a> Checker<'a> {
         }
         let mut structs = Vec::new();
         for s in 0..self.structs.len() {
-            let fields = self.struct_fields(s);
+            let fields = self.struct_fields(s)?;
             let (layout, offsets) = self.struct_layout(s, Span::default())?;
             structs.push(tir::StructDef {
                 name: self.structs[s].name.clone(),
                 fields: fields
+                    .list
                     .iter()
                     .zip(offsets)
                     .map(|((n, t), offset)| tir::Field {

@@ -20,11 +20,24 @@ pub enum ErrorKind {
         found: String,
     },
     NestingTooDeep,
+    ChainTooLong(u32),
     ChainedComparison,
     StructLitInCondition,
     UnclosedBrace,
+    // --- mistakes of newcomers (with the fix in the message) ---
+    FloatLiteral(String),
+    CharLiteral(String, Option<u64>),
+    MethodCall(String),
+    InclusiveRange(Option<String>),
+    TailExpression,
+    NestedFn(String),
+    LoopKeyword,
     // --- modules and names ---
     ModuleNotFound(String),
+    ModuleNotUtf8 {
+        module: String,
+        file: String,
+    },
     DuplicateItem(String),
     DuplicateField(String),
     DuplicateParam(String),
@@ -120,6 +133,7 @@ pub enum ErrorKind {
     ArrayLen(String),
     TypeTooLarge,
     StructRecursive(String),
+    StructLayoutCycle(String),
     // --- control flow ---
     OutsideLoop(String),
     ReturnMissingValue(String),
@@ -196,6 +210,10 @@ impl fmt::Display for ErrorKind {
             MalformedInt(s) => write!(f, "malformed integer literal `{s}`"),
             Expected { expected, found } => write!(f, "expected {expected}, found {found}"),
             NestingTooDeep => write!(f, "expression nesting too deep"),
+            ChainTooLong(limit) => write!(
+                f,
+                "chain too long: more than {limit} operators, casts, field or index accesses or `else if` arms on one path"
+            ),
             ChainedComparison => write!(
                 f,
                 "comparison operators cannot be chained; use `&&` between comparisons"
@@ -205,7 +223,46 @@ impl fmt::Display for ErrorKind {
                 "struct literals are not allowed in `if`, `while` and `for` heads; wrap the literal in parentheses"
             ),
             UnclosedBrace => write!(f, "this `{{` is never closed"),
+            FloatLiteral(s) => write!(
+                f,
+                "floating-point literal `{s}`: Tern has only integers (`i64`, `i32`, `u8`)"
+            ),
+            CharLiteral(s, Some(v)) => write!(
+                f,
+                "character literal `{s}`: Tern has none; write its byte value `{v}`, or use a string"
+            ),
+            CharLiteral(s, None) => write!(
+                f,
+                "character literal `{s}`: Tern has none; write its bytes as integers, or use a string"
+            ),
+            MethodCall(m) if m == "len" => {
+                write!(f, "`len` is a function, not a method: write `len(x)`")
+            }
+            MethodCall(m) => write!(
+                f,
+                "Tern has no methods: call `{m}(x, ...)` with the value as an argument"
+            ),
+            InclusiveRange(Some(end)) => write!(
+                f,
+                "`..=` is not supported: ranges exclude their end, write `..{end}`"
+            ),
+            InclusiveRange(None) => write!(
+                f,
+                "`..=` is not supported: ranges exclude their end, write `..END + 1`"
+            ),
+            TailExpression => write!(
+                f,
+                "a function does not return its last expression: write `return VALUE;`"
+            ),
+            NestedFn(n) => write!(
+                f,
+                "functions cannot be nested: move `fn {n}` out of the function around it"
+            ),
+            LoopKeyword => write!(f, "there is no `loop`: write `while true {{ ... }}`"),
             ModuleNotFound(m) => write!(f, "cannot find module `{m}`"),
+            ModuleNotUtf8 { module, file } => {
+                write!(f, "module `{module}` ({file}) is not valid UTF-8")
+            }
             DuplicateItem(n) => write!(f, "the name `{n}` is defined more than once"),
             DuplicateField(n) => write!(f, "field `{n}` is declared more than once"),
             DuplicateParam(n) => write!(f, "parameter `{n}` is declared more than once"),
@@ -341,6 +398,10 @@ impl fmt::Display for ErrorKind {
             ArrayLen(v) => write!(f, "array length `{v}` is out of range"),
             TypeTooLarge => write!(f, "type is too large"),
             StructRecursive(n) => write!(f, "struct `{n}` contains itself by value"),
+            StructLayoutCycle(n) => write!(
+                f,
+                "the layout of struct `{n}` depends on itself (through a constant or `size_of` in a field type)"
+            ),
             OutsideLoop(k) => write!(f, "`{k}` outside of a loop"),
             ReturnMissingValue(t) => write!(f, "`return` needs a value of type `{t}`"),
             ReturnValueInUnit => write!(f, "this function returns no value"),
@@ -420,6 +481,8 @@ pub enum NoteKind {
     ReturnRule,
     ExpectedMain,
     EscapeRule,
+    /// Integer types never convert implicitly: (value's type, wanted type).
+    CastHint(String, String),
 }
 
 impl fmt::Display for NoteKind {
@@ -434,6 +497,10 @@ impl fmt::Display for NoteKind {
             NoteKind::EscapeRule => write!(
                 f,
                 "a slice of a local array can be used in its function and passed down to calls, but not returned or stored where it outlives the array; copy the elements into a pool slice (`reusable[]T`, `slice_pool`) to keep them"
+            ),
+            NoteKind::CastHint(from, to) => write!(
+                f,
+                "integer types never convert implicitly: convert the `{from}` with `as {to}`"
             ),
         }
     }

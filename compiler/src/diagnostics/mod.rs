@@ -15,6 +15,9 @@ use std::sync::Arc;
 const MAX_SNIPPET: usize = 2000;
 /// Bytes of context either side of an error on an over-long line.
 const WINDOW: usize = 60;
+/// Longest source line drawn without annotate-snippets (which folds longer
+/// lines its own way).
+const FAST_WIDTH: usize = 2 * WINDOW + 8;
 
 fn floor_char(s: &str, mut i: usize) -> usize {
     while !s.is_char_boundary(i) {
@@ -174,6 +177,25 @@ impl Diagnostics {
         // and the caret lines up with what is shown.
         let text = all[start..end].replace('\t', " ");
         let text = text.as_str();
+        if labels.is_empty()
+            && notes.is_empty()
+            && first_line == last_line
+            && text.is_ascii()
+            && text.len() <= FAST_WIDTH
+        {
+            // The common case, drawn here exactly as annotate-snippets
+            // would (it costs microseconds per error, and a file can have
+            // a hundred thousand).
+            let lo = (d.span.lo as usize).clamp(start, end) - start;
+            let hi = (d.span.hi as usize).clamp(lo + start, end) - start;
+            let number = first_line.to_string();
+            let gutter = " ".repeat(number.len());
+            let carets = "^".repeat((hi - lo).max(1));
+            out.push_str(format!("{number} | {text}").trim_end());
+            out.push('\n');
+            out.push_str(&format!("{gutter} | {}{carets}\n", " ".repeat(lo)));
+            return out;
+        }
         let clamp = |s: Span| {
             let lo = (s.lo as usize).clamp(start, end) - start;
             let hi = (s.hi as usize).clamp(lo + start, end) - start;

@@ -245,6 +245,22 @@ pub(crate) fn lex(file: FileId, text: &str, sink: &mut Sink) -> Vec<Token> {
             while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
                 i += 1;
             }
+            // `1.5`: a float literal (but `0..10` is a range).
+            if bytes.get(i) == Some(&b'.') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                sink.error(
+                    ErrorKind::FloatLiteral(text[start..i].to_string()),
+                    span(start, i),
+                );
+                toks.push(Token {
+                    tok: Tok::Error,
+                    span: span(start, i),
+                });
+                continue;
+            }
             let word = &text[start..i];
             let value = parse_int(word);
             let tok = match value {
@@ -259,6 +275,40 @@ pub(crate) fn lex(file: FileId, text: &str, sink: &mut Sink) -> Vec<Token> {
                 span: span(start, i),
             });
             continue;
+        }
+        // `'a'`: a character literal; it stands for its byte value so the
+        // rest of the expression is still checked.
+        if c == b'\'' {
+            let rest = &text[i + 1..];
+            let mut chars = rest.chars();
+            let lit = match (chars.next(), chars.next(), chars.next()) {
+                (Some('\\'), Some(e), Some('\'')) => Some((e, 4 + e.len_utf8() - 1, true)),
+                (Some(ch), Some('\''), _) if ch != '\'' && ch != '\n' => {
+                    Some((ch, 2 + ch.len_utf8(), false))
+                }
+                _ => None,
+            };
+            if let Some((ch, len, escaped)) = lit {
+                let value = match (escaped, ch) {
+                    (true, 'n') => Some(10),
+                    (true, 't') => Some(9),
+                    (true, 'r') => Some(13),
+                    (true, '0') => Some(0),
+                    (true, '\\' | '\'' | '"') | (false, _) if ch.is_ascii() => Some(ch as u64),
+                    _ => None,
+                };
+                let shown = text[start..start + len].to_string();
+                sink.error(
+                    ErrorKind::CharLiteral(shown, value),
+                    span(start, start + len),
+                );
+                toks.push(Token {
+                    tok: value.map_or(Tok::Error, |v| Tok::Int(Some(v))),
+                    span: span(start, start + len),
+                });
+                i = start + len;
+                continue;
+            }
         }
         if c == b'"' {
             i += 1;

@@ -10,7 +10,7 @@ use crate::source::FileId;
 /// Lex and parse one file, reporting syntax errors to `sink`.
 pub(crate) fn parse_file(file: FileId, text: &str, sink: &mut Sink) -> ast::Module {
     let toks = lexer::lex(file, text, sink);
-    parser::parse(toks, sink)
+    parser::parse(toks, text, sink)
 }
 
 /// Parse `text` on its own (no modules, no checking): the syntax tree, or

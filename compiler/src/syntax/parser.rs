@@ -7,21 +7,32 @@ use super::lexer::{Tok, Token};
 use crate::diagnostics::{ErrorKind, Sink};
 use crate::source::Span;
 
-/// Deepest nesting of expressions, blocks and types the parser accepts; the
-/// checker recurses over the tree, so this bounds its stack use too.
+/// Deepest nesting of expressions, blocks and types the parser accepts
+/// (parentheses, brackets, blocks, calls, prefix operators, types).
 pub const MAX_NESTING: u32 = 128;
+
+/// Chains do not nest: `a + b + c ...`, `x as T as U`, `a.b[i].c ...` and
+/// `if ... else if ...` grow the tree one level per link however long they
+/// are, and do not count against `MAX_NESTING`. The passes over the tree
+/// recurse once per level, so the links on any one path from the root of an
+/// item are bounded by this (the stack of `crate::STACK_SIZE` holds it with
+/// room to spare in a debug build).
+pub const MAX_CHAIN_LINKS: u32 = 100_000;
 
 /// Marker: a syntax error was reported; the caller resynchronises.
 struct Reported;
 type PResult<T> = Result<T, Reported>;
 
 /// Parse a whole file.
-pub(crate) fn parse(toks: Vec<Token>, sink: &mut Sink) -> Module {
+pub(crate) fn parse(toks: Vec<Token>, text: &str, sink: &mut Sink) -> Module {
     let mut p = Parser {
         toks,
+        text,
+        tail_depth: None,
         pos: 0,
         sink,
         depth: 0,
+        links: 0,
         no_struct: false,
     };
     p.module()
@@ -29,9 +40,19 @@ pub(crate) fn parse(toks: Vec<Token>, sink: &mut Sink) -> Module {
 
 struct Parser<'s> {
     toks: Vec<Token>,
+    /// The source text (to tell a token that starts its line).
+    text: &'s str,
+    /// Inside the body of a function that returns a value: the nesting
+    /// depth of the body's statements (a last expression without `;` there
+    /// is a newcomer's tail expression).
+    tail_depth: Option<u32>,
     pos: usize,
     sink: &'s mut Sink,
     depth: u32,
+    /// Most chain links on one path down the subtrees parsed since it was
+    /// last reset (each chain resets it around its operands; see
+    /// `MAX_CHAIN_LINKS`).
+    links: u32,
     /// Inside an `if`/`while` condition or `for` head, where `Name {` opens
     /// the body, not a struct literal (Rust's rule).
     no_struct: bool,
@@ -148,6 +169,25 @@ impl Parser<'_> {
         }
     }
 
+    /// Whether the current token starts in the first column of its line.
+    fn starts_line(&self) -> bool {
+        let lo = self.span().lo as usize;
+        let before = self.text.get(..lo).unwrap_or("");
+        before.rsplit('\n').next().is_none_or(str::is_empty)
+    }
+
+    /// After `..`: a stray `=` (`0..=10`) is reported with the exclusive
+    /// form, and the bound parsed as written.
+    fn inclusive_range(&mut self, end: &Expr, eq: Option<Span>) {
+        if let Some(eq) = eq {
+            let hint = match end.kind {
+                ExprKind::Int(Some(n)) => n.checked_add(1).map(|n| n.to_string()),
+                _ => None,
+            };
+            self.sink.error(ErrorKind::InclusiveRange(hint), eq);
+        }
+    }
+
     fn ident(&mut self) -> PResult<Ident> {
         match self.peek().clone() {
             Tok::Ident(name) => {
@@ -160,6 +200,25 @@ impl Parser<'_> {
     fn enter(&mut self, extra: u32) -> PResult<()> {
         if self.depth + extra >= MAX_NESTING {
             self.sink.error(ErrorKind::NestingTooDeep, self.span());
+            return Err(Reported);
+        }
+        Ok(())
+    }
+
+    /// Run `f` with the link count reset; returns its result and the most
+    /// links on one path inside what it parsed.
+    fn links_of<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> (T, u32) {
+        let saved = std::mem::take(&mut self.links);
+        let r = f(self);
+        (r, std::mem::replace(&mut self.links, saved))
+    }
+
+    /// A chain whose deepest path now has `links` links: report it past the
+    /// limit (at the link being added).
+    fn chain_ok(&mut self, links: u32, at: Span) -> PResult<()> {
+        if links > MAX_CHAIN_LINKS {
+            self.sink
+                .error(ErrorKind::ChainTooLong(MAX_CHAIN_LINKS), at);
             return Err(Reported);
         }
         Ok(())
@@ -264,7 +323,13 @@ impl Parser<'_> {
                 }
                 let params = self.params()?;
                 let ret = self.ret_type()?;
-                let body = self.block()?;
+                let saved = self.tail_depth.replace(self.depth + 1);
+                if ret.is_none() {
+                    self.tail_depth = None;
+                }
+                let body = self.block();
+                self.tail_depth = saved;
+                let body = body?;
                 Ok(Item::Fn(FnItem {
                     name,
                     generics,
@@ -408,6 +473,23 @@ impl Parser<'_> {
         let saved = std::mem::replace(&mut self.no_struct, false);
         let mut stmts = Vec::new();
         loop {
+            // `fn` indented inside a body: a nested function (parsed for its
+            // own errors, then dropped). At the start of a line it more
+            // likely begins the next item after a block left open.
+            if *self.peek() == Tok::Fn && !self.starts_line() {
+                let name = match self.peek_at(1) {
+                    Tok::Ident(n) => n.clone(),
+                    _ => String::new(),
+                };
+                let at = self.toks[(self.pos + 1).min(self.toks.len() - 1)].span;
+                self.sink.error(ErrorKind::NestedFn(name), at);
+                let saved_tail = self.tail_depth.take();
+                if self.item().is_err() {
+                    self.sync_stmt();
+                }
+                self.tail_depth = saved_tail;
+                continue;
+            }
             match self.peek() {
                 Tok::RBrace => break,
                 // An item keyword cannot start a statement: the block was
@@ -472,6 +554,18 @@ impl Parser<'_> {
     fn stmt(&mut self) -> PResult<Stmt> {
         let start = self.span();
         let kind = match self.peek() {
+            Tok::Ident(n) if n == "loop" && *self.peek_at(1) == Tok::LBrace => {
+                let at = self.bump().span;
+                self.sink.error(ErrorKind::LoopKeyword, at);
+                let body = self.block()?;
+                StmtKind::While {
+                    cond: Expr {
+                        kind: ExprKind::Bool(true),
+                        span: at,
+                    },
+                    body,
+                }
+            }
             Tok::Let | Tok::Var => {
                 let mutable = self.bump().tok == Tok::Var;
                 let name = self.ident()?;
@@ -517,8 +611,10 @@ impl Parser<'_> {
                 let var = self.ident()?;
                 self.expect(&Tok::In)?;
                 let start_e = self.cond_expr()?;
-                self.expect(&Tok::DotDot)?;
+                let dots = self.expect(&Tok::DotDot)?;
+                let eq = (*self.peek() == Tok::Eq).then(|| dots.to(self.bump().span));
                 let end = self.cond_expr()?;
+                self.inclusive_range(&end, eq);
                 let body = self.block()?;
                 StmtKind::For {
                     var,
@@ -567,6 +663,11 @@ impl Parser<'_> {
                             value,
                         }
                     }
+                    // `fn f() -> i64 { 5 }`: the Rust habit.
+                    Tok::RBrace if self.tail_depth == Some(self.depth) => {
+                        self.sink.error(ErrorKind::TailExpression, e.span);
+                        StmtKind::Return(Some(e))
+                    }
                     _ => {
                         self.semi()?;
                         StmtKind::Expr(e)
@@ -580,31 +681,90 @@ impl Parser<'_> {
         })
     }
 
+    /// `if c { } else if c { } ... else { }`: the arms are parsed in a loop
+    /// (a chain, not nesting) and nested into `else` blocks afterwards.
     fn if_stmt(&mut self) -> PResult<Stmt> {
         self.enter(0)?;
-        let start = self.expect(&Tok::If)?;
-        let cond = self.cond_expr()?;
-        let then = self.block()?;
-        let else_ = if self.eat(&Tok::Else) {
-            if *self.peek() == Tok::If {
-                self.depth += 1;
-                let nested = self.if_stmt();
-                self.depth -= 1;
-                let nested = nested?;
-                Some(Block {
-                    span: nested.span,
-                    stmts: vec![nested],
-                })
-            } else {
-                Some(self.block()?)
+        // (start of the arm's `if`, condition, body, links inside the arm)
+        let mut arms: Vec<(Span, Expr, Block)> = Vec::new();
+        let mut chain = 0u32;
+        let mut else_ = None;
+        let outer = std::mem::take(&mut self.links);
+        let r = loop {
+            let start = match self.expect(&Tok::If) {
+                Ok(s) => s,
+                Err(e) => break Err(e),
+            };
+            let (arm, inner) = self.links_of(|p| {
+                let cond = p.cond_expr()?;
+                let then = p.block()?;
+                Ok((cond, then))
+            });
+            let (cond, then) = match arm {
+                Ok(a) => a,
+                Err(e) => break Err(e),
+            };
+            // Arm i sits under i - 1 links.
+            chain = chain.max(arms.len() as u32 + inner);
+            arms.push((start, cond, then));
+            if self.chain_ok(chain.max(arms.len() as u32), start).is_err() {
+                // Keep the arms so far; the rest of the chain is skipped,
+                // and an `else` that returns an error value stands in for it
+                // so nothing after it is reported again (a missing return).
+                while self.eat(&Tok::Else) {
+                    self.skip_to_brace();
+                    self.skip_braces();
+                }
+                let stand_in = Stmt {
+                    kind: StmtKind::Return(Some(Expr {
+                        kind: ExprKind::Error,
+                        span: start,
+                    })),
+                    span: start,
+                };
+                else_ = Some(Block {
+                    stmts: vec![stand_in],
+                    span: start,
+                });
+                break Ok(());
             }
-        } else {
-            None
+            if !self.eat(&Tok::Else) {
+                break Ok(());
+            }
+            if *self.peek() != Tok::If {
+                let (b, inner) = self.links_of(|p| p.block());
+                match b {
+                    Ok(b) => {
+                        chain = chain.max(arms.len() as u32 + inner);
+                        else_ = Some(b);
+                        break Ok(());
+                    }
+                    Err(e) => break Err(e),
+                }
+            }
         };
-        Ok(Stmt {
-            kind: StmtKind::If { cond, then, else_ },
-            span: start.to(self.prev_span()),
-        })
+        self.links = outer.max(chain);
+        r?;
+        let end = self.prev_span();
+        let mut stmt = None;
+        while let Some((start, cond, then)) = arms.pop() {
+            let else_block = match stmt.take() {
+                Some(nested @ Stmt { span, .. }) => Some(Block {
+                    span,
+                    stmts: vec![nested],
+                }),
+                None => else_.take(),
+            };
+            stmt = Some(Stmt {
+                kind: StmtKind::If {
+                    cond,
+                    then,
+                    else_: else_block,
+                },
+                span: start.to(end),
+            });
+        }
+        stmt.ok_or_else(|| self.error_expected("`if`"))
     }
 
     /// An expression where a struct literal may not start (`if`/`while`/`for`).
@@ -681,10 +841,19 @@ impl Parser<'_> {
     }
 
     fn expr_bp_inner(&mut self, min_bp: u8) -> PResult<Expr> {
+        let outer = std::mem::take(&mut self.links);
+        let r = self.chain_links(min_bp);
+        self.links = outer.max(self.links);
+        r
+    }
+
+    /// A left-deep chain (`a + b + c ...`, `x as T`): built in a loop, one
+    /// level per link, counted against `MAX_CHAIN_LINKS` (not nesting).
+    /// Leaves in `self.links` the most links on one path through it.
+    fn chain_links(&mut self, min_bp: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
-        // Left-deep chains (`a + b + c ...`) grow the tree without recursing
-        // here, so they count against the nesting limit explicitly.
-        let mut chain = 0u32;
+        // Most links on a path from the chain's current root.
+        let mut chain = std::mem::take(&mut self.links);
         let mut last_cmp = false;
         loop {
             let tok = self.peek().clone();
@@ -692,10 +861,12 @@ impl Parser<'_> {
                 if AS_BP < min_bp {
                     break;
                 }
-                self.bump();
-                chain += 1;
-                self.enter(chain)?;
-                let ty = self.ty()?;
+                let at = self.bump().span;
+                let (ty, inner) = self.links_of(|p| p.ty());
+                let ty = ty?;
+                chain = (chain + 1).max(inner + 1);
+                self.links = chain;
+                self.chain_ok(chain, at)?;
                 let span = lhs.span.to(ty.span);
                 lhs = Expr {
                     kind: ExprKind::Cast(Box::new(lhs), ty),
@@ -711,10 +882,12 @@ impl Parser<'_> {
                 self.sink.error(ErrorKind::ChainedComparison, self.span());
                 return Err(Reported);
             }
-            self.bump();
-            chain += 1;
-            self.enter(chain)?;
-            let rhs = self.expr_bp(bp + 1)?;
+            let at = self.bump().span;
+            let (rhs, inner) = self.links_of(|p| p.expr_bp(bp + 1));
+            let rhs = rhs?;
+            chain = (chain + 1).max(inner + 1);
+            self.links = chain;
+            self.chain_ok(chain, at)?;
             last_cmp = op.is_comparison();
             let span = lhs.span.to(rhs.span);
             lhs = Expr {
@@ -722,6 +895,7 @@ impl Parser<'_> {
                 span,
             };
         }
+        self.links = chain;
         Ok(lhs)
     }
 
@@ -745,15 +919,37 @@ impl Parser<'_> {
     }
 
     fn postfix(&mut self) -> PResult<Expr> {
+        let outer = std::mem::take(&mut self.links);
+        let r = self.postfix_links();
+        self.links = outer.max(self.links);
+        r
+    }
+
+    /// `e.f[i].g ...`: a chain like `chain_links`.
+    fn postfix_links(&mut self) -> PResult<Expr> {
         let mut e = self.primary()?;
-        let mut chain = 0u32;
+        let mut chain = std::mem::take(&mut self.links);
         loop {
             match self.peek() {
                 Tok::Dot => {
-                    self.bump();
+                    let at = self.bump().span;
                     chain += 1;
-                    self.enter(chain)?;
+                    self.links = chain;
+                    self.chain_ok(chain, at)?;
                     let field = self.ident()?;
+                    // `xs.len()`: there are no methods.
+                    if *self.peek() == Tok::LParen {
+                        self.sink
+                            .error(ErrorKind::MethodCall(field.name.clone()), field.span);
+                        self.bump();
+                        self.call_args()?;
+                        let span = e.span.to(self.prev_span());
+                        e = Expr {
+                            kind: ExprKind::Error,
+                            span,
+                        };
+                        continue;
+                    }
                     let span = e.span.to(field.span);
                     e = Expr {
                         kind: ExprKind::Field(Box::new(e), field),
@@ -761,17 +957,21 @@ impl Parser<'_> {
                     };
                 }
                 Tok::LBracket => {
-                    self.bump();
-                    chain += 1;
-                    self.enter(chain)?;
+                    let at = self.bump().span;
                     let saved = std::mem::replace(&mut self.no_struct, false);
-                    self.depth += chain;
-                    let r = self.index_tail(e);
-                    self.depth -= chain;
+                    self.depth += 1;
+                    let (r, inner) = self.links_of(|p| p.index_tail(e));
+                    self.depth -= 1;
                     self.no_struct = saved;
                     e = r?;
+                    chain = (chain + 1).max(inner + 1);
+                    self.links = chain;
+                    self.chain_ok(chain, at)?;
                 }
-                _ => return Ok(e),
+                _ => {
+                    self.links = chain;
+                    return Ok(e);
+                }
             }
         }
     }
@@ -792,11 +992,14 @@ impl Parser<'_> {
             }
             Some(Box::new(i))
         };
-        self.expect(&Tok::DotDot)?;
+        let dots = self.expect(&Tok::DotDot)?;
+        let eq = (*self.peek() == Tok::Eq).then(|| dots.to(self.bump().span));
         let hi = if *self.peek() == Tok::RBracket {
             None
         } else {
-            Some(Box::new(self.expr()?))
+            let hi = self.expr()?;
+            self.inclusive_range(&hi, eq);
+            Some(Box::new(hi))
         };
         let close = self.expect(&Tok::RBracket)?;
         let span = base.span.to(close);

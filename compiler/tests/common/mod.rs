@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use tern_compiler::Loader;
+use tern_compiler::{Loaded, Loader};
 
 /// The workspace root (display names are relative to it, as when the
 /// driver runs from there).
@@ -36,9 +36,9 @@ impl TestLoader {
 }
 
 impl Loader for TestLoader {
-    fn load(&self, name: &str, from: &str) -> Option<(String, String)> {
+    fn load(&self, name: &str, from: &str) -> Loaded {
         if let Some(text) = self.memory.get(name) {
-            return Some((format!("{name}.tern"), text.clone()));
+            return Loaded::Source(format!("{name}.tern"), text.clone());
         }
         let file = format!("{name}.tern");
         let beside = Path::new(from).with_file_name(&file);
@@ -48,11 +48,12 @@ impl Loader for TestLoader {
             Path::new("stdlib").join(&file),
         ];
         for rel in candidates {
-            if let Ok(text) = std::fs::read_to_string(root().join(&rel)) {
-                return Some((rel.display().to_string(), text));
+            match Loaded::from_bytes(rel.display().to_string(), std::fs::read(root().join(&rel))) {
+                Loaded::NotFound => {}
+                found => return found,
             }
         }
-        None
+        Loaded::NotFound
     }
 }
 
