@@ -130,10 +130,13 @@ fn calls_in_block(b: &Block, out: &mut Vec<usize>) {
                 calls_in(place, out);
                 calls_in(value, out);
             }
-            Stmt::If { cond, then, else_ } => {
-                calls_in(cond, out);
-                calls_in_block(then, out);
-                if let Some(e) = else_ {
+            Stmt::If { .. } => {
+                let chain = s.if_arms().expect("an if");
+                for (cond, then) in chain.arms {
+                    calls_in(cond, out);
+                    calls_in_block(then, out);
+                }
+                if let Some(e) = chain.last {
                     calls_in_block(e, out);
                 }
             }

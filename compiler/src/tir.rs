@@ -331,6 +331,36 @@ pub enum BinOp {
     Or,
 }
 
+/// The arms of an `if` statement as a flat list: each `(condition, block)`,
+/// then the final `else` block if any (an `else` holding exactly one `if`
+/// continues the chain). Passes walk long `else if` chains with it instead of
+/// recursing once per arm.
+pub struct IfArms<'a> {
+    pub arms: Vec<(&'a Expr, &'a Block)>,
+    pub last: Option<&'a Block>,
+}
+
+impl Stmt {
+    /// [`IfArms`] of an `If` statement; `None` for any other statement.
+    pub fn if_arms(&self) -> Option<IfArms<'_>> {
+        let Stmt::If { cond, then, else_ } = self else {
+            return None;
+        };
+        let mut arms = vec![(cond, then)];
+        let mut rest = else_.as_ref();
+        while let Some(block) = rest {
+            match block.stmts.as_slice() {
+                [Stmt::If { cond, then, else_ }] => {
+                    arms.push((cond, then));
+                    rest = else_.as_ref();
+                }
+                _ => break,
+            }
+        }
+        Some(IfArms { arms, last: rest })
+    }
+}
+
 impl BinOp {
     pub fn is_comparison(self) -> bool {
         matches!(

@@ -145,10 +145,13 @@ fn callees_of_block(b: &Block, out: &mut Vec<FuncId>) {
                 callees(place, out);
                 callees(value, out);
             }
-            Stmt::If { cond, then, else_ } => {
-                callees(cond, out);
-                callees_of_block(then, out);
-                if let Some(e) = else_ {
+            Stmt::If { .. } => {
+                let chain = s.if_arms().expect("an if");
+                for (cond, then) in chain.arms {
+                    callees(cond, out);
+                    callees_of_block(then, out);
+                }
+                if let Some(e) = chain.last {
                     callees_of_block(e, out);
                 }
             }
@@ -517,10 +520,13 @@ impl Pass<'_, '_> {
             Stmt::Expr(e) => {
                 self.value(e);
             }
-            Stmt::If { cond, then, else_ } => {
-                self.value(cond);
-                self.block(then);
-                if let Some(e) = else_ {
+            Stmt::If { .. } => {
+                let chain = s.if_arms().expect("an if");
+                for (cond, then) in chain.arms {
+                    self.value(cond);
+                    self.block(then);
+                }
+                if let Some(e) = chain.last {
                     self.block(e);
                 }
             }

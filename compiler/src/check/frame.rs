@@ -81,10 +81,13 @@ impl Walk<'_> {
                     self.expr(place);
                     self.expr(value);
                 }
-                Stmt::If { cond, then, else_ } => {
-                    self.expr(cond);
-                    self.block(then);
-                    if let Some(e) = else_ {
+                Stmt::If { .. } => {
+                    let chain = s.if_arms().expect("an if");
+                    for (cond, then) in chain.arms {
+                        self.expr(cond);
+                        self.block(then);
+                    }
+                    if let Some(e) = chain.last {
                         self.block(e);
                     }
                 }
