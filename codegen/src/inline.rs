@@ -33,7 +33,7 @@ pub enum Inlining {
 
 /// Largest callee, in CLIF instructions outside cold blocks, that
 /// [`Inlining::Natural`] inlines. Measured: see docs/backend.md, "Inlining".
-pub const NATURAL_LIMIT: usize = 160;
+pub const NATURAL_LIMIT: usize = 400;
 
 /// Largest total of a callee's stack slots that is inlined: the slots are
 /// copied into every caller, which the front end's frame bound does not count.
