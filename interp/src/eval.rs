@@ -97,8 +97,10 @@ struct Frame<'a> {
     layout: &'a FrameLayout,
     /// Start of the frame on the simulated stack.
     base: Addr,
-    /// The address of every local.
-    addrs: Vec<Addr>,
+    /// The address of every local (`None` until a passed one is bound; a
+    /// passed address may be 0: a `ref` to a zero-size element of a slice
+    /// that owns no span).
+    addrs: Vec<Option<Addr>>,
     /// Where an aggregate result goes (the caller's slot).
     sret: Option<Addr>,
 }
@@ -106,7 +108,7 @@ struct Frame<'a> {
 impl Frame<'_> {
     fn addr(&self, id: LocalId, loc: Loc) -> R<Addr> {
         match self.addrs.get(id.0 as usize) {
-            Some(&a) if a != 0 => Ok(a),
+            Some(&Some(a)) => Ok(a),
             _ => internal(
                 loc,
                 format!("local #{} of `{}` has no storage", id.0, self.func.name),
@@ -259,8 +261,8 @@ impl<'a> Machine<'a> {
         let mut addrs = Vec::with_capacity(layout.homes.len());
         for home in &layout.homes {
             addrs.push(match home {
-                Home::Slot(offset) => base.wrapping_add(*offset as i64),
-                Home::Passed => 0,
+                Home::Slot(offset) => Some(base.wrapping_add(*offset as i64)),
+                Home::Passed => None,
             });
         }
         let mut frame = Frame {
@@ -273,10 +275,11 @@ impl<'a> Machine<'a> {
         for (p, arg) in f.params.iter().zip(args) {
             let i = p.local.0 as usize;
             match (layout.homes.get(i), arg) {
-                (Some(Home::Passed), Passed::Address(a)) => frame.addrs[i] = a,
+                (Some(Home::Passed), Passed::Address(a)) => frame.addrs[i] = Some(a),
                 (Some(Home::Slot(_)), Passed::Value(v)) => {
                     let ty = frame.local_ty(p.local, f.loc)?;
-                    self.store(ty, v, frame.addrs[i]);
+                    let at = frame.addr(p.local, f.loc)?;
+                    self.store(ty, v, at);
                 }
                 _ => {
                     return internal(
