@@ -198,6 +198,7 @@ pub fn run(config: &Config, emit: &mut dyn FnMut(&str)) -> Result<Summary, Strin
         let mut pending: BTreeMap<usize, Option<Finding>> = BTreeMap::new();
         let mut printed = 0usize;
         let mut last_progress = Instant::now();
+        let mut last_count = 0usize;
         for (i, f) in rx {
             pending.insert(i, f);
             while let Some(f) = pending.remove(&printed) {
@@ -210,10 +211,11 @@ pub fn run(config: &Config, emit: &mut dyn FnMut(&str)) -> Result<Summary, Strin
                 printed += 1;
             }
             if config.progress
+                && printed != last_count
                 && (printed % 100 == 0 || last_progress.elapsed() > Duration::from_secs(60))
-                && printed > 0
             {
                 last_progress = Instant::now();
+                last_count = printed;
                 let d: usize = findings.iter().map(|f: &Finding| f.diffs.len()).sum();
                 eprintln!(
                     "[tern-difftest] {printed}/{} programs, {d} disagreements, {:.0} s",

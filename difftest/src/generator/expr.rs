@@ -381,35 +381,23 @@ impl Gen {
 
     /// An index below the static length `n` (>= 1) of the array `base`.
     pub fn index_static(&mut self, n: i64, base: &str) -> String {
-        let loop_vars: Vec<(String, Ty)> = self
-            .vars()
-            .filter(|v| {
-                v.range
-                    .is_some_and(|(lo, hi)| lo >= 0 && hi <= n && lo < hi)
-            })
-            .map(|v| (v.name.clone(), v.ty.clone()))
-            .collect();
-        match self
-            .rng
-            .weighted(&[4, if loop_vars.is_empty() { 0 } else { 5 }, 2, 1])
-        {
+        let loop_vars = self.loop_indices(n);
+        // Computed indices nest at most two deep (the checker limits nesting).
+        let computed = u32::from(self.index_nesting < 2);
+        match self.rng.weighted(&[
+            4,
+            if loop_vars.is_empty() { 0 } else { 5 },
+            2 * computed,
+            computed,
+        ]) {
             0 => self.rng.range(0, n - 1).to_string(),
-            1 => {
-                let (name, ty) = self.rng.pick(&loop_vars).clone();
-                if ty == Ty::I64 {
-                    name
-                } else {
-                    format!("({name} as i64)")
-                }
-            }
+            1 => self.rng.pick(&loop_vars).clone(),
             2 => {
-                let t = self.rng.pick(&INTS).clone();
-                let e = self.as_i64(&t, 1);
+                let e = self.index_operand();
                 format!("ix({e}, {n})")
             }
             _ => {
-                let t = self.rng.pick(&INTS).clone();
-                let e = self.as_i64(&t, 1);
+                let e = self.index_operand();
                 format!("ix({e}, len({base}))")
             }
         }
@@ -418,33 +406,45 @@ impl Gen {
     /// An index below the length of the slice `base`, known to be at least
     /// `min_len` (>= 1).
     pub fn index_dyn(&mut self, base: &str, min_len: i64) -> String {
-        let loop_vars: Vec<(String, Ty)> = self
-            .vars()
-            .filter(|v| {
-                v.range
-                    .is_some_and(|(lo, hi)| lo >= 0 && hi <= min_len && lo < hi)
-            })
-            .map(|v| (v.name.clone(), v.ty.clone()))
-            .collect();
+        let loop_vars = self.loop_indices(min_len);
+        let computed = u32::from(self.index_nesting < 2);
         match self
             .rng
-            .weighted(&[3, if loop_vars.is_empty() { 0 } else { 3 }, 3])
+            .weighted(&[3, if loop_vars.is_empty() { 0 } else { 3 }, 3 * computed])
         {
             0 => self.rng.range(0, min_len - 1).to_string(),
-            1 => {
-                let (name, ty) = self.rng.pick(&loop_vars).clone();
-                if ty == Ty::I64 {
-                    name
-                } else {
-                    format!("({name} as i64)")
-                }
-            }
+            1 => self.rng.pick(&loop_vars).clone(),
             _ => {
-                let t = self.rng.pick(&INTS).clone();
-                let e = self.as_i64(&t, 1);
+                let e = self.index_operand();
                 format!("ix({e}, len({base}))")
             }
         }
+    }
+
+    /// Loop indices in scope whose static range lies in `0..n`, as `i64`.
+    fn loop_indices(&self, n: i64) -> Vec<String> {
+        self.vars()
+            .filter(|v| {
+                v.range
+                    .is_some_and(|(lo, hi)| lo >= 0 && hi <= n && lo < hi)
+            })
+            .map(|v| {
+                if v.ty == Ty::I64 {
+                    v.name.clone()
+                } else {
+                    format!("({} as i64)", v.name)
+                }
+            })
+            .collect()
+    }
+
+    /// The operand of an `ix(e, n)`: any integer, as `i64`.
+    fn index_operand(&mut self) -> String {
+        let t = self.rng.pick(&INTS).clone();
+        self.index_nesting += 1;
+        let e = self.as_i64(&t, 1);
+        self.index_nesting -= 1;
+        e
     }
 
     fn array_expr(&mut self, e: &Ty, n: i64, depth: u32) -> E {

@@ -327,6 +327,7 @@ impl Gen {
             Pool(usize),
             Generics,
             Recursion,
+            Traps,
         }
         let mut features = Vec::new();
         if self.edge_fn.is_some() {
@@ -350,6 +351,9 @@ impl Gen {
         if self.funcs.iter().any(|f| f.name.starts_with("rec")) {
             features.push(F::Recursion);
         }
+        if self.feat.traps {
+            features.push(F::Traps);
+        }
         for i in (1..features.len()).rev() {
             let j = self.rng.index(i + 1);
             features.swap(i, j);
@@ -363,6 +367,11 @@ impl Gen {
                 F::Pool(m) => self.pool_feature(&mut body, m),
                 F::Generics => self.generics_feature(&mut body),
                 F::Recursion => self.recursion_feature(&mut body),
+                F::Traps => {
+                    for _ in 0..self.rng.range(2, 4) {
+                        self.trap(&mut body);
+                    }
+                }
             }
         }
         let n = self.rng.range(2, 6) as usize;

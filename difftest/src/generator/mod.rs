@@ -21,6 +21,7 @@
 mod expr;
 mod features;
 mod stmt;
+mod traps;
 pub mod types;
 
 use crate::program::{Item, ItemKind, Program, Stmt};
@@ -213,6 +214,7 @@ pub(crate) struct Features {
     pub edges: bool,
     pub recursion: bool,
     pub unsafe_copy: bool,
+    pub traps: bool,
 }
 
 /// The generator's state for one program.
@@ -239,6 +241,8 @@ pub(crate) struct Gen {
     pub view_growables: bool,
     /// Calls being generated inside the arguments of other calls.
     pub call_nesting: u32,
+    /// Index expressions being generated inside other index expressions.
+    pub index_nesting: u32,
     next_name: u32,
 }
 
@@ -260,6 +264,7 @@ impl Gen {
             edge_fn: None,
             view_growables: true,
             call_nesting: 0,
+            index_nesting: 0,
             next_name: 0,
         }
     }
@@ -283,9 +288,16 @@ impl Gen {
         self.scopes.last_mut().expect("a scope is open").push(v);
     }
 
-    /// Every variable in scope, innermost last.
+    /// Every variable in scope (not shadowed), innermost last.
     pub fn vars(&self) -> impl Iterator<Item = &Var> {
-        self.scopes.iter().flatten()
+        let all: Vec<&Var> = self.scopes.iter().flatten().collect();
+        let visible: Vec<&Var> = all
+            .iter()
+            .enumerate()
+            .filter(|(i, v)| !all[i + 1..].iter().any(|w| w.name == v.name))
+            .map(|(_, v)| *v)
+            .collect();
+        visible.into_iter()
     }
 
     /// The variable called `name`, if in scope.
@@ -313,6 +325,7 @@ impl Gen {
             edges: r.chance(1, 2),
             recursion: r.chance(1, 2),
             unsafe_copy: r.chance(1, 6),
+            traps: r.chance(2, 3),
         };
         // The library pools cost the most to compile (slice_pool_pure is
         // 1300 lines), so fewer programs use them.
@@ -325,7 +338,10 @@ impl Gen {
             self.pick_templates();
         }
         let n_funcs = self.rng.range(1, 6) as usize;
-        for _ in 0..n_funcs {
+        for k in 0..n_funcs {
+            if k == 1 && self.rng.chance(1, 4) {
+                self.gen_many_params();
+            }
             self.gen_function();
         }
         if self.feat.recursion {
@@ -350,6 +366,9 @@ impl Gen {
             "fn mix(h: i64, v: i64) -> i64 {\n    return (h ^ v) * 1099511628211 + 14695981039;\n}"
                 .into(),
         );
+        if self.feat.traps {
+            self.text_item(traps::TICK.into());
+        }
     }
 
     /// The structs: fields of scalars, arrays and earlier structs.

@@ -64,6 +64,7 @@ impl Gen {
             if self.templates.is_empty() { 0 } else { 2 },     // 11 generic
             if growable { 3 } else { 0 },                      // 12 growth
             if self.feat.unsafe_copy { 1 } else { 0 },         // 13 unsafe copy
+            if self.feat.traps { 2 } else { 0 },               // 14 trap
         ];
         match self.rng.weighted(&w) {
             0 => self.decl(out),
@@ -79,7 +80,8 @@ impl Gen {
             10 => self.early_return(out),
             11 => self.generic_stmt(out),
             12 => self.growth_stmt(out),
-            _ => self.unsafe_copy(out),
+            13 => self.unsafe_copy(out),
+            _ => self.trap(out),
         }
     }
 
