@@ -167,6 +167,7 @@ pub fn run(config: &Config, emit: &mut dyn FnMut(&str)) -> Result<Summary, Strin
     let seeds = config.seeds();
     let mut runner = Runner::new(config.tern.clone(), config.timeout);
     runner.verify = config.verify;
+    preflight(&runner, &tmp.0, &config.modes)?;
     let next = AtomicU64::new(0);
     let (tx, rx) = mpsc::channel::<(usize, Option<Finding>)>();
     let mut findings = Vec::new();
@@ -212,7 +213,8 @@ pub fn run(config: &Config, emit: &mut dyn FnMut(&str)) -> Result<Summary, Strin
             }
             if config.progress
                 && printed != last_count
-                && (printed % 100 == 0 || last_progress.elapsed() > Duration::from_secs(60))
+                && (printed.is_multiple_of(100)
+                    || last_progress.elapsed() > Duration::from_secs(60))
             {
                 last_progress = Instant::now();
                 last_count = printed;
@@ -230,6 +232,34 @@ pub fn run(config: &Config, emit: &mut dyn FnMut(&str)) -> Result<Summary, Strin
         findings,
         elapsed: start.elapsed(),
     })
+}
+
+/// Runs a one-line program in every mode first, so that a setup problem (a
+/// driver without `--interp`, no C compiler for AOT) is one clear error
+/// rather than a disagreement per program.
+fn preflight(runner: &Runner, tmp: &Path, modes: &[Mode]) -> Result<(), String> {
+    let dir = tmp.join("preflight");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::write(
+        dir.join(FILE),
+        "fn main() -> i64 {\n    print(42);\n    return 3;\n}\n",
+    )
+    .map_err(|e| format!("cannot write the preflight program: {e}"))?;
+    for &m in modes {
+        let o = runner.run(&dir, FILE, m);
+        if o.status != Some(3) || o.stdout != "42\n" || !o.stderr.is_empty() {
+            return Err(format!(
+                "mode {} cannot run a trivial program with {} (status {:?}, stdout {:?}):\n{}",
+                m.name(),
+                runner.tern.display(),
+                o.status,
+                o.stdout,
+                o.stderr.trim_end()
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
 }
 
 /// The file name programs are run under (their messages carry it).

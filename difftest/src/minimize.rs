@@ -155,13 +155,11 @@ impl Minimizer<'_> {
                 break;
             };
             let mut i = 0;
-            loop {
-                let Some(block) = self.best.block_mut(&path) else {
-                    break;
-                };
-                let Some(stmt) = block.get(i).cloned() else {
-                    break;
-                };
+            while let Some(stmt) = self
+                .best
+                .block_mut(&path)
+                .and_then(|block| block.get(i).cloned())
+            {
                 let mut replaced = false;
                 for child in stmt.children().into_iter().cloned() {
                     let mut cand = self.best.clone();

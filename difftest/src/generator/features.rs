@@ -1072,7 +1072,7 @@ impl Gen {
                 out.push(Stmt::line(format!("panic(\"detail: \", m{e}[..]);")));
             }
             ErrorKind::Assert => {
-                out.push(Stmt::line(format!("assert(h == h, \"holds\");")));
+                out.push(Stmt::line("assert(h == h, \"holds\");"));
                 out.push(Stmt::line(format!("assert(h != h, \"fails {e}\");")));
             }
             ErrorKind::ReusableDoubleFree => {

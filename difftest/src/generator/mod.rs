@@ -406,10 +406,10 @@ impl Gen {
         match self.rng.weighted(&[6, 3, if k > 0 { 2 } else { 0 }, 1]) {
             0 => self.scalar_type(),
             1 => {
-                let n = if self.rng.chance(1, 10) {
-                    0
-                } else {
-                    self.rng.range(1, 4)
+                let n = match self.rng.weighted(&[1, 8, 1]) {
+                    0 => 0,
+                    1 => self.rng.range(1, 4),
+                    _ => self.rng.range(9, 24),
                 };
                 let e = if self.rng.chance(1, 4) {
                     Ty::Array(Box::new(self.scalar_type()), self.rng.range(1, 3))
@@ -475,6 +475,11 @@ impl Gen {
             .collect();
         if !lens.is_empty() && self.rng.chance(1, 3) {
             return *self.rng.pick(&lens);
+        }
+        // Sometimes long: `[e; N]` fills longer arrays with a loop, and
+        // copies of large values become `memcpy` calls.
+        if self.rng.chance(1, 8) {
+            return self.rng.range(9, 40);
         }
         self.rng.range(1, 6)
     }
@@ -615,7 +620,7 @@ pub(crate) fn lit_text(ty: &Ty, v: i128, rng: &mut Rng) -> String {
             let s = v.to_string();
             let mut out = String::new();
             for (i, c) in s.chars().enumerate() {
-                if i > 0 && (s.len() - i) % 3 == 0 {
+                if i > 0 && (s.len() - i).is_multiple_of(3) {
                     out.push('_');
                 }
                 out.push(c);

@@ -515,10 +515,10 @@ impl Gen {
             .map(|v| v.name.clone())
             .collect();
         for n in names {
-            if args.contains(&format!("ref {n}")) {
-                if let Some(v) = self.var_mut(&n) {
-                    v.min_len = 0;
-                }
+            if args.contains(&format!("ref {n}"))
+                && let Some(v) = self.var_mut(&n)
+            {
+                v.min_len = 0;
             }
         }
     }
@@ -541,7 +541,7 @@ impl Gen {
             return self.decl(out);
         }
         let dst = self.rng.pick(&dsts).clone();
-        let Some((_, src)) = self.place(&dst.ty, false, &[dst.name.clone()]) else {
+        let Some((_, src)) = self.place(&dst.ty, false, std::slice::from_ref(&dst.name)) else {
             return self.decl(out);
         };
         let bytes = if self.rng.chance(1, 2) {
