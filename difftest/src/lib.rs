@@ -13,6 +13,8 @@
 //! comparing outcomes), `minimize` (the minimizer), `batch` (campaigns,
 //! reports, kept files), `tern_bin` (finding or building the driver).
 
+#![warn(missing_docs)]
+
 pub mod batch;
 pub mod generator;
 pub mod minimize;

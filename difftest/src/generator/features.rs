@@ -443,13 +443,11 @@ impl Gen {
     }
 
     /// An element type for a reusable or pool slice.
-    fn elem_type(&mut self, zero_size_ok: bool) -> Ty {
-        match self.rng.weighted(&[
-            6,
-            if self.structs.is_empty() { 0 } else { 2 },
-            2,
-            if zero_size_ok { 1 } else { 0 },
-        ]) {
+    fn elem_type(&mut self) -> Ty {
+        match self
+            .rng
+            .weighted(&[6, if self.structs.is_empty() { 0 } else { 2 }, 2, 1])
+        {
             0 => self.scalar_type(),
             1 => Ty::Struct(self.rng.index(self.structs.len())),
             2 => Ty::Array(Box::new(self.scalar_type()), self.rng.range(1, 3)),
@@ -461,7 +459,7 @@ impl Gen {
     /// stays in scope for the random statements (which may grow it in
     /// loops) and is freed by the cleanup or here.
     fn reusable_feature(&mut self, out: &mut Out) {
-        let elem = self.elem_type(true);
+        let elem = self.elem_type();
         let es = self.ty_src(&elem);
         let name = self.fresh("r");
         let n0 = *self.rng.pick(&[0i64, 0, 1, 2, 3, 5, 8]);
@@ -506,7 +504,7 @@ impl Gen {
             cap,
         });
         for _ in 0..self.rng.range(1, 2) {
-            let elem = self.elem_type(false);
+            let elem = self.elem_type();
             let es = self.ty_src(&elem);
             let q = self.fresh("q");
             let n0 = *self.rng.pick(&[0i64, 1, 2, 3, 4]);

@@ -204,6 +204,9 @@ pub(crate) struct FnCtx {
     pub has_h: bool,
     /// Functions callable from here: `funcs[..callable]`.
     pub callable: usize,
+    /// The loop depth of a `while true` that must not `break` (it ends a
+    /// function with a result: the language's "returns on every path" rule).
+    pub no_break_at: Option<u32>,
 }
 
 /// Which optional parts a program has.

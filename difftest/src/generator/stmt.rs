@@ -406,7 +406,7 @@ impl Gen {
 
     fn break_continue(&mut self, out: &mut Out) {
         let c = self.scalar(&Ty::Bool, 2);
-        let kw = if self.rng.chance(1, 2) {
+        let kw = if self.rng.chance(1, 2) && self.ctx.no_break_at != Some(self.ctx.loops) {
             "break"
         } else {
             "continue"
@@ -555,6 +555,76 @@ impl Gen {
         )));
     }
 
+    /// The end of a function with a result, in one of the forms the
+    /// "returns on every path" rule accepts: `return e;`, an `if`/`else`
+    /// chain returning in every branch, a `while true` loop without a
+    /// `break` of its own that returns from inside, or `panic` after a
+    /// return that always happens.
+    fn function_end(&mut self, body: &mut Out) {
+        match self.rng.weighted(&[6, 2, 2, 1]) {
+            0 => {
+                let r = self.return_stmt();
+                body.push(Stmt::line(r));
+            }
+            1 => {
+                let mut arms = Vec::new();
+                for _ in 0..self.rng.range(1, 2) {
+                    let c = self.scalar(&Ty::Bool, 2).text;
+                    let size = self.rng.range(0, 2) as usize;
+                    let mut b = self.block(size);
+                    b.push(Stmt::line(self.return_stmt()));
+                    arms.push((c, b));
+                }
+                let size = self.rng.range(0, 2) as usize;
+                let mut els = self.block(size);
+                els.push(Stmt::line(self.return_stmt()));
+                body.push(Stmt::If {
+                    arms,
+                    els: Some(els),
+                });
+            }
+            2 if self.ctx.loops == 0 => {
+                let w = self.fresh("w");
+                let k = self.rng.range(1, 4);
+                body.push(Stmt::line(format!("var {w} = 0;")));
+                let ret = self.return_stmt();
+                let mut lb = vec![
+                    Stmt::pinned(format!("{w} += 1;")),
+                    Stmt::pinned(format!("if {w} > {k} {{ {ret} }}")),
+                ];
+                self.scopes.push(vec![Var {
+                    name: w,
+                    ty: Ty::I64,
+                    mutable: false,
+                    min_len: 0,
+                    range: Some((1, k + 1)),
+                    role: Role::Counter,
+                }]);
+                let saved = (self.ctx.mult, self.ctx.no_break_at);
+                self.ctx.mult = saved.0.saturating_mul(k as u64 + 1);
+                self.ctx.loops += 1;
+                self.ctx.no_break_at = Some(self.ctx.loops);
+                let size = self.rng.range(1, 3) as usize;
+                lb.extend(self.block(size));
+                self.ctx.loops -= 1;
+                (self.ctx.mult, self.ctx.no_break_at) = saved;
+                self.scopes.pop();
+                body.push(Stmt::Loop {
+                    head: "while true {".into(),
+                    body: lb,
+                });
+            }
+            _ => {
+                let r = self.return_stmt();
+                body.push(Stmt::If {
+                    arms: vec![("0 == 0".into(), vec![Stmt::line(r)])],
+                    els: None,
+                });
+                body.push(Stmt::line("panic(\"unreachable\");"));
+            }
+        }
+    }
+
     /// A function with random parameters, result and body.
     pub fn gen_function(&mut self) {
         let idx = self.funcs.len();
@@ -674,8 +744,7 @@ impl Gen {
         let size = self.rng.range(2, 7) as usize;
         self.stmts(&mut body, size);
         if ret.is_some() {
-            let r = self.return_stmt();
-            body.push(Stmt::line(r));
+            self.function_end(&mut body);
         }
         let cost = self.ctx.cost + 2;
         self.scopes.clear();
