@@ -855,6 +855,10 @@ mod sample_tests {
             "panic(\"detail",
             "assert(h != h",
             "(1 << 61)",
+            "panic(\"unreachable\")",
+            "fn alias",
+            "tick(ref k",
+            "var nb",
             "(1 << 40)",
             "(1 << 59)",
         ];
