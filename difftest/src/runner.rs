@@ -347,7 +347,7 @@ pub fn compare(results: &[(Mode, Outcome)], intent: &Intent) -> Vec<Difference> 
     // Groups of identical outcomes, in order of first appearance.
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, (_, o)) in results.iter().enumerate() {
-        match groups.iter_mut().find(|g| results[g[0]].1 == *o) {
+        match groups.iter_mut().find(|g| same(&results[g[0]].1, o)) {
             Some(g) => g.push(i),
             None => groups.push(vec![i]),
         }
@@ -390,6 +390,16 @@ pub fn compare(results: &[(Mode, Outcome)], intent: &Intent) -> Vec<Difference> 
     out
 }
 
+/// Identical outcomes: a compile error reported by `tern run` and by
+/// `tern build` is the same outcome (only the build flag differs).
+fn same(a: &Outcome, b: &Outcome) -> bool {
+    a.status == b.status
+        && a.signal == b.signal
+        && a.timed_out == b.timed_out
+        && a.stdout == b.stdout
+        && a.stderr == b.stderr
+}
+
 /// The first thing that differs between `reference` and `o`.
 fn describe(reference: &Outcome, o: &Outcome) -> (DiffKind, String) {
     if o.timed_out != reference.timed_out {
@@ -400,7 +410,7 @@ fn describe(reference: &Outcome, o: &Outcome) -> (DiffKind, String) {
         };
         return (DiffKind::Timeout, what);
     }
-    if o.build_failed != reference.build_failed {
+    if o.build_failed != reference.build_failed && !same(o, reference) {
         return (DiffKind::Build, format!("build: {}", o.summary()));
     }
     if o.signal != reference.signal {
@@ -585,6 +595,18 @@ mod tests {
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].mode, "intent");
         assert_eq!(d[0].kind, DiffKind::Intent("division by zero".into()));
+    }
+
+    #[test]
+    fn a_compile_error_is_the_same_in_run_and_build() {
+        let jit = out(1, "", "p.tern:1:1: error: no `main` function\n");
+        let mut aot = jit.clone();
+        aot.build_failed = true;
+        let results = vec![(Mode::Jit(Level::O0), jit), (Mode::Aot(Level::O0), aot)];
+        let d = compare(&results, &Intent::Exit);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].mode, "intent");
+        assert_eq!(d[0].kind, DiffKind::Intent("compile error".into()));
     }
 
     #[test]

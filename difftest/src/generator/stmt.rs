@@ -570,14 +570,10 @@ impl Gen {
                 let mut arms = Vec::new();
                 for _ in 0..self.rng.range(1, 2) {
                     let c = self.scalar(&Ty::Bool, 2).text;
-                    let size = self.rng.range(0, 2) as usize;
-                    let mut b = self.block(size);
-                    b.push(Stmt::line(self.return_stmt()));
+                    let b = self.block_then_return();
                     arms.push((c, b));
                 }
-                let size = self.rng.range(0, 2) as usize;
-                let mut els = self.block(size);
-                els.push(Stmt::line(self.return_stmt()));
+                let els = self.block_then_return();
                 body.push(Stmt::If {
                     arms,
                     els: Some(els),
@@ -623,6 +619,21 @@ impl Gen {
                 body.push(Stmt::line("panic(\"unreachable\");"));
             }
         }
+    }
+
+    /// A block of random statements ending in a `return`, generated in the
+    /// block's scope (the statements may shadow names the return reads).
+    fn block_then_return(&mut self) -> Block {
+        let size = self.rng.range(0, 2) as usize;
+        self.scopes.push(Vec::new());
+        self.ctx.nesting += 1;
+        let mut b = Vec::new();
+        self.stmts(&mut b, size);
+        let r = self.return_stmt();
+        b.push(Stmt::line(r));
+        self.ctx.nesting -= 1;
+        self.scopes.pop();
+        b
     }
 
     /// A function with random parameters, result and body.
