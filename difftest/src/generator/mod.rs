@@ -15,9 +15,12 @@
 //! statement at the end of `main`.
 //!
 //! Submodules: `types` (types and layout), `expr` (expressions and places),
-//! `stmt` (statements and functions), `features` (the snippets that reach the
-//! builtins, the pools, generics, edge values and the runtime errors).
+//! `stmt` (statements and functions), `features` (`main`, and the snippets
+//! that reach the builtins, the pools, generics and edge values), `traps`
+//! (value semantics and evaluation order), `errors` (the runtime error a
+//! program is meant to end in).
 
+mod errors;
 mod expr;
 mod features;
 mod stmt;
@@ -236,7 +239,7 @@ pub(crate) struct Gen {
     pub pools: Vec<PoolState>,
     pub feat: Features,
     /// The runtime error `main` is meant to end in.
-    pub error_kind: Option<features::ErrorKind>,
+    pub error_kind: Option<errors::ErrorKind>,
     /// The edge function: its index in `funcs` and its operand type.
     pub edge_fn: Option<(usize, Ty)>,
     /// Whether slice expressions may view growable slices (not when the
