@@ -222,12 +222,17 @@ impl Runner {
     }
 }
 
-/// Runs `cmd` to completion or until `timeout` (then kills it), with stdin
-/// closed, collecting its output.
+/// Runs `cmd` to completion or until `timeout` (then kills it and every
+/// process it started), with stdin closed, collecting its output.
 pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Outcome {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    // Its own process group, so that a timeout also ends what it started
+    // (`tern build` runs the C compiler), which would otherwise keep the
+    // output pipes open.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -260,6 +265,12 @@ pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Outcome {
         }
         if start.elapsed() > timeout {
             timed_out = true;
+            #[cfg(unix)]
+            if let Ok(pgid) = i32::try_from(child.id()) {
+                // SAFETY: plain syscall; the group is the child's own
+                // (`process_group(0)` above), so only what it started dies.
+                unsafe { libc::kill(-pgid, libc::SIGKILL) };
+            }
             let _ = child.kill();
             break child.wait().ok();
         }
