@@ -314,7 +314,14 @@ fn check_program_inner(config: &Config, runner: &Runner, tmp: &Path, seed: u64) 
         min_results = Some(r);
     }
     if let Some(keep) = &config.keep {
-        match keep_finding(keep, &g, &finding, &results, min_results.as_ref()) {
+        match keep_finding(
+            keep,
+            &g,
+            &finding,
+            &results,
+            min_results.as_ref(),
+            &config.modes,
+        ) {
             Ok(path) => finding.kept = Some(path),
             Err(e) => eprintln!("tern-difftest: {e}"),
         }
@@ -405,6 +412,7 @@ fn keep_finding(
     f: &Finding,
     results: &Results,
     min_results: Option<&Results>,
+    modes: &[Mode],
 ) -> Result<PathBuf, String> {
     let dir = keep.join(format!("seed-{}", g.seed));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -422,10 +430,12 @@ fn keep_finding(
         }
     }
     let mut report = f.lines().join("\n");
+    let modes: Vec<String> = modes.iter().map(|m| m.name()).collect();
     report.push_str(&format!(
-        "\n\nintent: {}\nregenerate and rerun: cargo run --release -p tern-difftest -- --only {} --keep DIR\n",
+        "\n\nintent: {}\nregenerate and rerun: cargo run --release -p tern-difftest -- --only {} --modes {} --keep DIR\n",
         g.intent.describe(),
-        g.seed
+        g.seed,
+        modes.join(",")
     ));
     write("disagreements.txt", &report)?;
     Ok(dir)
