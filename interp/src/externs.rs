@@ -200,6 +200,19 @@ pub fn runtime_call(name: &str) -> Option<RuntimeCall> {
         "tern_span_error_message" => {
             |a| unsafe { span::tern_span_error_message(word(a, 0), ptr(a, 1), word(a, 2)) }
         }
+        "tern_span_live_bytes" => {
+            |a| unsafe { span::tern_span_live_bytes(ptr(a, 0), ptr(a, 1), word(a, 2)) }
+        }
+        "tern_span_stale_message" => |a| unsafe {
+            span::tern_span_stale_message(
+                word(a, 0),
+                word(a, 1),
+                word(a, 2),
+                word(a, 3),
+                ptr(a, 4),
+                word(a, 5),
+            )
+        },
         _ => return None,
     };
     Some(f)

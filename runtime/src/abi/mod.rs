@@ -71,6 +71,14 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
             "tern_span_error_message",
             span::tern_span_error_message as *const u8,
         ),
+        (
+            "tern_span_live_bytes",
+            span::tern_span_live_bytes as *const u8,
+        ),
+        (
+            "tern_span_stale_message",
+            span::tern_span_stale_message as *const u8,
+        ),
     ]
 }
 

@@ -6,8 +6,13 @@
 //! Spans are named by **address** on this side: an address is turned into an
 //! offset against the registered arena base (never a base the program could
 //! write), and every address returned lies inside the registered arena.
+//!
+//! Every pool has a boundary record ([`super::extents`]) the runtime reserves
+//! at [`init`] and finds through the registry: frees and resizes must name
+//! exactly one live allocation (`STALE_FREE`, `STALE_RESIZE` otherwise).
 
 use super::error::{BAD_POOL, BAD_SIZE, MUST_MOVE, OUTSIDE_ARENA};
+use super::extents::{Extents, Record};
 use super::layout::{self, FANOUT, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC};
 use super::registry::{self, PoolBounds};
 use super::tree::{MAX_ARENA_BYTES, Mem, Path, Tree, TreeResult};
@@ -21,6 +26,19 @@ pub type CheckedTree = Tree<Checked, FANOUT>;
 #[inline(always)]
 fn with_scratch<R>(f: impl FnOnce(&mut Path) -> R) -> R {
     f(&mut Path::new())
+}
+
+/// The boundary record of live pool `id` (for `SpanPool<Checked>`).
+pub(crate) fn extents_of(id: i64) -> TreeResult<Extents> {
+    Ok(extents(&registry::lookup(id)?))
+}
+
+/// The boundary record of a registered pool.
+#[inline(always)]
+fn extents(b: &PoolBounds) -> Extents {
+    // SAFETY: `init` registered the address of a record sized for the arena,
+    // which lives until the pool is unregistered.
+    unsafe { Extents::from_raw(b.record as *mut u64, b.arena_bytes) }
 }
 
 /// Looks up the pool `tree` belongs to and returns a checked view and its bounds.
@@ -95,22 +113,63 @@ pub unsafe fn init(
     if node_cap < layout::node_capacity(arena_bytes, FANOUT) {
         return Err(BAD_SIZE);
     }
+    let record = Record::new(arena_bytes)?;
     let id = registry::register(PoolBounds {
         nodes: nodes as i64,
         node_cap,
         arena_base,
         arena_bytes,
+        record: record.base(),
     })?;
+    owned().push(Owned {
+        id,
+        _record: record,
+        memory: None,
+    });
     // SAFETY: the caller's contract.
     let mut t: CheckedTree = unsafe { Tree::from_raw(tree, nodes, node_cap, arena_bytes) };
     t.init(id);
     Ok(id)
 }
 
-/// The memory of pools whose arena and node array the runtime reserved itself
-/// ([`create`]), by pool id: released by [`release`], never by the program.
-static OWNED: std::sync::Mutex<Vec<(i64, Reservation, Reservation)>> =
-    std::sync::Mutex::new(Vec::new());
+/// Runtime memory of one registered pool, released when it is unregistered.
+struct Owned {
+    id: i64,
+    /// The boundary record ([`init`] reserves one for every pool; the registry
+    /// keeps its address).
+    _record: Record,
+    /// The arena and node array, when the runtime reserved them ([`create`]).
+    memory: Option<(Reservation, Reservation)>,
+}
+
+/// The runtime memory of every registered pool, by pool id: released by
+/// [`release`], never by the program.
+static OWNED: std::sync::Mutex<Vec<Owned>> = std::sync::Mutex::new(Vec::new());
+
+fn owned() -> std::sync::MutexGuard<'static, Vec<Owned>> {
+    OWNED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Releases the runtime memory of pool `id` (dropping a reservation unmaps it).
+fn drop_owned(id: i64) {
+    let mut owned = owned();
+    if let Some(i) = owned.iter().position(|o| o.id == id) {
+        owned.swap_remove(i);
+    }
+}
+
+/// Unregisters the pool whose node array is at `nodes` without reading its
+/// header (which may be corrupt) and releases its runtime memory. Returns
+/// whether one was registered.
+pub fn release_by_nodes(nodes: *mut i64) -> bool {
+    match registry::unregister_nodes(nodes as i64) {
+        Some(id) => {
+            drop_owned(id);
+            true
+        }
+        None => false,
+    }
+}
 
 /// Where [`create`] put a pool's memory (written to the caller's record).
 #[repr(C)]
@@ -157,30 +216,32 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
             arena_bytes,
         )?
     };
-    OWNED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((id, arena, nodes));
+    if let Some(o) = owned().iter_mut().find(|o| o.id == id) {
+        o.memory = Some((arena, nodes));
+    }
     Ok((id, memory))
 }
 
 /// Unregisters the pool `tree` belongs to and clears its magic; releases its
-/// memory if the runtime reserved it ([`create`]). Returns its bounds.
+/// runtime memory (the boundary record, and the arena and node array if the
+/// runtime reserved them, [`create`]). Returns its bounds.
+///
+/// The header must describe the tree (span count and free bytes of a valid
+/// walk of it), else `STALE_POOL` and nothing changes: a stale copy of a
+/// pool's header (the pool was used through another copy since) is not the
+/// pool, and finishing through it would unmap memory the live copy still uses.
 ///
 /// # Safety
 /// As for [`alloc`].
 pub unsafe fn release(tree: *mut i64, nodes: *mut i64) -> TreeResult<PoolBounds> {
     // SAFETY: the caller's contract.
-    let _ = unsafe { open(tree, nodes)? };
+    let (t, _) = unsafe { open(tree, nodes)? };
+    t.check_totals()?;
     // SAFETY: `open` checked the pointer; H_POOL_ID/H_MAGIC < HEADER_WORDS.
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::unregister(id)?;
     unsafe { tree.add(H_MAGIC).write(!MAGIC) };
-    let mut owned = OWNED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(i) = owned.iter().position(|(o, _, _)| *o == id) {
-        // Dropping the reservations unmaps them.
-        owned.swap_remove(i);
-    }
+    drop_owned(id);
     Ok(b)
 }
 
@@ -209,7 +270,7 @@ pub unsafe fn alloc(
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
-    let off = with_scratch(|p| t.alloc(p, bytes))?;
+    let off = with_scratch(|p| t.alloc_tracked(&extents(&b), p, bytes))?;
     if zero_fill {
         zero(&b, off, super::tree::round8(bytes));
     }
@@ -225,7 +286,7 @@ pub unsafe fn free(tree: *mut i64, nodes: *mut i64, addr: i64, bytes: i64) -> Tr
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
     let off = offset_in(&b, addr)?;
-    with_scratch(|p| t.free_span(p, off, bytes))
+    with_scratch(|p| t.free_tracked(&extents(&b), p, off, bytes))
 }
 
 /// Checked resize of the span at `addr` from `old` to `new` bytes (both exact
@@ -253,10 +314,11 @@ pub unsafe fn resize(
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
     let off = offset_in(&b, addr)?;
-    let to = with_scratch(|p| match t.resize(p, off, old, new) {
+    let ext = extents(&b);
+    let to = with_scratch(|p| match t.resize_tracked(&ext, p, off, old, new) {
         Err(MUST_MOVE) if place_move => {
-            let to = t.alloc(p, new)?;
-            t.free_span(p, off, old)?;
+            let to = t.alloc_tracked(&ext, p, new)?;
+            t.free_tracked(&ext, p, off, old)?;
             Ok(to)
         }
         r => r,
@@ -267,4 +329,20 @@ pub unsafe fn resize(
         zero(&b, to + old, super::tree::round8(new) - old);
     }
     Ok(b.arena_base + to)
+}
+
+/// The size in bytes of the live allocation that starts at address `addr` of
+/// the pool (0 when none starts there), from the pool's boundary record: what
+/// the library's message for a stale-span error names.
+///
+/// # Safety
+/// As for [`alloc`].
+pub unsafe fn live_bytes(tree: *mut i64, nodes: *mut i64, addr: i64) -> TreeResult<i64> {
+    // SAFETY: the caller's contract.
+    let (_, b) = unsafe { open(tree, nodes)? };
+    let off = offset_in(&b, addr)?;
+    if off % 8 != 0 || off >= b.arena_bytes {
+        return Ok(0);
+    }
+    Ok(extents(&b).live_bytes_at(off))
 }
