@@ -172,4 +172,7 @@ pub const MIRRORED: &[(&str, i64)] = &[
     ("OUTSIDE_ARENA", super::error::OUTSIDE_ARENA),
     ("BAD_SIZE", super::error::BAD_SIZE),
     ("BAD_POOL", super::error::BAD_POOL),
+    ("STALE_FREE", super::error::STALE_FREE),
+    ("STALE_RESIZE", super::error::STALE_RESIZE),
+    ("SMALL", super::extents::SMALL as i64),
 ];
