@@ -119,7 +119,7 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
 
     /// First-fit alloc of `bytes` (rounded up to 8); returns the offset. The bytes
     /// are not zeroed (see [`Self::alloc_zeroed`]).
-    #[inline]
+    #[inline(always)]
     pub fn alloc(&mut self, bytes: i64) -> TreeResult<i64> {
         if V::CHECKED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
@@ -142,7 +142,7 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
 
     /// Frees `[off, off + round8(bytes))` with coalescing; it must be exactly one
     /// live allocation (see `Tree::free_tracked`).
-    #[inline]
+    #[inline(always)]
     pub fn free(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
         if V::CHECKED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
@@ -156,7 +156,7 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
 
     /// In-place resize of one live allocation: `off`, or `MUST_MOVE` (see
     /// `Tree::resize_tracked`). Does not zero.
-    #[inline]
+    #[inline(always)]
     pub fn resize_in_place(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if V::CHECKED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
@@ -230,7 +230,9 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
                 };
                 // Moving only ever grows (`new > old`); clear the copied slack too.
                 self.zero(to + old, new_r - old);
-                self.free(off, old)?;
+                // `resize_in_place` found `[off, off + old)` live.
+                let ext = self.ext;
+                self.view().free_moved(&ext, off, old)?;
                 Ok(to)
             }
             Err(e) => Err(e),

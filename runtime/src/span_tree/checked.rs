@@ -38,7 +38,7 @@ pub(crate) fn extents_of(id: i64) -> TreeResult<Extents> {
 fn extents(b: &PoolBounds) -> Extents {
     // SAFETY: `init` registered the address of a record sized for the arena,
     // which lives until the pool is unregistered.
-    unsafe { Extents::from_raw(b.record as *mut u64, b.arena_bytes) }
+    unsafe { Extents::from_raw(b.record as *mut u8, b.arena_bytes) }
 }
 
 /// Looks up the pool `tree` belongs to and returns a checked view and its bounds.

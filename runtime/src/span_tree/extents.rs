@@ -12,70 +12,79 @@
 //! Layout, for an arena of `G` 8-byte granules (one reservation, committed
 //! lazily by the OS like the arena):
 //!
-//! * `marks`: two bits per granule, [`SMALL`] granules per word: bit `2g` is set
-//!   when an allocation of at most [`SMALL`] granules starts at granule `g`, bit
-//!   `2g + 1` when one ends at `g` (its last granule). Such a span `[s, s + n)`
-//!   is live exactly when, of the `2n` bits from bit `2s`, only its own start
-//!   and end bits are set: any other bit would be a boundary inside it. The
-//!   check reads two adjacent words (`G / 32 + 2` words, so the second exists);
-//! * `large`: one word per block of [`SMALL`] granules, `n << 5 | s % 32` for the
-//!   allocation of `n > SMALL` granules that starts at granule `s` of the block,
-//!   0 for none. At most one such allocation can start in a block (it is longer
-//!   than the block). Large allocations set no marks: a small claim on one
-//!   finds no start bit (or no end bit), a large claim on a small one finds
-//!   another word.
+//! * `sizes`: one byte per granule: the size in granules (1..=[`SMALL`]) of the
+//!   live allocation that starts at that granule, 0 when none of at most
+//!   [`SMALL`] granules starts there. A span `[s, s + n)` with `n <= SMALL` is
+//!   one live allocation exactly when `sizes[s] == n`: allocations are disjoint,
+//!   so the one starting at `s` is the only one that can, and its size is known;
+//! * `large`: one word per block of [`SMALL`] granules: `n << 7 | s % SMALL` for
+//!   the allocation of `n > SMALL` granules that starts at granule `s` of the
+//!   block, 0 for none. At most one such allocation can start in a block (it is
+//!   longer than the block). A large span is live exactly when its block's word
+//!   is its own.
 //!
-//! Address space: `1/16` of the arena (`1/32` each); what is touched is
-//! committed: `marks` where small allocations start, `large` where large ones do.
+//! Each check is one load and one compare, each update one store: the record
+//! costs a few instructions per operation. Address space: `1/8 + 1/128` of the
+//! arena; what is touched is committed: the pages of `sizes` where allocations
+//! start (one page per 32 KiB of arena), of `large` where large ones do.
 
 use crate::memory::Reservation;
 use crate::span_tree::error::RESERVE_FAILED;
 
-/// Spans of at most this many granules are recorded in the marks; longer ones
-/// in the large table, one word per block of this many granules.
-pub const SMALL: u64 = 32;
+/// Spans of at most this many granules (1 KiB) are recorded in `sizes`; longer
+/// ones in the large table, one word per block of this many granules.
+pub const SMALL: u64 = 128;
 
-/// Words of record an arena of `arena_bytes` needs (marks, padding, large table).
-pub const fn record_words(arena_bytes: i64) -> usize {
-    let blocks = (arena_bytes as u64 / 8 / SMALL) as usize;
-    (blocks + 2) + (blocks + 1)
+/// `log2(SMALL)`.
+const SMALL_SHIFT: u32 = 7;
+
+/// Bytes of record an arena of `arena_bytes` needs (the size map, rounded up
+/// to words, then the large table).
+pub const fn record_bytes(arena_bytes: i64) -> usize {
+    let granules = arena_bytes as usize / 8;
+    large_at(granules) + 8 * (granules / SMALL as usize + 1)
+}
+
+/// Where the large table starts in a record: after the size map, rounded up to
+/// a word.
+#[inline(always)]
+const fn large_at(granules: usize) -> usize {
+    (granules + 7) & !7
 }
 
 /// A view of one pool's record (raw pointers into runtime memory).
 #[derive(Clone, Copy, Debug)]
 pub struct Extents {
-    marks: *mut u64,
+    sizes: *mut u8,
     large: *mut u64,
 }
 
 impl Extents {
-    /// The view of a record of [`record_words`]`(arena_bytes)` words at `base`.
+    /// The view of a record of [`record_bytes`]`(arena_bytes)` bytes at `base`.
     ///
     /// # Safety
-    /// `base` must be valid for reads and writes of `record_words(arena_bytes)`
-    /// words (8-byte aligned, zero-initialised when the pool is fresh) for as long
-    /// as the view is used.
+    /// `base` must be valid for reads and writes of `record_bytes(arena_bytes)`
+    /// bytes (8-byte aligned, zero-initialised when the pool is fresh) for as
+    /// long as the view is used.
     #[inline(always)]
-    pub unsafe fn from_raw(base: *mut u64, arena_bytes: i64) -> Extents {
-        let blocks = (arena_bytes as u64 / 8 / SMALL) as usize;
+    pub unsafe fn from_raw(base: *mut u8, arena_bytes: i64) -> Extents {
         Extents {
-            marks: base,
-            // SAFETY: inside the record (the caller's contract).
-            large: unsafe { base.add(blocks + 2) },
+            sizes: base,
+            // SAFETY: inside the record (the caller's contract), 8-byte aligned.
+            large: unsafe { base.add(large_at(arena_bytes as usize / 8)) }.cast(),
         }
     }
 
     #[inline(always)]
-    fn mark(&self, word: u64) -> *mut u64 {
-        // SAFETY: callers pass a granule of the arena (validated span), so the
-        // word index is at most `G / 32 + 1` (the padding word).
-        unsafe { self.marks.add(word as usize) }
+    fn size_at(&self, granule: u64) -> *mut u8 {
+        // SAFETY: callers pass a granule of the arena (a validated span).
+        unsafe { self.sizes.add(granule as usize) }
     }
 
     #[inline(always)]
-    fn large_at(&self, block: u64) -> *mut u64 {
-        // SAFETY: as in `mark`: a granule of the arena, block `<= G / 32`.
-        unsafe { self.large.add(block as usize) }
+    fn large_at(&self, granule: u64) -> *mut u64 {
+        // SAFETY: as in `size_at`: the block of a granule of the arena.
+        unsafe { self.large.add((granule >> SMALL_SHIFT) as usize) }
     }
 
     /// Whether `[off, off + bytes)` is exactly one live allocation. `off` and
@@ -86,38 +95,53 @@ impl Extents {
         let s = off as u64 >> 3;
         let n = bytes as u64 >> 3;
         if n <= SMALL {
-            let w = s >> 5;
-            let sh = ((s & 31) << 1) as u32;
-            // SAFETY: see `mark`; `w + 1` is at most the padding word.
-            let (a, b) = unsafe { (*self.mark(w), *self.mark(w + 1)) };
-            // The 64 bits from bit `2s` (`b << 1 << (63 - sh)` is `b << (64 - sh)`,
-            // 0 when `sh` is 0).
-            let window = (a >> sh) | ((b << 1) << (63 - sh));
-            let mask = u64::MAX >> (64 - 2 * n);
-            let own = 1 | (1 << (2 * n - 1));
-            window & mask == own
+            // SAFETY: see `size_at`.
+            u64::from(unsafe { *self.size_at(s) }) == n
         } else {
             // SAFETY: see `large_at`.
-            unsafe { *self.large_at(s >> 5) == (n << 5) | (s & 31) }
+            unsafe { *self.large_at(s) == (n << SMALL_SHIFT) | (s & (SMALL - 1)) }
         }
     }
 
+    /// [`Extents::is_live`], and if so [`Extents::forget`] in the same step.
+    #[inline(always)]
+    pub fn take(&self, off: i64, bytes: i64) -> bool {
+        let s = off as u64 >> 3;
+        let n = bytes as u64 >> 3;
+        let at = if n <= SMALL {
+            // SAFETY: see `size_at`.
+            let at = self.size_at(s);
+            if u64::from(unsafe { *at }) != n {
+                return false;
+            }
+            // SAFETY: as above.
+            unsafe { *at = 0 };
+            return true;
+        } else {
+            self.large_at(s)
+        };
+        // SAFETY: see `large_at`.
+        unsafe {
+            if *at != (n << SMALL_SHIFT) | (s & (SMALL - 1)) {
+                return false;
+            }
+            *at = 0;
+        }
+        true
+    }
+
     /// Records `[off, off + bytes)` as a live allocation (same preconditions as
-    /// [`Extents::is_live`]; the range must hold no live allocation).
+    /// [`Extents::is_live`]; the range holds no live allocation).
     #[inline(always)]
     pub fn record(&self, off: i64, bytes: i64) {
         let s = off as u64 >> 3;
         let n = bytes as u64 >> 3;
         if n <= SMALL {
-            let e = s + n - 1;
-            // SAFETY: see `mark`.
-            unsafe {
-                *self.mark(s >> 5) |= 1 << ((s & 31) << 1);
-                *self.mark(e >> 5) |= 2 << ((e & 31) << 1);
-            }
+            // SAFETY: see `size_at`.
+            unsafe { *self.size_at(s) = n as u8 };
         } else {
             // SAFETY: see `large_at`.
-            unsafe { *self.large_at(s >> 5) = (n << 5) | (s & 31) };
+            unsafe { *self.large_at(s) = (n << SMALL_SHIFT) | (s & (SMALL - 1)) };
         }
     }
 
@@ -125,33 +149,23 @@ impl Extents {
     #[inline(always)]
     pub fn forget(&self, off: i64, bytes: i64) {
         let s = off as u64 >> 3;
-        let n = bytes as u64 >> 3;
-        if n <= SMALL {
-            let e = s + n - 1;
-            // SAFETY: see `mark`.
-            unsafe {
-                *self.mark(s >> 5) &= !(1 << ((s & 31) << 1));
-                *self.mark(e >> 5) &= !(2 << ((e & 31) << 1));
-            }
+        if bytes as u64 >> 3 <= SMALL {
+            // SAFETY: see `size_at`.
+            unsafe { *self.size_at(s) = 0 };
         } else {
             // SAFETY: see `large_at`.
-            unsafe { *self.large_at(s >> 5) = 0 };
+            unsafe { *self.large_at(s) = 0 };
         }
     }
 
     /// The live allocation `[off, off + old)` now ends at `off + new` (`new > 0`).
     #[inline(always)]
     pub fn resize(&self, off: i64, old: i64, new: i64) {
-        let small = SMALL as i64 * 8;
-        if old <= small && new <= small {
-            // Only the end moves.
-            let s = off as u64 >> 3;
-            let (e0, e1) = (s + (old as u64 >> 3) - 1, s + (new as u64 >> 3) - 1);
-            // SAFETY: see `mark`.
-            unsafe {
-                *self.mark(e0 >> 5) &= !(2 << ((e0 & 31) << 1));
-                *self.mark(e1 >> 5) |= 2 << ((e1 & 31) << 1);
-            }
+        let s = off as u64 >> 3;
+        let (o, n) = (old as u64 >> 3, new as u64 >> 3);
+        if o.max(n) <= SMALL {
+            // SAFETY: see `size_at`.
+            unsafe { *self.size_at(s) = n as u8 };
         } else {
             self.forget(off, old);
             self.record(off, new);
@@ -163,22 +177,15 @@ impl Extents {
     #[cold]
     pub fn live_bytes_at(&self, off: i64) -> i64 {
         let s = off as u64 >> 3;
-        // SAFETY: see `large_at` and `mark`.
-        let l = unsafe { *self.large_at(s >> 5) };
-        if l != 0 && l & 31 == s & 31 {
-            return ((l >> 5) * 8) as i64;
+        // SAFETY: see `size_at` and `large_at`.
+        let (small, large) = unsafe { (*self.size_at(s), *self.large_at(s)) };
+        if small != 0 {
+            i64::from(small) * 8
+        } else if large != 0 && large & (SMALL - 1) == s & (SMALL - 1) {
+            ((large >> SMALL_SHIFT) * 8) as i64
+        } else {
+            0
         }
-        let bit = |g: u64, which: u64| {
-            // SAFETY: `g` is at most `s + SMALL - 1`, in the word after `s`'s at most.
-            let w = unsafe { *self.mark(g >> 5) };
-            w >> (((g & 31) << 1) + which) & 1 == 1
-        };
-        if !bit(s, 0) {
-            return 0;
-        }
-        (s..s + SMALL)
-            .find(|&g| bit(g, 1))
-            .map_or(0, |e| ((e - s + 1) * 8) as i64)
     }
 }
 
@@ -195,11 +202,10 @@ unsafe impl Send for Record {}
 impl Record {
     /// Reserves a zeroed record for an arena of `arena_bytes` (committed lazily).
     pub fn new(arena_bytes: i64) -> Result<Record, i64> {
-        let words = record_words(arena_bytes);
-        let memory = Reservation::new(words * 8).map_err(|_| RESERVE_FAILED)?;
-        // SAFETY: the reservation holds `words` zeroed words and lives as long
-        // as the view (both are owned by the record).
-        let view = unsafe { Extents::from_raw(memory.base().cast(), arena_bytes) };
+        let memory = Reservation::new(record_bytes(arena_bytes)).map_err(|_| RESERVE_FAILED)?;
+        // SAFETY: the reservation holds `record_bytes` zeroed, page-aligned
+        // bytes and lives as long as the view (both are owned by the record).
+        let view = unsafe { Extents::from_raw(memory.base(), arena_bytes) };
         Ok(Record { memory, view })
     }
 
@@ -228,40 +234,38 @@ mod tests {
     fn exactly_one_live_allocation() {
         let r = Record::new(1 << 16).unwrap();
         let x = r.view();
-        // Small spans, including ones whose bits straddle two words.
         x.record(0, 32);
         x.record(32, 8);
-        x.record(248, 24); // granules 31..34
+        x.record(1016, 24);
         assert!(x.is_live(0, 32));
         assert!(x.is_live(32, 8));
-        assert!(x.is_live(248, 24));
+        assert!(x.is_live(1016, 24));
         assert!(!x.is_live(0, 8), "part of a span");
         assert!(!x.is_live(0, 40), "two spans");
         assert!(!x.is_live(8, 24), "no start there");
-        assert!(!x.is_live(248, 16));
-        assert!(!x.is_live(256, 16));
         assert_eq!(x.live_bytes_at(0), 32);
-        assert_eq!(x.live_bytes_at(248), 24);
+        assert_eq!(x.live_bytes_at(1016), 24);
         assert_eq!(x.live_bytes_at(8), 0);
-        // Large spans.
-        x.record(1024, 8 * 40);
-        assert!(x.is_live(1024, 320));
-        assert!(!x.is_live(1024, 312));
-        assert!(!x.is_live(1024, 8), "a small claim on a large span");
-        assert!(!x.is_live(1032, 312));
-        assert_eq!(x.live_bytes_at(1024), 320);
-        // Resizes move the end; across the threshold too.
+        // Large spans: one per block of SMALL granules.
+        x.record(2048, 8 * 200);
+        assert!(x.is_live(2048, 1600));
+        assert!(!x.is_live(2048, 1592));
+        assert!(!x.is_live(2048, 8), "a small claim on a large span");
+        assert!(!x.is_live(2056, 1592));
+        assert_eq!(x.live_bytes_at(2048), 1600);
+        assert_eq!(x.live_bytes_at(2056), 0);
+        // Resizes, across the threshold too.
         x.resize(0, 32, 16);
         assert!(x.is_live(0, 16) && !x.is_live(0, 32));
-        x.resize(0, 16, 512);
-        assert!(x.is_live(0, 512) && !x.is_live(0, 16));
-        x.resize(0, 512, 8);
-        assert!(x.is_live(0, 8) && !x.is_live(0, 512));
+        x.resize(0, 16, 4096);
+        assert!(x.is_live(0, 4096) && !x.is_live(0, 16));
+        x.resize(0, 4096, 8);
+        assert!(x.is_live(0, 8) && !x.is_live(0, 4096));
         x.forget(0, 8);
-        x.forget(1024, 320);
-        assert!(!x.is_live(0, 8) && !x.is_live(1024, 320));
+        x.forget(2048, 1600);
+        assert!(!x.is_live(0, 8) && !x.is_live(2048, 1600));
         assert_eq!(x.live_bytes_at(0), 0);
-        // The last granules of the arena (the padding word exists).
+        // The last granule of the arena.
         let end = (1 << 16) - 8;
         x.record(end, 8);
         assert!(x.is_live(end, 8));

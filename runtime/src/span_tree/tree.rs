@@ -197,7 +197,7 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     }
 
     /// [`Tree::alloc`], recording the span in `ext` as a live allocation.
-    #[inline]
+    #[inline(always)]
     pub fn alloc_tracked(&mut self, ext: &Extents, bytes: i64) -> TreeResult<i64> {
         self.mem.alloc_tracked(ext, &mut self.path, bytes)
     }
@@ -205,9 +205,17 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     /// [`Tree::free`] of exactly one live allocation of `ext`. A span that is
     /// not one is refused before anything changes: [`DOUBLE_FREE`] when it
     /// overlaps free space, else [`STALE_FREE`].
-    #[inline]
+    #[inline(always)]
     pub fn free_tracked(&mut self, ext: &Extents, off: i64, bytes: i64) -> TreeResult<()> {
         self.mem.free_tracked(ext, &mut self.path, off, bytes)
+    }
+
+    /// Frees `[off, off + round8(bytes))`, which [`Tree::resize_tracked`] has just
+    /// found to be one live allocation and answered `MUST_MOVE` for: the end of
+    /// a move, once the new span is allocated.
+    #[inline]
+    pub fn free_moved(&mut self, ext: &Extents, off: i64, bytes: i64) -> TreeResult<()> {
+        self.mem.free_live(ext, &mut self.path, off, round8(bytes))
     }
 
     /// [`Tree::resize`] of exactly one live allocation of `ext`, which follows
@@ -215,7 +223,7 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     /// changes: when it overlaps free space [`DOUBLE_FREE`] (a shrink, or
     /// `new == 0`) or [`RESIZE_FREE_SPAN`] (same size or growth), else
     /// [`STALE_RESIZE`].
-    #[inline]
+    #[inline(always)]
     pub fn resize_tracked(
         &mut self,
         ext: &Extents,
@@ -1080,6 +1088,13 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             return Err(BAD_SIZE);
         }
         let old = self.check_span(off, old)?;
+        self.resize_span(path, off, old, new)
+    }
+
+    /// `resize` of the validated span `[off, off + old)` (`old` rounded) to
+    /// `new >= 0` bytes.
+    #[inline(always)]
+    fn resize_span(&self, path: &mut Path, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if new == 0 {
             self.free(path, off, old)?;
             return Ok(off);
@@ -1147,12 +1162,11 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         bytes: i64,
     ) -> TreeResult<()> {
         let b = self.check_span(off, bytes)?;
-        if !ext.is_live(off, b) {
+        if !ext.take(off, b) {
             return Err(self.not_live(path, off, b, DOUBLE_FREE, STALE_FREE));
         }
-        self.free(path, off, b)?;
-        ext.forget(off, b);
-        Ok(())
+        // Only a corrupt (checked) tree can fail here: keep the record as it was.
+        self.free(path, off, b).inspect_err(|_| ext.record(off, b))
     }
 
     /// `resize` of exactly one live allocation (see [`Tree::resize_tracked`]).
@@ -1179,14 +1193,29 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             };
             return Err(self.not_live(path, off, ob, overlap, STALE_RESIZE));
         }
-        let r = self.resize(path, off, ob, new)?;
+        let r = self.resize_span(path, off, ob, new)?;
         // Past the `resize`, `new <= arena - off`: rounding it cannot overflow.
         if new == 0 {
             ext.forget(off, ob);
-        } else if round8(new) != ob {
+        } else {
             ext.resize(off, ob, round8(new));
         }
         Ok(r)
+    }
+
+    /// Frees `[off, off + b)` (validated, rounded), which the caller has just
+    /// checked is one live allocation: the second half of a move.
+    #[inline(always)]
+    pub(crate) fn free_live(
+        &self,
+        ext: &Extents,
+        path: &mut Path,
+        off: i64,
+        b: i64,
+    ) -> TreeResult<()> {
+        self.free(path, off, b)?;
+        ext.forget(off, b);
+        Ok(())
     }
 
     /// Why `[off, off + b)`, inside the arena, is not one live allocation:
