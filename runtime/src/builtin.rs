@@ -60,7 +60,9 @@ pub fn init(arena_bytes: i64) -> Result<(), String> {
             crate::span_tree::error::message(e)
         )
     })?;
+    let (base, bytes) = (pool.base() as i64, pool.arena_bytes());
     *slot() = Some(pool);
+    crate::sanitize::rebind_builtin(base, bytes);
     Ok(())
 }
 

@@ -18,6 +18,7 @@ use super::registry::{self, PoolBounds};
 use super::tree::{MAX_ARENA_BYTES, Mem, Path, Tree, TreeResult};
 use super::validate::Checked;
 use crate::memory::Reservation;
+use crate::sanitize::{self, ADDR_MASK};
 
 /// The checked tree at the pool's fanout.
 pub type CheckedTree = Tree<Checked, FANOUT>;
@@ -53,6 +54,8 @@ unsafe fn open(tree: *mut i64, nodes: *mut i64) -> TreeResult<(Mem<Checked, FANO
     // SAFETY: the caller's contract; the word index is a constant below HEADER_WORDS.
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::lookup(id)?;
+    // Under the sanitizer the program holds the node array by a tagged address.
+    let nodes = (nodes as i64 & ADDR_MASK) as *mut i64;
     if b.nodes != nodes as i64 {
         return Err(BAD_POOL);
     }
@@ -99,6 +102,23 @@ pub unsafe fn init(
     arena_base: i64,
     arena_bytes: i64,
 ) -> TreeResult<i64> {
+    // SAFETY: the caller's contract.
+    unsafe { init_sanitized(tree, nodes, node_words, arena_base, arena_bytes, (0, 0)) }
+}
+
+/// [`init`] with the sanitizer's region ids of the arena and node array (see
+/// [`registry::PoolBounds::san`]).
+///
+/// # Safety
+/// As for [`init`].
+unsafe fn init_sanitized(
+    tree: *mut i64,
+    nodes: *mut i64,
+    node_words: i64,
+    arena_base: i64,
+    arena_bytes: i64,
+    san: (i64, i64),
+) -> TreeResult<i64> {
     if tree.is_null()
         || nodes.is_null()
         || !(tree as usize).is_multiple_of(8)
@@ -120,6 +140,7 @@ pub unsafe fn init(
         arena_base,
         arena_bytes,
         record: record.base(),
+        san,
     })?;
     owned().push(Owned {
         id,
@@ -200,22 +221,39 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
     let node_words = node_array_words(arena_bytes);
     let arena = Reservation::new(arena_bytes as usize)?;
     let nodes = Reservation::new(node_words as usize * 8)?;
-    let memory = PoolMemory {
+    let mut memory = PoolMemory {
         nodes: nodes.base() as i64,
         node_words,
         arena: arena.base() as i64,
     };
+    // Under the sanitizer the arena and the node array are regions, and the
+    // program gets the node array as one tagged allocation.
+    let san = if sanitize::enabled() {
+        let san = (
+            sanitize::region_new(memory.arena, arena_bytes),
+            sanitize::region_new(memory.nodes, node_words * 8),
+        );
+        memory.nodes = sanitize::tag(san.1, memory.nodes, node_words * 8);
+        san
+    } else {
+        (0, 0)
+    };
     // SAFETY: the caller's contract for `tree`; both reservations are sized as
     // `init` requires and live until `release` drops them.
     let id = unsafe {
-        init(
+        init_sanitized(
             tree,
             nodes.base().cast(),
             node_words,
             memory.arena,
             arena_bytes,
-        )?
+            san,
+        )
     };
+    let id = id.inspect_err(|_| {
+        sanitize::region_end(san.0, std::ptr::null());
+        sanitize::region_end(san.1, std::ptr::null());
+    })?;
     if let Some(o) = owned().iter_mut().find(|o| o.id == id) {
         o.memory = Some((arena, nodes));
     }
@@ -241,6 +279,10 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut i64) -> TreeResult<PoolBounds>
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::unregister(id)?;
     unsafe { tree.add(H_MAGIC).write(!MAGIC) };
+    if b.san != (0, 0) {
+        sanitize::region_end(b.san.0, std::ptr::null());
+        sanitize::region_end(b.san.1, std::ptr::null());
+    }
     drop_owned(id);
     Ok(b)
 }
@@ -274,6 +316,9 @@ pub unsafe fn alloc(
     if zero_fill {
         zero(&b, off, super::tree::round8(bytes));
     }
+    if b.san.0 != 0 {
+        return Ok(sanitize::tag(b.san.0, b.arena_base + off, bytes));
+    }
     Ok(b.arena_base + off)
 }
 
@@ -285,8 +330,32 @@ pub unsafe fn alloc(
 pub unsafe fn free(tree: *mut i64, nodes: *mut i64, addr: i64, bytes: i64) -> TreeResult<()> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
+    if b.san.0 != 0 {
+        // SAFETY: as above.
+        return unsafe { free_sanitized(t, b, addr, bytes) };
+    }
     let off = offset_in(&b, addr)?;
     with_scratch(|p| t.free_tracked(&extents(&b), p, off, bytes))
+}
+
+/// [`free`] of a sanitized pool: the address may carry a tag, which must still
+/// name the span's allocation (else the run ends); the freed span's shadow is
+/// cleared.
+///
+/// # Safety
+/// As for [`alloc`].
+#[cold]
+unsafe fn free_sanitized(
+    t: Mem<Checked, FANOUT>,
+    b: PoolBounds,
+    addr: i64,
+    bytes: i64,
+) -> TreeResult<()> {
+    let addr = sanitize::check(addr, bytes, std::ptr::null());
+    let off = offset_in(&b, addr)?;
+    with_scratch(|p| t.free_tracked(&extents(&b), p, off, bytes))?;
+    sanitize::release(b.san.0, addr, bytes, std::ptr::null());
+    Ok(())
 }
 
 /// Checked resize of the span at `addr` from `old` to `new` bytes (both exact
@@ -313,6 +382,11 @@ pub unsafe fn resize(
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
+    let addr = if b.san.0 != 0 {
+        sanitize::check(addr, old, std::ptr::null())
+    } else {
+        addr
+    };
     let off = offset_in(&b, addr)?;
     let ext = extents(&b);
     let to = with_scratch(|p| match t.resize_tracked(&ext, p, off, old, new) {
@@ -328,6 +402,17 @@ pub unsafe fn resize(
     if zero_fill && new > old {
         zero(&b, to + old, super::tree::round8(new) - old);
     }
+    if b.san.0 != 0 {
+        let at = b.arena_base + to;
+        return Ok(sanitize::retag(
+            b.san.0,
+            addr,
+            old,
+            at,
+            new,
+            std::ptr::null(),
+        ));
+    }
     Ok(b.arena_base + to)
 }
 
@@ -340,7 +425,7 @@ pub unsafe fn resize(
 pub unsafe fn live_bytes(tree: *mut i64, nodes: *mut i64, addr: i64) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (_, b) = unsafe { open(tree, nodes)? };
-    let off = offset_in(&b, addr)?;
+    let off = offset_in(&b, addr & ADDR_MASK)?;
     if off % 8 != 0 || off >= b.arena_bytes {
         return Ok(0);
     }
