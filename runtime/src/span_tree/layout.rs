@@ -175,4 +175,5 @@ pub const MIRRORED: &[(&str, i64)] = &[
     ("STALE_FREE", super::error::STALE_FREE),
     ("STALE_RESIZE", super::error::STALE_RESIZE),
     ("SMALL", super::extents::SMALL as i64),
+    ("ADDR_MASK", crate::sanitize::ADDR_MASK),
 ];
