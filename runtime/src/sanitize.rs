@@ -68,13 +68,60 @@ static ENABLED: AtomicBool = AtomicBool::new(false);
 struct Region {
     base: i64,
     bytes: i64,
-    /// One `u16` per granule; `None` once the region ended.
+    /// One `u16` per granule; `None` for a whole region and once it ended.
     shadow: Option<Reservation>,
+    /// A region that is one allocation (a `slice_pool`'s node array): its tag,
+    /// and no shadow; 0 for others, and once it ended.
+    whole: u16,
     /// Where the pool was finished, once it was.
-    finished_at: Option<String>,
+    finished_at: Option<At>,
 }
 
 impl Region {
+    /// Whether `t` still names the memory of granules `[g0, g0 + n)`.
+    #[inline(always)]
+    fn holds(&self, t: u16, g0: usize, n: usize) -> bool {
+        let shadow = self.shadow();
+        if shadow.is_null() {
+            return self.whole != 0 && self.whole == t;
+        }
+        // SAFETY: `granules` placed `[g0, g0 + n)` inside the region, whose
+        // shadow holds one u16 per granule.
+        unsafe { *shadow.add(g0) == t && *shadow.add(g0 + n - 1) == t }
+    }
+
+    fn live(&self) -> bool {
+        self.finished_at.is_none()
+    }
+}
+
+/// A recorded location: the code's own `file:line:col` string (static data of
+/// the running program, valid as long as it runs), or text a host's
+/// [`LocationMap`] made of it (the REPL frees the code of finished inputs).
+#[derive(Clone, Default)]
+enum At {
+    #[default]
+    Nowhere,
+    Code(*const c_char),
+    Text(String),
+}
+
+impl At {
+    fn is_some(&self) -> bool {
+        !matches!(self, At::Nowhere)
+    }
+
+    fn text(&self) -> String {
+        match self {
+            At::Nowhere => String::new(),
+            At::Code(loc) => crate::abi::fail::loc_str(*loc),
+            At::Text(t) => t.clone(),
+        }
+    }
+}
+
+impl Region {
+    #[inline(always)]
     fn shadow(&self) -> *mut u16 {
         self.shadow
             .as_ref()
@@ -89,9 +136,9 @@ struct TagRecord {
     /// Region id.
     region: i64,
     /// Where it was freed (or moved away), once it was.
-    freed_at: String,
+    freed_at: At,
     /// Where it last shrank (its tail was freed there).
-    shrunk_at: String,
+    shrunk_at: At,
 }
 
 struct State {
@@ -173,6 +220,7 @@ pub(crate) fn rebind_builtin(base: i64, bytes: i64) {
             base,
             bytes,
             shadow: Some(shadow),
+            whole: 0,
             finished_at: None,
         };
     }
@@ -196,9 +244,31 @@ pub fn region_new(base: i64, bytes: i64) -> i64 {
         base,
         bytes,
         shadow: Some(shadow),
+        whole: 0,
         finished_at: None,
     });
     st.regions.len() as i64
+}
+
+/// Registers `[base, base + bytes)` as a region that is one allocation for its
+/// whole life (a `slice_pool`'s node array: checked against one tag, with no
+/// shadow to fill). Returns its id and the tagged base; `(0, base)` when the
+/// sanitizer is off.
+pub fn region_whole(base: i64, bytes: i64) -> (i64, i64) {
+    if !enabled() || base <= 0 || bytes <= 0 {
+        return (0, base);
+    }
+    let st = state();
+    let id = st.regions.len() as i64 + 1;
+    let t = new_tag(st, id);
+    st.regions.push(Region {
+        base,
+        bytes,
+        shadow: None,
+        whole: t,
+        finished_at: None,
+    });
+    (id, with_tag(base, t))
 }
 
 /// Ends region `id` (its pool was finished at `loc`, or at the current site):
@@ -208,9 +278,10 @@ pub fn region_end(id: i64, loc: *const c_char) {
         return;
     }
     let st = state();
-    let at = recorded_text(st, loc);
+    let at = recorded(st, loc);
     if let Some(r) = region_mut(st, id) {
         r.shadow = None;
+        r.whole = 0;
         r.finished_at = Some(at);
     }
 }
@@ -228,22 +299,30 @@ fn region_mut(st: &mut State, id: i64) -> Option<&mut Region> {
 pub type LocationMap = Box<dyn Fn(&str) -> String + Send>;
 
 static LOCATION_MAP: Mutex<Option<LocationMap>> = Mutex::new(None);
+/// Whether a [`LocationMap`] is installed (checked without the lock).
+static HAS_LOCATION_MAP: AtomicBool = AtomicBool::new(false);
 
 /// Installs (`Some`) or removes the host's [`LocationMap`].
 pub fn set_location_map(map: Option<LocationMap>) {
-    *LOCATION_MAP.lock().unwrap_or_else(|e| e.into_inner()) = map;
+    let mut slot = LOCATION_MAP.lock().unwrap_or_else(|e| e.into_inner());
+    HAS_LOCATION_MAP.store(map.is_some(), Ordering::Relaxed);
+    *slot = map;
 }
 
-/// `loc` (or the current site) as text to record, through the host's map.
-fn recorded_text(st: &State, loc: *const c_char) -> String {
-    let text = site_text(st, loc);
-    match LOCATION_MAP
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_ref()
-    {
-        Some(map) => map(&text),
-        None => text,
+/// `loc` (or the current site) to record: the pointer itself, or, when the host
+/// installed a map, the text it makes of it.
+fn recorded(st: &State, loc: *const c_char) -> At {
+    let loc = if loc.is_null() { st.site } else { loc };
+    if loc.is_null() {
+        return At::Nowhere;
+    }
+    if !HAS_LOCATION_MAP.load(Ordering::Relaxed) {
+        return At::Code(loc);
+    }
+    let text = crate::abi::fail::loc_str(loc);
+    match LOCATION_MAP.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        Some(map) => At::Text(map(&text)),
+        None => At::Text(text),
     }
 }
 
@@ -306,8 +385,8 @@ fn new_tag(st: &mut State, id: i64) -> u16 {
     let rec = &mut st.tags[st.next];
     rec.live = true;
     rec.region = id;
-    rec.freed_at.clear();
-    rec.shrunk_at.clear();
+    rec.freed_at = At::Nowhere;
+    rec.shrunk_at = At::Nowhere;
     st.next as u16
 }
 
@@ -349,7 +428,7 @@ pub fn release(id: i64, addr: i64, bytes: i64, loc: *const c_char) {
     let t = shadow_at(st, id, g0);
     fill(st, id, g0, n, 0);
     if t != 0 {
-        let at = recorded_text(st, loc);
+        let at = recorded(st, loc);
         let rec = &mut st.tags[t as usize];
         rec.live = false;
         rec.freed_at = at;
@@ -387,7 +466,7 @@ pub fn retag(id: i64, addr: i64, old: i64, to: i64, new: i64, loc: *const c_char
     if new_n < old_n {
         fill(st, id, g0 + new_n, old_n - new_n, 0);
         if t != 0 {
-            let at = recorded_text(st, loc);
+            let at = recorded(st, loc);
             st.tags[t as usize].shrunk_at = at;
         }
     } else if new_n > old_n {
@@ -411,13 +490,9 @@ pub fn check(addr: i64, bytes: i64, loc: *const c_char) -> i64 {
     let st = state();
     if let Some(r) = st.regions.get(st.last)
         && let Some((g0, n)) = granules(r, a, bytes)
+        && r.holds(t, g0, n)
     {
-        let shadow = r.shadow();
-        // SAFETY: the granules lie inside the region, whose shadow (when it has
-        // one) holds one u16 per granule.
-        if !shadow.is_null() && unsafe { *shadow.add(g0) == t && *shadow.add(g0 + n - 1) == t } {
-            return a;
-        }
+        return a;
     }
     check_slow(st, a, t, bytes, loc)
 }
@@ -426,14 +501,12 @@ pub fn check(addr: i64, bytes: i64, loc: *const c_char) -> i64 {
 #[inline(never)]
 fn check_slow(st: &mut State, a: i64, t: u16, bytes: i64, loc: *const c_char) -> i64 {
     for (i, r) in st.regions.iter().enumerate() {
-        let shadow = r.shadow();
-        if shadow.is_null() {
+        if !r.live() {
             continue;
         }
         if let Some((g0, n)) = granules(r, a, bytes) {
             st.last = i;
-            // SAFETY: as in `check`.
-            if unsafe { *shadow.add(g0) == t && *shadow.add(g0 + n - 1) == t } {
+            if r.holds(t, g0, n) {
                 return a;
             }
             break;
@@ -447,20 +520,23 @@ fn check_slow(st: &mut State, a: i64, t: u16, bytes: i64, loc: *const c_char) ->
 /// The message for a slice with tag `t` that failed its check.
 fn freed_message(st: &State, t: u16) -> String {
     let rec = &st.tags[t as usize];
-    if !rec.live && !rec.freed_at.is_empty() {
-        return format!("use of a freed slice (freed at {})", rec.freed_at);
+    if !rec.live && rec.freed_at.is_some() {
+        return format!("use of a freed slice (freed at {})", rec.freed_at.text());
     }
     if let Some(at) = region_of(st, rec.region).and_then(|r| r.finished_at.as_ref()) {
-        return format!("use of a freed slice (its pool was finished at {at})");
+        return format!(
+            "use of a freed slice (its pool was finished at {})",
+            at.text()
+        );
     }
     let at = if rec.live {
         &rec.shrunk_at
     } else {
         &rec.freed_at
     };
-    if at.is_empty() {
-        "use of a freed slice".into()
+    if at.is_some() {
+        format!("use of a freed slice (freed at {})", at.text())
     } else {
-        format!("use of a freed slice (freed at {at})")
+        "use of a freed slice".into()
     }
 }

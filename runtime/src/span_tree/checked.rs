@@ -103,11 +103,11 @@ pub unsafe fn init(
     arena_bytes: i64,
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    unsafe { init_sanitized(tree, nodes, node_words, arena_base, arena_bytes, (0, 0)) }
+    unsafe { init_sanitized(tree, nodes, node_words, arena_base, arena_bytes, 0) }
 }
 
-/// [`init`] with the sanitizer's region ids of the arena and node array (see
-/// [`registry::PoolBounds::san`]).
+/// [`init`] with the sanitizer's region of the arena (the node array's is the
+/// next one; see [`registry::PoolBounds::san`]).
 ///
 /// # Safety
 /// As for [`init`].
@@ -117,7 +117,7 @@ unsafe fn init_sanitized(
     node_words: i64,
     arena_base: i64,
     arena_bytes: i64,
-    san: (i64, i64),
+    san: i64,
 ) -> TreeResult<i64> {
     if tree.is_null()
         || nodes.is_null()
@@ -229,14 +229,18 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
     // Under the sanitizer the arena and the node array are regions, and the
     // program gets the node array as one tagged allocation.
     let san = if sanitize::enabled() {
-        let san = (
-            sanitize::region_new(memory.arena, arena_bytes),
-            sanitize::region_new(memory.nodes, node_words * 8),
-        );
-        memory.nodes = sanitize::tag(san.1, memory.nodes, node_words * 8);
-        san
+        let san = sanitize::region_new(memory.arena, arena_bytes);
+        let (nodes_region, tagged) = sanitize::region_whole(memory.nodes, node_words * 8);
+        if san != 0 && nodes_region == san + 1 {
+            memory.nodes = tagged;
+            san
+        } else {
+            sanitize::region_end(san, std::ptr::null());
+            sanitize::region_end(nodes_region, std::ptr::null());
+            0
+        }
     } else {
-        (0, 0)
+        0
     };
     // SAFETY: the caller's contract for `tree`; both reservations are sized as
     // `init` requires and live until `release` drops them.
@@ -251,8 +255,10 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
         )
     };
     let id = id.inspect_err(|_| {
-        sanitize::region_end(san.0, std::ptr::null());
-        sanitize::region_end(san.1, std::ptr::null());
+        if san != 0 {
+            sanitize::region_end(san, std::ptr::null());
+            sanitize::region_end(san + 1, std::ptr::null());
+        }
     })?;
     if let Some(o) = owned().iter_mut().find(|o| o.id == id) {
         o.memory = Some((arena, nodes));
@@ -279,9 +285,9 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut i64) -> TreeResult<PoolBounds>
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::unregister(id)?;
     unsafe { tree.add(H_MAGIC).write(!MAGIC) };
-    if b.san != (0, 0) {
-        sanitize::region_end(b.san.0, std::ptr::null());
-        sanitize::region_end(b.san.1, std::ptr::null());
+    if b.san != 0 {
+        sanitize::region_end(b.san, std::ptr::null());
+        sanitize::region_end(b.san + 1, std::ptr::null());
     }
     drop_owned(id);
     Ok(b)
@@ -316,8 +322,8 @@ pub unsafe fn alloc(
     if zero_fill {
         zero(&b, off, super::tree::round8(bytes));
     }
-    if b.san.0 != 0 {
-        return Ok(sanitize::tag(b.san.0, b.arena_base + off, bytes));
+    if b.san != 0 {
+        return Ok(sanitize::tag(b.san, b.arena_base + off, bytes));
     }
     Ok(b.arena_base + off)
 }
@@ -330,7 +336,7 @@ pub unsafe fn alloc(
 pub unsafe fn free(tree: *mut i64, nodes: *mut i64, addr: i64, bytes: i64) -> TreeResult<()> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
-    if b.san.0 != 0 {
+    if b.san != 0 {
         // SAFETY: as above.
         return unsafe { free_sanitized(t, b, addr, bytes) };
     }
@@ -354,7 +360,7 @@ unsafe fn free_sanitized(
     let addr = sanitize::check(addr, bytes, std::ptr::null());
     let off = offset_in(&b, addr)?;
     with_scratch(|p| t.free_tracked(&extents(&b), p, off, bytes))?;
-    sanitize::release(b.san.0, addr, bytes, std::ptr::null());
+    sanitize::release(b.san, addr, bytes, std::ptr::null());
     Ok(())
 }
 
@@ -382,7 +388,7 @@ pub unsafe fn resize(
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
-    let addr = if b.san.0 != 0 {
+    let addr = if b.san != 0 {
         sanitize::check(addr, old, std::ptr::null())
     } else {
         addr
@@ -392,7 +398,8 @@ pub unsafe fn resize(
     let to = with_scratch(|p| match t.resize_tracked(&ext, p, off, old, new) {
         Err(MUST_MOVE) if place_move => {
             let to = t.alloc_tracked(&ext, p, new)?;
-            t.free_tracked(&ext, p, off, old)?;
+            // `resize_tracked` found `[off, off + old)` live.
+            t.free_live(&ext, p, off, super::tree::round8(old))?;
             Ok(to)
         }
         r => r,
@@ -402,10 +409,10 @@ pub unsafe fn resize(
     if zero_fill && new > old {
         zero(&b, to + old, super::tree::round8(new) - old);
     }
-    if b.san.0 != 0 {
+    if b.san != 0 {
         let at = b.arena_base + to;
         return Ok(sanitize::retag(
-            b.san.0,
+            b.san,
             addr,
             old,
             at,

@@ -31,9 +31,9 @@ pub struct PoolBounds {
     /// Address of the pool's boundary record ([`super::extents`]), which the
     /// runtime reserved for it.
     pub record: i64,
-    /// The sanitizer's region ids of the arena and of the node array (0: the
-    /// pool is not sanitized; see `crate::sanitize`).
-    pub san: (i64, i64),
+    /// The sanitizer's region id of the arena, 0 when the pool is not
+    /// sanitized (see `crate::sanitize`); the node array's is the next one.
+    pub san: i64,
 }
 
 struct Slot {
@@ -43,8 +43,7 @@ struct Slot {
     arena_base: AtomicI64,
     arena_bytes: AtomicI64,
     record: AtomicI64,
-    san_arena: AtomicI64,
-    san_nodes: AtomicI64,
+    san: AtomicI64,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
@@ -55,8 +54,7 @@ const EMPTY: Slot = Slot {
     arena_base: AtomicI64::new(0),
     arena_bytes: AtomicI64::new(0),
     record: AtomicI64::new(0),
-    san_arena: AtomicI64::new(0),
-    san_nodes: AtomicI64::new(0),
+    san: AtomicI64::new(0),
 };
 
 static SLOTS: [Slot; MAX_POOLS] = [EMPTY; MAX_POOLS];
@@ -75,8 +73,7 @@ pub fn register(b: PoolBounds) -> Result<i64, i64> {
             s.arena_base.store(b.arena_base, Ordering::Relaxed);
             s.arena_bytes.store(b.arena_bytes, Ordering::Relaxed);
             s.record.store(b.record, Ordering::Relaxed);
-            s.san_arena.store(b.san.0, Ordering::Relaxed);
-            s.san_nodes.store(b.san.1, Ordering::Relaxed);
+            s.san.store(b.san, Ordering::Relaxed);
             s.id.store(id, Ordering::Release);
             return Ok(id);
         }
@@ -115,10 +112,7 @@ pub fn lookup(id: i64) -> Result<PoolBounds, i64> {
         arena_base: s.arena_base.load(Ordering::Relaxed),
         arena_bytes: s.arena_bytes.load(Ordering::Relaxed),
         record: s.record.load(Ordering::Relaxed),
-        san: (
-            s.san_arena.load(Ordering::Relaxed),
-            s.san_nodes.load(Ordering::Relaxed),
-        ),
+        san: s.san.load(Ordering::Relaxed),
     })
 }
 
