@@ -91,6 +91,11 @@ struct CodegenArgs {
     /// `exercise` or `slice_pool::append::<i64>`); may be repeated.
     #[arg(long = "keep-call", value_name = "NAME")]
     keep_call: Vec<String>,
+    /// Check every element access and subslice of a pool slice (builtin
+    /// `reusable[]`, `slice_pool`, `slice_pool_pure`): a use after free, or of
+    /// a stale copy after a moving resize or append, is a located error.
+    #[arg(long)]
+    sanitize: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -111,6 +116,7 @@ impl CodegenArgs {
             };
         }
         o.keep_calls = self.keep_call.clone();
+        o.sanitize = self.sanitize;
         o
     }
 }

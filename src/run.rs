@@ -15,7 +15,7 @@ use crate::frontend::compile_file;
 pub fn run(file: &str, opts: Options, time: bool, interp: bool) -> Result<i32, Failure> {
     let (program, front) = compile_file(file)?;
     if interp {
-        return run_interp(&program, front, time);
+        return run_interp(&program, front, time, opts.sanitize);
     }
     let start = Instant::now();
     let symbols = tern_runtime::abi::symbols();
@@ -44,9 +44,11 @@ fn run_interp(
     program: &tern_compiler::tir::Program,
     front: std::time::Duration,
     time: bool,
+    sanitize: bool,
 ) -> Result<i32, Failure> {
     let interp = tern_interp::Interpreter::new(program)
-        .map_err(|e| Failure::new(1, format!("error: {e}")))?;
+        .map_err(|e| Failure::new(1, format!("error: {e}")))?
+        .sanitized(sanitize);
     let start = Instant::now();
     let cpu_start = process_cpu_time();
     let status = interp

@@ -409,3 +409,45 @@ fn a_module_that_is_not_utf8_is_reported_at_the_use() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `--sanitize` adds the sanitizer's calls (checks before element accesses and
+/// subslices, tags around pool calls, call sites into other files, the enable
+/// in the entry); without it the generated code references none of them.
+#[test]
+fn sanitize_is_emitted_only_on_request() {
+    let dir = scratch("sanitize-clif");
+    let plain = dir.join("plain.clif");
+    let sanitized = dir.join("sanitized.clif");
+    // The builtin pool and slice_pool (slice_pool_pure declares sanitizer
+    // externs of its own, for when its pool is sanitized).
+    let file = dir.join("both.tern");
+    std::fs::write(
+        &file,
+        "use slice_pool;\nfn main() {\n    var xs = reusable::alloc::<i64>(2);\n    xs = reusable::append(xs, 1);\n    let v = xs[1..];\n    print(v[0] + xs[0]);\n    reusable::free(xs);\n    var p = slice_pool::new(4096);\n    let s = slice_pool::alloc_slice::<u8>(ref p, 3);\n    s[0] = 65;\n    print(s[0]);\n    slice_pool::free_slice(ref p, s);\n    slice_pool::finish(ref p);\n}\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    for (out, extra) in [(&plain, None), (&sanitized, Some("--sanitize"))] {
+        let mut args = vec!["build", file, "--emit", "clif", "-o", out.to_str().unwrap()];
+        args.extend(extra);
+        let o = tern(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let plain = std::fs::read_to_string(plain).unwrap();
+    let sanitized = std::fs::read_to_string(sanitized).unwrap();
+    assert!(
+        !plain.contains("tern_sanitize"),
+        "an unsanitized build calls the sanitizer"
+    );
+    for f in [
+        "tern_sanitize_enable",
+        "tern_sanitize_check",
+        "tern_sanitize_site",
+        "tern_sanitize_tag",
+        "tern_sanitize_retag",
+        "tern_sanitize_release",
+    ] {
+        assert!(sanitized.contains(f), "a sanitized build does not call {f}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

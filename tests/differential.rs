@@ -17,7 +17,8 @@
 //! hashes printed and the pools finished (which reports leaks).
 //!
 //! The default is `DEFAULT_SEQUENCES` sequences; `TERN_DIFF_SEQUENCES=N` runs `N`
-//! instead and `TERN_DIFF_SEED=S` changes the seed. A failing run keeps the
+//! instead and `TERN_DIFF_SEED=S` changes the seed. The first batch also runs
+//! under `--sanitize` (JIT and AOT at -O2), which must not change a line. A failing run keeps the
 //! program and its inputs in the scratch directory named in the failure message.
 
 mod pool_support;
@@ -737,8 +738,15 @@ fn sequence_of_line(expect: &[String], line: usize, first: usize) -> usize {
             .saturating_sub(1)
 }
 
-/// Runs the replay program on every batch in every mode and level; returns the failures.
-fn run_batches(total: usize, seed: u64, dir: &Path) -> Vec<String> {
+/// Runs the replay program on every batch in every mode and level of
+/// `matrix`, with the driver flags `flags`; returns the failures.
+fn run_batches(
+    total: usize,
+    seed: u64,
+    dir: &Path,
+    matrix: &[(Mode, &'static str)],
+    flags: &[&str],
+) -> Vec<String> {
     let program = dir.join("replay.tern");
     std::fs::write(&program, replay_program()).expect("write replay program");
     let batches: Vec<std::ops::Range<usize>> = (0..total)
@@ -754,7 +762,7 @@ fn run_batches(total: usize, seed: u64, dir: &Path) -> Vec<String> {
             (range, input, expect)
         })
         .collect();
-    let queue = Mutex::new(MATRIX.to_vec());
+    let queue = Mutex::new(matrix.to_vec());
     let failures = Mutex::new(Vec::new());
     let pool_bytes = CAP.to_string();
     std::thread::scope(|s| {
@@ -765,7 +773,7 @@ fn run_batches(total: usize, seed: u64, dir: &Path) -> Vec<String> {
                         break;
                     };
                     let env = [("TERN_POOL_BYTES", pool_bytes.as_str())];
-                    let runs = run_replays(&program, mode, level, &env, dir, &inputs);
+                    let runs = run_replays(&program, (mode, level), flags, &env, dir, &inputs);
                     match runs {
                         Err(e) => failures
                             .lock()
@@ -807,25 +815,22 @@ fn run_batches(total: usize, seed: u64, dir: &Path) -> Vec<String> {
     failures.into_inner().unwrap()
 }
 
-/// Compiles the replay program once for `mode`/`level` and runs it on every input.
+/// Compiles the replay program once for `mode`/`level` (with `flags`) and
+/// runs it on every input.
 fn run_replays(
     program: &Path,
-    mode: Mode,
-    level: &str,
+    (mode, level): (Mode, &str),
+    flags: &[&str],
     env: &[(&str, &str)],
     dir: &Path,
     inputs: &[(std::ops::Range<usize>, std::path::PathBuf, Vec<String>)],
 ) -> Result<Vec<Outcome>, String> {
-    let exe = dir.join(format!("replay{level}"));
+    let exe = dir.join(format!("replay{level}{}", flags.concat()));
     if mode == Mode::Aot {
         let mut c = pool_support::tern();
-        c.args([
-            "build",
-            level,
-            program.to_str().unwrap(),
-            "-o",
-            exe.to_str().unwrap(),
-        ]);
+        c.args(["build", level]);
+        c.args(flags);
+        c.args([program.to_str().unwrap(), "-o", exe.to_str().unwrap()]);
         let built = run_with_timeout(c, Duration::from_secs(600));
         if built.code != Some(0) {
             return Err(format!(
@@ -840,7 +845,9 @@ fn run_replays(
         let mut c = match mode {
             Mode::Jit => {
                 let mut c = pool_support::tern();
-                c.args(["run", level, program.to_str().unwrap()]);
+                c.args(["run", level]);
+                c.args(flags);
+                c.arg(program.to_str().unwrap());
                 c
             }
             Mode::Aot => Command::new(&exe),
@@ -858,7 +865,29 @@ fn run_replays(
 fn placements_and_contents_agree_with_the_model_in_every_mode() {
     let dir = scratch("differential");
     let total = sequences();
-    let failures = run_batches(total, seed(), &dir);
+    let failures = run_batches(total, seed(), &dir, &MATRIX, &[]);
+    if failures.is_empty() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failing runs (program and inputs kept in {}):\n\n{}",
+        failures.len(),
+        dir.display(),
+        failures.join("\n\n")
+    );
+}
+
+/// Under `--sanitize` placement does not change (no quarantine) and no
+/// correct program is stopped: the first batch of sequences prints exactly
+/// the same lines, JIT and AOT at -O2 (every access of the replay's slices,
+/// and of `slice_pool`'s node array, goes through the sanitizer's check).
+#[test]
+fn placements_and_contents_are_the_same_under_sanitize() {
+    let dir = scratch("differential-sanitize");
+    let total = sequences().min(SEQUENCES_PER_BATCH);
+    let matrix = [(Mode::Jit, "-O2"), (Mode::Aot, "-O2")];
+    let failures = run_batches(total, seed(), &dir, &matrix, &["--sanitize"]);
     if failures.is_empty() {
         let _ = std::fs::remove_dir_all(&dir);
     }

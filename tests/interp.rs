@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use program_support::{ROOT, TERN, expectations_of, lines, mismatch, program_files};
+use program_support::{FLAG_SETS, ROOT, TERN, expectations_of, lines, mismatch, program_files};
 
 fn tern(args: &[&str]) -> Output {
     Command::new(TERN)
@@ -57,10 +57,22 @@ fn every_program_meets_its_expectations_in_the_interpreter() {
                     let Some(file) = queue.lock().unwrap().pop() else {
                         break;
                     };
+                    let all = expectations_of(&file);
                     let began = Instant::now();
                     let out = tern(&["run", "--interp", &file]);
                     let took = began.elapsed();
-                    let problem = mismatch(&expectations_of(&file), &out);
+                    let mut problems: Vec<String> =
+                        mismatch(all.for_flags(""), &out).into_iter().collect();
+                    // And under each flag set (`--sanitize`).
+                    for flags in FLAG_SETS {
+                        let mut args = vec!["run", "--interp"];
+                        args.extend(flags.split_whitespace());
+                        args.push(&file);
+                        if let Some(m) = mismatch(all.for_flags(flags), &tern(&args)) {
+                            problems.push(format!("[{flags}] {m}"));
+                        }
+                    }
+                    let problem = (!problems.is_empty()).then(|| problems.join("\n  "));
                     results.lock().unwrap().push((file, took, problem));
                 }
             });

@@ -1,8 +1,11 @@
 //! Runs every `tests/programs/*.tern` and `examples/*.tern` through
 //! `tern run` (JIT) and `tern build` + the executable (AOT) at -O0, -O1 and
-//! -O2, and compares stdout, stderr and exit status with the expectations the
-//! file carries in comments (`// out:`, `// err:`, `// exit:`; the parser is
-//! `tests/program_support/mod.rs`, shared with `tests/interp.rs`).
+//! -O2, and again with each flag set of `FLAG_SETS` (`--sanitize`) at -O0
+//! and -O2, and compares stdout, stderr and exit status with the
+//! expectations the file carries in comments (`// out:`, `// err:`,
+//! `// exit:`, and `// [--sanitize] ...` for a flag set whose runs differ;
+//! the syntax and the parser are in `tests/program_support/mod.rs`, shared
+//! with `tests/interp.rs`).
 //!
 //! The debug `tern` binary runs Cranelift's verifier on every function it
 //! compiles (`TERN_VERIFY=1` is set as well, for release-mode test runs).
@@ -15,7 +18,8 @@ use std::process::{Command, Output};
 use std::sync::Mutex;
 
 use program_support::{
-    Expect, ROOT, TERN, expectations_of, mismatch, parse_expectations, program_files,
+    Expect, FLAG_SETS, ROOT, TERN, expectations_of, mismatch, parse_all, parse_expectations,
+    program_files,
 };
 
 fn tern(args: &[&str]) -> Output {
@@ -27,35 +31,52 @@ fn tern(args: &[&str]) -> Output {
         .expect("run tern")
 }
 
-/// Every (file, mode, level) run of one file; returns the mismatches.
+/// Every (file, flags, mode, level) run of one file; returns the mismatches.
 fn check_file(rel: &str, scratch: &Path) -> Vec<String> {
-    let expect = expectations_of(rel);
+    let all = expectations_of(rel);
     let mut failures = Vec::new();
     let stem = rel.replace(['/', '.'], "_");
-    for level in ["-O0", "-O1", "-O2"] {
-        let out = tern(&["run", level, rel]);
-        if let Some(m) = mismatch(&expect, &out) {
-            failures.push(format!("{rel} [JIT {level}]\n  {m}"));
+    let runs = std::iter::once(("", &["-O0", "-O1", "-O2"][..]))
+        .chain(FLAG_SETS.iter().map(|f| (*f, &["-O0", "-O2"][..])));
+    for (flags, levels) in runs {
+        let expect = all.for_flags(flags);
+        let extra: Vec<&str> = flags.split_whitespace().collect();
+        let label = |mode: &str, level: &str| {
+            let sep = if flags.is_empty() { "" } else { " " };
+            format!("{rel} [{mode} {level}{sep}{flags}]")
+        };
+        for &level in levels {
+            let mut args = vec!["run", level];
+            args.extend(&extra);
+            args.push(rel);
+            let out = tern(&args);
+            if let Some(m) = mismatch(expect, &out) {
+                failures.push(format!("{}\n  {m}", label("JIT", level)));
+            }
+            let exe = scratch.join(format!("{stem}{level}{}", flags.replace(' ', "")));
+            let exe_s = exe.to_str().expect("utf-8 temp path");
+            let mut args = vec!["build", level];
+            args.extend(&extra);
+            args.extend([rel, "-o", exe_s]);
+            let built = tern(&args);
+            if !built.status.success() {
+                failures.push(format!(
+                    "{}\n  build failed ({}): {}",
+                    label("AOT", level),
+                    built.status,
+                    String::from_utf8_lossy(&built.stderr).trim_end()
+                ));
+                continue;
+            }
+            let ran = Command::new(&exe)
+                .current_dir(ROOT)
+                .output()
+                .expect("run built executable");
+            if let Some(m) = mismatch(expect, &ran) {
+                failures.push(format!("{}\n  {m}", label("AOT", level)));
+            }
+            let _ = std::fs::remove_file(&exe);
         }
-        let exe = scratch.join(format!("{stem}{level}"));
-        let exe_s = exe.to_str().expect("utf-8 temp path");
-        let built = tern(&["build", level, rel, "-o", exe_s]);
-        if !built.status.success() {
-            failures.push(format!(
-                "{rel} [AOT {level}]\n  build failed ({}): {}",
-                built.status,
-                String::from_utf8_lossy(&built.stderr).trim_end()
-            ));
-            continue;
-        }
-        let ran = Command::new(&exe)
-            .current_dir(ROOT)
-            .output()
-            .expect("run built executable");
-        if let Some(m) = mismatch(&expect, &ran) {
-            failures.push(format!("{rel} [AOT {level}]\n  {m}"));
-        }
-        let _ = std::fs::remove_file(&exe);
     }
     failures
 }
@@ -103,6 +124,26 @@ fn programs_run_identically_in_jit_and_aot_at_every_level() {
         files.len(),
         failures.join("\n\n")
     );
+}
+
+#[test]
+fn expectations_per_flag_set_parse() {
+    let all =
+        parse_all("// out: 1\n// [--sanitize] err: error: f:1:2: m\n// [--sanitize] exit: 101\n");
+    assert_eq!(all.for_flags("").out, vec!["1".to_string()]);
+    let s = all.for_flags("--sanitize");
+    assert_eq!(
+        s,
+        &Expect {
+            out: vec![],
+            err: vec!["error: f:1:2: m".into()],
+            exit: 101,
+        }
+    );
+    // Without qualified lines, every flag set expects the plain lines.
+    let plain = parse_all("// out: 2\n");
+    assert_eq!(plain.for_flags("--sanitize"), &plain.plain);
+    assert!(std::panic::catch_unwind(|| parse_all("// [--nope] out: 3\n")).is_err());
 }
 
 #[test]

@@ -137,6 +137,7 @@ transcripts!(
     values,
     modules,
     slice_pool,
+    sanitize,
 );
 
 /// Every transcript file has a test above.

@@ -33,6 +33,27 @@ fn cases() -> Vec<(
             "free_slice",
             Some("double free: the span overlaps free space"),
         ),
+        // A stale copy of a slice that has shrunk names a span holding another
+        // slice too: refused, naming the live span.
+        (
+            "stale_free",
+            "var p = M::new(4096);\n    let a = M::alloc_slice::<i64>(ref p, 4);\n    let a2 = M::realloc_slice(ref p, a, 1);\n    let d = M::alloc_slice::<i64>(ref p, 3);\n    M::free_slice(ref p, a);",
+            "free_slice",
+            Some("free of a stale slice: the span at offset 0 is 8 bytes, not 32"),
+        ),
+        (
+            "stale_resize",
+            "var p = M::new(4096);\n    let a = M::alloc_slice::<i64>(ref p, 4);\n    let a2 = M::realloc_slice(ref p, a, 1);\n    let d = M::alloc_slice::<i64>(ref p, 3);\n    let b = M::realloc_slice(ref p, a, 6);",
+            "realloc_slice",
+            Some("resize of a stale slice: the span at offset 0 is 8 bytes, not 32"),
+        ),
+        // A stale copy of a slice that grew in place names part of its span.
+        (
+            "partial_free",
+            "var p = M::new(4096);\n    let a = M::alloc_slice::<i64>(ref p, 1);\n    let b = M::realloc_slice(ref p, a, 4);\n    M::free_slice(ref p, a);",
+            "free_slice",
+            Some("free of a stale slice: the span at offset 0 is 32 bytes, not 8"),
+        ),
         (
             "exhausted",
             "var p = M::new(64);\n    let a = M::alloc_slice::<i64>(ref p, 4);\n    let b = M::alloc_slice::<i64>(ref p, 5);",

@@ -39,6 +39,7 @@ fn constants() -> Vec<(&'static str, i64)> {
             "MAX_ARENA_BYTES",
             tern_runtime::span_tree::tree::MAX_ARENA_BYTES,
         ),
+        ("ADDR_MASK", tern_runtime::sanitize::ADDR_MASK),
     ]
 }
 
@@ -62,6 +63,9 @@ fn pure_constants() -> Vec<(&'static str, i64)> {
         ("NODES_EXHAUSTED", error::NODES_EXHAUSTED),
         ("RESERVE_FAILED", error::RESERVE_FAILED),
         ("RESIZE_FREE_SPAN", error::RESIZE_FREE_SPAN),
+        ("STALE_FREE", error::STALE_FREE),
+        ("STALE_RESIZE", error::STALE_RESIZE),
+        ("SMALL", tern_runtime::span_tree::extents::SMALL as i64),
         ("CORRUPT_HEADER_BASE", error::CORRUPT_HEADER_BASE),
         ("CORRUPT_NODE_BASE", error::CORRUPT_NODE_BASE),
         ("CORRUPT_FIELD_SPAN", error::CORRUPT_FIELD_SPAN),
@@ -217,4 +221,14 @@ fn committed_stdlib_checks() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The backend's copies of the sanitizer's constants are the runtime's.
+#[test]
+fn sanitizer_constants_agree_with_the_backend() {
+    use tern_codegen::lower;
+    use tern_runtime::sanitize;
+    assert_eq!(lower::SANITIZE_ADDR_MASK, sanitize::ADDR_MASK);
+    assert_eq!(lower::SANITIZE_TAG_SHIFT, i64::from(sanitize::TAG_SHIFT));
+    assert_eq!(lower::SANITIZE_BUILTIN_REGION, sanitize::BUILTIN_REGION);
 }

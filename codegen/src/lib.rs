@@ -66,6 +66,10 @@ pub struct Options {
     /// Display names of functions never inlined, whatever `inlining` says
     /// (`tern bench --calls boundary` keeps its exercise functions out of line).
     pub keep_calls: Vec<String>,
+    /// `--sanitize`: check every element access and subslice through a tagged
+    /// pool pointer, tag the builtin pool's allocations, record call sites
+    /// (see `docs/backend.md`, "Sanitize"). Off: none of it is emitted.
+    pub sanitize: bool,
 }
 
 impl Options {
@@ -83,6 +87,7 @@ impl Options {
                 Inlining::Off
             },
             keep_calls: Vec::new(),
+            sanitize: false,
         }
     }
 }

@@ -39,6 +39,15 @@ const PTR: ir::Type = types::I64;
 /// `main` and returns its status (0 for `fn main()`).
 pub const ENTRY_SYMBOL: &str = "tern.entry";
 
+/// `--sanitize`: the address bits of a pool pointer, whose bits 48..62 carry
+/// the sanitizer's tag (`tern_runtime::sanitize::ADDR_MASK`; a test compares).
+pub const SANITIZE_ADDR_MASK: i64 = (1 << SANITIZE_TAG_SHIFT) - 1;
+/// `--sanitize`: the first bit of a pointer's tag (`tern_runtime::sanitize::TAG_SHIFT`).
+pub const SANITIZE_TAG_SHIFT: i64 = 48;
+/// `--sanitize`: the sanitizer's region of the builtin pool
+/// (`tern_runtime::sanitize::BUILTIN_REGION`).
+pub const SANITIZE_BUILTIN_REGION: i64 = 1;
+
 /// Symbol name of a Tern function: its unique display name, prefixed so it
 /// can never collide with a C symbol (`main`, `memcpy`, runtime externs).
 pub fn function_symbol(name: &str) -> String {
@@ -202,6 +211,11 @@ pub fn translate<M: Module>(
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
         let block = b.create_block();
         b.switch_to_block(block);
+        if opts.sanitize {
+            let enable = tr.runtime_func(module, Rt::SanitizeEnable)?;
+            let enable = module.declare_func_in_func(enable, b.func);
+            b.ins().call(enable, &[]);
+        }
         let mut args = Vec::new();
         if let Repr::Mem = repr(&main.ret) {
             let slot = b.create_sized_stack_slot(slot_data(program.layout(&main.ret))?);
@@ -1074,6 +1088,30 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         Ok(self.scaled(n, size))
     }
 
+    /// `tern_reusable_resize(p, old, new, loc)`; under `--sanitize` the slice is
+    /// checked (and untagged) first and the result tagged after. Returns the
+    /// untagged new address (where `append` stores) and the slice's pointer.
+    fn reusable_resize(&mut self, p: Value, old: Value, new: Value, loc: Loc) -> R<(Value, Value)> {
+        let at = self.loc_ptr(loc)?;
+        if !self.opts.sanitize {
+            let np = self
+                .call_rt(Rt::ReusableResize, &[p, old, new, at])?
+                .expect("ptr");
+            return Ok((np, np));
+        }
+        let a = self
+            .call_rt(Rt::SanitizeCheck, &[p, old, at])?
+            .expect("address");
+        let np = self
+            .call_rt(Rt::ReusableResize, &[a, old, new, at])?
+            .expect("ptr");
+        let region = self.b.ins().iconst(types::I64, SANITIZE_BUILTIN_REGION);
+        let tagged = self
+            .call_rt(Rt::SanitizeRetag, &[region, a, old, np, new, at])?
+            .expect("ptr");
+        Ok((np, tagged))
+    }
+
     fn index_addr(&mut self, base: &Expr, idx: &Expr, loc: Loc) -> R<Value> {
         let (ptr, len) = self.sequence(base)?;
         let i = self.expr(idx)?.scalar();
@@ -1083,7 +1121,45 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         }
         let size = self.elem_size(&base.ty);
         let off = self.scaled(i, size);
-        Ok(self.b.ins().iadd(ptr, off))
+        let addr = self.b.ins().iadd(ptr, off);
+        if self.opts.sanitize && matches!(base.ty, Type::Slice(_) | Type::Reusable(_)) {
+            let bytes = self.b.ins().iconst(types::I64, size.max(1) as i64);
+            return self.sanitize_check(addr, bytes, loc);
+        }
+        Ok(addr)
+    }
+
+    /// `--sanitize`: a pointer with a tag (bits 48..62) is checked by the
+    /// runtime for `bytes` and comes back untagged; an untagged one passes
+    /// as is (one shift and branch).
+    fn sanitize_check(&mut self, addr: Value, bytes: Value, loc: Loc) -> R<Value> {
+        let tag = self.b.ins().ushr_imm_u(addr, SANITIZE_TAG_SHIFT);
+        let tagged = self.b.ins().icmp_imm_u(IntCC::NotEqual, tag, 0);
+        let check = self.b.create_block();
+        let cont = self.b.create_block();
+        let out = self.b.append_block_param(cont, PTR);
+        self.b
+            .ins()
+            .brif(tagged, check, &[], cont, &[BlockArg::Value(addr)]);
+        self.b.switch_to_block(check);
+        let at = self.loc_ptr(loc)?;
+        let untagged = self
+            .call_rt(Rt::SanitizeCheck, &[addr, bytes, at])?
+            .expect("address");
+        self.b.ins().jump(cont, &[BlockArg::Value(untagged)]);
+        self.b.switch_to_block(cont);
+        Ok(out)
+    }
+
+    /// `--sanitize`: `(ptr, len)` of a slice handed to the runtime (`print`,
+    /// `panic`'s detail): checked and untagged.
+    fn sanitize_slice(&mut self, ty: &Type, p: Value, l: Value, loc: Loc) -> R<Value> {
+        if !self.opts.sanitize || !matches!(ty, Type::Slice(_) | Type::Reusable(_)) {
+            return Ok(p);
+        }
+        let size = self.elem_size(ty);
+        let bytes = self.scaled(l, size);
+        self.sanitize_check(p, bytes, loc)
     }
 
     // ----- expressions --------------------------------------------------
@@ -1128,6 +1204,11 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
                 let off = self.scaled(lo, size);
                 let p = self.b.ins().iadd(ptr, off);
                 let n = self.b.ins().isub(hi, lo);
+                if self.opts.sanitize && matches!(base.ty, Type::Slice(_) | Type::Reusable(_)) {
+                    // The view keeps its tag; the span it names is checked now.
+                    let bytes = self.scaled(n, size);
+                    self.sanitize_check(p, bytes, e.loc)?;
+                }
                 Val::Pair(p, n)
             }
             ExprKind::Unary(op, x) => {
@@ -1181,7 +1262,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
                     self.b.ins().uextend(t, v)
                 })
             }
-            ExprKind::Call { func, args } => self.call(*func, args, &e.ty)?,
+            ExprKind::Call { func, args } => self.call(*func, args, &e.ty, e.loc)?,
             ExprKind::CallExtern { func, args } => self.call_extern(*func, args, &e.ty)?,
             ExprKind::StructLit { id, fields } => {
                 let addr = self.temp(&e.ty)?;
@@ -1341,7 +1422,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         Ok(())
     }
 
-    fn call(&mut self, func: tir::FuncId, args: &[Arg], ret: &Type) -> R<Val> {
+    fn call(&mut self, func: tir::FuncId, args: &[Arg], ret: &Type, loc: Loc) -> R<Val> {
         let mut vals = Vec::new();
         let sret = if repr(ret) == Repr::Mem {
             let t = self.temp(ret)?;
@@ -1352,6 +1433,12 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         };
         for arg in args {
             self.push_arg(arg, &mut vals)?;
+        }
+        // `--sanitize`: a call into another source file (a library) records
+        // its location, which errors found inside the library name.
+        if self.opts.sanitize && self.program.function(func).loc.file != self.f.loc.file {
+            let at = self.loc_ptr(loc)?;
+            self.call_rt(Rt::SanitizeSite, &[at])?;
         }
         let id = self.tr.funcs[func.0 as usize];
         let f = self.func_ref(id);
@@ -1387,6 +1474,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
                 let v = self.expr(arg)?;
                 match (&arg.ty, v) {
                     (Type::Str | Type::Slice(_), Val::Pair(p, l)) => {
+                        let p = self.sanitize_slice(&arg.ty, p, l, loc)?;
                         self.call_rt(Rt::PrintStr, &[p, l])?;
                     }
                     (Type::Bool, Val::Scalar(x)) => {
@@ -1409,7 +1497,10 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             Builtin::Panic => {
                 let (p, l) = self.expr(&args[0])?.pair();
                 let (dp, dl) = match args.get(1) {
-                    Some(detail) => self.expr(detail)?.pair(),
+                    Some(detail) => {
+                        let (dp, dl) = self.expr(detail)?.pair();
+                        (self.sanitize_slice(&detail.ty, dp, dl, loc)?, dl)
+                    }
                     None => {
                         let zero = self.b.ins().iconst(PTR, 0);
                         (zero, zero)
@@ -1442,7 +1533,13 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
                 let size = self.elem_size(&e.ty);
                 let bytes = self.checked_bytes(n, size, "reusable::alloc", loc)?;
                 let at = self.loc_ptr(loc)?;
-                let p = self.call_rt(Rt::ReusableAlloc, &[bytes, at])?.expect("ptr");
+                let mut p = self.call_rt(Rt::ReusableAlloc, &[bytes, at])?.expect("ptr");
+                if self.opts.sanitize {
+                    let region = self.b.ins().iconst(types::I64, SANITIZE_BUILTIN_REGION);
+                    p = self
+                        .call_rt(Rt::SanitizeTag, &[region, p, bytes])?
+                        .expect("ptr");
+                }
                 Ok(Val::Pair(p, n))
             }
             Builtin::ReusableAppend => {
@@ -1454,14 +1551,11 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
                 let old = self.scaled(len, size);
                 let new_len = self.b.ins().iadd_imm_s(len, 1);
                 let new = self.checked_bytes(new_len, size, "reusable::append", loc)?;
-                let at = self.loc_ptr(loc)?;
-                let np = self
-                    .call_rt(Rt::ReusableResize, &[p, old, new, at])?
-                    .expect("ptr");
+                let (np, tagged) = self.reusable_resize(p, old, new, loc)?;
                 let slot = self.b.ins().iadd(np, old);
                 let elem = args[1].ty.clone();
                 self.store(&elem, v, slot);
-                Ok(Val::Pair(np, new_len))
+                Ok(Val::Pair(tagged, new_len))
             }
             Builtin::ReusableResize => {
                 let (p, len) = self.expr(&args[0])?.pair();
@@ -1469,22 +1563,31 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
                 let size = self.elem_size(&e.ty);
                 let old = self.scaled(len, size);
                 let new = self.checked_bytes(n, size, "reusable::resize", loc)?;
-                let at = self.loc_ptr(loc)?;
-                let np = self
-                    .call_rt(Rt::ReusableResize, &[p, old, new, at])?
-                    .expect("ptr");
-                Ok(Val::Pair(np, n))
+                let (_, tagged) = self.reusable_resize(p, old, new, loc)?;
+                Ok(Val::Pair(tagged, n))
             }
             Builtin::ReusableFree => {
                 let (p, len) = self.expr(&args[0])?.pair();
                 let size = self.elem_size(&args[0].ty);
                 let bytes = self.scaled(len, size);
                 let at = self.loc_ptr(loc)?;
-                self.call_rt(Rt::ReusableFree, &[p, bytes, at])?;
+                if self.opts.sanitize {
+                    let a = self
+                        .call_rt(Rt::SanitizeCheck, &[p, bytes, at])?
+                        .expect("address");
+                    self.call_rt(Rt::ReusableFree, &[a, bytes, at])?;
+                    let region = self.b.ins().iconst(types::I64, SANITIZE_BUILTIN_REGION);
+                    self.call_rt(Rt::SanitizeRelease, &[region, a, bytes, at])?;
+                } else {
+                    self.call_rt(Rt::ReusableFree, &[p, bytes, at])?;
+                }
                 Ok(Val::Unit)
             }
             Builtin::ReusableOffset => {
-                let (p, _) = self.expr(&args[0])?.pair();
+                let (mut p, _) = self.expr(&args[0])?.pair();
+                if self.opts.sanitize {
+                    p = self.b.ins().band_imm_s(p, SANITIZE_ADDR_MASK);
+                }
                 let at = self.loc_ptr(loc)?;
                 let off = self.call_rt(Rt::ReusableOffset, &[p, at])?.expect("offset");
                 Ok(Val::Scalar(off))
@@ -1502,9 +1605,15 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
                 }))
             }
             Builtin::UnsafeCopy => {
-                let dst = self.expr(&args[0])?.scalar();
-                let src = self.expr(&args[1])?.scalar();
+                let mut dst = self.expr(&args[0])?.scalar();
+                let mut src = self.expr(&args[1])?.scalar();
                 let n = self.expr(&args[2])?.scalar();
+                if self.opts.sanitize {
+                    // Addresses of pool slices may carry a tag: copy from and
+                    // to the memory itself (unchecked, like everything unsafe).
+                    dst = self.b.ins().band_imm_s(dst, SANITIZE_ADDR_MASK);
+                    src = self.b.ins().band_imm_s(src, SANITIZE_ADDR_MASK);
+                }
                 self.b.call_memmove(self.tr.config, dst, src, n);
                 Ok(Val::Unit)
             }

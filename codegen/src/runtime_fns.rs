@@ -61,6 +61,12 @@ runtime_fns! {
     ReusableResize = "tern_reusable_resize"(Ptr, I64, I64, Ptr) -> Ptr;
     ReusableFree = "tern_reusable_free"(Ptr, I64, Ptr);
     ReusableOffset = "tern_reusable_offset"(Ptr, Ptr) -> I64;
+    SanitizeEnable = "tern_sanitize_enable"();
+    SanitizeSite = "tern_sanitize_site"(Ptr);
+    SanitizeCheck = "tern_sanitize_check"(Ptr, I64, Ptr) -> Ptr;
+    SanitizeTag = "tern_sanitize_tag"(I64, Ptr, I64) -> Ptr;
+    SanitizeRelease = "tern_sanitize_release"(I64, Ptr, I64, Ptr);
+    SanitizeRetag = "tern_sanitize_retag"(I64, Ptr, I64, Ptr, I64, Ptr) -> Ptr;
 }
 
 impl Rt {
@@ -97,7 +103,8 @@ mod tests {
     fn table_order_matches_enum() {
         assert_eq!(Rt::RtMain.spec().name, "tern_rt_main");
         assert_eq!(Rt::ReusableOffset.spec().name, "tern_reusable_offset");
-        assert_eq!(RUNTIME_FNS.len(), Rt::ReusableOffset as usize + 1);
+        assert_eq!(Rt::SanitizeRetag.spec().name, "tern_sanitize_retag");
+        assert_eq!(RUNTIME_FNS.len(), Rt::SanitizeRetag as usize + 1);
     }
 
     #[test]

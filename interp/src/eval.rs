@@ -15,7 +15,7 @@ use tern_compiler::tir::{
     Arg, BinOp, Block, Builtin, Expr, ExprKind, ExternId, FuncId, Function, Loc, LocalId, Program,
     Stmt, Type, UnOp,
 };
-use tern_runtime::abi::{fail, output, reusable};
+use tern_runtime::abi::{fail, output, reusable, sanitize};
 
 use crate::code::{Code, FrameLayout, Home, is_fresh_aggregate, is_mem, site};
 use crate::externs::{self, Extern};
@@ -138,7 +138,14 @@ pub struct Machine<'a> {
     host_floor: usize,
     /// NUL-terminated `file:line:col` strings, made on first use.
     locs: HashMap<Loc, CString>,
+    /// `--sanitize`: the checks and calls the backend emits with `--sanitize`.
+    sanitize: bool,
 }
+
+/// The backend's `SANITIZE_*` constants (`tern_runtime::sanitize`; a test compares).
+pub(crate) const SANITIZE_TAG_SHIFT: u32 = 48;
+pub(crate) const SANITIZE_ADDR_MASK: i64 = (1 << SANITIZE_TAG_SHIFT) - 1;
+pub(crate) const SANITIZE_BUILTIN_REGION: i64 = 1;
 
 /// The current host stack address (of a local of the caller's frame).
 #[inline(always)]
@@ -157,7 +164,14 @@ impl<'a> Machine<'a> {
             stack,
             host_floor,
             locs: HashMap::new(),
+            sanitize: false,
         }
+    }
+
+    /// Runs with the semantics of `--sanitize` (see the backend's `Options::sanitize`).
+    pub fn sanitized(mut self, on: bool) -> Machine<'a> {
+        self.sanitize = on;
+        self
     }
 
     /// Runs `main` and returns what the backend's entry wrapper returns: the
@@ -175,6 +189,10 @@ impl<'a> Machine<'a> {
     }
 
     fn run_main_inner(&mut self) -> R<i64> {
+        // The backend's entry wrapper turns the sanitizer on before `main`.
+        if self.sanitize {
+            sanitize::tern_sanitize_enable();
+        }
         let id = self.program.main;
         let Some(main) = self.program.functions.get(id.0 as usize) else {
             return Err(Box::new(Internal {
@@ -321,6 +339,18 @@ impl<'a> Machine<'a> {
         let mut passed = Vec::with_capacity(args.len());
         for arg in args {
             passed.push(self.push_arg(fr, arg)?);
+        }
+        // `--sanitize`: a call into another source file records its location.
+        if self.sanitize
+            && self
+                .program
+                .functions
+                .get(func.0 as usize)
+                .is_some_and(|callee| callee.loc.file != fr.func.loc.file)
+        {
+            let at = self.loc_ptr(e.loc);
+            // SAFETY: `at` is a NUL-terminated string this machine keeps.
+            unsafe { sanitize::tern_sanitize_site(at) };
         }
         let v = self.invoke(func, sret, passed, e.loc)?;
         Ok(match sret {
@@ -644,7 +674,52 @@ impl<'a> Machine<'a> {
             unsafe { output::tern_bounds_fail(i, len, at) }
         }
         let size = self.elem_size(&base.ty);
-        Ok(ptr.wrapping_add(scaled(i, size)))
+        let addr = ptr.wrapping_add(scaled(i, size));
+        if self.sanitize && matches!(base.ty, Type::Slice(_) | Type::Reusable(_)) {
+            return Ok(self.sanitize_check(addr, size.max(1) as i64, loc));
+        }
+        Ok(addr)
+    }
+
+    /// `--sanitize`: the backend's `sanitize_check`: a pointer with a tag (bits
+    /// 48..62, or any bit above 47) is checked by the runtime for `bytes` and
+    /// comes back untagged; an untagged one passes as is.
+    fn sanitize_check(&mut self, addr: i64, bytes: i64, loc: Loc) -> i64 {
+        if (addr as u64) >> SANITIZE_TAG_SHIFT == 0 {
+            return addr;
+        }
+        let at = self.loc_ptr(loc);
+        // SAFETY: `at` is a NUL-terminated string this machine owns.
+        unsafe { sanitize::tern_sanitize_check(addr, bytes, at) }
+    }
+
+    /// `--sanitize`: the backend's `sanitize_slice` (`print`, `panic`'s detail).
+    fn sanitize_slice(&mut self, ty: &Type, p: i64, l: i64, loc: Loc) -> i64 {
+        if !self.sanitize || !matches!(ty, Type::Slice(_) | Type::Reusable(_)) {
+            return p;
+        }
+        let bytes = scaled(l, self.elem_size(ty));
+        self.sanitize_check(p, bytes, loc)
+    }
+
+    /// `tern_reusable_resize`, and under `--sanitize` the check before and the
+    /// tag after (the backend's `reusable_resize`): the untagged new address
+    /// and the slice's pointer.
+    fn reusable_resize(&mut self, p: i64, old: i64, new: i64, loc: Loc) -> (i64, i64) {
+        let at = self.loc_ptr(loc);
+        // SAFETY: `at` is a NUL-terminated string this machine owns; the
+        // pointer is the program's, as compiled code passes it.
+        unsafe {
+            if !self.sanitize {
+                let np = reusable::tern_reusable_resize(p as *mut u8, old, new, at) as i64;
+                return (np, np);
+            }
+            let a = sanitize::tern_sanitize_check(p, old, at);
+            let np = reusable::tern_reusable_resize(a as *mut u8, old, new, at) as i64;
+            let tagged =
+                sanitize::tern_sanitize_retag(SANITIZE_BUILTIN_REGION, a, old, np, new, at);
+            (np, tagged)
+        }
     }
 
     /// `s[lo..hi]`: the sequence, `lo` (default 0), `hi` (default `len`),
@@ -674,10 +749,12 @@ impl<'a> Machine<'a> {
             unsafe { output::tern_slice_fail(lo, hi, len, at) }
         }
         let size = self.elem_size(&base.ty);
-        Ok(Val::Pair(
-            ptr.wrapping_add(scaled(lo, size)),
-            hi.wrapping_sub(lo),
-        ))
+        let (p, n) = (ptr.wrapping_add(scaled(lo, size)), hi.wrapping_sub(lo));
+        if self.sanitize && matches!(base.ty, Type::Slice(_) | Type::Reusable(_)) {
+            // The view keeps its tag; the span it names is checked now.
+            self.sanitize_check(p, scaled(n, size), e.loc);
+        }
+        Ok(Val::Pair(p, n))
     }
 
     // ----- expressions ----------------------------------------------------
@@ -863,9 +940,10 @@ impl<'a> Machine<'a> {
             Builtin::Print => {
                 let x = arg(0)?;
                 match (&x.ty, self.expr(fr, x)?) {
-                    (Type::Str | Type::Slice(_), Val::Pair(p, l)) => unsafe {
-                        output::tern_print_str(p as *const u8, l)
-                    },
+                    (Type::Str | Type::Slice(_), Val::Pair(p, l)) => {
+                        let p = self.sanitize_slice(&x.ty, p, l, loc);
+                        unsafe { output::tern_print_str(p as *const u8, l) }
+                    }
                     (Type::Bool, Val::Scalar(v)) => output::tern_print_bool(v as u8),
                     // `i32` sign- and `u8` zero-extended: the canonical form.
                     (_, Val::Scalar(v)) => output::tern_print_i64(v),
@@ -876,7 +954,10 @@ impl<'a> Machine<'a> {
             Builtin::Panic => {
                 let (p, l) = self.expr(fr, arg(0)?)?.pair(loc)?;
                 let (dp, dl) = match args.get(1) {
-                    Some(detail) => self.expr(fr, detail)?.pair(loc)?,
+                    Some(detail) => {
+                        let (dp, dl) = self.expr(fr, detail)?.pair(loc)?;
+                        (self.sanitize_slice(&detail.ty, dp, dl, loc), dl)
+                    }
                     None => (0, 0),
                 };
                 let at = self.loc_ptr(loc);
@@ -896,8 +977,11 @@ impl<'a> Machine<'a> {
                 let size = self.elem_size(&e.ty);
                 let bytes = self.checked_bytes(n, size, c"reusable::alloc", loc);
                 let at = self.loc_ptr(loc);
-                let p = unsafe { reusable::tern_reusable_alloc(bytes, at) };
-                Ok(Val::Pair(p as i64, n))
+                let mut p = unsafe { reusable::tern_reusable_alloc(bytes, at) } as i64;
+                if self.sanitize {
+                    p = sanitize::tern_sanitize_tag(SANITIZE_BUILTIN_REGION, p, bytes);
+                }
+                Ok(Val::Pair(p, n))
             }
             Builtin::ReusableAppend => {
                 let (p, len) = self.expr(fr, arg(0)?)?.pair(loc)?;
@@ -909,11 +993,9 @@ impl<'a> Machine<'a> {
                 let old = scaled(len, size);
                 let new_len = len.wrapping_add(1);
                 let new = self.checked_bytes(new_len, size, c"reusable::append", loc);
-                let at = self.loc_ptr(loc);
-                let np = unsafe { reusable::tern_reusable_resize(p as *mut u8, old, new, at) };
-                let np = np as i64;
+                let (np, tagged) = self.reusable_resize(p, old, new, loc);
                 self.store(&value.ty, v, np.wrapping_add(old));
-                Ok(Val::Pair(np, new_len))
+                Ok(Val::Pair(tagged, new_len))
             }
             Builtin::ReusableResize => {
                 let (p, len) = self.expr(fr, arg(0)?)?.pair(loc)?;
@@ -921,20 +1003,30 @@ impl<'a> Machine<'a> {
                 let size = self.elem_size(&e.ty);
                 let old = scaled(len, size);
                 let new = self.checked_bytes(n, size, c"reusable::resize", loc);
-                let at = self.loc_ptr(loc);
-                let np = unsafe { reusable::tern_reusable_resize(p as *mut u8, old, new, at) };
-                Ok(Val::Pair(np as i64, n))
+                let (_, tagged) = self.reusable_resize(p, old, new, loc);
+                Ok(Val::Pair(tagged, n))
             }
             Builtin::ReusableFree => {
                 let s = arg(0)?;
                 let (p, len) = self.expr(fr, s)?.pair(loc)?;
                 let bytes = scaled(len, self.elem_size(&s.ty));
                 let at = self.loc_ptr(loc);
-                unsafe { reusable::tern_reusable_free(p as *mut u8, bytes, at) };
+                if self.sanitize {
+                    unsafe {
+                        let a = sanitize::tern_sanitize_check(p, bytes, at);
+                        reusable::tern_reusable_free(a as *mut u8, bytes, at);
+                        sanitize::tern_sanitize_release(SANITIZE_BUILTIN_REGION, a, bytes, at);
+                    }
+                } else {
+                    unsafe { reusable::tern_reusable_free(p as *mut u8, bytes, at) };
+                }
                 Ok(Val::Unit)
             }
             Builtin::ReusableOffset => {
-                let (p, _) = self.expr(fr, arg(0)?)?.pair(loc)?;
+                let (mut p, _) = self.expr(fr, arg(0)?)?.pair(loc)?;
+                if self.sanitize {
+                    p &= SANITIZE_ADDR_MASK;
+                }
                 let at = self.loc_ptr(loc);
                 Ok(Val::Scalar(unsafe {
                     reusable::tern_reusable_offset(p as *const u8, at)
@@ -953,9 +1045,13 @@ impl<'a> Machine<'a> {
                 }))
             }
             Builtin::UnsafeCopy => {
-                let dst = self.expr(fr, arg(0)?)?.scalar(loc)?;
-                let src = self.expr(fr, arg(1)?)?.scalar(loc)?;
+                let mut dst = self.expr(fr, arg(0)?)?.scalar(loc)?;
+                let mut src = self.expr(fr, arg(1)?)?.scalar(loc)?;
                 let n = self.expr(fr, arg(2)?)?.scalar(loc)?;
+                if self.sanitize {
+                    dst &= SANITIZE_ADDR_MASK;
+                    src &= SANITIZE_ADDR_MASK;
+                }
                 memory::copy(dst, src, n as u64);
                 Ok(Val::Unit)
             }

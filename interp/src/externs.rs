@@ -16,7 +16,7 @@
 use std::ffi::{CString, c_char};
 
 use tern_compiler::tir::{ExternFn, Type};
-use tern_runtime::abi::{fail, mem, output, process, reusable, span};
+use tern_runtime::abi::{fail, mem, output, process, reusable, sanitize, span};
 
 /// A runtime function adapted to the interpreter: arguments as the words the
 /// generated code would pass (missing ones read as 0), the raw result word
@@ -200,6 +200,52 @@ pub fn runtime_call(name: &str) -> Option<RuntimeCall> {
         "tern_span_error_message" => {
             |a| unsafe { span::tern_span_error_message(word(a, 0), ptr(a, 1), word(a, 2)) }
         }
+        "tern_sanitize_enable" => |_| {
+            sanitize::tern_sanitize_enable();
+            0
+        },
+        "tern_sanitize_site" => |a| {
+            unsafe { sanitize::tern_sanitize_site(ptr(a, 0)) };
+            0
+        },
+        "tern_sanitize_check" => {
+            |a| unsafe { sanitize::tern_sanitize_check(word(a, 0), word(a, 1), ptr(a, 2)) }
+        }
+        "tern_sanitize_tag" => |a| sanitize::tern_sanitize_tag(word(a, 0), word(a, 1), word(a, 2)),
+        "tern_sanitize_release" => |a| {
+            unsafe {
+                sanitize::tern_sanitize_release(word(a, 0), word(a, 1), word(a, 2), ptr(a, 3))
+            };
+            0
+        },
+        "tern_sanitize_retag" => |a| unsafe {
+            sanitize::tern_sanitize_retag(
+                word(a, 0),
+                word(a, 1),
+                word(a, 2),
+                word(a, 3),
+                word(a, 4),
+                ptr(a, 5),
+            )
+        },
+        "tern_sanitize_region" => |a| sanitize::tern_sanitize_region(word(a, 0), word(a, 1)),
+        "tern_sanitize_region_end" => |a| {
+            unsafe { sanitize::tern_sanitize_region_end(word(a, 0), ptr(a, 1)) };
+            0
+        },
+        "tern_span_live_bytes" => {
+            |a| unsafe { span::tern_span_live_bytes(ptr(a, 0), ptr(a, 1), word(a, 2)) }
+        }
+        "tern_span_stale_message" => |a| unsafe {
+            span::tern_span_stale_message(
+                word(a, 0),
+                word(a, 1),
+                word(a, 2),
+                word(a, 3),
+                ptr(a, 4),
+                word(a, 5),
+            )
+        },
         _ => return None,
     };
     Some(f)

@@ -66,6 +66,7 @@ impl std::error::Error for Error {}
 /// A program prepared for interpretation: frames laid out, externs resolved.
 pub struct Interpreter<'p> {
     code: Code<'p>,
+    sanitize: bool,
 }
 
 impl<'p> Interpreter<'p> {
@@ -73,8 +74,19 @@ impl<'p> Interpreter<'p> {
     /// cannot be found.
     pub fn new(program: &'p Program) -> Result<Interpreter<'p>, Error> {
         Code::prepare(program)
-            .map(|code| Interpreter { code })
+            .map(|code| Interpreter {
+                code,
+                sanitize: false,
+            })
             .map_err(Error::Link)
+    }
+
+    /// Runs with the semantics of `--sanitize` (`tern run --interp --sanitize`):
+    /// the checks, tags and call sites compiled code has with `--sanitize`
+    /// (docs/interpreter.md).
+    pub fn sanitized(mut self, on: bool) -> Interpreter<'p> {
+        self.sanitize = on;
+        self
     }
 
     /// Runs `main` exactly as `tern run` runs compiled code and returns the
@@ -105,7 +117,9 @@ impl<'p> Interpreter<'p> {
                         let stack = Stack::new(limit).ok_or(Error::Memory(limit))?;
                         // This thread's stack spans about `host` bytes below here.
                         let floor = host_sp().saturating_sub(host).saturating_add(HOST_RESERVE);
-                        Ok(run(&mut Machine::new(&self.code, stack, floor)))
+                        let mut machine =
+                            Machine::new(&self.code, stack, floor).sanitized(self.sanitize);
+                        Ok(run(&mut machine))
                     });
                 match spawned {
                     Ok(worker) => {
@@ -306,6 +320,14 @@ mod tests {
         // Dropping a 20,000-deep expression recurses; the test thread's
         // stack need not survive it.
         std::mem::forget(program);
+    }
+
+    #[test]
+    fn sanitizer_constants_are_the_runtimes() {
+        use tern_runtime::sanitize;
+        assert_eq!(eval::SANITIZE_TAG_SHIFT, sanitize::TAG_SHIFT);
+        assert_eq!(eval::SANITIZE_ADDR_MASK, sanitize::ADDR_MASK);
+        assert_eq!(eval::SANITIZE_BUILTIN_REGION, sanitize::BUILTIN_REGION);
     }
 
     #[test]

@@ -13,7 +13,7 @@
 use std::cell::UnsafeCell;
 
 use crate::pool::SpanPool;
-use crate::span_tree::{TreeResult, Unchecked};
+use crate::span_tree::{TreeResult, Unchecked, round8};
 
 /// Default arena size of the builtin pool: 4 GiB of address space.
 pub const DEFAULT_POOL_BYTES: i64 = 4 << 30;
@@ -60,7 +60,9 @@ pub fn init(arena_bytes: i64) -> Result<(), String> {
             crate::span_tree::error::message(e)
         )
     })?;
+    let (base, bytes) = (pool.base() as i64, pool.arena_bytes());
     *slot() = Some(pool);
+    crate::sanitize::rebind_builtin(base, bytes);
     Ok(())
 }
 
@@ -107,11 +109,27 @@ fn offset_in(p: &BuiltinPool, ptr: *const u8) -> TreeResult<i64> {
     Ok((a - base) as i64)
 }
 
+/// The message for error `code` of a call on the span `[off, off + bytes)`:
+/// stale-span errors name the live allocation at `off` (see
+/// [`crate::span_tree::error::stale_message`]), exhaustion the size `want`.
+#[cold]
+fn describe(p: &BuiltinPool, code: i64, off: i64, bytes: i64, want: i64) -> String {
+    use crate::span_tree::error::{self, STALE_FREE, STALE_RESIZE};
+    match code {
+        STALE_FREE | STALE_RESIZE => {
+            error::stale_message(code, off, round8(bytes), p.live_bytes_at(off))
+        }
+        _ => error::message_with_size(code, want),
+    }
+}
+
 /// The resize contract on addresses (see `SpanPool::resize`).
 pub fn resize(ptr: *mut u8, old: i64, new: i64) -> Result<*mut u8, String> {
-    with_pool(|p| -> TreeResult<*mut u8> {
-        let off = offset_in(p, ptr)?;
-        let to = p.resize(if old == 0 { -1 } else { off }, old, new)?;
+    with_pool(|p| -> Result<*mut u8, String> {
+        let off = offset_in(p, ptr).map_err(crate::span_tree::error::message)?;
+        let to = p
+            .resize(if old == 0 { -1 } else { off }, old, new)
+            .map_err(|e| describe(p, e, off, old, new))?;
         // SAFETY: offsets returned by the tree lie inside the arena.
         Ok(if to < 0 {
             std::ptr::null_mut()
@@ -119,7 +137,6 @@ pub fn resize(ptr: *mut u8, old: i64, new: i64) -> Result<*mut u8, String> {
             unsafe { p.base().add(to as usize) }
         })
     })?
-    .map_err(|e| crate::span_tree::error::message_with_size(e, new))
 }
 
 /// Frees the span at `ptr` of `bytes` (no-op for null or 0 bytes).
@@ -127,11 +144,11 @@ pub fn free(ptr: *mut u8, bytes: i64) -> Result<(), String> {
     if ptr.is_null() || bytes == 0 {
         return Ok(());
     }
-    with_pool(|p| -> TreeResult<()> {
-        let off = offset_in(p, ptr)?;
+    with_pool(|p| -> Result<(), String> {
+        let off = offset_in(p, ptr).map_err(crate::span_tree::error::message)?;
         p.free(off, bytes)
+            .map_err(|e| describe(p, e, off, bytes, bytes))
     })?
-    .map_err(crate::span_tree::error::message)
 }
 
 /// The byte offset of `ptr` in the arena; -1 for null.

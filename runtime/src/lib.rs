@@ -7,6 +7,7 @@
 //!   checked entry points, registry and reference model;
 //! * [`pool`] — [`pool::SpanPool`], a pool owning its arena and node array;
 //! * [`builtin`] — the process-wide builtin pool behind `reusable[]T`;
+//! * [`sanitize`] — the sanitizer behind `--sanitize` (tags and shadow);
 //! * [`slab`] — the slab (bump) pool baseline;
 //! * [`memory`] — virtual memory reservations;
 //! * [`stdout`] — the program's output buffer and its flushing policy;
@@ -16,6 +17,7 @@ pub mod abi;
 pub mod builtin;
 pub mod memory;
 pub mod pool;
+pub mod sanitize;
 pub mod slab;
 pub mod span_tree;
 pub mod stdout;

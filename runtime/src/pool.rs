@@ -1,13 +1,18 @@
 //! A span pool: an arena reservation that never moves, a node array reserved for
-//! the worst case, and a tree header, all owned by the pool. `SpanPool<Unchecked>`
-//! is the builtin pool; `SpanPool<Checked>` registers itself and runs every
-//! operation through the same checked entry points as the `tern_span_*` externs
-//! (registry lookup included), so it measures and tests exactly the library path.
+//! the worst case, a tree header and a boundary record, all owned by the pool.
+//! `SpanPool<Unchecked>` is the builtin pool; `SpanPool<Checked>` registers itself
+//! and runs every operation through the same checked entry points as the
+//! `tern_span_*` externs (registry lookup and the registry's boundary record
+//! included), so it measures and tests exactly the library path.
+//!
+//! Both track allocation boundaries ([`crate::span_tree::extents`]): `free` and
+//! `resize` must name exactly one live allocation.
 
 use std::marker::PhantomData;
 
 use crate::memory::Reservation;
 use crate::span_tree::error::{BAD_SIZE, MUST_MOVE};
+use crate::span_tree::extents::{Extents, Record};
 use crate::span_tree::layout::{self, FANOUT, HEADER_WORDS};
 use crate::span_tree::registry::{self, PoolBounds};
 use crate::span_tree::tree::MAX_ARENA_BYTES;
@@ -20,6 +25,11 @@ pub struct SpanPool<V: Validate, const F: usize = FANOUT> {
     header: Box<[i64; HEADER_WORDS]>,
     /// A persistent view over `header` and `nodes` (both stay put when the pool moves).
     tree: Tree<V, F>,
+    /// The boundary record of an unchecked pool (a checked pool's is the
+    /// registry's, reserved by `checked::init`).
+    _record: Option<Record>,
+    /// The view of the boundary record in use.
+    ext: Extents,
     arena_bytes: i64,
     node_cap: i64,
     _mode: PhantomData<V>,
@@ -47,20 +57,27 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         // SAFETY: header and nodes are owned, sized as the view requires, and live
         // as long as the pool (the view is dropped with it).
         let mut tree: Tree<V, F> = unsafe { Tree::from_raw(hdr, nptr, node_cap, arena_bytes) };
-        if V::CHECKED {
+        let (record, ext) = if V::CHECKED {
             if F != FANOUT {
                 return Err(BAD_SIZE);
             }
             // SAFETY: as above.
-            unsafe { checked::init(hdr, nptr, node_words, arena.base() as i64, arena_bytes)? };
+            let id =
+                unsafe { checked::init(hdr, nptr, node_words, arena.base() as i64, arena_bytes)? };
+            (None, checked::extents_of(id)?)
         } else {
             tree.init(0);
-        }
+            let record = Record::new(arena_bytes)?;
+            let ext = record.view();
+            (Some(record), ext)
+        };
         Ok(SpanPool {
             arena,
             nodes,
             header,
             tree,
+            _record: record,
+            ext,
             arena_bytes,
             node_cap,
             _mode: PhantomData,
@@ -102,7 +119,7 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
 
     /// First-fit alloc of `bytes` (rounded up to 8); returns the offset. The bytes
     /// are not zeroed (see [`Self::alloc_zeroed`]).
-    #[inline]
+    #[inline(always)]
     pub fn alloc(&mut self, bytes: i64) -> TreeResult<i64> {
         if V::CHECKED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
@@ -110,7 +127,8 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
             let addr = unsafe { checked::alloc(h, n, bytes, false)? };
             Ok(addr - self.addr(0))
         } else {
-            self.view().alloc(bytes)
+            let ext = self.ext;
+            self.view().alloc_tracked(&ext, bytes)
         }
     }
 
@@ -122,20 +140,23 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         Ok(off)
     }
 
-    /// Frees `[off, off + round8(bytes))` with coalescing.
-    #[inline]
+    /// Frees `[off, off + round8(bytes))` with coalescing; it must be exactly one
+    /// live allocation (see `Tree::free_tracked`).
+    #[inline(always)]
     pub fn free(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
         if V::CHECKED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
             // SAFETY: as in `alloc`.
             unsafe { checked::free(h, n, self.addr(off), bytes) }
         } else {
-            self.view().free(off, bytes)
+            let ext = self.ext;
+            self.view().free_tracked(&ext, off, bytes)
         }
     }
 
-    /// In-place resize: `off`, or `MUST_MOVE` (see `Tree::resize`). Does not zero.
-    #[inline]
+    /// In-place resize of one live allocation: `off`, or `MUST_MOVE` (see
+    /// `Tree::resize_tracked`). Does not zero.
+    #[inline(always)]
     pub fn resize_in_place(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if V::CHECKED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
@@ -144,8 +165,18 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
             let addr = unsafe { checked::resize(h, n, at, (old, new), false, false)? };
             Ok(addr - self.addr(0))
         } else {
-            self.view().resize(off, old, new)
+            let ext = self.ext;
+            self.view().resize_tracked(&ext, off, old, new)
         }
+    }
+
+    /// The size in bytes of the live allocation starting at `off` (0 when none
+    /// does): what messages about stale spans name.
+    pub fn live_bytes_at(&self, off: i64) -> i64 {
+        if off < 0 || off % 8 != 0 || off >= self.arena_bytes {
+            return 0;
+        }
+        self.ext.live_bytes_at(off)
     }
 
     fn zero(&mut self, off: i64, bytes: i64) {
@@ -171,7 +202,7 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
             };
         }
         if new == 0 {
-            self.free(off, old)?;
+            self.resize_in_place(off, old, 0)?;
             return Ok(-1);
         }
         if V::CHECKED {
@@ -199,7 +230,9 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
                 };
                 // Moving only ever grows (`new > old`); clear the copied slack too.
                 self.zero(to + old, new_r - old);
-                self.free(off, old)?;
+                // `resize_in_place` found `[off, off + old)` live.
+                let ext = self.ext;
+                self.view().free_moved(&ext, off, old)?;
                 Ok(to)
             }
             Err(e) => Err(e),
@@ -271,7 +304,7 @@ impl<V: Validate, const F: usize> Drop for SpanPool<V, F> {
             // unregister by the id we can still trust from the registry.
             // SAFETY: owned header.
             if unsafe { checked::release(h, n) }.is_err() {
-                registry::unregister_nodes(n as i64);
+                checked::release_by_nodes(n);
             }
         }
     }

@@ -112,6 +112,55 @@ fn resize_of_a_freed_span_is_an_error() {
     assert_eq!(p.resize_in_place(a, 32, 8), Err(DOUBLE_FREE));
 }
 
+/// The program of issue 13 on both instantiations: a stale copy of a slice
+/// that has shrunk names its old extent, which now holds another slice; that
+/// free (and every other span that is not exactly one live allocation) is
+/// refused, and nothing changes.
+#[test]
+fn stale_spans_are_refused_with_what_is_live() {
+    fn scenario<V: tern_runtime::span_tree::Validate>() {
+        let mut p = SpanPool::<V>::new(4096).unwrap();
+        let a = p.alloc(32).unwrap();
+        assert_eq!(a, 0);
+        assert_eq!(p.resize(a, 32, 8), Ok(0));
+        let d = p.alloc(24).unwrap();
+        assert_eq!(d, 8);
+        assert_eq!(p.free(0, 32), Err(STALE_FREE));
+        assert_eq!(p.live_bytes_at(0), 8);
+        assert_eq!(p.live_bytes_at(8), 24);
+        assert_eq!(p.live_bytes_at(16), 0);
+        // Part of a span, a range starting inside one, two spans at once.
+        assert_eq!(p.free(8, 8), Err(STALE_FREE));
+        assert_eq!(p.free(16, 16), Err(STALE_FREE));
+        assert_eq!(p.resize(8, 8, 64), Err(STALE_RESIZE));
+        assert_eq!(p.resize(0, 32, 40), Err(STALE_RESIZE));
+        assert_eq!(p.resize(0, 32, 0), Err(STALE_RESIZE));
+        // Overlapping free space is still a double free.
+        assert_eq!(p.free(8, 40), Err(DOUBLE_FREE));
+        // Nothing changed: both slices free exactly.
+        p.free(0, 8).unwrap();
+        p.free(8, 24).unwrap();
+        assert_eq!(p.check_invariants().unwrap(), vec![(0, 4096)]);
+        // A double free after the span was reallocated at another size.
+        let x = p.alloc(64).unwrap();
+        p.free(x, 64).unwrap();
+        let y = p.alloc(16).unwrap();
+        let _z = p.alloc(48).unwrap();
+        assert_eq!(y, x);
+        assert_eq!(p.free(x, 64), Err(STALE_FREE));
+    }
+    scenario::<Unchecked>();
+    scenario::<Checked>();
+    assert_eq!(
+        error::stale_message(STALE_FREE, 0, 32, 8),
+        "free of a stale slice: the span at offset 0 is 8 bytes, not 32"
+    );
+    assert_eq!(
+        error::stale_message(STALE_RESIZE, 16, 16, 0),
+        "resize of a stale slice: no live span starts at offset 16"
+    );
+}
+
 #[test]
 fn checked_externs_over_program_memory() {
     let arena_bytes = 1 << 16;
@@ -194,6 +243,42 @@ fn runtime_owned_pools_are_created_and_released_by_the_runtime() {
         assert_eq!(tern_span_free(h, n, a, 104), 0);
         assert_eq!(tern_span_finish(h, n), 0);
         assert_eq!(tern_span_finish(h, n), BAD_POOL);
+    }
+}
+
+#[test]
+fn the_checked_externs_refuse_stale_spans_and_stale_pools() {
+    let mut hdr = [0i64; HEADER_WORDS];
+    let mut mem = PoolMemory::default();
+    let h = hdr.as_mut_ptr();
+    unsafe {
+        assert!(tern_span_new(h, 4096, &mut mem) > 0);
+        let n = mem.nodes as *mut i64;
+        let a = tern_span_alloc(h, n, 32);
+        assert_eq!(tern_span_resize(h, n, a, 32, 8), a);
+        let d = tern_span_alloc(h, n, 24);
+        assert_eq!(d, a + 8);
+        assert_eq!(tern_span_free(h, n, a, 32), STALE_FREE);
+        assert_eq!(tern_span_resize(h, n, a + 16, 8, 16), STALE_RESIZE);
+        assert_eq!(tern_span_live_bytes(h, n, a), 8);
+        assert_eq!(tern_span_live_bytes(h, n, a + 8), 24);
+        assert_eq!(tern_span_live_bytes(h, n, a + 16), 0);
+        assert_eq!(tern_span_live_bytes(h, n, a - 8), OUTSIDE_ARENA);
+        let mut buf = [0u8; 100];
+        let len = tern_span_stale_message(STALE_FREE, 0, 25, 8, buf.as_mut_ptr(), 100);
+        assert_eq!(
+            &buf[..len as usize],
+            b"free of a stale slice: the span at offset 0 is 8 bytes, not 32"
+        );
+        let len = tern_span_stale_message(DOUBLE_FREE, 0, 32, 8, buf.as_mut_ptr(), 100);
+        assert_eq!(&buf[..len as usize], error::message(DOUBLE_FREE).as_bytes());
+        // A copy of the header, then the pool used through the original: the
+        // copy no longer describes the tree, and finish refuses it.
+        let mut copy = hdr;
+        assert_eq!(tern_span_free(h, n, d, 24), 0);
+        assert_eq!(tern_span_finish(copy.as_mut_ptr(), n), STALE_POOL);
+        assert_eq!(tern_span_free(h, n, a, 8), 0);
+        assert_eq!(tern_span_finish(h, n), 0);
     }
 }
 

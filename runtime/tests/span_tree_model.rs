@@ -1,7 +1,13 @@
 //! Property tests: the tree against the reference model, for both instantiations
 //! and several fanouts. After every operation the tree must give exactly the
 //! model's result (offset or error code) and hold all its invariants, with the same
-//! free spans as the model.
+//! free spans as the model, and the pool's boundary record must know every live
+//! allocation of the model at its exact size.
+//!
+//! Besides valid operations and double frees, the sequences free and resize
+//! stale spans built from live ones (part of a span, a span and some of its
+//! neighbour, a range starting inside a span): every one must be refused, with
+//! the model's code, and change nothing.
 //!
 //! Case count: `TERN_PROPTEST_CASES` (default 500 per property, keeping the debug
 //! test run well under a minute).
@@ -10,6 +16,7 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use tern_runtime::span_tree::layout::FANOUT;
 use tern_runtime::span_tree::model::Model;
+use tern_runtime::span_tree::round8;
 use tern_runtime::{Checked, SpanPool, Unchecked};
 
 #[derive(Clone, Debug)]
@@ -19,6 +26,30 @@ enum Op {
     Resize(usize, i64),
     DoubleFree(usize),
     FreeOutside(i64),
+    /// Free of a stale span made from live span `.0` (see [`stale_claim`]).
+    StaleFree(usize, u8, i64),
+    /// Resize of a stale span made from live span `.0` to `.3` bytes.
+    StaleResize(usize, u8, i64, i64),
+}
+
+/// A span that is certainly not one live allocation, made from the live
+/// allocation `(o, b)` (`b` rounded): `kind` 0 is a shorter span at `o`, 1 a
+/// longer one (reaching into whatever follows, inside the arena), 2 a span
+/// starting inside it. `None` when the live span is too short for the kind.
+fn stale_claim(arena: i64, (o, b): (i64, i64), kind: u8, k: i64) -> Option<(i64, i64)> {
+    let g = b / 8;
+    match kind % 3 {
+        0 if g > 1 => Some((o, 8 * (1 + k.rem_euclid(g - 1)))),
+        1 => {
+            let room = (arena - o - b) / 8;
+            (room > 0).then(|| (o, b + 8 * (1 + k.rem_euclid(room.min(8)))))
+        }
+        2 if g > 1 => {
+            let at = 1 + k.rem_euclid(g - 1);
+            Some((o + 8 * at, 8 * (1 + k.rem_euclid(4))))
+        }
+        _ => None,
+    }
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -29,6 +60,9 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (any::<usize>(), 0i64..1200).prop_map(|(i, n)| Op::Resize(i, n)),
         1 => any::<usize>().prop_map(Op::DoubleFree),
         1 => (-64i64..80_000).prop_map(Op::FreeOutside),
+        1 => (any::<usize>(), any::<u8>(), 0i64..1000).prop_map(|(i, t, k)| Op::StaleFree(i, t, k)),
+        1 => (any::<usize>(), any::<u8>(), 0i64..1000, 0i64..1200)
+            .prop_map(|(i, t, k, n)| Op::StaleResize(i, t, k, n)),
     ]
 }
 
@@ -39,14 +73,23 @@ fn cases() -> u32 {
         .unwrap_or(500)
 }
 
+/// What a replay reached.
+#[derive(Default)]
+struct Reached {
+    /// The greatest tree height.
+    height: i64,
+    /// The most free spans at once.
+    spans: usize,
+    /// The error codes the stale frees and resizes got.
+    stale_codes: std::collections::BTreeSet<i64>,
+}
+
 /// Replays `ops` on a pool and the model; returns an error description on the first difference.
-/// Returns the greatest tree height and the most free spans seen.
 fn replay<V: tern_runtime::span_tree::Validate, const F: usize>(
     arena: i64,
     ops: &[Op],
-) -> Result<(i64, usize), String> {
-    let mut max_height = 0;
-    let mut max_spans = 0;
+) -> Result<Reached, String> {
+    let mut reached = Reached::default();
     let mut pool = SpanPool::<V, F>::new(arena).map_err(|e| format!("new: {e}"))?;
     let mut model = Model::new(arena);
     // Live spans (offset, bytes) and spans freed earlier (for double frees).
@@ -84,10 +127,61 @@ fn replay<V: tern_runtime::span_tree::Validate, const F: usize>(
                 (pool.free(o, b).map(|()| 0), model.free(o, b).map(|()| 0))
             }
             Op::FreeOutside(o) => (pool.free(o, 16).map(|()| 0), model.free(o, 16).map(|()| 0)),
+            Op::StaleFree(i, kind, k) if !live.is_empty() => {
+                let (o, b) = live[i % live.len()];
+                // The slot list can trail the pool (a double free that hit a
+                // reallocated span): skip claims the model holds live.
+                let Some((so, sb)) = stale_claim(arena, (o, round8(b)), kind, k)
+                    .filter(|&(so, sb)| model.live_bytes_at(so) != sb)
+                else {
+                    continue;
+                };
+                let r = (
+                    pool.free(so, sb).map(|()| 0),
+                    model.free(so, sb).map(|()| 0),
+                );
+                match r.0 {
+                    Ok(_) => {
+                        return Err(format!(
+                            "step {step} {op:?}: stale free ({so}, {sb}) accepted"
+                        ));
+                    }
+                    Err(e) => reached.stale_codes.insert(e),
+                };
+                r
+            }
+            Op::StaleResize(i, kind, k, n) if !live.is_empty() => {
+                let (o, b) = live[i % live.len()];
+                // The slot list can trail the pool (a double free that hit a
+                // reallocated span): skip claims the model holds live.
+                let Some((so, sb)) = stale_claim(arena, (o, round8(b)), kind, k)
+                    .filter(|&(so, sb)| model.live_bytes_at(so) != sb)
+                else {
+                    continue;
+                };
+                let r = (pool.resize(so, sb, n), model.resize(so, sb, n));
+                match r.0 {
+                    Ok(_) => {
+                        return Err(format!(
+                            "step {step} {op:?}: stale resize ({so}, {sb}) accepted"
+                        ));
+                    }
+                    Err(e) => reached.stale_codes.insert(e),
+                };
+                r
+            }
             _ => continue,
         };
         if got != want {
             return Err(format!("step {step} {op:?}: tree {got:?}, model {want:?}"));
+        }
+        for (o, b) in model.live() {
+            if pool.live_bytes_at(o) != b {
+                return Err(format!(
+                    "step {step} {op:?}: the record has {} bytes live at {o}, the model {b}",
+                    pool.live_bytes_at(o)
+                ));
+            }
         }
         let spans = pool
             .check_invariants()
@@ -98,10 +192,12 @@ fn replay<V: tern_runtime::span_tree::Validate, const F: usize>(
                 model.spans()
             ));
         }
-        max_height = max_height.max(pool.header_mut()[tern_runtime::span_tree::layout::H_HEIGHT]);
-        max_spans = max_spans.max(spans.len());
+        reached.height = reached
+            .height
+            .max(pool.header_mut()[tern_runtime::span_tree::layout::H_HEIGHT]);
+        reached.spans = reached.spans.max(spans.len());
     }
-    Ok((max_height, max_spans))
+    Ok(reached)
 }
 
 proptest! {
@@ -148,29 +244,40 @@ fn deep_tree_build_and_teardown_matches_model() {
             ops.push(Op::Alloc(8 + (x % 40) as i64 * 8));
         }
     }
-    let (h8, spans) = replay::<Unchecked, 8>(1 << 20, &ops).unwrap();
+    let r8 = replay::<Unchecked, 8>(1 << 20, &ops).unwrap();
+    let (h8, spans) = (r8.height, r8.spans);
     assert!(
         h8 >= 4 && spans >= 700,
         "fanout 8: height {h8}, {spans} spans"
     );
-    let (h16, _) = replay::<Unchecked, 16>(1 << 20, &ops).unwrap();
+    let h16 = replay::<Unchecked, 16>(1 << 20, &ops).unwrap().height;
     replay::<Checked, FANOUT>(1 << 20, &ops).unwrap();
     assert!(h16 >= 3, "fanout 16: height {h16}");
 }
 
 /// The random sequences reach multi-level trees (so splits, borrows and merges
-/// are exercised), not just a root leaf.
+/// are exercised), not just a root leaf, and their stale frees and resizes meet
+/// every way of being refused: overlapping free space and stale.
 #[test]
-fn random_sequences_reach_multi_level_trees() {
+fn random_sequences_reach_multi_level_trees_and_every_refusal() {
+    use tern_runtime::span_tree::error::{DOUBLE_FREE, RESIZE_FREE_SPAN, STALE_FREE, STALE_RESIZE};
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let mut tallest = 0;
+    let mut codes = std::collections::BTreeSet::new();
     for _ in 0..20 {
-        let ops = prop::collection::vec(op(), 600)
+        let ops = prop::collection::vec(op(), 800)
             .new_tree(&mut runner)
             .unwrap()
             .current();
-        let (h, _) = replay::<Unchecked, 8>(32 * 1024, &ops).unwrap();
-        tallest = tallest.max(h);
+        let r = replay::<Unchecked, 8>(32 * 1024, &ops).unwrap();
+        tallest = tallest.max(r.height);
+        codes.extend(r.stale_codes);
     }
     assert!(tallest >= 3, "tallest tree {tallest}");
+    for code in [DOUBLE_FREE, RESIZE_FREE_SPAN, STALE_FREE, STALE_RESIZE] {
+        assert!(
+            codes.contains(&code),
+            "no stale span refused with {code}: {codes:?}"
+        );
+    }
 }

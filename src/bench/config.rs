@@ -127,6 +127,10 @@ struct Args {
     /// inline (every inlinable call inlined).
     #[arg(long, value_enum, default_value = "natural")]
     calls: Calls,
+    /// Compile and run every Tern side with `--sanitize` (to measure what the
+    /// sanitizer costs; compare with a run without it).
+    #[arg(long)]
+    sanitize: bool,
     /// Output folder; must not exist yet. Default: bench-out/<UTC timestamp>/.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -156,6 +160,8 @@ pub struct Config {
     pub affinity: Option<Vec<usize>>,
     /// Inlining mode of the Tern sides.
     pub calls: Calls,
+    /// Every Tern side compiled with `--sanitize`.
+    pub sanitize: bool,
     /// The explicit output folder, if given.
     pub out: Option<PathBuf>,
 }
@@ -193,6 +199,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         metric: a.metric,
         affinity: a.affinity.map(|c| c.0),
         calls: a.calls,
+        sanitize: a.sanitize,
         out: a.out,
     }))
 }

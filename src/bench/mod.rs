@@ -300,11 +300,16 @@ impl Bench {
         let mut text = String::new();
         let _ = writeln!(
             text,
-            "tern bench: metric {}, calls {}, {} rep(s) after {} warm-up(s){}",
+            "tern bench: metric {}, calls {}, {} rep(s) after {} warm-up(s){}{}",
             name(&self.cfg.metric),
             name(&self.cfg.calls),
             self.cfg.reps,
             self.cfg.warmups,
+            if self.cfg.sanitize {
+                ", Tern sides --sanitize"
+            } else {
+                ""
+            },
             if self.cfg.quick {
                 ", --quick (not a measurement)"
             } else {
@@ -371,6 +376,9 @@ impl Bench {
                         let mut cmd = Command::new(&self.tern);
                         cmd.arg("build").arg(&src).arg("-o").arg(target).arg(&lv);
                         cmd.args(self.cfg.calls.flags());
+                        if self.cfg.sanitize {
+                            cmd.arg("--sanitize");
+                        }
                         if let Some(e) = emit {
                             cmd.arg("--emit").arg(e);
                         }
@@ -505,8 +513,11 @@ impl Bench {
                 cmd.arg("run")
                     .arg(format!("-O{level}"))
                     .arg("--time")
-                    .args(self.cfg.calls.flags())
-                    .arg(src);
+                    .args(self.cfg.calls.flags());
+                if self.cfg.sanitize {
+                    cmd.arg("--sanitize");
+                }
+                cmd.arg(src);
                 let modes: Vec<Mode> = self
                     .cfg
                     .modes

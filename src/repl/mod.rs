@@ -31,7 +31,10 @@ Commands:
   :load FILE    define the items of FILE (a `fn main` is skipped)
   :type EXPR    the type of EXPR
   :clif NAME    the Cranelift IR of function NAME
-  :time         toggle compile and run timing";
+  :time         toggle compile and run timing
+  :set sanitize on|off
+                check every access to a pool slice (use after free, use
+                after a moving append) from the next input on";
 
 /// Where input lines come from.
 enum Input {
@@ -151,7 +154,8 @@ fn command(session: &mut Session, line: &str) -> bool {
         (":type" | ":t", false) => session.type_of(arg),
         (":clif", false) => session.clif(arg),
         (":load", false) => load(session, arg),
-        (":type" | ":t" | ":clif" | ":load", true) => {
+        (":set", false) => session.set(arg),
+        (":type" | ":t" | ":clif" | ":load" | ":set", true) => {
             eprintln!("error: `{name}` needs an argument (see :help)")
         }
         _ => eprintln!("error: unknown command `{name}` (see :help)"),

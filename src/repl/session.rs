@@ -80,15 +80,15 @@ impl Generated {
     /// `(prefix, line)` of generated line `line`: the input's own line or the
     /// line within an item, with the location prefix to show.
     fn map(&self, line: u32) -> Option<(String, u32)> {
-        self.regions.iter().find_map(|(start, n, what)| {
-            (line >= *start && line < start + n).then(|| {
-                let prefix = match what {
-                    Region::Input => self.input_name.clone(),
-                    Region::Item(key) => format!("<repl:{key}>"),
-                };
-                (prefix, line - start + 1)
-            })
-        })
+        self.line_map().map(line)
+    }
+
+    /// What [`Generated::map`] needs, apart from the text.
+    fn line_map(&self) -> LineMap {
+        LineMap {
+            input_name: self.input_name.clone(),
+            regions: self.regions.clone(),
+        }
     }
 
     /// The last line of the input region.
@@ -102,6 +102,28 @@ impl Generated {
     fn source_line(&self, line: u32) -> &str {
         let index = (line as usize).saturating_sub(1);
         self.text.lines().nth(index).unwrap_or("")
+    }
+}
+
+/// Where the parts of a generated program are (see [`Generated`]).
+#[derive(Clone, Debug)]
+struct LineMap {
+    input_name: String,
+    regions: Vec<(u32, u32, Region)>,
+}
+
+impl LineMap {
+    /// See [`Generated::map`].
+    fn map(&self, line: u32) -> Option<(String, u32)> {
+        self.regions.iter().find_map(|(start, n, what)| {
+            (line >= *start && line < start + n).then(|| {
+                let prefix = match what {
+                    Region::Input => self.input_name.clone(),
+                    Region::Item(key) => format!("<repl:{key}>"),
+                };
+                (prefix, line - start + 1)
+            })
+        })
     }
 }
 
@@ -154,6 +176,35 @@ impl Session {
             timing: false,
             last_timing: Timing::default(),
         })
+    }
+
+    /// `:set OPTION VALUE`: `sanitize on` compiles the inputs from now on as
+    /// `--sanitize` does; `sanitize off` is refused once a slice was
+    /// allocated under it (its pointer carries a tag unsanitized code cannot
+    /// follow).
+    pub fn set(&mut self, arg: &str) {
+        let words: Vec<&str> = arg.split_whitespace().collect();
+        match words.as_slice() {
+            ["sanitize", "on"] => {
+                self.options.sanitize = true;
+                println!("sanitize on");
+            }
+            ["sanitize", "off"] => {
+                if self.options.sanitize && tern_runtime::sanitize::tags_issued() {
+                    eprintln!(
+                        "error: sanitize stays on: slices allocated under it carry tags that unsanitized code cannot follow"
+                    );
+                } else {
+                    self.options.sanitize = false;
+                    println!("sanitize off");
+                }
+            }
+            ["sanitize"] => println!(
+                "sanitize {}",
+                if self.options.sanitize { "on" } else { "off" }
+            ),
+            _ => eprintln!("error: `:set` takes `sanitize on` or `sanitize off` (see :help)"),
+        }
     }
 
     /// Evaluates one complete input (items, statements or an expression):
@@ -459,6 +510,14 @@ impl Session {
             }
         };
         self.last_timing.cranelift = Some(start.elapsed());
+        // Where the sanitizer records a free, it records it in the user's terms:
+        // the message may name it long after this input's program is gone.
+        if self.options.sanitize {
+            let lines = g.line_map();
+            tern_runtime::sanitize::set_location_map(Some(Box::new(move |loc: &str| {
+                map_loc(&lines, loc)
+            })));
+        }
         let start = Instant::now();
         let outcome = exec::run(jit.entry());
         self.last_timing.run = Some(start.elapsed());
@@ -480,7 +539,7 @@ impl Session {
                 }
             }
             Outcome::Failed { loc, msg } => {
-                eprintln!("error: {}: {msg}", map_loc(&g, &loc));
+                eprintln!("error: {}: {msg}", map_loc(&g.line_map(), &loc));
                 self.kept_code.push(jit);
             }
             Outcome::Fault => {
@@ -611,7 +670,7 @@ fn mentions(ty: &str, name: &str) -> bool {
 
 /// A runtime location `file:line:col` of a generated program, mapped back to
 /// what the user typed.
-fn map_loc(g: &Generated, loc: &str) -> String {
+fn map_loc(g: &LineMap, loc: &str) -> String {
     let mut parts = loc.rsplitn(3, ':');
     let (Some(col), Some(line), Some(file)) = (parts.next(), parts.next(), parts.next()) else {
         return loc.to_string();

@@ -6,11 +6,25 @@
 //! * `// exit: N`: expected exit status (default 0);
 //! * `// err: TEXT`: expected stderr lines, exact and in order; without any,
 //!   stderr must be empty.
+//!
+//! Every file also runs under each flag set of [`FLAG_SETS`] (today
+//! `--sanitize`). A line may be qualified by a flag set in brackets, written
+//! exactly as in [`FLAG_SETS`]: `// [--sanitize] out: TEXT`,
+//! `// [--sanitize] err: TEXT`, `// [--sanitize] exit: N`. If a file has any
+//! line for a flag set, the runs with those flags are held to that flag set's
+//! lines alone (all three fields: a field it does not mention means no stdout,
+//! no stderr, status 0); if it has none, they are held to the unqualified
+//! lines, i.e. the output must be the same with and without the flags. An
+//! unknown flag set in brackets is an error of the file.
 
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Output;
+
+/// The flag sets, besides none, every program runs under.
+pub const FLAG_SETS: &[&str] = &["--sanitize"];
 
 /// The `tern` driver under test.
 pub const TERN: &str = env!("CARGO_BIN_EXE_tern");
@@ -26,22 +40,66 @@ pub struct Expect {
     pub exit: i32,
 }
 
-/// The expectations in the comments of `text`.
-pub fn parse_expectations(text: &str) -> Expect {
-    let mut e = Expect {
+/// A file's expectations: unqualified, and per flag set that has lines.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Expectations {
+    pub plain: Expect,
+    pub by_flags: BTreeMap<String, Expect>,
+}
+
+impl Expectations {
+    /// What the runs with `flags` (one of [`FLAG_SETS`], or "" for none) must show.
+    pub fn for_flags(&self, flags: &str) -> &Expect {
+        self.by_flags.get(flags).unwrap_or(&self.plain)
+    }
+}
+
+fn empty() -> Expect {
+    Expect {
         out: Vec::new(),
         err: Vec::new(),
         exit: 0,
+    }
+}
+
+/// The unqualified expectations in the comments of `text`.
+pub fn parse_expectations(text: &str) -> Expect {
+    parse_all(text).plain
+}
+
+/// Every expectation in the comments of `text` (see the module docs). Panics
+/// on a malformed line (a bad `exit:` number, an unknown flag set).
+pub fn parse_all(text: &str) -> Expectations {
+    let mut all = Expectations {
+        plain: empty(),
+        by_flags: BTreeMap::new(),
     };
     for line in text.lines() {
         let line = line.trim_start();
         let Some(rest) = line.strip_prefix("//") else {
             continue;
         };
-        let rest = rest.trim_start();
+        let mut rest = rest.trim_start();
+        let mut flags = None;
+        if let Some(q) = rest.strip_prefix('[') {
+            let Some((set, after)) = q.split_once(']') else {
+                continue;
+            };
+            let set = set.trim();
+            assert!(
+                FLAG_SETS.contains(&set),
+                "unknown flag set `[{set}]` in an expectation (known: {FLAG_SETS:?})"
+            );
+            flags = Some(set.to_string());
+            rest = after.trim_start();
+        }
         let field = |key: &str| {
             rest.strip_prefix(key)
                 .map(|v| v.strip_prefix(' ').unwrap_or(v).to_string())
+        };
+        let e = match &flags {
+            None => &mut all.plain,
+            Some(f) => all.by_flags.entry(f.clone()).or_insert_with(empty),
         };
         if let Some(v) = field("out:") {
             e.out.push(v);
@@ -51,13 +109,13 @@ pub fn parse_expectations(text: &str) -> Expect {
             e.exit = v.trim().parse().expect("`// exit:` takes a number");
         }
     }
-    e
+    all
 }
 
 /// The expectations of the program at `rel` (relative to [`ROOT`]).
-pub fn expectations_of(rel: &str) -> Expect {
+pub fn expectations_of(rel: &str) -> Expectations {
     let text = std::fs::read_to_string(Path::new(ROOT).join(rel)).expect("read test program");
-    parse_expectations(&text)
+    parse_all(&text)
 }
 
 /// Output split into lines (lossy UTF-8).

@@ -3,6 +3,7 @@
 //! * [`span`] — the checked span tree for the library (`tern_span_*`);
 //! * [`reusable`] — the builtin pool (`tern_reusable_*`);
 //! * [`mem`] — memory reservation (`tern_mem_*`);
+//! * [`sanitize`] — the sanitizer behind `--sanitize` (`tern_sanitize_*`);
 //! * [`output`] — buffered program output and the failure entry points
 //!   generated code calls (`tern_print_*`, `tern_panic`, `tern_*_fail`, ...);
 //! * [`process`] — program entry and exit (`tern_rt_main`, `tern_rt_flush`);
@@ -13,6 +14,7 @@ pub mod mem;
 pub mod output;
 pub mod process;
 pub mod reusable;
+pub mod sanitize;
 pub mod span;
 
 /// Every `tern_*` extern of the runtime with its address, for the JIT: the
@@ -71,6 +73,46 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
             "tern_span_error_message",
             span::tern_span_error_message as *const u8,
         ),
+        (
+            "tern_span_live_bytes",
+            span::tern_span_live_bytes as *const u8,
+        ),
+        (
+            "tern_span_stale_message",
+            span::tern_span_stale_message as *const u8,
+        ),
+        (
+            "tern_sanitize_enable",
+            sanitize::tern_sanitize_enable as *const u8,
+        ),
+        (
+            "tern_sanitize_site",
+            sanitize::tern_sanitize_site as *const u8,
+        ),
+        (
+            "tern_sanitize_check",
+            sanitize::tern_sanitize_check as *const u8,
+        ),
+        (
+            "tern_sanitize_tag",
+            sanitize::tern_sanitize_tag as *const u8,
+        ),
+        (
+            "tern_sanitize_release",
+            sanitize::tern_sanitize_release as *const u8,
+        ),
+        (
+            "tern_sanitize_retag",
+            sanitize::tern_sanitize_retag as *const u8,
+        ),
+        (
+            "tern_sanitize_region",
+            sanitize::tern_sanitize_region as *const u8,
+        ),
+        (
+            "tern_sanitize_region_end",
+            sanitize::tern_sanitize_region_end as *const u8,
+        ),
     ]
 }
 
@@ -86,6 +128,7 @@ mod tests {
             include_str!("output.rs"),
             include_str!("process.rs"),
             include_str!("reusable.rs"),
+            include_str!("sanitize.rs"),
             include_str!("span.rs"),
         ];
         let mut declared = Vec::new();

@@ -155,6 +155,53 @@ pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, nodes: *mut i64) -> i6
     guard(|| unsafe { checked::release(tree, nodes).map(|_| 0) })
 }
 
+/// The size in bytes of the live allocation that starts at address `addr` of the
+/// pool at `tree`/`nodes` (0 when none starts there), from the boundary record
+/// the runtime keeps for the pool; a negative error code (`BAD_POOL`,
+/// `OUTSIDE_ARENA`). Failure paths only: what a stale-span message names (see
+/// [`tern_span_stale_message`]).
+///
+/// # Safety
+/// As for [`tern_span_alloc`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_span_live_bytes(tree: *mut i64, nodes: *mut i64, addr: i64) -> i64 {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { checked::live_bytes(tree, nodes, addr) })
+}
+
+/// Writes the message for error `code` of a call on the span at byte `offset`
+/// of `claimed` bytes (rounded up to 8), where a live allocation of `actual`
+/// bytes starts (0: none), into `buf` as [`tern_span_error_message`] does, and
+/// returns its length. For `STALE_FREE` and `STALE_RESIZE` the message names
+/// the sizes (`free of a stale slice: the span at offset 0 is 8 bytes, not
+/// 32`); for any other code it is [`tern_span_error_message`]'s.
+///
+/// # Safety
+/// `buf` must be null or writable for `cap` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_span_stale_message(
+    code: i64,
+    offset: i64,
+    claimed: i64,
+    actual: i64,
+    buf: *mut u8,
+    cap: i64,
+) -> i64 {
+    let claimed = if (0..=crate::span_tree::tree::MAX_ARENA_BYTES).contains(&claimed) {
+        crate::span_tree::round8(claimed)
+    } else {
+        claimed
+    };
+    // SAFETY: the caller's contract.
+    unsafe {
+        write_message(
+            &error::stale_message(code, offset, claimed, actual),
+            buf,
+            cap,
+        )
+    }
+}
+
 /// Writes the message for error `code` (UTF-8, truncated to `cap` bytes at a
 /// character boundary, no NUL) into `buf` and returns its length in bytes; with a
 /// null `buf` or `cap <= 0` just returns the full length.
@@ -163,7 +210,15 @@ pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, nodes: *mut i64) -> i6
 /// `buf` must be null or writable for `cap` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_span_error_message(code: i64, buf: *mut u8, cap: i64) -> i64 {
-    let msg = error::message(code);
+    // SAFETY: the caller's contract.
+    unsafe { write_message(&error::message(code), buf, cap) }
+}
+
+/// Writes `msg` into `buf` (see [`tern_span_error_message`]); returns its length.
+///
+/// # Safety
+/// `buf` must be null or writable for `cap` bytes.
+unsafe fn write_message(msg: &str, buf: *mut u8, cap: i64) -> i64 {
     if buf.is_null() || cap <= 0 {
         return msg.len() as i64;
     }

@@ -6,13 +6,19 @@
 //! Spans are named by **address** on this side: an address is turned into an
 //! offset against the registered arena base (never a base the program could
 //! write), and every address returned lies inside the registered arena.
+//!
+//! Every pool has a boundary record ([`super::extents`]) the runtime reserves
+//! at [`init`] and finds through the registry: frees and resizes must name
+//! exactly one live allocation (`STALE_FREE`, `STALE_RESIZE` otherwise).
 
 use super::error::{BAD_POOL, BAD_SIZE, MUST_MOVE, OUTSIDE_ARENA};
+use super::extents::{Extents, Record};
 use super::layout::{self, FANOUT, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC};
 use super::registry::{self, PoolBounds};
 use super::tree::{MAX_ARENA_BYTES, Mem, Path, Tree, TreeResult};
 use super::validate::Checked;
 use crate::memory::Reservation;
+use crate::sanitize::{self, ADDR_MASK};
 
 /// The checked tree at the pool's fanout.
 pub type CheckedTree = Tree<Checked, FANOUT>;
@@ -21,6 +27,19 @@ pub type CheckedTree = Tree<Checked, FANOUT>;
 #[inline(always)]
 fn with_scratch<R>(f: impl FnOnce(&mut Path) -> R) -> R {
     f(&mut Path::new())
+}
+
+/// The boundary record of live pool `id` (for `SpanPool<Checked>`).
+pub(crate) fn extents_of(id: i64) -> TreeResult<Extents> {
+    Ok(extents(&registry::lookup(id)?))
+}
+
+/// The boundary record of a registered pool.
+#[inline(always)]
+fn extents(b: &PoolBounds) -> Extents {
+    // SAFETY: `init` registered the address of a record sized for the arena,
+    // which lives until the pool is unregistered.
+    unsafe { Extents::from_raw(b.record as *mut u8, b.arena_bytes) }
 }
 
 /// Looks up the pool `tree` belongs to and returns a checked view and its bounds.
@@ -35,6 +54,8 @@ unsafe fn open(tree: *mut i64, nodes: *mut i64) -> TreeResult<(Mem<Checked, FANO
     // SAFETY: the caller's contract; the word index is a constant below HEADER_WORDS.
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::lookup(id)?;
+    // Under the sanitizer the program holds the node array by a tagged address.
+    let nodes = (nodes as i64 & ADDR_MASK) as *mut i64;
     if b.nodes != nodes as i64 {
         return Err(BAD_POOL);
     }
@@ -81,6 +102,23 @@ pub unsafe fn init(
     arena_base: i64,
     arena_bytes: i64,
 ) -> TreeResult<i64> {
+    // SAFETY: the caller's contract.
+    unsafe { init_sanitized(tree, nodes, node_words, arena_base, arena_bytes, 0) }
+}
+
+/// [`init`] with the sanitizer's region of the arena (the node array's is the
+/// next one; see [`registry::PoolBounds::san`]).
+///
+/// # Safety
+/// As for [`init`].
+unsafe fn init_sanitized(
+    tree: *mut i64,
+    nodes: *mut i64,
+    node_words: i64,
+    arena_base: i64,
+    arena_bytes: i64,
+    san: i64,
+) -> TreeResult<i64> {
     if tree.is_null()
         || nodes.is_null()
         || !(tree as usize).is_multiple_of(8)
@@ -95,22 +133,64 @@ pub unsafe fn init(
     if node_cap < layout::node_capacity(arena_bytes, FANOUT) {
         return Err(BAD_SIZE);
     }
+    let record = Record::new(arena_bytes)?;
     let id = registry::register(PoolBounds {
         nodes: nodes as i64,
         node_cap,
         arena_base,
         arena_bytes,
+        record: record.base(),
+        san,
     })?;
+    owned().push(Owned {
+        id,
+        _record: record,
+        memory: None,
+    });
     // SAFETY: the caller's contract.
     let mut t: CheckedTree = unsafe { Tree::from_raw(tree, nodes, node_cap, arena_bytes) };
     t.init(id);
     Ok(id)
 }
 
-/// The memory of pools whose arena and node array the runtime reserved itself
-/// ([`create`]), by pool id: released by [`release`], never by the program.
-static OWNED: std::sync::Mutex<Vec<(i64, Reservation, Reservation)>> =
-    std::sync::Mutex::new(Vec::new());
+/// Runtime memory of one registered pool, released when it is unregistered.
+struct Owned {
+    id: i64,
+    /// The boundary record ([`init`] reserves one for every pool; the registry
+    /// keeps its address).
+    _record: Record,
+    /// The arena and node array, when the runtime reserved them ([`create`]).
+    memory: Option<(Reservation, Reservation)>,
+}
+
+/// The runtime memory of every registered pool, by pool id: released by
+/// [`release`], never by the program.
+static OWNED: std::sync::Mutex<Vec<Owned>> = std::sync::Mutex::new(Vec::new());
+
+fn owned() -> std::sync::MutexGuard<'static, Vec<Owned>> {
+    OWNED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Releases the runtime memory of pool `id` (dropping a reservation unmaps it).
+fn drop_owned(id: i64) {
+    let mut owned = owned();
+    if let Some(i) = owned.iter().position(|o| o.id == id) {
+        owned.swap_remove(i);
+    }
+}
+
+/// Unregisters the pool whose node array is at `nodes` without reading its
+/// header (which may be corrupt) and releases its runtime memory. Returns
+/// whether one was registered.
+pub fn release_by_nodes(nodes: *mut i64) -> bool {
+    match registry::unregister_nodes(nodes as i64) {
+        Some(id) => {
+            drop_owned(id);
+            true
+        }
+        None => false,
+    }
+}
 
 /// Where [`create`] put a pool's memory (written to the caller's record).
 #[repr(C)]
@@ -141,46 +221,75 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
     let node_words = node_array_words(arena_bytes);
     let arena = Reservation::new(arena_bytes as usize)?;
     let nodes = Reservation::new(node_words as usize * 8)?;
-    let memory = PoolMemory {
+    let mut memory = PoolMemory {
         nodes: nodes.base() as i64,
         node_words,
         arena: arena.base() as i64,
     };
+    // Under the sanitizer the arena and the node array are regions, and the
+    // program gets the node array as one tagged allocation.
+    let san = if sanitize::enabled() {
+        let san = sanitize::region_new(memory.arena, arena_bytes);
+        let (nodes_region, tagged) = sanitize::region_whole(memory.nodes, node_words * 8);
+        if san != 0 && nodes_region == san + 1 {
+            memory.nodes = tagged;
+            san
+        } else {
+            sanitize::region_end(san, std::ptr::null());
+            sanitize::region_end(nodes_region, std::ptr::null());
+            0
+        }
+    } else {
+        0
+    };
     // SAFETY: the caller's contract for `tree`; both reservations are sized as
     // `init` requires and live until `release` drops them.
     let id = unsafe {
-        init(
+        init_sanitized(
             tree,
             nodes.base().cast(),
             node_words,
             memory.arena,
             arena_bytes,
-        )?
+            san,
+        )
     };
-    OWNED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((id, arena, nodes));
+    let id = id.inspect_err(|_| {
+        if san != 0 {
+            sanitize::region_end(san, std::ptr::null());
+            sanitize::region_end(san + 1, std::ptr::null());
+        }
+    })?;
+    if let Some(o) = owned().iter_mut().find(|o| o.id == id) {
+        o.memory = Some((arena, nodes));
+    }
     Ok((id, memory))
 }
 
 /// Unregisters the pool `tree` belongs to and clears its magic; releases its
-/// memory if the runtime reserved it ([`create`]). Returns its bounds.
+/// runtime memory (the boundary record, and the arena and node array if the
+/// runtime reserved them, [`create`]). Returns its bounds.
+///
+/// The header must describe the tree (span count and free bytes of a valid
+/// walk of it), else `STALE_POOL` and nothing changes: a stale copy of a
+/// pool's header (the pool was used through another copy since) is not the
+/// pool, and finishing through it would unmap memory the live copy still uses.
 ///
 /// # Safety
 /// As for [`alloc`].
 pub unsafe fn release(tree: *mut i64, nodes: *mut i64) -> TreeResult<PoolBounds> {
     // SAFETY: the caller's contract.
-    let _ = unsafe { open(tree, nodes)? };
+    let (t, _) = unsafe { open(tree, nodes)? };
+    t.check_totals()?;
     // SAFETY: `open` checked the pointer; H_POOL_ID/H_MAGIC < HEADER_WORDS.
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::unregister(id)?;
     unsafe { tree.add(H_MAGIC).write(!MAGIC) };
-    let mut owned = OWNED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(i) = owned.iter().position(|(o, _, _)| *o == id) {
-        // Dropping the reservations unmaps them.
-        owned.swap_remove(i);
+    if b.san != 0 {
+        sanitize::region_end(b.san, std::ptr::null());
+        sanitize::region_end(b.san + 1, std::ptr::null());
     }
+    drop_owned(id);
     Ok(b)
 }
 
@@ -209,9 +318,12 @@ pub unsafe fn alloc(
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
-    let off = with_scratch(|p| t.alloc(p, bytes))?;
+    let off = with_scratch(|p| t.alloc_tracked(&extents(&b), p, bytes))?;
     if zero_fill {
         zero(&b, off, super::tree::round8(bytes));
+    }
+    if b.san != 0 {
+        return Ok(sanitize::tag(b.san, b.arena_base + off, bytes));
     }
     Ok(b.arena_base + off)
 }
@@ -224,8 +336,32 @@ pub unsafe fn alloc(
 pub unsafe fn free(tree: *mut i64, nodes: *mut i64, addr: i64, bytes: i64) -> TreeResult<()> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
+    if b.san != 0 {
+        // SAFETY: as above.
+        return unsafe { free_sanitized(t, b, addr, bytes) };
+    }
     let off = offset_in(&b, addr)?;
-    with_scratch(|p| t.free_span(p, off, bytes))
+    with_scratch(|p| t.free_tracked(&extents(&b), p, off, bytes))
+}
+
+/// [`free`] of a sanitized pool: the address may carry a tag, which must still
+/// name the span's allocation (else the run ends); the freed span's shadow is
+/// cleared.
+///
+/// # Safety
+/// As for [`alloc`].
+#[cold]
+unsafe fn free_sanitized(
+    t: Mem<Checked, FANOUT>,
+    b: PoolBounds,
+    addr: i64,
+    bytes: i64,
+) -> TreeResult<()> {
+    let addr = sanitize::check(addr, bytes, std::ptr::null());
+    let off = offset_in(&b, addr)?;
+    with_scratch(|p| t.free_tracked(&extents(&b), p, off, bytes))?;
+    sanitize::release(b.san, addr, bytes, std::ptr::null());
+    Ok(())
 }
 
 /// Checked resize of the span at `addr` from `old` to `new` bytes (both exact
@@ -252,11 +388,18 @@ pub unsafe fn resize(
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
+    let addr = if b.san != 0 {
+        sanitize::check(addr, old, std::ptr::null())
+    } else {
+        addr
+    };
     let off = offset_in(&b, addr)?;
-    let to = with_scratch(|p| match t.resize(p, off, old, new) {
+    let ext = extents(&b);
+    let to = with_scratch(|p| match t.resize_tracked(&ext, p, off, old, new) {
         Err(MUST_MOVE) if place_move => {
-            let to = t.alloc(p, new)?;
-            t.free_span(p, off, old)?;
+            let to = t.alloc_tracked(&ext, p, new)?;
+            // `resize_tracked` found `[off, off + old)` live.
+            t.free_live(&ext, p, off, super::tree::round8(old))?;
             Ok(to)
         }
         r => r,
@@ -266,5 +409,32 @@ pub unsafe fn resize(
     if zero_fill && new > old {
         zero(&b, to + old, super::tree::round8(new) - old);
     }
+    if b.san != 0 {
+        let at = b.arena_base + to;
+        return Ok(sanitize::retag(
+            b.san,
+            addr,
+            old,
+            at,
+            new,
+            std::ptr::null(),
+        ));
+    }
     Ok(b.arena_base + to)
+}
+
+/// The size in bytes of the live allocation that starts at address `addr` of
+/// the pool (0 when none starts there), from the pool's boundary record: what
+/// the library's message for a stale-span error names.
+///
+/// # Safety
+/// As for [`alloc`].
+pub unsafe fn live_bytes(tree: *mut i64, nodes: *mut i64, addr: i64) -> TreeResult<i64> {
+    // SAFETY: the caller's contract.
+    let (_, b) = unsafe { open(tree, nodes)? };
+    let off = offset_in(&b, addr & ADDR_MASK)?;
+    if off % 8 != 0 || off >= b.arena_bytes {
+        return Ok(0);
+    }
+    Ok(extents(&b).live_bytes_at(off))
 }

@@ -29,6 +29,15 @@ pub const TOO_MANY_POOLS: i64 = -9;
 pub const RESIZE_FREE_SPAN: i64 = -10;
 /// An internal panic was caught at the FFI boundary (a bug; should never happen).
 pub const INTERNAL: i64 = -11;
+/// A freed span lies in allocated memory but is not exactly one live allocation
+/// (a stale copy of a slice that has since shrunk, part of a span, a span freed
+/// and reallocated at another size).
+pub const STALE_FREE: i64 = -12;
+/// A resized span lies in allocated memory but is not exactly one live allocation.
+pub const STALE_RESIZE: i64 = -13;
+/// `finish` of a header that does not describe its tree: a stale copy of the
+/// pool's header (or a corrupt tree).
+pub const STALE_POOL: i64 = -14;
 /// Base of "corrupt header word" codes: `-(CORRUPT_HEADER_BASE + field)`.
 pub const CORRUPT_HEADER_BASE: i64 = 256;
 /// Base of "corrupt node word" codes: `-(CORRUPT_NODE_BASE + node * CORRUPT_FIELD_SPAN + field)`.
@@ -99,6 +108,12 @@ pub fn message(code: i64) -> String {
         TOO_MANY_POOLS => "too many live pools".into(),
         RESIZE_FREE_SPAN => "resize of a span that overlaps free space (already freed?)".into(),
         INTERNAL => "internal runtime error".into(),
+        STALE_FREE => "free of a stale slice: the span is not one live allocation".into(),
+        STALE_RESIZE => "resize of a stale slice: the span is not one live allocation".into(),
+        STALE_POOL => {
+            "not the live pool: its header does not describe its tree (a stale copy of the pool?)"
+                .into()
+        }
         c if c <= -CORRUPT_NODE_BASE => {
             let v = -c - CORRUPT_NODE_BASE;
             let (node, field) = (v / CORRUPT_FIELD_SPAN, v % CORRUPT_FIELD_SPAN);
@@ -116,6 +131,25 @@ pub fn message(code: i64) -> String {
         }
         c if c >= 0 => format!("not an error (code {c})"),
         c => format!("unknown error code {c}"),
+    }
+}
+
+/// The message for a stale-span code ([`STALE_FREE`], [`STALE_RESIZE`]) with the
+/// details the record knows: the span the call named (`offset`, `claimed` bytes,
+/// rounded) and the size of the live allocation that starts at `offset` (`actual`
+/// bytes, 0 when none does). Other codes get [`message`].
+pub fn stale_message(code: i64, offset: i64, claimed: i64, actual: i64) -> String {
+    let op = match code {
+        STALE_FREE => "free",
+        STALE_RESIZE => "resize",
+        _ => return message(code),
+    };
+    if actual > 0 {
+        format!(
+            "{op} of a stale slice: the span at offset {offset} is {actual} bytes, not {claimed}"
+        )
+    } else {
+        format!("{op} of a stale slice: no live span starts at offset {offset}")
     }
 }
 

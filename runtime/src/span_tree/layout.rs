@@ -172,4 +172,8 @@ pub const MIRRORED: &[(&str, i64)] = &[
     ("OUTSIDE_ARENA", super::error::OUTSIDE_ARENA),
     ("BAD_SIZE", super::error::BAD_SIZE),
     ("BAD_POOL", super::error::BAD_POOL),
+    ("STALE_FREE", super::error::STALE_FREE),
+    ("STALE_RESIZE", super::error::STALE_RESIZE),
+    ("SMALL", super::extents::SMALL as i64),
+    ("ADDR_MASK", crate::sanitize::ADDR_MASK),
 ];

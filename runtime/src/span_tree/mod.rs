@@ -4,16 +4,19 @@
 //! * [`tree`] — the tree code, generic over [`validate::Validate`];
 //! * [`checked`] — the checked entry points over program memory (`tern_span_*`);
 //! * [`registry`] — authoritative bounds of checked pools;
+//! * [`extents`] — the boundary record: which spans are live allocations;
 //! * [`model`] — the reference model of the placement contract;
 //! * [`error`] — error codes and messages.
 
 pub mod checked;
 pub mod error;
+pub mod extents;
 pub mod layout;
 pub mod model;
 pub mod registry;
 pub mod tree;
 pub mod validate;
 
+pub use extents::Extents;
 pub use tree::{Tree, TreeResult, round8};
 pub use validate::{Checked, Unchecked, Validate};

@@ -2,17 +2,29 @@
 //! written for obviousness, not speed. Property tests (here and in the stdlib's
 //! differential tests) replay operation sequences against it; the tree must give
 //! exactly the same offsets and the same error codes.
+//!
+//! It also keeps the live allocations, so that it defines which frees and
+//! resizes the pools must refuse: a span that is not exactly one live
+//! allocation is a double free (`DOUBLE_FREE`; `RESIZE_FREE_SPAN` for a resize
+//! that does not shrink) when it overlaps free space, else a stale span
+//! (`STALE_FREE`, `STALE_RESIZE`); nothing changes in either case.
 
 use std::collections::BTreeMap;
 
-use super::error::{BAD_SIZE, DOUBLE_FREE, EXHAUSTED, MUST_MOVE, OUTSIDE_ARENA, RESIZE_FREE_SPAN};
+use super::error::{
+    BAD_SIZE, DOUBLE_FREE, EXHAUSTED, MUST_MOVE, OUTSIDE_ARENA, RESIZE_FREE_SPAN, STALE_FREE,
+    STALE_RESIZE,
+};
 use super::tree::round8;
 
-/// Free spans of an arena, keyed by offset, always fully coalesced.
+/// Free spans of an arena, keyed by offset, always fully coalesced; and the
+/// live allocations.
 #[derive(Clone, Debug)]
 pub struct Model {
     arena: i64,
     free: BTreeMap<i64, i64>,
+    /// Live allocations: offset -> rounded size.
+    live: BTreeMap<i64, i64>,
 }
 
 impl Model {
@@ -25,7 +37,18 @@ impl Model {
         Model {
             arena: arena_bytes,
             free,
+            live: BTreeMap::new(),
         }
+    }
+
+    /// The live allocations `(offset, rounded size)` in address order.
+    pub fn live(&self) -> Vec<(i64, i64)> {
+        self.live.iter().map(|(&o, &l)| (o, l)).collect()
+    }
+
+    /// The size of the live allocation starting at `off`, or 0.
+    pub fn live_bytes_at(&self, off: i64) -> i64 {
+        self.live.get(&off).copied().unwrap_or(0)
     }
 
     /// The free spans `(offset, len)` in address order.
@@ -53,6 +76,7 @@ impl Model {
         if len > b {
             self.free.insert(off + b, len - b);
         }
+        self.live.insert(off, b);
         Ok(off)
     }
 
@@ -71,9 +95,23 @@ impl Model {
         self.free.iter().any(|(&o, &l)| o < end && off < o + l)
     }
 
+    /// Why `[off, off + b)` may not be freed or resized, if it is not exactly
+    /// one live allocation: `overlap` when it overlaps free space, else `stale`.
+    fn not_live(&self, off: i64, b: i64, overlap: i64, stale: i64) -> Result<(), i64> {
+        if self.live.get(&off) == Some(&b) {
+            Ok(())
+        } else if self.overlaps_free(off, off + b) {
+            Err(overlap)
+        } else {
+            Err(stale)
+        }
+    }
+
     /// `free(off, b)`: insert and coalesce with both neighbours.
     pub fn free(&mut self, off: i64, bytes: i64) -> Result<(), i64> {
         let b = self.check_span(off, bytes)?;
+        self.not_live(off, b, DOUBLE_FREE, STALE_FREE)?;
+        self.live.remove(&off);
         self.insert_free(off, b)
     }
 
@@ -104,7 +142,14 @@ impl Model {
             return Err(BAD_SIZE);
         }
         let old = self.check_span(off, old)?;
+        let overlap = if new <= old - 8 {
+            DOUBLE_FREE
+        } else {
+            RESIZE_FREE_SPAN
+        };
+        self.not_live(off, old, overlap, STALE_RESIZE)?;
         if new == 0 {
+            self.live.remove(&off);
             self.insert_free(off, old)?;
             return Ok(off);
         }
@@ -116,11 +161,9 @@ impl Model {
             return Ok(off);
         }
         if new < old {
+            self.live.insert(off, new);
             self.insert_free(off + new, old - new)?;
             return Ok(off);
-        }
-        if self.overlaps_free(off, off + old) {
-            return Err(RESIZE_FREE_SPAN);
         }
         let need = new - old;
         match self.free.get(&(off + old)) {
@@ -129,6 +172,7 @@ impl Model {
                 if sl > need {
                     self.free.insert(off + new, sl - need);
                 }
+                self.live.insert(off, new);
                 Ok(off)
             }
             _ => Err(MUST_MOVE),
@@ -144,7 +188,7 @@ impl Model {
             return if new == 0 { Ok(-1) } else { self.alloc(new) };
         }
         if new == 0 {
-            self.free(off, old)?;
+            self.resize_in_place(off, old, 0)?;
             return Ok(-1);
         }
         match self.resize_in_place(off, old, new) {

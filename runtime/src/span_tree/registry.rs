@@ -28,6 +28,12 @@ pub struct PoolBounds {
     pub arena_base: i64,
     /// Arena size in bytes.
     pub arena_bytes: i64,
+    /// Address of the pool's boundary record ([`super::extents`]), which the
+    /// runtime reserved for it.
+    pub record: i64,
+    /// The sanitizer's region id of the arena, 0 when the pool is not
+    /// sanitized (see `crate::sanitize`); the node array's is the next one.
+    pub san: i64,
 }
 
 struct Slot {
@@ -36,6 +42,8 @@ struct Slot {
     node_cap: AtomicI64,
     arena_base: AtomicI64,
     arena_bytes: AtomicI64,
+    record: AtomicI64,
+    san: AtomicI64,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
@@ -45,6 +53,8 @@ const EMPTY: Slot = Slot {
     node_cap: AtomicI64::new(0),
     arena_base: AtomicI64::new(0),
     arena_bytes: AtomicI64::new(0),
+    record: AtomicI64::new(0),
+    san: AtomicI64::new(0),
 };
 
 static SLOTS: [Slot; MAX_POOLS] = [EMPTY; MAX_POOLS];
@@ -62,6 +72,8 @@ pub fn register(b: PoolBounds) -> Result<i64, i64> {
             s.node_cap.store(b.node_cap, Ordering::Relaxed);
             s.arena_base.store(b.arena_base, Ordering::Relaxed);
             s.arena_bytes.store(b.arena_bytes, Ordering::Relaxed);
+            s.record.store(b.record, Ordering::Relaxed);
+            s.san.store(b.san, Ordering::Relaxed);
             s.id.store(id, Ordering::Release);
             return Ok(id);
         }
@@ -99,18 +111,21 @@ pub fn lookup(id: i64) -> Result<PoolBounds, i64> {
         node_cap: s.node_cap.load(Ordering::Relaxed),
         arena_base: s.arena_base.load(Ordering::Relaxed),
         arena_bytes: s.arena_bytes.load(Ordering::Relaxed),
+        record: s.record.load(Ordering::Relaxed),
+        san: s.san.load(Ordering::Relaxed),
     })
 }
 
 /// Forgets the pool whose node array is at `nodes` (used when a pool's header was
-/// overwritten and its id can no longer be read). Returns whether one was found.
-pub fn unregister_nodes(nodes: i64) -> bool {
+/// overwritten and its id can no longer be read). Returns its id, if one was found.
+pub fn unregister_nodes(nodes: i64) -> Option<i64> {
     let _g = WRITER.lock().unwrap_or_else(|e| e.into_inner());
     for s in SLOTS.iter() {
-        if s.id.load(Ordering::Relaxed) != 0 && s.nodes.load(Ordering::Relaxed) == nodes {
+        let id = s.id.load(Ordering::Relaxed);
+        if id != 0 && s.nodes.load(Ordering::Relaxed) == nodes {
             s.id.store(0, Ordering::Release);
-            return true;
+            return Some(id);
         }
     }
-    false
+    None
 }

@@ -21,8 +21,9 @@ use std::marker::PhantomData;
 
 use super::error::{
     self, BAD_SIZE, DOUBLE_FREE, EXHAUSTED, MUST_MOVE, NODES_EXHAUSTED, OUTSIDE_ARENA,
-    RESIZE_FREE_SPAN,
+    RESIZE_FREE_SPAN, STALE_FREE, STALE_POOL, STALE_RESIZE,
 };
+use super::extents::Extents;
 use super::layout::{
     self, H_ARENA_BYTES, H_FREE_BYTES, H_FREE_HEAD, H_HEIGHT, H_MAGIC, H_NODE_CAP, H_NODES_USED,
     H_POOL_ID, H_ROOT, H_SPANS, HEADER_WORDS, MAGIC, MAX_HEIGHT, N_COUNT, N_LEVEL, N_NEXT_FREE,
@@ -194,6 +195,44 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     pub fn check_invariants(&self) -> Result<Vec<(i64, i64)>, String> {
         self.mem.check_invariants()
     }
+
+    /// [`Tree::alloc`], recording the span in `ext` as a live allocation.
+    #[inline(always)]
+    pub fn alloc_tracked(&mut self, ext: &Extents, bytes: i64) -> TreeResult<i64> {
+        self.mem.alloc_tracked(ext, &mut self.path, bytes)
+    }
+
+    /// [`Tree::free`] of exactly one live allocation of `ext`. A span that is
+    /// not one is refused before anything changes: [`DOUBLE_FREE`] when it
+    /// overlaps free space, else [`STALE_FREE`].
+    #[inline(always)]
+    pub fn free_tracked(&mut self, ext: &Extents, off: i64, bytes: i64) -> TreeResult<()> {
+        self.mem.free_tracked(ext, &mut self.path, off, bytes)
+    }
+
+    /// Frees `[off, off + round8(bytes))`, which [`Tree::resize_tracked`] has just
+    /// found to be one live allocation and answered `MUST_MOVE` for: the end of
+    /// a move, once the new span is allocated.
+    #[inline]
+    pub fn free_moved(&mut self, ext: &Extents, off: i64, bytes: i64) -> TreeResult<()> {
+        self.mem.free_live(ext, &mut self.path, off, round8(bytes))
+    }
+
+    /// [`Tree::resize`] of exactly one live allocation of `ext`, which follows
+    /// the span's new extent. A span that is not one is refused before anything
+    /// changes: when it overlaps free space [`DOUBLE_FREE`] (a shrink, or
+    /// `new == 0`) or [`RESIZE_FREE_SPAN`] (same size or growth), else
+    /// [`STALE_RESIZE`].
+    #[inline(always)]
+    pub fn resize_tracked(
+        &mut self,
+        ext: &Extents,
+        off: i64,
+        old: i64,
+        new: i64,
+    ) -> TreeResult<i64> {
+        self.mem.resize_tracked(ext, &mut self.path, off, old, new)
+    }
 }
 
 /// Raw access to a tree's header and node array plus the algorithms; [`Tree`]
@@ -227,13 +266,6 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             arena,
             _mode: PhantomData,
         }
-    }
-
-    /// Free with argument validation (the body of [`Tree::free`]).
-    #[inline(always)]
-    pub(crate) fn free_span(&self, path: &mut Path, off: i64, bytes: i64) -> TreeResult<()> {
-        let b = self.check_span(off, bytes)?;
-        self.free(path, off, b)
     }
 
     const KEYS: usize = layout::keys_at(F);
@@ -1056,6 +1088,13 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             return Err(BAD_SIZE);
         }
         let old = self.check_span(off, old)?;
+        self.resize_span(path, off, old, new)
+    }
+
+    /// `resize` of the validated span `[off, off + old)` (`old` rounded) to
+    /// `new >= 0` bytes.
+    #[inline(always)]
+    fn resize_span(&self, path: &mut Path, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if new == 0 {
             self.free(path, off, old)?;
             return Ok(off);
@@ -1096,6 +1135,140 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             }
             _ => Err(MUST_MOVE),
         }
+    }
+
+    // ---- tracked operations: the tree and the pool's boundary record ----
+
+    /// `alloc`, recording the span as a live allocation.
+    #[inline(always)]
+    pub(crate) fn alloc_tracked(
+        &self,
+        ext: &Extents,
+        path: &mut Path,
+        bytes: i64,
+    ) -> TreeResult<i64> {
+        let off = self.alloc(path, bytes)?;
+        ext.record(off, round8(bytes));
+        Ok(off)
+    }
+
+    /// `free` of exactly one live allocation (see [`Tree::free_tracked`]).
+    #[inline(always)]
+    pub(crate) fn free_tracked(
+        &self,
+        ext: &Extents,
+        path: &mut Path,
+        off: i64,
+        bytes: i64,
+    ) -> TreeResult<()> {
+        let b = self.check_span(off, bytes)?;
+        if !ext.take(off, b) {
+            return Err(self.not_live(path, off, b, DOUBLE_FREE, STALE_FREE));
+        }
+        // Only a corrupt (checked) tree can fail here: keep the record as it was.
+        self.free(path, off, b).inspect_err(|_| ext.record(off, b))
+    }
+
+    /// `resize` of exactly one live allocation (see [`Tree::resize_tracked`]).
+    #[inline(always)]
+    pub(crate) fn resize_tracked(
+        &self,
+        ext: &Extents,
+        path: &mut Path,
+        off: i64,
+        old: i64,
+        new: i64,
+    ) -> TreeResult<i64> {
+        if new < 0 {
+            return Err(BAD_SIZE);
+        }
+        let ob = self.check_span(off, old)?;
+        if !ext.is_live(off, ob) {
+            // `new <= ob - 8`: the rounded new size is smaller (`new` may be
+            // past the arena, so it is not rounded here).
+            let overlap = if new <= ob - 8 {
+                DOUBLE_FREE
+            } else {
+                RESIZE_FREE_SPAN
+            };
+            return Err(self.not_live(path, off, ob, overlap, STALE_RESIZE));
+        }
+        let r = self.resize_span(path, off, ob, new)?;
+        // Past the `resize`, `new <= arena - off`: rounding it cannot overflow.
+        if new == 0 {
+            ext.forget(off, ob);
+        } else {
+            ext.resize(off, ob, round8(new));
+        }
+        Ok(r)
+    }
+
+    /// Frees `[off, off + b)` (validated, rounded), which the caller has just
+    /// checked is one live allocation: the second half of a move.
+    #[inline(always)]
+    pub(crate) fn free_live(
+        &self,
+        ext: &Extents,
+        path: &mut Path,
+        off: i64,
+        b: i64,
+    ) -> TreeResult<()> {
+        self.free(path, off, b)?;
+        ext.forget(off, b);
+        Ok(())
+    }
+
+    /// Why `[off, off + b)`, inside the arena, is not one live allocation:
+    /// `overlap` when it overlaps free space, else `stale` (or a corruption
+    /// code met on the way). Reads the tree only.
+    #[cold]
+    #[inline(never)]
+    fn not_live(&self, path: &mut Path, off: i64, b: i64, overlap: i64, stale: i64) -> i64 {
+        match self.neighbours(path, off, off + b, overlap) {
+            Err(e) => e,
+            Ok(_) => stale,
+        }
+    }
+
+    /// Whether the header's span count and free bytes are those of the tree it
+    /// describes (validated reads, at most `node_cap` nodes visited): what
+    /// `finish` asks of a header before it releases the pool. [`STALE_POOL`]
+    /// when not, or when the walk meets anything invalid.
+    pub(crate) fn check_totals(&self) -> TreeResult<()> {
+        let (root, height) = self.begin().map_err(|_| STALE_POOL)?;
+        let mut budget = self.node_cap;
+        let (spans, free) = self
+            .totals(root, height - 1, &mut budget)
+            .map_err(|_| STALE_POOL)?;
+        if spans != self.h(H_SPANS) || free != self.h(H_FREE_BYTES) {
+            return Err(STALE_POOL);
+        }
+        Ok(())
+    }
+
+    /// `(spans, free bytes)` below `node` at `level`, visiting at most `budget` nodes.
+    fn totals(&self, node: i64, level: usize, budget: &mut i64) -> TreeResult<(i64, i64)> {
+        *budget -= 1;
+        if *budget < 0 {
+            return Err(NODES_EXHAUSTED);
+        }
+        let n = self.count(node, level)?;
+        if level == 0 {
+            let mut free: i64 = 0;
+            for i in 0..n {
+                let (_, len) = self.span(node, i)?;
+                free = free.checked_add(len).ok_or(STALE_POOL)?;
+            }
+            return Ok((n as i64, free));
+        }
+        let (mut spans, mut free) = (0i64, 0i64);
+        for i in 0..n {
+            let c = self.child(node, i, level - 1)?;
+            let (s, f) = self.totals(c, level - 1, budget)?;
+            spans += s;
+            free = free.checked_add(f).ok_or(STALE_POOL)?;
+        }
+        Ok((spans, free))
     }
 
     fn check_invariants(&self) -> Result<Vec<(i64, i64)>, String> {

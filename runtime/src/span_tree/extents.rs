@@ -1,0 +1,274 @@
+//! The boundary record of a pool: exactly which spans are live allocations.
+//!
+//! The tree knows only the free spans, so a `free` or `resize` that names a
+//! range lying wholly in allocated memory looks legal to it even when the range
+//! is not *one* allocation: a stale copy of a slice that has since shrunk
+//! (`[0, 32)` when only `[0, 8)` is still its span and `[8, 32)` now belongs to
+//! another slice), half of a span, or a span freed and reallocated at another
+//! size. The runtime keeps this record beside every pool, in memory it reserves
+//! itself (never in program memory), so that every `free` and `resize` can check
+//! in O(1) that `(offset, rounded size)` is exactly one live allocation.
+//!
+//! Layout, for an arena of `G` 8-byte granules (one reservation, committed
+//! lazily by the OS like the arena):
+//!
+//! * `sizes`: one byte per granule: the size in granules (1..=[`SMALL`]) of the
+//!   live allocation that starts at that granule, 0 when none of at most
+//!   [`SMALL`] granules starts there. A span `[s, s + n)` with `n <= SMALL` is
+//!   one live allocation exactly when `sizes[s] == n`: allocations are disjoint,
+//!   so the one starting at `s` is the only one that can, and its size is known;
+//! * `large`: one word per block of [`SMALL`] granules: `n << 7 | s % SMALL` for
+//!   the allocation of `n > SMALL` granules that starts at granule `s` of the
+//!   block, 0 for none. At most one such allocation can start in a block (it is
+//!   longer than the block). A large span is live exactly when its block's word
+//!   is its own.
+//!
+//! Each check is one load and one compare, each update one store: the record
+//! costs a few instructions per operation. Address space: `1/8 + 1/128` of the
+//! arena; what is touched is committed: the pages of `sizes` where allocations
+//! start (one page per 32 KiB of arena), of `large` where large ones do.
+
+use crate::memory::Reservation;
+use crate::span_tree::error::RESERVE_FAILED;
+
+/// Spans of at most this many granules (1 KiB) are recorded in `sizes`; longer
+/// ones in the large table, one word per block of this many granules.
+pub const SMALL: u64 = 128;
+
+/// `log2(SMALL)`.
+const SMALL_SHIFT: u32 = 7;
+
+/// Bytes of record an arena of `arena_bytes` needs (the size map, rounded up
+/// to words, then the large table).
+pub const fn record_bytes(arena_bytes: i64) -> usize {
+    let granules = arena_bytes as usize / 8;
+    large_at(granules) + 8 * (granules / SMALL as usize + 1)
+}
+
+/// Where the large table starts in a record: after the size map, rounded up to
+/// a word.
+#[inline(always)]
+const fn large_at(granules: usize) -> usize {
+    (granules + 7) & !7
+}
+
+/// A view of one pool's record (raw pointers into runtime memory).
+#[derive(Clone, Copy, Debug)]
+pub struct Extents {
+    sizes: *mut u8,
+    large: *mut u64,
+}
+
+impl Extents {
+    /// The view of a record of [`record_bytes`]`(arena_bytes)` bytes at `base`.
+    ///
+    /// # Safety
+    /// `base` must be valid for reads and writes of `record_bytes(arena_bytes)`
+    /// bytes (8-byte aligned, zero-initialised when the pool is fresh) for as
+    /// long as the view is used.
+    #[inline(always)]
+    pub unsafe fn from_raw(base: *mut u8, arena_bytes: i64) -> Extents {
+        Extents {
+            sizes: base,
+            // SAFETY: inside the record (the caller's contract), 8-byte aligned.
+            large: unsafe { base.add(large_at(arena_bytes as usize / 8)) }.cast(),
+        }
+    }
+
+    #[inline(always)]
+    fn size_at(&self, granule: u64) -> *mut u8 {
+        // SAFETY: callers pass a granule of the arena (a validated span).
+        unsafe { self.sizes.add(granule as usize) }
+    }
+
+    #[inline(always)]
+    fn large_at(&self, granule: u64) -> *mut u64 {
+        // SAFETY: as in `size_at`: the block of a granule of the arena.
+        unsafe { self.large.add((granule >> SMALL_SHIFT) as usize) }
+    }
+
+    /// Whether `[off, off + bytes)` is exactly one live allocation. `off` and
+    /// `bytes` must describe a span inside the arena: `off` a multiple of 8,
+    /// `bytes` a positive multiple of 8.
+    #[inline(always)]
+    pub fn is_live(&self, off: i64, bytes: i64) -> bool {
+        let s = off as u64 >> 3;
+        let n = bytes as u64 >> 3;
+        if n <= SMALL {
+            // SAFETY: see `size_at`.
+            u64::from(unsafe { *self.size_at(s) }) == n
+        } else {
+            // SAFETY: see `large_at`.
+            unsafe { *self.large_at(s) == (n << SMALL_SHIFT) | (s & (SMALL - 1)) }
+        }
+    }
+
+    /// [`Extents::is_live`], and if so [`Extents::forget`] in the same step.
+    #[inline(always)]
+    pub fn take(&self, off: i64, bytes: i64) -> bool {
+        let s = off as u64 >> 3;
+        let n = bytes as u64 >> 3;
+        let at = if n <= SMALL {
+            // SAFETY: see `size_at`.
+            let at = self.size_at(s);
+            if u64::from(unsafe { *at }) != n {
+                return false;
+            }
+            // SAFETY: as above.
+            unsafe { *at = 0 };
+            return true;
+        } else {
+            self.large_at(s)
+        };
+        // SAFETY: see `large_at`.
+        unsafe {
+            if *at != (n << SMALL_SHIFT) | (s & (SMALL - 1)) {
+                return false;
+            }
+            *at = 0;
+        }
+        true
+    }
+
+    /// Records `[off, off + bytes)` as a live allocation (same preconditions as
+    /// [`Extents::is_live`]; the range holds no live allocation).
+    #[inline(always)]
+    pub fn record(&self, off: i64, bytes: i64) {
+        let s = off as u64 >> 3;
+        let n = bytes as u64 >> 3;
+        if n <= SMALL {
+            // SAFETY: see `size_at`.
+            unsafe { *self.size_at(s) = n as u8 };
+        } else {
+            // SAFETY: see `large_at`.
+            unsafe { *self.large_at(s) = (n << SMALL_SHIFT) | (s & (SMALL - 1)) };
+        }
+    }
+
+    /// Forgets the live allocation `[off, off + bytes)` (it was recorded).
+    #[inline(always)]
+    pub fn forget(&self, off: i64, bytes: i64) {
+        let s = off as u64 >> 3;
+        if bytes as u64 >> 3 <= SMALL {
+            // SAFETY: see `size_at`.
+            unsafe { *self.size_at(s) = 0 };
+        } else {
+            // SAFETY: see `large_at`.
+            unsafe { *self.large_at(s) = 0 };
+        }
+    }
+
+    /// The live allocation `[off, off + old)` now ends at `off + new` (`new > 0`).
+    #[inline(always)]
+    pub fn resize(&self, off: i64, old: i64, new: i64) {
+        let s = off as u64 >> 3;
+        let (o, n) = (old as u64 >> 3, new as u64 >> 3);
+        if o.max(n) <= SMALL {
+            // SAFETY: see `size_at`.
+            unsafe { *self.size_at(s) = n as u8 };
+        } else {
+            self.forget(off, old);
+            self.record(off, new);
+        }
+    }
+
+    /// The size in bytes of the live allocation starting at `off` (a multiple
+    /// of 8 inside the arena), or 0 when none starts there. For messages.
+    #[cold]
+    pub fn live_bytes_at(&self, off: i64) -> i64 {
+        let s = off as u64 >> 3;
+        // SAFETY: see `size_at` and `large_at`.
+        let (small, large) = unsafe { (*self.size_at(s), *self.large_at(s)) };
+        if small != 0 {
+            i64::from(small) * 8
+        } else if large != 0 && large & (SMALL - 1) == s & (SMALL - 1) {
+            ((large >> SMALL_SHIFT) * 8) as i64
+        } else {
+            0
+        }
+    }
+}
+
+/// A record the runtime owns: reserved with the pool, released with it.
+#[derive(Debug)]
+pub struct Record {
+    memory: Reservation,
+    view: Extents,
+}
+
+// SAFETY: the record exclusively owns its reservation; the view points into it.
+unsafe impl Send for Record {}
+
+impl Record {
+    /// Reserves a zeroed record for an arena of `arena_bytes` (committed lazily).
+    pub fn new(arena_bytes: i64) -> Result<Record, i64> {
+        let memory = Reservation::new(record_bytes(arena_bytes)).map_err(|_| RESERVE_FAILED)?;
+        // SAFETY: the reservation holds `record_bytes` zeroed, page-aligned
+        // bytes and lives as long as the view (both are owned by the record).
+        let view = unsafe { Extents::from_raw(memory.base(), arena_bytes) };
+        Ok(Record { memory, view })
+    }
+
+    /// The view (valid while the record lives).
+    #[inline(always)]
+    pub fn view(&self) -> Extents {
+        self.view
+    }
+
+    /// The record's address (what the registry keeps for checked pools).
+    pub fn base(&self) -> i64 {
+        self.memory.base() as i64
+    }
+
+    /// Resident bytes of the record (by `mincore`).
+    pub fn resident(&self) -> usize {
+        self.memory.resident()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exactly_one_live_allocation() {
+        let r = Record::new(1 << 16).unwrap();
+        let x = r.view();
+        x.record(0, 32);
+        x.record(32, 8);
+        x.record(1016, 24);
+        assert!(x.is_live(0, 32));
+        assert!(x.is_live(32, 8));
+        assert!(x.is_live(1016, 24));
+        assert!(!x.is_live(0, 8), "part of a span");
+        assert!(!x.is_live(0, 40), "two spans");
+        assert!(!x.is_live(8, 24), "no start there");
+        assert_eq!(x.live_bytes_at(0), 32);
+        assert_eq!(x.live_bytes_at(1016), 24);
+        assert_eq!(x.live_bytes_at(8), 0);
+        // Large spans: one per block of SMALL granules.
+        x.record(2048, 8 * 200);
+        assert!(x.is_live(2048, 1600));
+        assert!(!x.is_live(2048, 1592));
+        assert!(!x.is_live(2048, 8), "a small claim on a large span");
+        assert!(!x.is_live(2056, 1592));
+        assert_eq!(x.live_bytes_at(2048), 1600);
+        assert_eq!(x.live_bytes_at(2056), 0);
+        // Resizes, across the threshold too.
+        x.resize(0, 32, 16);
+        assert!(x.is_live(0, 16) && !x.is_live(0, 32));
+        x.resize(0, 16, 4096);
+        assert!(x.is_live(0, 4096) && !x.is_live(0, 16));
+        x.resize(0, 4096, 8);
+        assert!(x.is_live(0, 8) && !x.is_live(0, 4096));
+        x.forget(0, 8);
+        x.forget(2048, 1600);
+        assert!(!x.is_live(0, 8) && !x.is_live(2048, 1600));
+        assert_eq!(x.live_bytes_at(0), 0);
+        // The last granule of the arena.
+        let end = (1 << 16) - 8;
+        x.record(end, 8);
+        assert!(x.is_live(end, 8));
+        assert_eq!(x.live_bytes_at(end), 8);
+    }
+}

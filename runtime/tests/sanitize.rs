@@ -1,0 +1,191 @@
+//! The sanitizer (`runtime/src/sanitize.rs`) through its externs, as code
+//! compiled with `--sanitize` calls them: tags, checks, in-place and moving
+//! resizes, frees, sites, sanitized library pools. The sanitizer's state is
+//! process-wide and, like the builtin pool, not meant for concurrent use, so
+//! the in-process checks are one test; each failing check runs in a child
+//! process (a failed check ends the run) and is held to its `error:` line.
+
+use std::ffi::c_char;
+
+use tern_runtime::abi::reusable::{tern_reusable_alloc, tern_reusable_free, tern_reusable_resize};
+use tern_runtime::abi::sanitize::*;
+use tern_runtime::abi::span::{tern_span_alloc, tern_span_finish, tern_span_free, tern_span_new};
+use tern_runtime::sanitize::{ADDR_MASK, BUILTIN_REGION, TAG_SHIFT};
+use tern_runtime::span_tree::checked::PoolMemory;
+use tern_runtime::span_tree::layout::HEADER_WORDS;
+
+const FREE_AT: *const c_char = c"t.tern:3:5".as_ptr();
+const USE_AT: *const c_char = c"t.tern:9:1".as_ptr();
+
+/// `tern_reusable_alloc` + tag, as the backend lowers `reusable::alloc`.
+unsafe fn alloc(bytes: i64) -> i64 {
+    unsafe {
+        let p = tern_reusable_alloc(bytes, FREE_AT) as i64;
+        tern_sanitize_tag(BUILTIN_REGION, p, bytes)
+    }
+}
+
+/// Check, resize, retag, as the backend lowers `reusable::resize`.
+unsafe fn resize(p: i64, old: i64, new: i64, at: *const c_char) -> i64 {
+    unsafe {
+        let a = tern_sanitize_check(p, old, at);
+        let np = tern_reusable_resize(a as *mut u8, old, new, at) as i64;
+        tern_sanitize_retag(BUILTIN_REGION, a, old, np, new, at)
+    }
+}
+
+/// Check, free, release, as the backend lowers `reusable::free`.
+unsafe fn free(p: i64, bytes: i64, at: *const c_char) {
+    unsafe {
+        let a = tern_sanitize_check(p, bytes, at);
+        tern_reusable_free(a as *mut u8, bytes, at);
+        tern_sanitize_release(BUILTIN_REGION, a, bytes, at);
+    }
+}
+
+fn tag_of(p: i64) -> i64 {
+    p >> TAG_SHIFT
+}
+
+#[test]
+fn tags_follow_allocations_resizes_and_frees() {
+    if std::env::var("TERN_CHILD").is_ok() {
+        return;
+    }
+    tern_sanitize_enable();
+    unsafe {
+        let a = alloc(32);
+        assert!(tag_of(a) > 0, "allocations are tagged");
+        let base = a & ADDR_MASK;
+        // Checks of live memory return the untagged address.
+        assert_eq!(tern_sanitize_check(a, 8, USE_AT), base);
+        assert_eq!(tern_sanitize_check(a + 24, 8, USE_AT), base + 24);
+        // Untagged pointers, and empty ranges, are not checked.
+        assert_eq!(tern_sanitize_check(base, 8, USE_AT), base);
+        assert_eq!(tern_sanitize_check(a + 4096, 0, USE_AT), base + 4096);
+        // In place the tag stays: a shorter copy stays valid for its part.
+        let grown = resize(a, 32, 40, FREE_AT);
+        assert_eq!(grown, a, "grew in place with its tag");
+        assert_eq!(tern_sanitize_check(a, 40, USE_AT), base);
+        // A new allocation gets another tag.
+        let b = alloc(8);
+        assert_ne!(tag_of(b), tag_of(a));
+        // A move tags the new span; the old one is released.
+        let moved = resize(grown, 40, 64, FREE_AT);
+        assert_ne!(moved & ADDR_MASK, base);
+        assert_ne!(tag_of(moved), tag_of(grown));
+        free(moved, 64, FREE_AT);
+        free(b, 8, FREE_AT);
+        // A library pool made while the sanitizer is on is sanitized: its
+        // allocations and its node array come back tagged, and the checked
+        // externs take tagged addresses.
+        let mut hdr = [0i64; HEADER_WORDS];
+        let mut mem = PoolMemory::default();
+        assert!(tern_span_new(hdr.as_mut_ptr(), 4096, &mut mem) > 0);
+        assert!(
+            tag_of(mem.nodes) > 0,
+            "the node array is one tagged allocation"
+        );
+        let n = mem.nodes as *mut i64;
+        let s = tern_span_alloc(hdr.as_mut_ptr(), n, 24);
+        assert!(tag_of(s) > 0);
+        assert_eq!(s & ADDR_MASK, mem.arena);
+        assert_eq!(tern_sanitize_check(s, 24, USE_AT), mem.arena);
+        assert_eq!(tern_span_free(hdr.as_mut_ptr(), n, s, 24), 0);
+        assert_eq!(tern_span_finish(hdr.as_mut_ptr(), n), 0);
+        // A pool of its own (what slice_pool_pure does).
+        let region = tern_sanitize_region(mem.arena, 4096);
+        assert!(region > BUILTIN_REGION);
+        let t = tern_sanitize_tag(region, mem.arena + 64, 16);
+        assert_eq!(tern_sanitize_check(t, 16, USE_AT), mem.arena + 64);
+        tern_sanitize_region_end(region, FREE_AT);
+    }
+}
+
+/// Runs the child test `name` in a fresh process; its exit status and `error:` line.
+fn run_child(name: &str) -> (Option<i32>, String) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env("TERN_CHILD", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap_or("")
+        .to_string();
+    (out.status.code(), line)
+}
+
+fn child() -> bool {
+    std::env::var("TERN_CHILD").is_ok()
+}
+
+#[test]
+fn child_use_after_free() {
+    if !child() {
+        return;
+    }
+    tern_sanitize_enable();
+    unsafe {
+        let a = alloc(32);
+        free(a, 32, FREE_AT);
+        let _b = alloc(32);
+        tern_sanitize_check(a, 8, USE_AT);
+    }
+}
+
+#[test]
+fn child_use_past_a_shrink() {
+    if !child() {
+        return;
+    }
+    tern_sanitize_enable();
+    unsafe {
+        let a = alloc(32);
+        resize(a, 32, 8, FREE_AT);
+        tern_sanitize_check(a + 16, 8, USE_AT);
+    }
+}
+
+#[test]
+fn child_use_after_finish_at_the_site() {
+    if !child() {
+        return;
+    }
+    tern_sanitize_enable();
+    let mut hdr = [0i64; HEADER_WORDS];
+    let mut mem = PoolMemory::default();
+    unsafe {
+        assert!(tern_span_new(hdr.as_mut_ptr(), 4096, &mut mem) > 0);
+        // Library code reports at the latest call site into it.
+        tern_sanitize_site(FREE_AT);
+        assert_eq!(tern_span_finish(hdr.as_mut_ptr(), mem.nodes as *mut i64), 0);
+        tern_sanitize_site(USE_AT);
+        tern_sanitize_check(mem.nodes, 8, std::ptr::null());
+    }
+}
+
+#[test]
+fn failed_checks_name_where_the_slice_was_freed() {
+    if child() {
+        return;
+    }
+    for (name, line) in [
+        (
+            "child_use_after_free",
+            "error: t.tern:9:1: use of a freed slice (freed at t.tern:3:5)",
+        ),
+        (
+            "child_use_past_a_shrink",
+            "error: t.tern:9:1: use of a freed slice (freed at t.tern:3:5)",
+        ),
+        (
+            "child_use_after_finish_at_the_site",
+            "error: t.tern:9:1: use of a freed slice (its pool was finished at t.tern:3:5)",
+        ),
+    ] {
+        assert_eq!(run_child(name), (Some(101), line.to_string()), "{name}");
+    }
+}
