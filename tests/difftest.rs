@@ -1,6 +1,7 @@
 //! The differential tester's fixed-seed batch: random well-typed programs
 //! (difftest/, docs/testing.md) run by this build's `tern` in the reference
-//! interpreter, JIT at -O0, -O1, -O2 and AOT at -O0, -O2; every mode must
+//! interpreter, JIT at -O0, -O1, -O2, AOT at -O0, -O2 and JIT -O2 under
+//! `--sanitize`; every mode must
 //! print the same stdout and
 //! stderr and exit with the same status, and each program must do what it
 //! was generated to do.

@@ -43,9 +43,10 @@ struct Cli {
     #[arg(long, value_name = "PATH")]
     tern: Option<PathBuf>,
     /// Comma-separated modes: interp, jit-O0, jit-O1, jit-O2, aot-O0,
-    /// aot-O1, aot-O2.
+    /// aot-O1, aot-O2, and each of them with `+sanitize` (run with
+    /// `--sanitize`).
     #[arg(long, value_delimiter = ',', value_parser = Mode::parse,
-          default_value = "interp,jit-O0,jit-O1,jit-O2,aot-O0,aot-O2")]
+          default_value = "interp,jit-O0,jit-O1,jit-O2,aot-O0,aot-O2,jit-O2+sanitize")]
     modes: Vec<Mode>,
     /// Add the reference interpreter (`tern run --interp`) to the modes
     /// (it is in the default list; this adds it to a `--modes` list).

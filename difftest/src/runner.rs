@@ -39,31 +39,72 @@ pub enum Mode {
     Jit(Level),
     /// `tern build -O<level> FILE -o EXE`, then `EXE`.
     Aot(Level),
+    /// One of the above with `--sanitize` (name: its name and `+sanitize`):
+    /// a program without stale uses must do exactly what it does without.
+    Sanitized(Engine),
 }
 
+/// A [`Mode`] without `--sanitize` (what [`Mode::Sanitized`] wraps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Engine {
+    /// As [`Mode::Interp`].
+    Interp,
+    /// As [`Mode::Jit`].
+    Jit(Level),
+    /// As [`Mode::Aot`].
+    Aot(Level),
+}
+
+/// The suffix of a sanitized mode's name.
+const SANITIZE_SUFFIX: &str = "+sanitize";
+
 /// The modes run by default: the reference interpreter first (it wins ties
-/// as the reference), then JIT and AOT.
-pub const DEFAULT_MODES: [Mode; 6] = [
+/// as the reference), then JIT and AOT, and the JIT again under `--sanitize`
+/// (generated programs have no stale uses, so it must change nothing).
+pub const DEFAULT_MODES: [Mode; 7] = [
     Mode::Interp,
     Mode::Jit(Level::O0),
     Mode::Jit(Level::O1),
     Mode::Jit(Level::O2),
     Mode::Aot(Level::O0),
     Mode::Aot(Level::O2),
+    Mode::Sanitized(Engine::Jit(Level::O2)),
 ];
 
 impl Mode {
     /// `interp`, `jit-O0` ... `aot-O2`.
     pub fn name(self) -> String {
+        let (engine, sanitize) = self.split();
+        let base = match engine {
+            Engine::Interp => "interp".into(),
+            Engine::Jit(l) => format!("jit{}", l.flag()),
+            Engine::Aot(l) => format!("aot{}", l.flag()),
+        };
+        if sanitize {
+            base + SANITIZE_SUFFIX
+        } else {
+            base
+        }
+    }
+
+    /// The engine, and whether the run is sanitized.
+    fn split(self) -> (Engine, bool) {
         match self {
-            Mode::Interp => "interp".into(),
-            Mode::Jit(l) => format!("jit{}", l.flag()),
-            Mode::Aot(l) => format!("aot{}", l.flag()),
+            Mode::Interp => (Engine::Interp, false),
+            Mode::Jit(l) => (Engine::Jit(l), false),
+            Mode::Aot(l) => (Engine::Aot(l), false),
+            Mode::Sanitized(e) => (e, true),
         }
     }
 
     /// Parses a mode name as printed by [`Mode::name`].
     pub fn parse(s: &str) -> Result<Mode, String> {
+        if let Some(base) = s.strip_suffix(SANITIZE_SUFFIX) {
+            return match Mode::parse(base)?.split() {
+                (e, false) => Ok(Mode::Sanitized(e)),
+                (_, true) => Err(format!("unknown mode `{s}`")),
+            };
+        }
         let level = |l: &str| match l {
             "O0" => Ok(Level::O0),
             "O1" => Ok(Level::O1),
@@ -77,7 +118,7 @@ impl Mode {
             Some(("jit", l)) => Ok(Mode::Jit(level(l)?)),
             Some(("aot", l)) => Ok(Mode::Aot(level(l)?)),
             _ => Err(format!(
-                "unknown mode `{s}` (modes: interp, jit-O0, jit-O1, jit-O2, aot-O0, aot-O1, aot-O2)"
+                "unknown mode `{s}` (modes: interp, jit-O0, jit-O1, jit-O2, aot-O0, aot-O1, aot-O2, each also with `+sanitize`)"
             )),
         }
     }
@@ -187,22 +228,25 @@ impl Runner {
     /// Runs `file` (in `dir`, by its relative name, so that locations in
     /// messages are identical across modes) in `mode`.
     pub fn run(&self, dir: &Path, file: &str, mode: Mode) -> Outcome {
-        match mode {
-            Mode::Interp => {
+        let (engine, sanitize) = mode.split();
+        let sanitize = if sanitize { &["--sanitize"][..] } else { &[] };
+        match engine {
+            Engine::Interp => {
                 let mut c = self.tern(dir);
-                c.args(["run", "--interp", file]);
+                c.args(["run", "--interp"]).args(sanitize).arg(file);
                 run_with_timeout(c, self.timeout)
             }
-            Mode::Jit(l) => {
+            Engine::Jit(l) => {
                 let mut c = self.tern(dir);
-                c.args(["run", l.flag(), file]);
+                c.args(["run", l.flag()]).args(sanitize).arg(file);
                 run_with_timeout(c, self.timeout)
             }
-            Mode::Aot(l) => {
+            Engine::Aot(l) => {
                 let exe_name = format!("{}.{}.exe", file.trim_end_matches(".tern"), mode.name());
                 let exe = dir.join(&exe_name);
                 let mut c = self.tern(dir);
-                c.args(["build", l.flag(), file, "-o", &exe_name]);
+                c.args(["build", l.flag(), file, "-o", &exe_name])
+                    .args(sanitize);
                 let mut built = run_with_timeout(c, self.build_timeout);
                 if built.status != Some(0) {
                     built.build_failed = true;
@@ -555,14 +599,20 @@ mod tests {
 
     #[test]
     fn mode_names_round_trip() {
-        for m in DEFAULT_MODES
-            .iter()
-            .copied()
-            .chain([Mode::Interp, Mode::Aot(Level::O1)])
-        {
+        for m in DEFAULT_MODES.iter().copied().chain([
+            Mode::Interp,
+            Mode::Aot(Level::O1),
+            Mode::Sanitized(Engine::Interp),
+            Mode::Sanitized(Engine::Aot(Level::O0)),
+        ]) {
             assert_eq!(Mode::parse(&m.name()), Ok(m));
         }
         assert_eq!(Mode::Jit(Level::O2).name(), "jit-O2");
+        assert_eq!(
+            Mode::Sanitized(Engine::Jit(Level::O2)).name(),
+            "jit-O2+sanitize"
+        );
+        assert!(Mode::parse("jit-O2+sanitize+sanitize").is_err());
         assert!(Mode::parse("jit-O3").is_err());
         assert!(Mode::parse("vm").is_err());
     }

@@ -320,7 +320,11 @@ fn recorded(st: &State, loc: *const c_char) -> At {
         return At::Code(loc);
     }
     let text = crate::abi::fail::loc_str(loc);
-    match LOCATION_MAP.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+    match LOCATION_MAP
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+    {
         Some(map) => At::Text(map(&text)),
         None => At::Text(text),
     }

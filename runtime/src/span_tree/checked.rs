@@ -411,14 +411,7 @@ pub unsafe fn resize(
     }
     if b.san != 0 {
         let at = b.arena_base + to;
-        return Ok(sanitize::retag(
-            b.san,
-            addr,
-            old,
-            at,
-            new,
-            std::ptr::null(),
-        ));
+        return Ok(sanitize::retag(b.san, addr, old, at, new, std::ptr::null()));
     }
     Ok(b.arena_base + to)
 }
