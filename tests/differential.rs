@@ -30,7 +30,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use pool_support::{
-    MATRIX, Mode, Outcome, first_difference, run_with_timeout, run_with_timeout_input, scratch,
+    MATRIX, Mode, Outcome, Rng, first_difference, run_with_timeout, run_with_timeout_input, scratch,
 };
 use tern_runtime::span_tree::error::MUST_MOVE;
 use tern_runtime::span_tree::layout::{self, FANOUT, HEADER_WORDS, node_words};
@@ -121,22 +121,6 @@ fn checksum(ty: Ty, elems: &[i64]) -> i64 {
         }
     }
     h
-}
-
-/// splitmix64: a small seeded generator, so a failing seed reproduces exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 /// The runtime's tree code over Rust memory: the exact words a library pool must hold.

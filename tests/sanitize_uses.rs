@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use pool_support::{Mode, program_command, run_with_timeout, scratch, tern};
+use pool_support::{Mode, Rng, program_command, run_with_timeout, scratch, tern};
 use tern_runtime::span_tree::model::Model;
 
 /// Arena of every pool (`TERN_POOL_BYTES` for the builtin one).
@@ -67,22 +67,6 @@ impl Side {
     }
 }
 
-/// splitmix64, so a failing seed reproduces exactly.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// A generated program and the one line it must end with under `--sanitize`.
 struct Generated {
     source: String,
@@ -126,19 +110,20 @@ fn generate(side: Side, seed: u64) -> Generated {
     }
     let mut model = Model::new(CAP);
     // Per slot: (offset or -1, length in elements).
-    let mut slots = vec![(-1i64, 0i64); SLOTS];
+    let mut slots = [(-1i64, 0i64); SLOTS];
     // The kept copy: (slot, offset, length).
     let mut keep: Option<(usize, i64, i64)> = None;
     let keep_at = 2 + r.below(12) as usize;
     let mut step = 0;
     loop {
         step += 1;
-        if keep.is_none() && step >= keep_at {
-            if let Some(k) = (0..SLOTS).find(|&k| slots[(k + step) % SLOTS].1 > 0) {
-                let k = (k + step) % SLOTS;
-                t.stmt(format!("let keep = s{k};"));
-                keep = Some((k, slots[k].0, slots[k].1));
-            }
+        if keep.is_none()
+            && step >= keep_at
+            && let Some(k) = (0..SLOTS).find(|&k| slots[(k + step) % SLOTS].1 > 0)
+        {
+            let k = (k + step) % SLOTS;
+            t.stmt(format!("let keep = s{k};"));
+            keep = Some((k, slots[k].0, slots[k].1));
         }
         // Past 40 steps the kept slot is freed for sure.
         let forced = step > 40;

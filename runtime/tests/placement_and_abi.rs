@@ -1,5 +1,7 @@
 //! Exact placements of the contract, error messages, and the extern ABI.
 
+mod child;
+
 use tern_runtime::abi::mem::{tern_mem_release, tern_mem_reserve};
 use tern_runtime::abi::reusable::{
     tern_reusable_alloc, tern_reusable_free, tern_reusable_offset, tern_reusable_resize,
@@ -364,19 +366,7 @@ fn slab_bumps_and_resets() {
 /// Runs one of the `child_*` tests below in a fresh process (so the builtin pool is
 /// created from `TERN_POOL_BYTES` there) and returns its exit status and stderr.
 fn run_child(name: &str, pool_bytes: &str) -> (Option<i32>, String) {
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
-        .env("TERN_CHILD", "1")
-        .env("TERN_POOL_BYTES", pool_bytes)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    let line = err
-        .lines()
-        .find(|l| l.starts_with("error:"))
-        .unwrap_or("")
-        .to_string();
-    (out.status.code(), line)
+    child::run_child(name, &[("TERN_POOL_BYTES", pool_bytes)])
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //! the in-process checks are one test; each failing check runs in a child
 //! process (a failed check ends the run) and is held to its `error:` line.
 
+mod child;
+
 use std::ffi::c_char;
 
 use tern_runtime::abi::reusable::{tern_reusable_alloc, tern_reusable_free, tern_reusable_resize};
@@ -104,18 +106,7 @@ fn tags_follow_allocations_resizes_and_frees() {
 
 /// Runs the child test `name` in a fresh process; its exit status and `error:` line.
 fn run_child(name: &str) -> (Option<i32>, String) {
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", name, "--nocapture", "--test-threads=1"])
-        .env("TERN_CHILD", "1")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    let line = err
-        .lines()
-        .find(|l| l.starts_with("error:"))
-        .unwrap_or("")
-        .to_string();
-    (out.status.code(), line)
+    child::run_child(name, &[])
 }
 
 fn child() -> bool {
