@@ -397,7 +397,24 @@ pub struct Difference {
 /// outcomes is the reference (ties go to the group of the earliest mode);
 /// every mode outside it is a difference. Then the reference is checked
 /// against the intent.
+///
+/// When the program's error reads differently under `--sanitize`
+/// ([`Intent::sanitized`]), the sanitized modes are a group of their own,
+/// compared with each other and with that intent.
 pub fn compare(results: &[(Mode, Outcome)], intent: &Intent) -> Vec<Difference> {
+    let Some(sanitized_intent) = intent.sanitized() else {
+        return compare_group(results, intent, true);
+    };
+    let (sanitized, plain): (Vec<_>, Vec<_>) =
+        results.iter().cloned().partition(|(m, _)| m.split().1);
+    let mut out = compare_group(&plain, intent, false);
+    out.extend(compare_group(&sanitized, &sanitized_intent, false));
+    out
+}
+
+/// [`compare`] over one group of modes held to one intent (`whole`: the
+/// group is every mode the program ran in).
+fn compare_group(results: &[(Mode, Outcome)], intent: &Intent, whole: bool) -> Vec<Difference> {
     if results.is_empty() {
         return Vec::new();
     }
@@ -433,7 +450,7 @@ pub fn compare(results: &[(Mode, Outcome)], intent: &Intent) -> Vec<Difference> 
         }
     }
     if let Some((class, what)) = intent_mismatch(intent, reference) {
-        let scope = if groups.len() == 1 {
+        let scope = if groups.len() == 1 && whole {
             "all modes".to_string()
         } else {
             ref_modes.join(", ")
@@ -638,6 +655,38 @@ mod tests {
     }
 
     #[test]
+    fn sanitized_modes_are_held_to_the_sanitizer_s_error_when_it_names_it() {
+        let intent = Intent::Error {
+            kind: "reusable double free",
+            fragment: "double free".into(),
+            sanitized: Some("use of a freed slice"),
+        };
+        let plain = out(
+            101,
+            "",
+            "error: p.tern:5:5: double free: the span overlaps free space\n",
+        );
+        let san = out(
+            101,
+            "",
+            "error: p.tern:5:5: use of a freed slice (freed at p.tern:4:5)\n",
+        );
+        let sanitized = Mode::Sanitized(Engine::Jit(Level::O2));
+        let results = vec![
+            (Mode::Jit(Level::O0), plain.clone()),
+            (Mode::Aot(Level::O2), plain.clone()),
+            (sanitized, san),
+        ];
+        assert!(compare(&results, &intent).is_empty());
+        // The pool's own message under --sanitize is a disagreement with the intent.
+        let results = vec![(Mode::Jit(Level::O0), plain.clone()), (sanitized, plain)];
+        let d = compare(&results, &intent);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].mode, "intent");
+        assert!(d[0].what.contains("jit-O2+sanitize"), "{}", d[0].what);
+    }
+
+    #[test]
     fn intent_is_checked_when_all_agree() {
         let err = out(101, "", "error: p.tern:3:5: division by zero\n");
         let results = vec![
@@ -649,7 +698,8 @@ mod tests {
                 &results,
                 &Intent::Error {
                     kind: "d",
-                    fragment: "division by zero".into()
+                    fragment: "division by zero".into(),
+                    sanitized: None,
                 }
             )
             .is_empty()

@@ -77,9 +77,17 @@ impl Gen {
         };
         self.error_kind = Some(kind);
         let (name, fragment) = describe(kind);
+        let sanitized = matches!(
+            kind,
+            ErrorKind::ReusableDoubleFree
+                | ErrorKind::PoolDoubleFree(_)
+                | ErrorKind::PoolReallocFreed(_)
+        )
+        .then_some("use of a freed slice");
         Intent::Error {
             kind: name,
             fragment,
+            sanitized,
         }
     }
 

@@ -43,6 +43,11 @@ pub enum Intent {
         kind: &'static str,
         /// Text the error line must contain.
         fragment: String,
+        /// What the error line must contain instead under `--sanitize`, when
+        /// the sanitizer names the error itself: a double free, or a resize of
+        /// a freed slice, is a use of a freed slice there (its tag check comes
+        /// before the pool's own).
+        sanitized: Option<&'static str>,
     },
 }
 
@@ -51,7 +56,24 @@ impl Intent {
     pub fn describe(&self) -> String {
         match self {
             Intent::Exit => "runs to the end".into(),
-            Intent::Error { kind, fragment } => format!("ends in {kind} ({fragment:?})"),
+            Intent::Error { kind, fragment, .. } => format!("ends in {kind} ({fragment:?})"),
+        }
+    }
+
+    /// The intent of the same program run with `--sanitize`: the same, or
+    /// (see [`Intent::Error`]'s `sanitized`) the sanitizer's own error.
+    pub fn sanitized(&self) -> Option<Intent> {
+        match self {
+            Intent::Error {
+                kind,
+                sanitized: Some(f),
+                ..
+            } => Some(Intent::Error {
+                kind,
+                fragment: (*f).into(),
+                sanitized: None,
+            }),
+            _ => None,
         }
     }
 }
