@@ -7,9 +7,16 @@
 //! ```
 //!
 //! Workloads: `hot_fifo` (200 rounds of 1024 allocs of 64 B then 1024 frees in
-//! allocation order), `churn` (200 000 steps after a 200 000-step warm-up), `none`
-//! (setup only, to subtract). Allocators: `span`, `span_checked`, `mimalloc`,
-//! `glibc`, `rlsf`. Without arguments (as `cargo bench` runs it) it does nothing.
+//! allocation order), `hot_lifo` (the same, frees in reverse order), `churn`
+//! (200 000 steps after a 200 000-step warm-up), `none` (the churn's setup only,
+//! to subtract); the scale workloads `scale_1k`, `scale_10k`, `scale_100k`,
+//! `scale_1m` (the churn over that many live spans: 200 000 steps after
+//! `scale_warmup(live)` steps) and `scale_1k_none` ... `scale_1m_none` (their
+//! setup only).
+//!
+//! Allocators: `span`, `span_portable` (`span` with the portable node scans
+//! forced: what a CPU without AVX2 runs), `span_checked`, `mimalloc`, `glibc`,
+//! `rlsf`. Without arguments (as `cargo bench` runs it) it does nothing.
 
 mod common;
 
@@ -21,14 +28,20 @@ const ARENA: i64 = 64 << 20;
 
 fn run<A: Alloc>(workload: &str, mut a: A) {
     match workload {
-        "hot_fifo" => {
+        "hot_fifo" | "hot_lifo" => {
             let mut ptrs = [0usize; 1024];
             for _ in 0..200 {
                 for p in ptrs.iter_mut() {
                     *p = a.alloc(black_box(64));
                 }
-                for &p in ptrs.iter() {
-                    a.free(p, 64);
+                if workload == "hot_fifo" {
+                    for &p in ptrs.iter() {
+                        a.free(p, 64);
+                    }
+                } else {
+                    for &p in ptrs.iter().rev() {
+                        a.free(p, 64);
+                    }
                 }
             }
             black_box(&ptrs);
@@ -40,8 +53,32 @@ fn run<A: Alloc>(workload: &str, mut a: A) {
             }
             black_box(&c.live);
         }
-        _ => {}
+        w => {
+            let Some((live, measure)) = scale_workload(w) else {
+                eprintln!("unknown workload {w}");
+                return;
+            };
+            let mut c = Churn::with_live(&mut a, live, scale_warmup(live));
+            if measure {
+                c.steps(&mut a, 200_000);
+            }
+            black_box(&c.live);
+        }
     }
+}
+
+/// `scale_NAME` (measured) or `scale_NAME_none` (setup only): the live-span
+/// count and whether the 200 000 steps run.
+fn scale_workload(w: &str) -> Option<(usize, bool)> {
+    let rest = w.strip_prefix("scale_")?;
+    let (name, measure) = match rest.strip_suffix("_none") {
+        Some(name) => (name, false),
+        None => (rest, true),
+    };
+    SCALE
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, live)| (live, measure))
 }
 
 fn main() {
@@ -52,12 +89,17 @@ fn main() {
     let (Some(w), Some(al)) = (args.first(), args.get(1)) else {
         return;
     };
+    let arena = scale_workload(w).map_or(ARENA, |(live, _)| scale_arena(live));
     match al.as_str() {
-        "span" => run(w, SpanUnchecked::new(ARENA)),
-        "span_checked" => run(w, SpanChecked::new(ARENA)),
+        "span" => run(w, SpanUnchecked::new(arena)),
+        "span_portable" => {
+            tern_runtime::span_tree::scan::set_portable_only(true);
+            run(w, SpanUnchecked::new(arena))
+        }
+        "span_checked" => run(w, SpanChecked::new(arena)),
         "mimalloc" => run(w, Mi),
         "glibc" => run(w, Glibc),
-        "rlsf" => run(w, Rlsf::new(ARENA as usize)),
+        "rlsf" => run(w, Rlsf::new(arena as usize)),
         _ => eprintln!("unknown allocator {al}"),
     }
 }

@@ -1,6 +1,8 @@
 //! Criterion benches of the span pool against mimalloc, glibc, rlsf (TLSF) and the
 //! slab: the hot path (1024 allocs then 1024 frees), churn (1000 live random
-//! spans, free one + alloc one), checked vs unchecked, and the fanout choice.
+//! spans, free one + alloc one; also with the portable node scans forced),
+//! checked vs unchecked, the fanout choice, and
+//! churn at 10^3 .. 10^6 live spans (`scale_*` groups).
 //!
 //! Run: `GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824 cargo bench --bench span_pool`
 //! (see docs/benchmarks.md for why the tunable).
@@ -12,6 +14,7 @@ use std::time::Duration;
 
 use common::*;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use tern_runtime::span_tree::scan;
 use tern_runtime::{SlabPool, Unchecked};
 
 const N: usize = 1024;
@@ -95,6 +98,10 @@ fn churn(c: &mut Criterion) {
     let mut g = c.benchmark_group("churn");
     g.throughput(Throughput::Elements(CHURN_STEPS as u64));
     bench_churn_one(&mut g, "span_unchecked", SpanUnchecked::new(ARENA));
+    // The same tree with the portable node scans (what a CPU without AVX2 runs).
+    scan::set_portable_only(true);
+    bench_churn_one(&mut g, "span_portable", SpanUnchecked::new(ARENA));
+    scan::set_portable_only(false);
     bench_churn_one(&mut g, "span_checked", SpanChecked::new(ARENA));
     bench_churn_one(&mut g, "mimalloc", Mi);
     bench_churn_one(&mut g, "glibc", Glibc);
@@ -126,5 +133,42 @@ fn config() -> Criterion {
         .sample_size(30)
 }
 
-criterion_group! { name = benches; config = config(); targets = hot, churn, fanout }
+/// Churn at 10^3 .. 10^6 live spans (ns per step against the live count).
+fn scale(c: &mut Criterion) {
+    for (name, live) in SCALE {
+        let mut g = c.benchmark_group(format!("scale_{name}"));
+        g.throughput(Throughput::Elements(CHURN_STEPS as u64));
+        let arena = scale_arena(live);
+        let warm = scale_warmup(live);
+        bench_scale_one(
+            &mut g,
+            "span_unchecked",
+            live,
+            warm,
+            SpanUnchecked::new(arena),
+        );
+        bench_scale_one(&mut g, "mimalloc", live, warm, Mi);
+        bench_scale_one(&mut g, "glibc", live, warm, Glibc);
+        bench_scale_one(&mut g, "rlsf", live, warm, Rlsf::new(arena as usize));
+        g.finish();
+    }
+}
+
+fn bench_scale_one<A: Alloc>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    live: usize,
+    warm: usize,
+    mut a: A,
+) {
+    let mut c = Churn::with_live(&mut a, live, warm);
+    g.bench_function(name, |b| b.iter(|| c.steps(&mut a, CHURN_STEPS)));
+    // Give the blocks back before the next allocator runs (the span pool and
+    // rlsf own their memory and release it on drop).
+    for &(h, n) in &c.live {
+        a.free(h, n);
+    }
+}
+
+criterion_group! { name = benches; config = config(); targets = hot, churn, fanout, scale }
 criterion_main!(benches);

@@ -145,18 +145,50 @@ impl Rng {
 /// Live spans for the churn workload.
 pub const CHURN_LIVE: usize = 1000;
 
-/// The churn workload's state: `CHURN_LIVE` live blocks of random 16–1024 bytes
-/// (multiples of 8); each step frees a random one and allocates a new one.
+/// Live-span counts of the scale workloads, with their names.
+pub const SCALE: [(&str, usize); 4] = [
+    ("1k", 1_000),
+    ("10k", 10_000),
+    ("100k", 100_000),
+    ("1m", 1_000_000),
+];
+
+/// Warm-up steps for a churn over `live` spans: enough for fragmentation to
+/// reach steady state (every block replaced about twice), at least 200 000.
+pub const fn scale_warmup(live: usize) -> usize {
+    if 2 * live > 200_000 {
+        2 * live
+    } else {
+        200_000
+    }
+}
+
+/// An arena (or TLSF block) large enough for a churn over `live` spans of at
+/// most 1024 bytes with first fit's fragmentation: 2 KiB per live span, at
+/// least 64 MiB. Reserved lazily, so only what is touched is resident.
+pub const fn scale_arena(live: usize) -> i64 {
+    let bytes = live as i64 * 2048;
+    if bytes > 64 << 20 { bytes } else { 64 << 20 }
+}
+
+/// The churn workload's state: live blocks of random 16–1024 bytes (multiples
+/// of 8); each step frees a random one and allocates a new one.
 pub struct Churn {
     pub live: Vec<(usize, usize)>,
     pub rng: Rng,
 }
 
 impl Churn {
-    /// Fills the live set and runs `warm` steps so fragmentation reaches steady state.
+    /// Fills `CHURN_LIVE` live blocks and runs `warm` steps.
     pub fn new<A: Alloc>(a: &mut A, warm: usize) -> Self {
+        Self::with_live(a, CHURN_LIVE, warm)
+    }
+
+    /// Fills the live set with `live` blocks and runs `warm` steps so
+    /// fragmentation reaches steady state.
+    pub fn with_live<A: Alloc>(a: &mut A, live: usize, warm: usize) -> Self {
         let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-        let live = (0..CHURN_LIVE)
+        let live = (0..live)
             .map(|_| {
                 let n = Self::size(&mut rng);
                 (a.alloc(n), n)
@@ -175,9 +207,10 @@ impl Churn {
     /// Runs `k` churn steps.
     #[inline(always)]
     pub fn steps<A: Alloc>(&mut self, a: &mut A, k: usize) {
+        let live = self.live.len();
         for _ in 0..k {
             let r = self.rng.next();
-            let i = (r >> 32) as usize % CHURN_LIVE;
+            let i = (r >> 32) as usize % live;
             let (h, n) = self.live[i];
             a.free(h, n);
             let n = Self::size(&mut self.rng);

@@ -12,6 +12,8 @@
 //! Case count: `TERN_PROPTEST_CASES` (default 500 per property, keeping the debug
 //! test run well under a minute).
 
+mod child;
+
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use tern_runtime::span_tree::layout::FANOUT;
@@ -30,6 +32,13 @@ enum Op {
     StaleFree(usize, u8, i64),
     /// Resize of a stale span made from live span `.0` to `.3` bytes.
     StaleResize(usize, u8, i64, i64),
+    /// Resize of the slice allocated or resized last, to its size plus `.0`
+    /// (`append`-like runs: the front cache's growth in place).
+    ResizeLast(i64),
+    /// Free of the live span nearest above (`true`) or below (`false`) the one
+    /// freed last (FIFO and LIFO runs: the front cache's extension of the span
+    /// the previous free made).
+    FreeNext(bool),
 }
 
 /// A span that is certainly not one live allocation, made from the live
@@ -66,6 +75,18 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// Operations in runs on the same place: what the tree's front cache (the
+/// hint its path keeps) serves without a descent.
+fn run_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => (1i64..300).prop_map(Op::Alloc),
+        4 => (-64i64..200).prop_map(Op::ResizeLast),
+        4 => any::<bool>().prop_map(Op::FreeNext),
+        1 => any::<usize>().prop_map(Op::Free),
+        1 => any::<usize>().prop_map(Op::DoubleFree),
+    ]
+}
+
 fn cases() -> u32 {
     std::env::var("TERN_PROPTEST_CASES")
         .ok()
@@ -95,6 +116,8 @@ fn replay<V: tern_runtime::span_tree::Validate, const F: usize>(
     // Live spans (offset, bytes) and spans freed earlier (for double frees).
     let mut live: Vec<(i64, i64)> = Vec::new();
     let mut dead: Vec<(i64, i64)> = Vec::new();
+    // The offset freed last (for `FreeNext`).
+    let mut last_freed = 0i64;
     for (step, op) in ops.iter().enumerate() {
         let (got, want) = match *op {
             Op::Alloc(b) => {
@@ -107,7 +130,36 @@ fn replay<V: tern_runtime::span_tree::Validate, const F: usize>(
             Op::Free(i) if !live.is_empty() => {
                 let (o, b) = live.swap_remove(i % live.len());
                 dead.push((o, b));
+                last_freed = o;
                 (pool.free(o, b).map(|()| 0), model.free(o, b).map(|()| 0))
+            }
+            Op::FreeNext(up) if !live.is_empty() => {
+                // The nearest live span past the last freed offset, else any.
+                let near = |&(_, &(o, _)): &(usize, &(i64, i64))| {
+                    if up { o > last_freed } else { o < last_freed }
+                };
+                let dist = |&(_, &(o, _)): &(usize, &(i64, i64))| (o - last_freed).abs();
+                let k = live
+                    .iter()
+                    .enumerate()
+                    .filter(near)
+                    .min_by_key(dist)
+                    .map_or(0, |(k, _)| k);
+                let (o, b) = live.swap_remove(k);
+                dead.push((o, b));
+                last_freed = o;
+                (pool.free(o, b).map(|()| 0), model.free(o, b).map(|()| 0))
+            }
+            Op::ResizeLast(d) if !live.is_empty() => {
+                let (o, b) = live.pop().unwrap_or_default();
+                let n = (b + d).max(0);
+                let (g, w) = (pool.resize(o, b, n), model.resize(o, b, n));
+                match g {
+                    Ok(-1) => {}
+                    Ok(to) => live.push((to, n)),
+                    Err(_) => live.push((o, b)),
+                }
+                (g, w)
             }
             Op::Resize(i, n) if !live.is_empty() => {
                 let k = i % live.len();
@@ -219,6 +271,26 @@ proptest! {
     }
 
     #[test]
+    fn portable_scans_match_model(ops in prop::collection::vec(op(), 1..400)) {
+        // Only in the child process (see `portable_scans_in_a_child_process`):
+        // the switch is process-wide.
+        if std::env::var_os("TERN_CHILD").is_some() {
+            tern_runtime::span_tree::scan::set_portable_only(true);
+            replay::<Unchecked, 8>(32 * 1024, &ops).map_err(TestCaseError::fail)?;
+            replay::<Unchecked, 32>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+            replay::<Checked, FANOUT>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+        }
+    }
+
+    #[test]
+    fn unchecked_runs_on_one_place_match_model(ops in prop::collection::vec(run_op(), 1..600)) {
+        // Small fanout: runs reach several leaves and levels, so the front
+        // cache meets splits, merges and neighbours in other leaves.
+        replay::<Unchecked, 8>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+        replay::<Unchecked, 32>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
     fn unchecked_fanout32_matches_model(ops in prop::collection::vec(op(), 1..400)) {
         replay::<Unchecked, 32>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
     }
@@ -280,4 +352,12 @@ fn random_sequences_reach_multi_level_trees_and_every_refusal() {
             "no stale span refused with {code}: {codes:?}"
         );
     }
+}
+
+/// The portable node scans (what a CPU without AVX2 runs) against the model, in
+/// a process of their own: `portable_scans_match_model` there.
+#[test]
+fn portable_scans_in_a_child_process() {
+    let (status, err) = child::run_child("portable_scans_match_model", &[]);
+    assert_eq!((status, err.as_str()), (Some(0), ""));
 }

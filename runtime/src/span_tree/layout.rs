@@ -34,6 +34,11 @@
 //!
 //! Per-child maxima are contiguous (`lens`) so the first child that can hold `n`
 //! bytes is found by one tight scan.
+//!
+//! Slots past a node's count are **empty**: key `i64::MAX`, length 0 (children
+//! unspecified). The node scans read all F slots of a node without
+//! masking by the count (`super::scan`), and `slice_pool_pure` keeps the same
+//! words, so the runtime's tree and the Tern one stay identical word for word.
 
 /// The fanout the pools use (entries per node). Chosen by measurement: see
 /// `docs/benchmarks.md` ("Fanout").

@@ -14,6 +14,7 @@ pub mod extents;
 pub mod layout;
 pub mod model;
 pub mod registry;
+pub mod scan;
 pub mod tree;
 pub mod validate;
 

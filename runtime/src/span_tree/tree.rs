@@ -16,7 +16,6 @@
 //! arithmetic on such words cannot overflow; corruption yields a negative error
 //! code (see [`super::error`]), never an out-of-bounds access or a panic.
 
-use std::hint::select_unpredictable;
 use std::marker::PhantomData;
 
 use super::error::{
@@ -29,6 +28,7 @@ use super::layout::{
     H_POOL_ID, H_ROOT, H_SPANS, HEADER_WORDS, MAGIC, MAX_HEIGHT, N_COUNT, N_LEVEL, N_NEXT_FREE,
     N_RESERVED, NONE,
 };
+use super::scan;
 use super::validate::Validate;
 
 /// Result of a tree operation: the value, or a negative error code.
@@ -113,8 +113,8 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     pub unsafe fn from_raw(hdr: *mut i64, nodes: *mut i64, node_cap: i64, arena: i64) -> Self {
         const {
             assert!(
-                F >= 8 && F <= 32 && F.is_multiple_of(2),
-                "fanout must be even, 8..=32"
+                F == 8 || F == 16 || F == 32,
+                "fanout must be 8, 16 or 32 (the AVX2 node scans read blocks of 4 slots)"
             )
         };
         Tree {
@@ -167,8 +167,7 @@ impl<V: Validate, const F: usize> Tree<V, F> {
     /// free space), corruption codes.
     #[inline]
     pub fn free(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
-        let b = self.mem.check_span(off, bytes)?;
-        self.mem.free(&mut self.path, off, b)
+        self.mem.free(&mut self.path, off, bytes)
     }
 
     /// Resizes the span `[off, off+old)` in place (sizes rounded up to 8):
@@ -288,6 +287,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         self.set_w(0, N_LEVEL, 0);
         self.set_w(0, N_NEXT_FREE, NONE);
         self.set_w(0, N_RESERVED, 0);
+        self.clear_slots(0, 0);
         if self.arena > 0 {
             self.set_w(0, N_COUNT, 1);
             self.set_w(0, Self::KEYS, 0);
@@ -469,7 +469,27 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         self.set_w(node, N_LEVEL, level as i64);
         self.set_w(node, N_NEXT_FREE, NONE);
         self.set_w(node, N_RESERVED, 0);
+        self.clear_slots(node, 0);
         Ok(node)
+    }
+
+    /// Empties slots `from..F` of `node`: key +inf ([`i64::MAX`]), length 0.
+    /// The invariant lets searches read a fixed block of slots without masking
+    /// by the count: a node's maximum and first fit ([`super::scan`]) and the
+    /// key search (`count_le`). Every edit that lowers a node's count keeps it.
+    #[inline(always)]
+    fn clear_slots(&self, node: i64, from: usize) {
+        for i in from..F {
+            self.set_w(node, Self::KEYS + i, i64::MAX);
+            self.set_w(node, Self::LENS + i, 0);
+        }
+    }
+
+    /// Empties slot `i` of `node` (see [`Self::clear_slots`]).
+    #[inline(always)]
+    fn clear_slot(&self, node: i64, i: usize) {
+        self.set_w(node, Self::KEYS + i, i64::MAX);
+        self.set_w(node, Self::LENS + i, 0);
     }
 
     /// Pushes `node` on the free stack.
@@ -482,32 +502,23 @@ impl<V: Validate, const F: usize> Mem<V, F> {
 
     // ---- node edits ----
 
-    /// `(smallest key, largest len)` of a node with `n >= 1` entries.
+    /// `(smallest key, largest len)` of a node with `n >= 1` entries (slots
+    /// past `n` hold length 0: see `clear_slots`).
     #[inline(always)]
     fn summary(&self, node: i64, n: usize) -> (i64, i64) {
-        // Branch-free over all F slots (words past `n` are stale but inside the
-        // node), reduced pairwise: a running max is a dependency chain that the
-        // compiler turns back into branches.
-        let mut a = [i64::MIN; F];
-        for (i, v) in a.iter_mut().enumerate() {
-            *v = select_unpredictable(i < n, self.len(node, i), i64::MIN);
-        }
-        let mut w = F / 2;
-        while w > 0 {
-            for i in 0..w {
-                a[i] = select_unpredictable(a[i + w] > a[i], a[i + w], a[i]);
-            }
-            w /= 2;
-        }
-        (self.key(node, 0), a[0])
+        let lens = self.lens_ptr(node);
+        // SAFETY: the node has F length slots.
+        debug_assert!((1..=F).contains(&n));
+        let max = unsafe { scan::max::<F>(lens) };
+        (self.key(node, 0), max)
     }
 
     /// The first `i < n` with `lens[i] >= b`, or `n`.
     ///
     /// Tiny nodes (the hot path: one or two spans) take a plain loop, whose
     /// predictable branches keep the next operation off the critical path;
-    /// larger nodes take a branch-free bit-mask scan over a block of 8 slots or
-    /// all F (a scan that stops at the hit mispredicts on random sizes).
+    /// larger nodes take a branch-free scan of all F slots
+    /// (a scan that stops at the hit mispredicts on random sizes).
     #[inline(always)]
     fn first_fit(&self, node: i64, n: usize, b: i64) -> usize {
         if n <= 2 {
@@ -517,29 +528,36 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             }
             return i;
         }
-        let mask = if n <= 8 {
-            self.fit_mask::<8>(node, b)
-        } else if n <= 16 {
-            self.fit_mask::<16>(node, b)
-        } else {
-            self.fit_mask::<F>(node, b)
-        };
-        ((mask & ((1u64 << n) - 1)) | (1u64 << n)).trailing_zeros() as usize
+        let lens = self.lens_ptr(node);
+        // SAFETY: the node has F >= 16 length slots; n <= K in each arm.
+        unsafe { scan::fit_index::<F>(lens, n, b) }
     }
 
-    /// Bit `i` set when `lens[i] >= b`, for the first `K <= F` slots.
+    /// The address of `keys[0]` of `node`.
     #[inline(always)]
-    fn fit_mask<const K: usize>(&self, node: i64, b: i64) -> u64 {
-        let mut mask: u64 = 0;
-        for i in 0..K.min(F) {
-            mask |= ((self.len(node, i) >= b) as u64) << i;
+    fn keys_ptr(&self, node: i64) -> *const i64 {
+        // SAFETY: as in `w`.
+        unsafe {
+            self.nodes
+                .add(node as usize * Self::NODE_WORDS + Self::KEYS)
         }
-        mask
+    }
+
+    /// The address of `lens[0]` of `node`.
+    #[inline(always)]
+    fn lens_ptr(&self, node: i64) -> *const i64 {
+        // SAFETY: as in `w`.
+        unsafe {
+            self.nodes
+                .add(node as usize * Self::NODE_WORDS + Self::LENS)
+        }
     }
 
     /// How many of the first `n` keys are `<= off` (keys are increasing). Tiny
-    /// nodes take a plain loop (see `first_fit`); larger ones a branch-free binary
-    /// search over the F slots (slots past `n` read as +inf).
+    /// nodes take a plain loop (see `first_fit`); larger ones a branch-free count
+    /// over all F slots ([`scan::count_le`]; slots past `n` hold
+    /// +inf: see `clear_slots`; a checked tree clamps the answer to `n` instead of
+    /// trusting them).
     #[inline(always)]
     fn count_le(&self, node: i64, n: usize, off: i64) -> usize {
         if n <= 2 {
@@ -549,36 +567,10 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             }
             return c;
         }
-        // Search the smallest power-of-two block of slots that holds all `n`; each
-        // call has a constant first step, so its loop unrolls (no exit branch).
-        let base = if n <= 8 {
-            self.bsearch(node, n, off, 4)
-        } else if n <= 16 {
-            self.bsearch(node, n, off, 8.min(F / 2))
-        } else {
-            self.bsearch(node, n, off, F / 2)
-        };
-        if self.key(node, 0) <= off {
-            base + 1
-        } else {
-            0
-        }
-    }
-
-    /// The last slot `< 2 * first` whose key is `<= off`, treating slots past `n`
-    /// as +inf (0 if none): branch-free, `first` a power of two.
-    #[inline(always)]
-    fn bsearch(&self, node: i64, n: usize, off: i64, first: usize) -> usize {
-        let mut base = 0;
-        let mut step = first;
-        while step > 0 {
-            let k = base + step;
-            let v = self.key(node, k);
-            let v = select_unpredictable(k < n, v, i64::MAX);
-            base = select_unpredictable(v <= off, k, base);
-            step /= 2;
-        }
-        base
+        let keys = self.keys_ptr(node);
+        // SAFETY: the node has F >= 8 key slots; n <= K in each arm.
+        let c = unsafe { scan::count_le::<F>(keys, off) };
+        if V::CHECKED { c.min(n) } else { c }
     }
 
     /// Inserts an entry at `i` into `node`, which has `n < F` entries.
@@ -610,6 +602,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                 self.set_w(node, Self::KIDS + j, self.kid(node, j + 1));
             }
         }
+        self.clear_slot(node, n - 1);
         self.set_w(node, N_COUNT, n as i64 - 1);
     }
 
@@ -719,6 +712,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             let right = self.alloc_node(level)?;
             let half = F / 2;
             self.copy_entries(node, half, right, 0, F - half, level > 0);
+            self.clear_slots(node, half);
             self.set_w(node, N_COUNT, half as i64);
             self.set_w(right, N_COUNT, (F - half) as i64);
             if i <= half {
@@ -811,6 +805,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
                         self.len(left, ln - 1),
                         self.kid(left, ln - 1),
                     );
+                    self.clear_slot(left, ln - 1);
                     self.set_w(left, N_COUNT, ln as i64 - 1);
                     self.insert_entry(right, rn, 0, e, level > 0);
                 } else {
@@ -1034,7 +1029,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     }
 
     #[inline(always)]
-    fn free(&self, path: &mut Path, off: i64, b: i64) -> TreeResult<()> {
+    fn free_range(&self, path: &mut Path, off: i64, b: i64) -> TreeResult<()> {
         let end = off + b;
         let nb = self.neighbours(path, off, end, DOUBLE_FREE)?;
         let height = nb.height;
@@ -1082,6 +1077,13 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         Ok(())
     }
 
+    /// `free` of a span argument: validated, then [`Self::free_range`].
+    #[inline(always)]
+    pub(crate) fn free(&self, path: &mut Path, off: i64, bytes: i64) -> TreeResult<()> {
+        let b = self.check_span(off, bytes)?;
+        self.free_range(path, off, b)
+    }
+
     #[inline(always)]
     pub(crate) fn resize(&self, path: &mut Path, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if new < 0 {
@@ -1096,7 +1098,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     #[inline(always)]
     fn resize_span(&self, path: &mut Path, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if new == 0 {
-            self.free(path, off, old)?;
+            self.free_range(path, off, old)?;
             return Ok(off);
         }
         if new > self.arena - off {
@@ -1107,7 +1109,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             return Ok(off);
         }
         if new < old {
-            self.free(path, off + new, old - new)?;
+            self.free_range(path, off + new, old - new)?;
             return Ok(off);
         }
         let end = off + old;
@@ -1166,7 +1168,8 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             return Err(self.not_live(path, off, b, DOUBLE_FREE, STALE_FREE));
         }
         // Only a corrupt (checked) tree can fail here: keep the record as it was.
-        self.free(path, off, b).inspect_err(|_| ext.record(off, b))
+        self.free_range(path, off, b)
+            .inspect_err(|_| ext.record(off, b))
     }
 
     /// `resize` of exactly one live allocation (see [`Tree::resize_tracked`]).
@@ -1213,7 +1216,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         off: i64,
         b: i64,
     ) -> TreeResult<()> {
-        self.free(path, off, b)?;
+        self.free_range(path, off, b)?;
         ext.forget(off, b);
         Ok(())
     }
@@ -1350,6 +1353,9 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             return Err(format!("node {node} (level {level}) has count {n}"));
         }
         let n = n as usize;
+        if let Some(i) = (n..F).find(|&i| (self.key(node, i), self.len(node, i)) != (i64::MAX, 0)) {
+            return Err(format!("node {node} slot {i} past its count is not empty"));
+        }
         for i in 1..n {
             if self.key(node, i - 1) >= self.key(node, i) {
                 return Err(format!("node {node} keys not increasing at {i}"));
