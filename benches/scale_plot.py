@@ -2,13 +2,15 @@
 """The scale groups of `cargo bench --bench span_pool` as a table and a plot:
 ns per churn step against live spans, one line per allocator.
 
-    python3 benches/scale_plot.py [CRITERION_DIR] [--svg OUT.svg]
+    python3 benches/scale_plot.py [CRITERION_DIR] [--before DIR] [--svg OUT.svg]
 
 CRITERION_DIR defaults to target/criterion. Reads each
 `scale_<n>/<allocator>/new/estimates.json` (the median of one criterion
 iteration of 1024 churn steps), prints a Markdown table (ns per step, and each
 allocator's figure over rlsf's at the same size), and with --svg writes a
-log-log plot. No dependencies beyond the standard library.
+log-log plot. `--before DIR` adds the span pool's figures from another
+criterion directory (an earlier build) as a dashed line and a column. No
+dependencies beyond the standard library.
 """
 
 import json
@@ -18,7 +20,8 @@ import sys
 
 SIZES = [("1k", 1_000), ("10k", 10_000), ("100k", 100_000), ("1m", 1_000_000)]
 ALLOCATORS = ["span_unchecked", "rlsf", "mimalloc", "glibc"]
-COLOURS = {"span_unchecked": "#c0392b", "rlsf": "#2c7fb8", "mimalloc": "#31a354", "glibc": "#756bb1"}
+COLOURS = {"span_unchecked": "#c0392b", "rlsf": "#2c7fb8", "mimalloc": "#31a354", "glibc": "#756bb1",
+           "span_unchecked (before)": "#c0392b"}
 STEPS = 1024
 
 
@@ -37,11 +40,12 @@ def load(root):
 
 
 def table(data):
-    lines = ["| live spans | " + " | ".join(ALLOCATORS) + " | span/rlsf | span/mimalloc | span/glibc |",
-             "|---" * (len(ALLOCATORS) + 4) + "|"]
+    names = [a for a in data if a not in ALLOCATORS] + ALLOCATORS
+    lines = ["| live spans | " + " | ".join(names) + " | span/rlsf | span/mimalloc | span/glibc |",
+             "|---" * (len(names) + 4) + "|"]
     for name, live in SIZES:
         row = [f"{live:,}".replace(",", " ")]
-        vals = {a: data.get(a, {}).get(live) for a in ALLOCATORS}
+        vals = {a: data.get(a, {}).get(live) for a in names}
         row += ["-" if v is None else f"{v:.1f}" for v in vals.values()]
         s = vals["span_unchecked"]
         for peer in ("rlsf", "mimalloc", "glibc"):
@@ -52,7 +56,7 @@ def table(data):
 
 
 def svg(data):
-    w, h, left, right, top, bottom = 640, 400, 70, 150, 30, 50
+    w, h, left, right, top, bottom = 720, 400, 70, 230, 30, 50
     xs = [live for _, live in SIZES]
     ys = [v for a in data.values() for v in a.values()]
     if not ys:
@@ -79,17 +83,18 @@ def svg(data):
         d *= 10
     out.append(f'<text x="{(left + w - right) / 2:.1f}" y="{h - 12}" text-anchor="middle">live spans (log)</text>')
     out.append(f'<text x="16" y="{(top + h - bottom) / 2:.1f}" transform="rotate(-90 16 {(top + h - bottom) / 2:.1f})" text-anchor="middle">ns per step (log)</text>')
-    for i, a in enumerate(ALLOCATORS):
+    for i, a in enumerate(ALLOCATORS + [a for a in data if a not in ALLOCATORS]):
         pts = sorted(data.get(a, {}).items())
         if not pts:
             continue
         c = COLOURS[a]
+        dash = ' stroke-dasharray="6 4"' if "before" in a else ""
         path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
-        out.append(f'<polyline points="{path}" fill="none" stroke="{c}" stroke-width="2"/>')
+        out.append(f'<polyline points="{path}" fill="none" stroke="{c}" stroke-width="2"{dash}/>')
         for x, y in pts:
             out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{c}"/>')
         ly = top + 10 + 20 * i
-        out.append(f'<line x1="{w - right + 15}" y1="{ly}" x2="{w - right + 35}" y2="{ly}" stroke="{c}" stroke-width="2"/>')
+        out.append(f'<line x1="{w - right + 15}" y1="{ly}" x2="{w - right + 35}" y2="{ly}" stroke="{c}" stroke-width="2"{dash}/>')
         out.append(f'<text x="{w - right + 40}" y="{ly + 4}">{a}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -98,6 +103,7 @@ def svg(data):
 def main(argv):
     root = "target/criterion"
     out_svg = None
+    before = None
     args = list(argv)
     while args:
         a = args.pop(0)
@@ -105,6 +111,10 @@ def main(argv):
             if not args:
                 sys.exit("--svg needs a file name")
             out_svg = args.pop(0)
+        elif a == "--before":
+            if not args:
+                sys.exit("--before needs a directory")
+            before = args.pop(0)
         elif a.startswith("-"):
             sys.exit(f"unknown option {a}")
         else:
@@ -112,6 +122,11 @@ def main(argv):
     data = load(root)
     if not data:
         sys.exit(f"no scale_* estimates under {root}: run `cargo bench --bench span_pool -- scale` first")
+    if before:
+        old = load(before).get("span_unchecked")
+        if not old:
+            sys.exit(f"no span_unchecked scale estimates under {before}")
+        data = {"span_unchecked (before)": old, **data}
     print(table(data))
     if out_svg:
         if os.path.exists(out_svg):

@@ -26,6 +26,10 @@ use common::*;
 
 const ARENA: i64 = 64 << 20;
 
+/// Runs `workload` on `a`. Never inlined, so each allocator's loop is compiled
+/// the same way whichever arms `main` has (inlining decisions moved the hot
+/// path's count by up to 10 instructions between builds of this harness).
+#[inline(never)]
 fn run<A: Alloc>(workload: &str, mut a: A) {
     match workload {
         "hot_fifo" | "hot_lifo" => {
