@@ -85,27 +85,37 @@ fn hot(c: &mut Criterion) {
 
 const CHURN_STEPS: usize = 1024;
 
+/// The churn workload over `live` spans (after `warm` steps) on `a`; the mimalloc
+/// and glibc blocks are given back afterwards, before the next allocator runs (the
+/// span pool and rlsf own their memory and release it on drop).
 fn bench_churn_one<A: Alloc>(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     name: &str,
+    (live, warm): (usize, usize),
     mut a: A,
 ) {
-    let mut c = Churn::new(&mut a, 200_000);
+    let mut c = Churn::with_live(&mut a, live, warm);
     g.bench_function(name, |b| b.iter(|| c.steps(&mut a, CHURN_STEPS)));
+    for &(h, n) in &c.live {
+        a.free(h, n);
+    }
 }
+
+/// The default churn: `CHURN_LIVE` spans after 200 000 steps.
+const CHURN: (usize, usize) = (CHURN_LIVE, 200_000);
 
 fn churn(c: &mut Criterion) {
     let mut g = c.benchmark_group("churn");
     g.throughput(Throughput::Elements(CHURN_STEPS as u64));
-    bench_churn_one(&mut g, "span_unchecked", SpanUnchecked::new(ARENA));
+    bench_churn_one(&mut g, "span_unchecked", CHURN, SpanUnchecked::new(ARENA));
     // The same tree with the portable node scans (what a CPU without AVX2 runs).
     scan::set_portable_only(true);
-    bench_churn_one(&mut g, "span_portable", SpanUnchecked::new(ARENA));
+    bench_churn_one(&mut g, "span_portable", CHURN, SpanUnchecked::new(ARENA));
     scan::set_portable_only(false);
-    bench_churn_one(&mut g, "span_checked", SpanChecked::new(ARENA));
-    bench_churn_one(&mut g, "mimalloc", Mi);
-    bench_churn_one(&mut g, "glibc", Glibc);
-    bench_churn_one(&mut g, "rlsf", Rlsf::new(ARENA as usize));
+    bench_churn_one(&mut g, "span_checked", CHURN, SpanChecked::new(ARENA));
+    bench_churn_one(&mut g, "mimalloc", CHURN, Mi);
+    bench_churn_one(&mut g, "glibc", CHURN, Glibc);
+    bench_churn_one(&mut g, "rlsf", CHURN, Rlsf::new(ARENA as usize));
     g.finish();
 }
 
@@ -114,9 +124,9 @@ fn churn(c: &mut Criterion) {
 fn fanout(c: &mut Criterion) {
     let mut g = c.benchmark_group("fanout_churn");
     g.throughput(Throughput::Elements(CHURN_STEPS as u64));
-    bench_churn_one(&mut g, "f8", Span::<Unchecked, 8>::new(ARENA));
-    bench_churn_one(&mut g, "f16", Span::<Unchecked, 16>::new(ARENA));
-    bench_churn_one(&mut g, "f32", Span::<Unchecked, 32>::new(ARENA));
+    bench_churn_one(&mut g, "f8", CHURN, Span::<Unchecked, 8>::new(ARENA));
+    bench_churn_one(&mut g, "f16", CHURN, Span::<Unchecked, 16>::new(ARENA));
+    bench_churn_one(&mut g, "f32", CHURN, Span::<Unchecked, 32>::new(ARENA));
     g.finish();
     let mut g = c.benchmark_group("fanout_hot_fifo");
     g.throughput(Throughput::Elements(N as u64));
@@ -139,34 +149,12 @@ fn scale(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("scale_{name}"));
         g.throughput(Throughput::Elements(CHURN_STEPS as u64));
         let arena = scale_arena(live);
-        let warm = scale_warmup(live);
-        bench_scale_one(
-            &mut g,
-            "span_unchecked",
-            live,
-            warm,
-            SpanUnchecked::new(arena),
-        );
-        bench_scale_one(&mut g, "mimalloc", live, warm, Mi);
-        bench_scale_one(&mut g, "glibc", live, warm, Glibc);
-        bench_scale_one(&mut g, "rlsf", live, warm, Rlsf::new(arena as usize));
+        let size = (live, scale_warmup(live));
+        bench_churn_one(&mut g, "span_unchecked", size, SpanUnchecked::new(arena));
+        bench_churn_one(&mut g, "mimalloc", size, Mi);
+        bench_churn_one(&mut g, "glibc", size, Glibc);
+        bench_churn_one(&mut g, "rlsf", size, Rlsf::new(arena as usize));
         g.finish();
-    }
-}
-
-fn bench_scale_one<A: Alloc>(
-    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    name: &str,
-    live: usize,
-    warm: usize,
-    mut a: A,
-) {
-    let mut c = Churn::with_live(&mut a, live, warm);
-    g.bench_function(name, |b| b.iter(|| c.steps(&mut a, CHURN_STEPS)));
-    // Give the blocks back before the next allocator runs (the span pool and
-    // rlsf own their memory and release it on drop).
-    for &(h, n) in &c.live {
-        a.free(h, n);
     }
 }
 
