@@ -137,21 +137,22 @@ impl Scan for Avx2 {
         // SAFETY: only called from functions compiled for AVX2; reads stay
         // within the caller's K slots.
         unsafe {
-            // `len >= b` is `len > b - 1`; b >= 1, so no overflow.
-            let t = _mm256_set1_epi64x(b - 1);
-            let cmp = |j| _mm256_cmpgt_epi64(avx2::load(lens, j), t);
+            // The compares ask `b > len` (too short), so that each load folds
+            // into its compare as the memory operand; the fit mask is the
+            // complement.
+            let t = _mm256_set1_epi64x(b);
+            let short = |j| _mm256_cmpgt_epi64(t, avx2::load(lens, j));
             let first = if K == 8 {
-                let m = _mm256_movemask_pd(_mm256_castsi256_pd(cmp(0)))
-                    | (_mm256_movemask_pd(_mm256_castsi256_pd(cmp(1))) << 4);
-                (m as u32 | 1 << 8).trailing_zeros() as usize
+                let m = _mm256_movemask_pd(_mm256_castsi256_pd(short(0)))
+                    | (_mm256_movemask_pd(_mm256_castsi256_pd(short(1))) << 4);
+                (!m as u32 & 0xff | 1 << 8).trailing_zeros() as usize
+            } else if K == 16 {
+                let m = avx2::mask16([short(0), short(1), short(2), short(3)]);
+                (!m).trailing_zeros() as usize / 2
             } else {
-                let lo = u64::from(avx2::mask16([cmp(0), cmp(1), cmp(2), cmp(3)]));
-                let hi = if K == 32 {
-                    u64::from(avx2::mask16([cmp(4), cmp(5), cmp(6), cmp(7)]))
-                } else {
-                    0
-                };
-                ((lo | hi << 32).trailing_zeros() / 2) as usize
+                let lo = u64::from(avx2::mask16([short(0), short(1), short(2), short(3)]));
+                let hi = u64::from(avx2::mask16([short(4), short(5), short(6), short(7)]));
+                (!(lo | hi << 32)).trailing_zeros() as usize / 2
             };
             first.min(n)
         }
