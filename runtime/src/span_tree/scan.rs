@@ -19,17 +19,19 @@
 //!
 //! Dispatch is per scan: the tree operation stays inlined into its caller (the
 //! hot path of one- and two-span nodes never scans), and a scan of a larger node
-//! calls one small out-of-line function that tests the CPU (one cached load) and
-//! runs the AVX2 or the portable scan. Out of line, because the test's rare
-//! first-use path, inlined into every operation, cost the hot path registers
-//! (165 → 168 instructions per alloc+free pair; out of line: 159). Compiling
-//! whole operations twice instead and dispatching at their entry was measured
-//! too: the out-of-line operation cost the hot path 156 → 264 instructions per
-//! pair and churn 579 → 664 per step. x86-64's baseline (SSE2) has no 64-bit
-//! compare, so the portable form is branch-free scalar code.
+//! reads a cached byte and calls the AVX2 scan directly when it says so; the
+//! first test of the CPU and the portable form sit behind one out-of-line call.
+//! Measured against the alternatives: `is_x86_feature_detected!` inline at every
+//! scan (its rare first-use path in every operation) cost the hot path 3 to 9
+//! instructions per alloc+free pair; the whole dispatch out of line (two calls per
+//! scan) cost churn 31 instructions per step; compiling whole operations twice and
+//! dispatching at their entry cost the hot path 156 → 264 instructions per pair
+//! and churn 579 → 664 per step (the operation no longer inlines into its
+//! caller). x86-64's baseline (SSE2) has no 64-bit compare, so the portable form
+//! is branch-free scalar code.
 
 use std::hint::select_unpredictable;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 /// A way to scan a node's length slots.
 pub trait Scan: Copy + 'static {
@@ -185,40 +187,64 @@ impl Scan for Avx2 {
 /// # Safety
 /// `lens` must be valid for reads of `K` words; `b >= 1`; `n <= K`; `K` is 8,
 /// 16 or 32.
-#[inline(never)]
+#[inline(always)]
 pub unsafe fn fit_index<const K: usize>(lens: *const i64, n: usize, b: i64) -> usize {
+    #[target_feature(enable = "avx2")]
     #[cfg(target_arch = "x86_64")]
-    if avx2_available() {
-        #[target_feature(enable = "avx2")]
-        unsafe fn avx2<const K: usize>(lens: *const i64, n: usize, b: i64) -> usize {
-            // SAFETY: the caller's contract.
-            unsafe { Avx2::fit_index::<K>(lens, n, b) }
+    #[inline(never)]
+    unsafe fn avx2<const K: usize>(lens: *const i64, n: usize, b: i64) -> usize {
+        // SAFETY: the caller's contract.
+        unsafe { Avx2::fit_index::<K>(lens, n, b) }
+    }
+    #[inline(never)]
+    unsafe fn other<const K: usize>(lens: *const i64, n: usize, b: i64) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if use_avx2() {
+            // SAFETY: the CPU has AVX2; the caller's contract.
+            return unsafe { avx2::<K>(lens, n, b) };
         }
-        // SAFETY: the CPU has AVX2; the caller's contract.
+        // SAFETY: the caller's contract.
+        unsafe { Portable::fit_index::<K>(lens, n, b) }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if USE_AVX2.load(Ordering::Relaxed) == YES {
+        // SAFETY: `YES` is stored only when the CPU has AVX2.
         return unsafe { avx2::<K>(lens, n, b) };
     }
     // SAFETY: the caller's contract.
-    unsafe { Portable::fit_index::<K>(lens, n, b) }
+    unsafe { other::<K>(lens, n, b) }
 }
 
 /// The largest of slots `0..K` (lengths `>= 0`).
 ///
 /// # Safety
 /// `lens` must be valid for reads of `K` words; `K` is 8, 16 or 32.
-#[inline(never)]
+#[inline(always)]
 pub unsafe fn max<const K: usize>(lens: *const i64) -> i64 {
+    #[target_feature(enable = "avx2")]
     #[cfg(target_arch = "x86_64")]
-    if avx2_available() {
-        #[target_feature(enable = "avx2")]
-        unsafe fn avx2<const K: usize>(lens: *const i64) -> i64 {
-            // SAFETY: the caller's contract.
-            unsafe { Avx2::max::<K>(lens) }
+    #[inline(never)]
+    unsafe fn avx2<const K: usize>(lens: *const i64) -> i64 {
+        // SAFETY: the caller's contract.
+        unsafe { Avx2::max::<K>(lens) }
+    }
+    #[inline(never)]
+    unsafe fn other<const K: usize>(lens: *const i64) -> i64 {
+        #[cfg(target_arch = "x86_64")]
+        if use_avx2() {
+            // SAFETY: the CPU has AVX2; the caller's contract.
+            return unsafe { avx2::<K>(lens) };
         }
-        // SAFETY: the CPU has AVX2; the caller's contract.
+        // SAFETY: the caller's contract.
+        unsafe { Portable::max::<K>(lens) }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if USE_AVX2.load(Ordering::Relaxed) == YES {
+        // SAFETY: `YES` is stored only when the CPU has AVX2.
         return unsafe { avx2::<K>(lens) };
     }
     // SAFETY: the caller's contract.
-    unsafe { Portable::max::<K>(lens) }
+    unsafe { other::<K>(lens) }
 }
 
 /// How many of slots `0..K` hold a key `<= off` (keys increasing; slots past a
@@ -255,11 +281,23 @@ static PORTABLE_ONLY: AtomicBool = AtomicBool::new(false);
 /// identical by construction, so the switch never changes a placement.
 pub fn set_portable_only(on: bool) {
     PORTABLE_ONLY.store(on, Ordering::Relaxed);
+    USE_AVX2.store(UNKNOWN, Ordering::Relaxed);
 }
 
-/// Whether the scans use AVX2: the CPU has it (std caches the answer: one load
-/// and a test) and [`set_portable_only`] did not turn it off.
-#[inline(always)]
+/// [`USE_AVX2`]: not yet known.
+const UNKNOWN: u8 = 0;
+/// [`USE_AVX2`]: the scans use AVX2.
+const YES: u8 = 1;
+/// [`USE_AVX2`]: the scans are portable.
+const NO: u8 = 2;
+
+/// Whether the scans use AVX2, cached: the scans test it with one load and
+/// one compare inline, and leave everything else (the first test, the portable
+/// form) to an out-of-line call.
+static USE_AVX2: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+/// Whether the scans use AVX2: the CPU has it and [`set_portable_only`] did not
+/// turn it off.
 pub fn avx2_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -268,6 +306,21 @@ pub fn avx2_available() -> bool {
     #[cfg(not(target_arch = "x86_64"))]
     {
         false
+    }
+}
+
+/// [`avx2_available`], cached in [`USE_AVX2`] on first use.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn use_avx2() -> bool {
+    match USE_AVX2.load(Ordering::Relaxed) {
+        YES => true,
+        NO => false,
+        _ => {
+            let yes = avx2_available();
+            USE_AVX2.store(if yes { YES } else { NO }, Ordering::Relaxed);
+            yes
+        }
     }
 }
 
