@@ -506,9 +506,9 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     /// past `n` hold length 0: see `clear_slots`).
     #[inline(always)]
     fn summary(&self, node: i64, n: usize) -> (i64, i64) {
+        debug_assert!((1..=F).contains(&n));
         let lens = self.lens_ptr(node);
         // SAFETY: the node has F length slots.
-        debug_assert!((1..=F).contains(&n));
         let max = unsafe { scan::max::<F>(lens) };
         (self.key(node, 0), max)
     }
@@ -517,8 +517,8 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     ///
     /// Tiny nodes (the hot path: one or two spans) take a plain loop, whose
     /// predictable branches keep the next operation off the critical path;
-    /// larger nodes take a branch-free scan of all F slots
-    /// (a scan that stops at the hit mispredicts on random sizes).
+    /// larger nodes take a branch-free scan of all F slots ([`scan::fit_index`];
+    /// a scan that stops at the hit mispredicts on random sizes).
     #[inline(always)]
     fn first_fit(&self, node: i64, n: usize, b: i64) -> usize {
         if n <= 2 {
@@ -529,7 +529,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             return i;
         }
         let lens = self.lens_ptr(node);
-        // SAFETY: the node has F >= 16 length slots; n <= K in each arm.
+        // SAFETY: the node has F length slots; n <= F.
         unsafe { scan::fit_index::<F>(lens, n, b) }
     }
 
@@ -554,10 +554,10 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     }
 
     /// How many of the first `n` keys are `<= off` (keys are increasing). Tiny
-    /// nodes take a plain loop (see `first_fit`); larger ones a branch-free count
-    /// over all F slots ([`scan::count_le`]; slots past `n` hold
-    /// +inf: see `clear_slots`; a checked tree clamps the answer to `n` instead of
-    /// trusting them).
+    /// nodes take a plain loop (see `first_fit`); larger ones a branch-free binary
+    /// search over all F slots ([`scan::count_le`]; slots past `n` hold +inf: see
+    /// `clear_slots`; a checked tree clamps the answer to `n` instead of trusting
+    /// them).
     #[inline(always)]
     fn count_le(&self, node: i64, n: usize, off: i64) -> usize {
         if n <= 2 {
@@ -568,7 +568,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
             return c;
         }
         let keys = self.keys_ptr(node);
-        // SAFETY: the node has F >= 8 key slots; n <= K in each arm.
+        // SAFETY: the node has F key slots.
         let c = unsafe { scan::count_le::<F>(keys, off) };
         if V::CHECKED { c.min(n) } else { c }
     }
