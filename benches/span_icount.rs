@@ -7,7 +7,8 @@
 //! ```
 //!
 //! Workloads: `hot_fifo` (200 rounds of 1024 allocs of 64 B then 1024 frees in
-//! allocation order), `hot_lifo` (the same, frees in reverse order), `churn`
+//! allocation order), `hot_lifo` (the same, frees in reverse order), `new` (the
+//! allocator's creation only, to subtract from the hot paths), `churn`
 //! (200 000 steps after a 200 000-step warm-up), `none` (the churn's setup only,
 //! to subtract); the scale workloads `scale_1k`, `scale_10k`, `scale_100k`,
 //! `scale_1m` (the churn over that many live spans: 200 000 steps after
@@ -50,6 +51,8 @@ fn run<A: Alloc>(workload: &str, mut a: A) {
             }
             black_box(&ptrs);
         }
+        // The allocator's creation alone: what the hot paths subtract.
+        "new" => {}
         "churn" | "none" => {
             let mut c = Churn::new(&mut a, 200_000);
             if workload == "churn" {
