@@ -62,8 +62,8 @@ fn run<A: Alloc>(workload: &str, mut a: A) {
         }
         w => {
             let Some((live, measure)) = scale_workload(w) else {
-                eprintln!("unknown workload {w}");
-                return;
+                eprintln!("span_icount: unknown workload `{w}` (see the doc comment)");
+                std::process::exit(2);
             };
             let mut c = Churn::with_live(&mut a, live, scale_warmup(live));
             if measure {
@@ -107,6 +107,9 @@ fn main() {
         "mimalloc" => run(w, Mi),
         "glibc" => run(w, Glibc),
         "rlsf" => run(w, Rlsf::new(arena as usize)),
-        _ => eprintln!("unknown allocator {al}"),
+        _ => {
+            eprintln!("span_icount: unknown allocator `{al}` (see the doc comment)");
+            std::process::exit(2);
+        }
     }
 }
