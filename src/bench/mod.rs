@@ -1,4 +1,4 @@
-//! `tern bench`: the slice_pool vs reusable[] matrix (DESIGN.md section 5).
+//! `tern bench`: the slice_pool vs reusable[] matrix (protocol: docs/benchmarks.md).
 //!
 //! Module map: `config` (options), `generate` (concrete programs from the
 //! workload templates), `sample` (one measured child process), `checksum`
