@@ -282,7 +282,7 @@ pub enum ExprKind {
         value: Box<Expr>,
         count: u64,
     },
-    /// `[a, b, c]` (an extension to the brief's syntax, used by tests).
+    /// `[a, b, c]` (beyond the fixed surface syntax of docs/language.md §1, used by tests).
     ArrayLit(Vec<Expr>),
     /// `len(s)` of a slice, array or reusable slice, as `i64`.
     Len(Box<Expr>),

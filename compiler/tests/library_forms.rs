@@ -1,5 +1,6 @@
-//! The forms the standard library uses, across a `use`: DESIGN.md's
-//! section-3 example, verbatim, against a stand-in `slice_pool` module
+//! The forms the standard library uses, across a `use`: the program of
+//! docs/language.md section 1 that shows every surface form with a library
+//! pool (kept verbatim here and there), against a stand-in `slice_pool` module
 //! (tests/fixtures/slice_pool.tern), plus a check that every
 //! `tests/programs/*.tern` and `stdlib/*.tern` the other engineers commit
 //! passes the front end.
@@ -9,7 +10,7 @@ mod common;
 use common::{TestLoader, root, tern_files};
 use tern_compiler::{compile, tir};
 
-const DESIGN_EXAMPLE: &str = r#"use slice_pool;                       // loads stdlib/slice_pool.tern; items as slice_pool::name
+const SURFACE_EXAMPLE: &str = r#"use slice_pool;                       // loads stdlib/slice_pool.tern; items as slice_pool::name
 
 const N: i64 = 1_000;
 struct Pair { a: i64, b: i64 }
@@ -48,8 +49,8 @@ fn pool_loader() -> TestLoader {
 }
 
 #[test]
-fn design_example_checks_against_a_slice_pool_module() {
-    let p = compile("design.tern", DESIGN_EXAMPLE, &pool_loader())
+fn surface_example_checks_against_a_slice_pool_module() {
+    let p = compile("surface.tern", SURFACE_EXAMPLE, &pool_loader())
         .unwrap_or_else(|d| panic!("{}", d.render()));
     let mut names: Vec<&str> = p.functions.iter().map(|f| f.name.as_str()).collect();
     names.sort();
@@ -191,5 +192,14 @@ fn cyclic_use_loads_each_module_once() {
             19,
             "unknown module `b`; add `use b;` at the top of the file".to_string()
         )]
+    );
+}
+
+#[test]
+fn the_surface_example_is_the_one_the_language_reference_shows() {
+    let md = std::fs::read_to_string(root().join("docs/language.md")).unwrap();
+    assert!(
+        md.contains(SURFACE_EXAMPLE),
+        "docs/language.md section 1 no longer shows the surface example verbatim"
     );
 }
