@@ -38,7 +38,8 @@ pub trait Scan: Copy + 'static {
     /// The first `i < n` with `lens[i] >= b`, or `n`; reads slots `0..K`.
     ///
     /// # Safety
-    /// `lens` must be valid for reads of `K` words; `b >= 1`, `n <= K <= 32`.
+    /// `lens` must be valid for reads of `K` words; `b >= 1`; `n <= K`; `K` is
+    /// 8, 16 or 32.
     unsafe fn fit_index<const K: usize>(lens: *const i64, n: usize, b: i64) -> usize;
 
     /// The largest of slots `0..K` (all lengths are `>= 0`).

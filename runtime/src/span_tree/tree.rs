@@ -480,8 +480,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
     #[inline(always)]
     fn clear_slots(&self, node: i64, from: usize) {
         for i in from..F {
-            self.set_w(node, Self::KEYS + i, i64::MAX);
-            self.set_w(node, Self::LENS + i, 0);
+            self.clear_slot(node, i);
         }
     }
 
