@@ -1,11 +1,18 @@
 //! Embeds `stdlib/*.tern` into the driver: generates `$OUT_DIR/stdlib.rs`
 //! with one `(module name, source)` entry per file, so the binary works
 //! without the source tree (`TERN_STDLIB=DIR` overrides it at run time).
+//! Also compiles the REPL's jump helpers (`src/repl/escape.c`): `sigsetjmp`
+//! cannot be called from Rust.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 fn main() {
+    println!("cargo:rerun-if-changed=src/repl/escape.c");
+    cc::Build::new()
+        .file("src/repl/escape.c")
+        .warnings_into_errors(true)
+        .compile("tern_repl_escape");
     let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let dir = Path::new(&manifest).join("stdlib");
     println!("cargo:rerun-if-changed={}", dir.display());

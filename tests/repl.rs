@@ -126,6 +126,7 @@ macro_rules! transcripts {
 transcripts!(
     persistence,
     redefinition,
+    redefinition_layout,
     compile_errors,
     runtime_errors,
     stack_overflow,

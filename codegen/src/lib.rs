@@ -70,6 +70,11 @@ pub struct Options {
     /// pool pointer, tag the builtin pool's allocations, record call sites
     /// (see `docs/backend.md`, "Sanitize"). Off: none of it is emitted.
     pub sanitize: bool,
+    /// The address of a byte that, once nonzero, stops the program at its
+    /// next function entry or loop iteration (`tern_rt_interrupted`): the
+    /// REPL's Ctrl-C. JIT only (the address is embedded as a constant);
+    /// `None`, as for `tern run` and AOT, emits no poll at all.
+    pub interrupt_flag: Option<usize>,
 }
 
 impl Options {
@@ -88,6 +93,7 @@ impl Options {
             },
             keep_calls: Vec::new(),
             sanitize: false,
+            interrupt_flag: None,
         }
     }
 }

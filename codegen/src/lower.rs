@@ -540,6 +540,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             };
             self.init_local(p.local, val, &addressed)?;
         }
+        self.poll_interrupt(self.f.loc)?;
         self.block(&self.f.body, &addressed)?;
         // Falling off the end: `fn f()` returns; a function with a result
         // always returns explicitly (the front end checks it), so the end is
@@ -762,6 +763,25 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         Ok(())
     }
 
+    /// With `Options::interrupt_flag`: stop here (`error: LOC: interrupted`)
+    /// if the flag is set. Function entries and loop headers poll, so any
+    /// running program reaches a poll soon. Nothing without the option.
+    fn poll_interrupt(&mut self, loc: Loc) -> R<()> {
+        let Some(flag) = self.opts.interrupt_flag else {
+            return Ok(());
+        };
+        let addr = self.b.ins().iconst(PTR, flag as i64);
+        // Atomic: an ordinary load of the same address with no store in
+        // between could be merged with an earlier one (the entry's poll) and
+        // a loop would never see the flag change.
+        let set = self
+            .b
+            .ins()
+            .atomic_load(types::I8, MemFlagsData::new(), addr);
+        let clear = self.b.ins().icmp_imm_u(IntCC::Equal, set, 0);
+        self.check(clear, Rt::Interrupted, |s| Ok(vec![s.loc_ptr(loc)?]))
+    }
+
     fn dummy(&mut self, ty: &Type) -> R<Val> {
         Ok(match repr(ty) {
             Repr::Unit => Val::Unit,
@@ -844,6 +864,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
                 let exit = self.b.create_block();
                 self.b.ins().jump(header, &[]);
                 self.b.switch_to_block(header);
+                self.poll_interrupt(cond.loc)?;
                 let c = self.expr(cond)?.scalar();
                 self.b.ins().brif(c, body_b, &[], exit, &[]);
                 self.b.switch_to_block(body_b);
@@ -927,6 +948,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         let exit = self.b.create_block();
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(header);
+        self.poll_interrupt(start.loc)?;
         let i = self.read_local(var)?.scalar();
         let c = self.b.ins().icmp(cc, i, e);
         self.b.ins().brif(c, body_b, &[], exit, &[]);

@@ -56,6 +56,7 @@ runtime_fns! {
     BoundsFail = "tern_bounds_fail"(I64, I64, Ptr);
     SliceFail = "tern_slice_fail"(I64, I64, I64, Ptr);
     DivZero = "tern_div_zero"(Ptr);
+    Interrupted = "tern_rt_interrupted"(Ptr);
     LengthFail = "tern_length_fail"(Ptr, I64, I64, Ptr);
     ReusableAlloc = "tern_reusable_alloc"(I64, Ptr) -> Ptr;
     ReusableResize = "tern_reusable_resize"(Ptr, I64, I64, Ptr) -> Ptr;

@@ -29,6 +29,7 @@ fn symbols() -> Vec<(&'static str, *const u8)> {
         ("tern_div_zero", fail),
         ("tern_bounds_fail", fail),
         ("tern_slice_fail", fail),
+        ("tern_rt_interrupted", fail),
         ("tern_print_i64", print_i64 as *const u8),
         ("tern_print_bool", print_bool as *const u8),
     ]
@@ -539,4 +540,23 @@ fn clif_listing_names_functions() {
         clif.contains("; fn sum\nfunction %tern.sum(i64, i64) -> i64"),
         "{clif}"
     );
+}
+
+#[test]
+fn interrupt_polls_only_with_the_option() {
+    // `sum`: one poll at its entry and one in its loop header; `main` one.
+    let flag = std::sync::atomic::AtomicU8::new(0);
+    let polls = |flag_addr: Option<usize>| {
+        let mut opts = Options::new(OptLevel::O2);
+        opts.emit_clif = true;
+        opts.inlining = tern_codegen::Inlining::Off;
+        opts.interrupt_flag = flag_addr;
+        let jit = compile_jit(&sum_program(0), &opts, &symbols()).expect("compiles");
+        let clif = jit.listing.clif.clone();
+        // SAFETY: compiled, never run.
+        unsafe { jit.free() };
+        clif.matches("atomic_load").count()
+    };
+    assert_eq!(polls(None), 0);
+    assert_eq!(polls(Some(flag.as_ptr() as usize)), 3);
 }

@@ -428,6 +428,60 @@ impl Program {
         &self.functions[id.0 as usize]
     }
 
+    /// What the bytes of a value of `ty` mean, as text: every scalar's type,
+    /// every field's name, offset and shape, every array's length, every
+    /// slice's element shape (a slice's elements are read with it), every
+    /// struct's size. Two types with the same shape read each other's values
+    /// the same way; the REPL keeps a binding across a redefinition only if
+    /// its type's shape did not change (a struct it reaches through a field
+    /// or a slice, or a constant used as an array length, may have).
+    pub fn value_shape(&self, ty: &Type) -> String {
+        let mut out = String::new();
+        self.shape_into(ty, &mut Vec::new(), &mut out);
+        out
+    }
+
+    /// [`Program::value_shape`] into `out`; `open` holds the structs being
+    /// described (a struct reached again through a slice is named only).
+    fn shape_into(&self, ty: &Type, open: &mut Vec<StructId>, out: &mut String) {
+        match ty {
+            Type::I64 => out.push_str("i64"),
+            Type::I32 => out.push_str("i32"),
+            Type::U8 => out.push_str("u8"),
+            Type::Bool => out.push_str("bool"),
+            Type::Unit => out.push_str("()"),
+            Type::Str => out.push_str("str"),
+            Type::Slice(e) => {
+                out.push_str("[]");
+                self.shape_into(e, open, out);
+            }
+            Type::Reusable(e) => {
+                out.push_str("reusable[]");
+                self.shape_into(e, open, out);
+            }
+            Type::Array(e, n) => {
+                out.push_str(&format!("[{n}]"));
+                self.shape_into(e, open, out);
+            }
+            Type::Struct(id) => {
+                let def = self.struct_def(*id);
+                out.push_str(&def.name);
+                if open.contains(id) {
+                    return;
+                }
+                open.push(*id);
+                out.push_str(&format!("({}){{", def.layout.size));
+                for f in &def.fields {
+                    out.push_str(&format!("{}@{}:", f.name, f.offset));
+                    self.shape_into(&f.ty, open, out);
+                    out.push(',');
+                }
+                out.push('}');
+                open.pop();
+            }
+        }
+    }
+
     pub fn struct_def(&self, id: StructId) -> &StructDef {
         &self.structs[id.0 as usize]
     }

@@ -183,7 +183,7 @@ impl<'a> Machine<'a> {
                 let Internal { loc, msg } = *error;
                 let at =
                     loc.map_or_else(|| "<interpreter>".to_string(), |l| self.program.describe(l));
-                fail::report_at(&at, &format!("internal error in the interpreter: {msg}"))
+                fail::report_at(&at, format!("internal error in the interpreter: {msg}"))
             }
         }
     }
@@ -388,8 +388,8 @@ impl<'a> Machine<'a> {
             Extern::Runtime(call) => call(&words),
             Extern::Native(addr) => externs::call_native(addr, &words),
             Extern::Unavailable => fail::report_at(
-                &self.program.describe(e.loc),
-                &format!("extern fn `{}` is not available in the interpreter", x.name),
+                self.program.describe(e.loc),
+                format!("extern fn `{}` is not available in the interpreter", x.name),
             ),
         };
         // The result register, read at the declared type's width.

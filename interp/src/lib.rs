@@ -197,7 +197,7 @@ extern "C" fn entry() -> i64 {
                 .unwrap_or_default();
             fail::report_at(
                 "<interpreter>",
-                &format!("internal error in the interpreter: {what}"),
+                format!("internal error in the interpreter: {what}"),
             )
         }
     }

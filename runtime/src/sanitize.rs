@@ -518,7 +518,7 @@ fn check_slow(st: &mut State, a: i64, t: u16, bytes: i64, loc: *const c_char) ->
     }
     let msg = freed_message(st, t);
     let at = site_text(st, loc);
-    crate::abi::fail::report_at(&at, &msg)
+    crate::abi::fail::report_at(at, msg)
 }
 
 /// The message for a slice with tag `t` that failed its check.

@@ -1,24 +1,51 @@
-//! Running one input's JIT code so that a runtime error cannot end the session.
+//! Running one input's JIT code so that nothing it does can end the session.
 //!
 //! Generated code has no unwind information and a Rust panic cannot cross its
 //! `extern "C"` frames, so nothing may unwind out of a failing input. Instead
-//! every input runs on a fresh worker thread:
+//! one long-lived **worker thread** enters every input's code through
+//! `tern_repl_call` (`escape.c`, a `sigsetjmp`), and every way out of a
+//! failing input jumps back there (`tern_repl_escape`, a `siglongjmp`):
 //! * a runtime error reaches the runtime's failure hook (`abi::fail`), which
-//!   sends the error to the REPL thread and parks the worker for good: its
-//!   frames never resume, its stack (8 MiB reserved, only touched pages
-//!   resident) and the JIT code it was running are leaked;
+//!   moves the location and message into [`FAILED`] and jumps. The frames
+//!   jumped over are generated code (nothing to drop) and the failing runtime
+//!   entry point, which by the runtime's contract holds nothing to drop or
+//!   unlock at that moment (`abi::fail`, "Why owned");
 //! * a stack overflow or invalid access raises SIGSEGV/SIGBUS on the worker;
-//!   the REPL's signal handler marks the fault and parks the worker inside the
-//!   handler (on the thread's alternate signal stack) the same way. A fault on
-//!   any other thread is not ours: the handler restores the default action
-//!   and the fault repeats, ending the process as it would have.
+//!   the signal handler (on the worker's alternate signal stack) jumps out of
+//!   itself. The fault may have hit inside `print` holding the output lock:
+//!   the worker releases it ([`tern_runtime::stdout::recover_after_fault`])
+//!   before anything prints again. A fault on any other thread is not ours:
+//!   the handler restores the default action and the fault repeats, ending
+//!   the process as it would have;
+//! * Ctrl-C: SIGINT sets the runtime's interrupt flag, which REPL code polls
+//!   at function entries and loop iterations (`Options::interrupt_flag`); the
+//!   poll fails the input with `interrupted` like any runtime error.
 //!
-//! The REPL thread waits for a result message or the fault flag. Session state
-//! lives in memory no thread owns, so it stays intact.
+//! After the jump the worker reports the outcome and waits for the next
+//! input: no thread, stack or JIT code outlives a failed input (the session
+//! frees each input's code once the worker is back), so a session survives
+//! any number of failures in bounded memory. Session state lives in memory no
+//! thread owns, so it stays intact.
 
+use std::os::raw::c_int;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::time::Duration;
+use std::sync::mpsc::{self, Receiver, Sender};
+
+unsafe extern "C" {
+    /// Calls `entry`; 0 when it returned, else the code given to
+    /// [`tern_repl_escape`].
+    fn tern_repl_call(entry: extern "C" fn() -> i64) -> c_int;
+    /// Whether this thread is inside `tern_repl_call`.
+    fn tern_repl_inside() -> c_int;
+    /// Returns from the innermost `tern_repl_call` of this thread.
+    fn tern_repl_escape(code: c_int) -> !;
+}
+
+/// `tern_repl_escape` code of a runtime error (its text is in [`FAILED`]).
+const ESCAPE_FAILED: c_int = 1;
+/// `tern_repl_escape` code of a fault (stack overflow, invalid access).
+const ESCAPE_FAULT: c_int = 2;
 
 /// How a run ended.
 #[derive(Debug)]
@@ -31,116 +58,158 @@ pub enum Outcome {
     Fault,
 }
 
-/// Stack size of a worker: as much as a main thread usually gets.
+/// Stack size of the worker: as much as a main thread usually gets.
 const WORKER_STACK: usize = 8 << 20;
 
-/// `pthread_self` of the worker currently running an input (0: none).
+/// `pthread_self` of the worker (0 before it starts).
 static WORKER: AtomicUsize = AtomicUsize::new(0);
-/// Set by the signal handler when the current worker faulted.
-static FAULTED: AtomicBool = AtomicBool::new(false);
+/// Whether the worker is inside generated code (a fault there is ours).
+static RUNNING: AtomicBool = AtomicBool::new(false);
+/// The runtime error the failure hook is leaving with.
+static FAILED: Mutex<Option<(String, String)>> = Mutex::new(None);
 
-thread_local! {
-    /// The channel of the worker thread this is, for the failure hook.
-    static REPORT: std::cell::RefCell<Option<Sender<Outcome>>> = const { std::cell::RefCell::new(None) };
+/// The worker thread: inputs go in as entry addresses, outcomes come out.
+pub struct Worker {
+    jobs: Sender<usize>,
+    outcomes: Receiver<Outcome>,
 }
 
-/// Installs the failure hook and the fault handler; call once per process.
-pub fn install() {
-    tern_runtime::abi::fail::set_failure_hook(Some(on_failure));
-    install_fault_handler();
-}
+impl Worker {
+    /// Starts the worker and installs the failure hook and the signal
+    /// handlers; call once per process.
+    pub fn start() -> Result<Worker, String> {
+        tern_runtime::abi::fail::set_failure_hook(Some(on_failure));
+        install_handlers();
+        let (jobs, job_rx) = mpsc::channel::<usize>();
+        let (out_tx, outcomes) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("tern-repl-eval".into())
+            .stack_size(WORKER_STACK)
+            .spawn(move || work(job_rx, out_tx))
+            .map_err(|e| format!("cannot start the evaluation thread: {e}"))?;
+        Ok(Worker { jobs, outcomes })
+    }
 
-/// Runs `entry` on a worker thread and waits for it.
-pub fn run(entry: extern "C" fn() -> i64) -> Outcome {
-    let (tx, rx) = mpsc::channel();
-    FAULTED.store(false, Ordering::SeqCst);
-    let worker_tx = tx.clone();
-    let spawned = std::thread::Builder::new()
-        .name("tern-repl-eval".into())
-        .stack_size(WORKER_STACK)
-        .spawn(move || {
-            tern_runtime::abi::process::ensure_alt_stack();
-            // SAFETY: pthread_self has no preconditions.
-            WORKER.store(unsafe { libc::pthread_self() } as usize, Ordering::SeqCst);
-            REPORT.with(|r| *r.borrow_mut() = Some(worker_tx.clone()));
-            entry();
-            tern_runtime::abi::process::tern_rt_flush();
-            WORKER.store(0, Ordering::SeqCst);
-            let _ = worker_tx.send(Outcome::Done);
-        });
-    let handle = match spawned {
-        Ok(h) => h,
-        Err(e) => {
-            return Outcome::Failed {
-                loc: "<repl>".into(),
-                msg: format!("cannot start the evaluation thread: {e}"),
-            };
+    /// Runs `entry` on the worker and waits until it is back.
+    pub fn run(&self, entry: extern "C" fn() -> i64) -> Outcome {
+        let lost = || Outcome::Failed {
+            loc: "<repl>".into(),
+            msg: "the evaluation thread ended unexpectedly".into(),
+        };
+        if self.jobs.send(entry as usize).is_err() {
+            return lost();
         }
-    };
-    drop(tx);
-    loop {
-        match rx.recv_timeout(Duration::from_millis(5)) {
-            Ok(Outcome::Done) => {
-                let _ = handle.join();
-                return Outcome::Done;
-            }
-            // The worker is parked for good; never join it.
-            Ok(other) => return other,
-            Err(RecvTimeoutError::Timeout) if FAULTED.load(Ordering::SeqCst) => {
-                WORKER.store(0, Ordering::SeqCst);
-                // The worker may have faulted inside `print`, holding the
-                // output lock; it never runs again, so release it.
+        self.outcomes.recv().unwrap_or_else(|_| lost())
+    }
+}
+
+/// The worker's loop (see the module docs).
+fn work(jobs: Receiver<usize>, outcomes: Sender<Outcome>) {
+    tern_runtime::abi::process::ensure_alt_stack();
+    // SAFETY: pthread_self has no preconditions.
+    WORKER.store(unsafe { libc::pthread_self() } as usize, Ordering::SeqCst);
+    for entry in jobs {
+        // SAFETY: the session sends only entry addresses of JIT programs it
+        // keeps alive until this run's outcome is received.
+        let entry = unsafe { std::mem::transmute::<usize, extern "C" fn() -> i64>(entry) };
+        RUNNING.store(true, Ordering::SeqCst);
+        // SAFETY: see the module docs; escapes come only from this thread.
+        let code = unsafe { tern_repl_call(entry) };
+        RUNNING.store(false, Ordering::SeqCst);
+        let outcome = match code {
+            0 => Outcome::Done,
+            ESCAPE_FAILED => match FAILED.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                Some((loc, msg)) => Outcome::Failed { loc, msg },
+                None => Outcome::Fault,
+            },
+            _ => {
+                // The fault may have hit inside `print`, holding the output
+                // lock; its holder is gone.
                 tern_runtime::stdout::recover_after_fault();
-                tern_runtime::abi::process::tern_rt_flush();
-                return Outcome::Fault;
+                release_stack();
+                Outcome::Fault
             }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => {
-                return Outcome::Failed {
-                    loc: "<repl>".into(),
-                    msg: "the evaluation thread ended unexpectedly".into(),
-                };
-            }
+        };
+        tern_runtime::abi::process::tern_rt_flush();
+        if outcomes.send(outcome).is_err() {
+            return;
         }
     }
 }
 
-/// The runtime's failure hook: hand the error to the REPL thread, then park
-/// this worker forever (see the module docs).
-fn on_failure(loc: &str, msg: &str) -> ! {
-    let sender = REPORT.with(|r| r.borrow().clone());
-    let Some(sender) = sender else {
-        // Not an evaluation thread: behave like the runtime without a hook.
-        eprintln!("error: {loc}: {msg}");
-        std::process::exit(tern_runtime::abi::fail::FAILURE_STATUS);
-    };
-    WORKER.store(0, Ordering::SeqCst);
-    let _ = sender.send(Outcome::Failed {
-        loc: loc.to_string(),
-        msg: msg.to_string(),
-    });
-    loop {
-        std::thread::park();
+/// After a stack overflow: gives the pages of the worker's stack below the
+/// current frame back to the system (they are touched and would stay
+/// resident; the next deep recursion gets fresh zero pages).
+fn release_stack() {
+    // SAFETY: reads this thread's own attributes; madvise(MADV_DONTNEED) on
+    // the part of this thread's stack below the current frame, which no live
+    // frame uses (the generated code's frames there were abandoned).
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return;
+        }
+        let mut low: *mut libc::c_void = std::ptr::null_mut();
+        let mut size: libc::size_t = 0;
+        let got = libc::pthread_attr_getstack(&attr, &mut low, &mut size);
+        libc::pthread_attr_destroy(&mut attr);
+        if got != 0 {
+            return;
+        }
+        let page = 4096usize;
+        let here = &attr as *const _ as usize;
+        // Keep a margin below this frame for the calls still to come.
+        let top = here.saturating_sub(64 << 10) & !(page - 1);
+        let low = (low as usize).div_ceil(page) * page;
+        if top > low {
+            libc::madvise(low as *mut libc::c_void, top - low, libc::MADV_DONTNEED);
+        }
     }
 }
 
-fn install_fault_handler() {
-    // SAFETY: `on_fault` only uses async-signal-safe operations.
-    unsafe { tern_runtime::abi::process::install_fault_handler_with(on_fault) }
+/// The runtime's failure hook: hand the error over and leave the input.
+fn on_failure(loc: String, msg: String) -> ! {
+    // SAFETY: tern_repl_inside only reads a thread-local.
+    if unsafe { tern_repl_inside() } == 0 {
+        // Not inside an input: behave like the runtime without a hook.
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "error: {loc}: {msg}");
+        std::process::exit(tern_runtime::abi::fail::FAILURE_STATUS);
+    }
+    // The guard is a temporary of this statement: nothing is held below.
+    *FAILED.lock().unwrap_or_else(|e| e.into_inner()) = Some((loc, msg));
+    // SAFETY: inside tern_repl_call on this thread (checked above); this
+    // frame holds nothing to drop (the strings were moved).
+    unsafe { tern_repl_escape(ESCAPE_FAILED) }
 }
 
-extern "C" fn on_fault(sig: libc::c_int, _info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+fn install_handlers() {
+    // SAFETY: both handlers only use async-signal-safe operations.
+    unsafe {
+        tern_runtime::abi::process::install_fault_handler_with(on_fault);
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_interrupt as *const () as usize;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
+    }
+}
+
+/// Ctrl-C: ask the running input (or the next one, if it is being compiled)
+/// to stop. The session clears the request when it reads a new input.
+extern "C" fn on_interrupt(_sig: c_int) {
+    tern_runtime::abi::interrupt::request_interrupt();
+}
+
+extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
     // SAFETY: only async-signal-safe operations: atomics, pthread_self,
-    // signal, sleep.
+    // signal, siglongjmp.
     unsafe {
         let me = libc::pthread_self() as usize;
-        if me != 0 && WORKER.load(Ordering::SeqCst) == me {
-            FAULTED.store(true, Ordering::SeqCst);
-            loop {
-                libc::sleep(3600);
-            }
+        if me != 0 && WORKER.load(Ordering::SeqCst) == me && RUNNING.load(Ordering::SeqCst) {
+            tern_repl_escape(ESCAPE_FAULT);
         }
-        // Not a REPL worker: let the fault happen again with the default
+        // Not a REPL input: let the fault happen again with the default
         // action (the process ends by the signal, as without this handler).
         libc::signal(sig, libc::SIG_DFL);
     }

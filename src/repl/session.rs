@@ -12,10 +12,10 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use tern_codegen::{JitProgram, OptLevel, Options};
+use tern_codegen::{OptLevel, Options};
 use tern_compiler::tir::{Program, Stmt, Type};
 
-use super::exec::{self, Outcome};
+use super::exec::{Outcome, Worker};
 use super::scan::{self, ItemText};
 use super::value::{format_value, type_display, type_source};
 use crate::loader::FsLoader;
@@ -31,6 +31,9 @@ const FILE: &str = "<repl>";
 struct Binding {
     name: String,
     ty: String,
+    /// `tir::Program::value_shape` of the type when the slot was written: a
+    /// redefinition that changes it drops the binding.
+    shape: String,
     mutable: bool,
     /// Address of the slot (8-aligned, session memory).
     addr: u64,
@@ -148,11 +151,10 @@ pub struct Timing {
 pub struct Session {
     items: Vec<ItemText>,
     bindings: Vec<Binding>,
-    /// Slot memory, never freed during the session (a parked evaluation
-    /// thread may still point into it).
+    /// Slot memory, freed only with the session (bindings point into it).
     memory: Vec<Box<[u64]>>,
-    /// JIT code a parked (failed) evaluation thread may still be inside.
-    kept_code: Vec<JitProgram>,
+    /// The thread every input runs on.
+    worker: Worker,
     loader: FsLoader,
     options: Options,
     /// Report timing after each input (`:time`).
@@ -165,14 +167,16 @@ impl Session {
     /// A fresh session; sets up the builtin pool and the failure path.
     pub fn new() -> Result<Session, String> {
         tern_runtime::builtin::with_pool(|_| ())?;
-        exec::install();
+        let worker = Worker::start()?;
+        let mut options = Options::new(OptLevel::O2);
+        options.interrupt_flag = Some(tern_runtime::abi::interrupt::interrupt_flag_address());
         Ok(Session {
             items: Vec::new(),
             bindings: Vec::new(),
             memory: Vec::new(),
-            kept_code: Vec::new(),
+            worker,
             loader: FsLoader::from_env(),
-            options: Options::new(OptLevel::O2),
+            options,
             timing: false,
             last_timing: Timing::default(),
         })
@@ -210,6 +214,8 @@ impl Session {
     /// Evaluates one complete input (items, statements or an expression):
     /// results go to stdout, errors to stderr.
     pub fn eval(&mut self, input: &str) {
+        // A Ctrl-C from before this input (at the prompt) is not meant for it.
+        tern_runtime::abi::interrupt::clear_interrupt();
         let (toks, _) = scan::scan(input);
         if toks.is_empty() {
             return;
@@ -269,23 +275,25 @@ impl Session {
         let result = tern_compiler::compile(FILE, &g.text, &self.loader);
         self.last_timing.front = start.elapsed();
         match result {
-            Ok(_) => {
-                // A binding whose struct type was redefined would be read
-                // with the new layout: drop it.
-                let redefined: Vec<&str> = new
-                    .iter()
-                    .filter(|n| !n.is_fn && self.items.iter().any(|o| o.key == n.key))
-                    .map(|n| n.key.as_str())
-                    .collect();
+            Ok(program) => {
+                // A binding whose type now means other bytes (a struct it
+                // reaches was redefined, a constant used as an array length
+                // changed) would be read with the new layout: drop it.
+                let main = program.function(program.main);
                 self.bindings.retain(|b| {
-                    let hit = redefined.iter().any(|s| mentions(&b.ty, s));
-                    if hit {
+                    let now = main
+                        .locals
+                        .iter()
+                        .find(|l| l.name == b.name)
+                        .map(|l| program.value_shape(&l.ty));
+                    let kept = now.as_deref() == Some(b.shape.as_str());
+                    if !kept {
                         eprintln!(
-                            "note: binding `{}` dropped: its type `{}` was redefined",
+                            "note: binding `{}` dropped: the layout of its type `{}` changed",
                             b.name, b.ty
                         );
                     }
-                    !hit
+                    kept
                 });
                 self.items = kept;
                 self.items.extend(new);
@@ -457,6 +465,7 @@ impl Session {
             fresh.push(Binding {
                 name: name.clone(),
                 ty: src,
+                shape: p1.value_shape(ty),
                 mutable: *mutable,
                 addr,
             });
@@ -519,13 +528,13 @@ impl Session {
             })));
         }
         let start = Instant::now();
-        let outcome = exec::run(jit.entry());
+        let outcome = self.worker.run(jit.entry());
         self.last_timing.run = Some(start.elapsed());
+        // SAFETY: the worker is back from this code, whatever the outcome,
+        // and nothing keeps pointers into it.
+        unsafe { jit.free() };
         match outcome {
             Outcome::Done => {
-                // SAFETY: the worker that ran this code has ended (joined),
-                // and nothing keeps pointers into it.
-                unsafe { jit.free() };
                 self.bindings
                     .retain(|b| !fresh.iter().any(|f| f.name == b.name));
                 self.bindings.extend(fresh);
@@ -540,11 +549,9 @@ impl Session {
             }
             Outcome::Failed { loc, msg } => {
                 eprintln!("error: {}: {msg}", map_loc(&g.line_map(), &loc));
-                self.kept_code.push(jit);
             }
             Outcome::Fault => {
                 eprintln!("error: stack overflow or invalid memory access");
-                self.kept_code.push(jit);
             }
         }
     }
@@ -635,6 +642,9 @@ impl Session {
         };
         let mut opts = self.options.clone();
         opts.emit_clif = true;
+        // Shown without the interrupt polls: their flag address changes
+        // from run to run.
+        opts.interrupt_flag = None;
         let symbols = tern_runtime::abi::symbols();
         match crate::stack::jit(&program, &opts, &symbols) {
             Ok(mut jit) => {
@@ -660,12 +670,6 @@ impl Session {
 /// registers, so `unsafe::addr` of a binding of it is the value's address.
 fn repr_is_memory(ty: &Type) -> bool {
     matches!(ty, Type::Array(..) | Type::Struct(_))
-}
-
-/// Whether type text `ty` names `name` as a whole identifier.
-fn mentions(ty: &str, name: &str) -> bool {
-    ty.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .any(|w| w == name)
 }
 
 /// A runtime location `file:line:col` of a generated program, mapped back to

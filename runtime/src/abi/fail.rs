@@ -4,12 +4,17 @@
 //! `report` flushes the program's buffered stdout, prints ONE line
 //! `error: <loc>: <message>` on stderr and ends the process with status 101.
 //!
-//! REPL seam: a host that must survive a failing program (the future REPL)
-//! installs a hook with [`set_failure_hook`]. `report` still flushes stdout
-//! first, then calls the hook instead of printing and exiting. The hook must
-//! not return (it typically longjmps / switches back to the REPL's own
-//! context, or exits a worker thread); it receives the location and message
-//! so it can print them its own way.
+//! Host seam: a host that must survive a failing program (the REPL) installs
+//! a hook with [`set_failure_hook`]. `report` still flushes stdout first,
+//! then calls the hook instead of printing and exiting. The hook must not
+//! return; it receives the location and message, owned, so it can keep them.
+//!
+//! Why owned: the REPL's hook leaves by `siglongjmp` back to where its worker
+//! entered the generated code, jumping over the frames of the failing runtime
+//! entry point. That is sound only over frames with nothing left to drop, so
+//! every entry point builds its message in a helper (whose temporaries die on
+//! return) and *moves* it here, and nothing on this path holds a lock or a
+//! borrow when the hook runs. Keep it so when adding a failure.
 
 use std::ffi::{CStr, c_char};
 use std::sync::RwLock;
@@ -24,7 +29,7 @@ pub const FAILURE_STATUS: i32 = 101;
 pub(crate) const STACK_OVERFLOW_LINE: &str = "error: stack overflow or invalid memory access\n";
 
 /// What a host can substitute for "print and exit" (see the module docs).
-pub type FailureHook = fn(loc: &str, msg: &str) -> !;
+pub type FailureHook = fn(loc: String, msg: String) -> !;
 
 static HOOK: RwLock<Option<FailureHook>> = RwLock::new(None);
 
@@ -48,8 +53,8 @@ pub(crate) fn loc_str(loc: *const c_char) -> String {
 
 /// Reports a runtime error at `loc` (a NUL-terminated `file:line:col`
 /// emitted by the backend, or null) and ends the run.
-pub(crate) fn report(loc: *const c_char, msg: &str) -> ! {
-    report_at(&loc_str(loc), msg)
+pub(crate) fn report(loc: *const c_char, msg: String) -> ! {
+    report_at(loc_str(loc), msg)
 }
 
 /// Ends the run exactly as the fault handler does after a stack overflow:
@@ -66,10 +71,12 @@ pub fn report_stack_overflow() -> ! {
 }
 
 /// [`report`] with the location already as text.
-pub fn report_at(loc: &str, msg: &str) -> ! {
+pub fn report_at(loc: impl Into<String>, msg: impl Into<String>) -> ! {
+    let (loc, msg) = (loc.into(), msg.into());
     // Output printed before the failure must appear before the error line
     // and must not be lost by the exit below.
     crate::stdout::flush();
+    // The read guard ends with this statement: the hook runs without it.
     let hook = *HOOK.read().unwrap_or_else(|e| e.into_inner());
     if let Some(hook) = hook {
         hook(loc, msg);

@@ -7,9 +7,12 @@
 //! * [`output`] — buffered program output and the failure entry points
 //!   generated code calls (`tern_print_*`, `tern_panic`, `tern_*_fail`, ...);
 //! * [`process`] — program entry and exit (`tern_rt_main`, `tern_rt_flush`);
+//! * [`interrupt`] — stopping a running program from outside (the REPL's
+//!   Ctrl-C: `tern_rt_interrupted`);
 //! * [`fail`] — the single failure path.
 
 pub mod fail;
+pub mod interrupt;
 pub mod mem;
 pub mod output;
 pub mod process;
@@ -28,6 +31,10 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     vec![
         ("tern_rt_main", process::tern_rt_main as *const u8),
         ("tern_rt_flush", process::tern_rt_flush as *const u8),
+        (
+            "tern_rt_interrupted",
+            interrupt::tern_rt_interrupted as *const u8,
+        ),
         ("tern_print_i64", output::tern_print_i64 as *const u8),
         ("tern_print_bool", output::tern_print_bool as *const u8),
         ("tern_print_str", output::tern_print_str as *const u8),
@@ -124,6 +131,7 @@ mod tests {
     fn symbols_list_every_extern() {
         let sources = [
             include_str!("fail.rs"),
+            include_str!("interrupt.rs"),
             include_str!("mem.rs"),
             include_str!("output.rs"),
             include_str!("process.rs"),

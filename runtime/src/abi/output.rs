@@ -74,11 +74,23 @@ pub unsafe extern "C" fn tern_panic(
     detail_len: i64,
     loc: *const c_char,
 ) -> ! {
+    // SAFETY (both): caller contract. The texts are temporaries of this
+    // statement, dropped before the report.
+    let msg = format!("panic: {}{}", unsafe { text(msg_ptr, msg_len) }, unsafe {
+        text(detail_ptr, detail_len)
+    });
+    report(loc, msg)
+}
+
+/// The bytes at `ptr` (see [`bytes`]) as text, invalid UTF-8 replaced.
+/// Owned, so a failure entry point holds nothing borrowed when it reports
+/// (`super::fail`, "Why owned").
+///
+/// # Safety
+/// As [`bytes`].
+unsafe fn text(ptr: *const u8, len: i64) -> String {
     // SAFETY: caller contract.
-    let msg = String::from_utf8_lossy(unsafe { bytes(msg_ptr, msg_len) });
-    // SAFETY: caller contract.
-    let detail = String::from_utf8_lossy(unsafe { bytes(detail_ptr, detail_len) });
-    report(loc, &format!("panic: {msg}{detail}"))
+    String::from_utf8_lossy(unsafe { bytes(ptr, len) }).into_owned()
 }
 
 /// A failed `assert(c, "msg")`: `error: LOC: assertion failed: MSG`.
@@ -92,8 +104,8 @@ pub unsafe extern "C" fn tern_assert_fail(
     loc: *const c_char,
 ) -> ! {
     // SAFETY: caller contract.
-    let msg = String::from_utf8_lossy(unsafe { bytes(msg_ptr, msg_len) });
-    report(loc, &format!("assertion failed: {msg}"))
+    let msg = format!("assertion failed: {}", unsafe { text(msg_ptr, msg_len) });
+    report(loc, msg)
 }
 
 /// A failed index check: `error: LOC: index out of bounds: index I, length N`.
@@ -104,7 +116,7 @@ pub unsafe extern "C" fn tern_assert_fail(
 pub unsafe extern "C" fn tern_bounds_fail(index: i64, len: i64, loc: *const c_char) -> ! {
     report(
         loc,
-        &format!("index out of bounds: index {index}, length {len}"),
+        format!("index out of bounds: index {index}, length {len}"),
     )
 }
 
@@ -116,7 +128,7 @@ pub unsafe extern "C" fn tern_bounds_fail(index: i64, len: i64, loc: *const c_ch
 pub unsafe extern "C" fn tern_slice_fail(lo: i64, hi: i64, len: i64, loc: *const c_char) -> ! {
     report(
         loc,
-        &format!("slice out of bounds: {lo}..{hi}, length {len}"),
+        format!("slice out of bounds: {lo}..{hi}, length {len}"),
     )
 }
 
@@ -135,16 +147,18 @@ pub unsafe extern "C" fn tern_length_fail(
     elem_size: i64,
     loc: *const c_char,
 ) -> ! {
-    let op = super::fail::loc_str(op);
-    let msg = if len < 0 {
-        format!("{op}: negative length {len}")
-    } else {
-        format!(
-            "{op}: length {len} is too large for {elem_size}-byte elements \
-             (the byte count must fit in 63 bits)"
-        )
+    let msg = {
+        let op = super::fail::loc_str(op);
+        if len < 0 {
+            format!("{op}: negative length {len}")
+        } else {
+            format!(
+                "{op}: length {len} is too large for {elem_size}-byte elements \
+                 (the byte count must fit in 63 bits)"
+            )
+        }
     };
-    report(loc, &msg)
+    report(loc, msg)
 }
 
 /// Division or remainder by zero: `error: LOC: division by zero`.
@@ -153,5 +167,5 @@ pub unsafe extern "C" fn tern_length_fail(
 /// `loc` is null or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_div_zero(loc: *const c_char) -> ! {
-    report(loc, "division by zero")
+    report(loc, "division by zero".into())
 }

@@ -30,7 +30,7 @@ pub extern "C" fn tern_rt_flush() {
 /// a failed reservation is reported before the program prints anything.
 fn set_up() {
     if let Err(msg) = crate::builtin::with_pool(|_| ()) {
-        super::fail::report_at("<runtime>", &msg);
+        super::fail::report_at("<runtime>", msg);
     }
     install_fault_handler();
     // libc's `exit` (reachable through `extern fn exit`) ends the process

@@ -18,7 +18,7 @@ use crate::builtin;
 pub unsafe extern "C" fn tern_reusable_alloc(bytes: i64, loc: *const c_char) -> *mut u8 {
     match builtin::alloc(bytes) {
         Ok(p) => p,
-        Err(msg) => report(loc, &msg),
+        Err(msg) => report(loc, msg),
     }
 }
 
@@ -40,7 +40,7 @@ pub unsafe extern "C" fn tern_reusable_resize(
 ) -> *mut u8 {
     match builtin::resize(ptr, old_bytes, new_bytes) {
         Ok(p) => p,
-        Err(msg) => report(loc, &msg),
+        Err(msg) => report(loc, msg),
     }
 }
 
@@ -52,7 +52,7 @@ pub unsafe extern "C" fn tern_reusable_resize(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_reusable_free(ptr: *mut u8, bytes: i64, loc: *const c_char) {
     if let Err(msg) = builtin::free(ptr, bytes) {
-        report(loc, &msg)
+        report(loc, msg)
     }
 }
 
@@ -65,6 +65,6 @@ pub unsafe extern "C" fn tern_reusable_free(ptr: *mut u8, bytes: i64, loc: *cons
 pub unsafe extern "C" fn tern_reusable_offset(ptr: *const u8, loc: *const c_char) -> i64 {
     match builtin::offset(ptr) {
         Ok(o) => o,
-        Err(msg) => report(loc, &msg),
+        Err(msg) => report(loc, msg),
     }
 }

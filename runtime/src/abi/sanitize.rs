@@ -21,7 +21,7 @@ use crate::sanitize;
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_sanitize_enable() {
     if let Err(msg) = sanitize::enable() {
-        report_at("<runtime>", &msg);
+        report_at("<runtime>", msg);
     }
 }
 

@@ -1,0 +1,183 @@
+//! `tern repl` on a pseudo-terminal, as a person uses it: line editing,
+//! prompts, and Ctrl-C typed as the byte 0x03, which the terminal turns into
+//! SIGINT while an input runs (and which the line editor reads as a key at
+//! the prompt). Piped transcripts (`tests/repl.rs`) cannot show either.
+
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+/// A REPL on the slave side of a pty; we hold the master.
+struct Terminal {
+    child: Child,
+    master: std::fs::File,
+    /// Everything the REPL wrote, as it arrives.
+    output: Receiver<Vec<u8>>,
+    /// What was read so far and not yet matched.
+    seen: String,
+}
+
+impl Terminal {
+    fn start(dir: &std::path::Path) -> Terminal {
+        let (mut master, mut slave) = (0, 0);
+        // SAFETY: openpty writes two fds into the given ints.
+        let rc = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        assert_eq!(rc, 0, "openpty");
+        // SAFETY: both fds were just opened and are owned here.
+        let (master, slave) =
+            unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+        let slave_fd = slave.as_raw_fd();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tern"));
+        cmd.arg("repl")
+            .current_dir(dir)
+            .env("TERM", "xterm")
+            .env("HOME", dir)
+            .env("XDG_DATA_HOME", dir.join("data"))
+            .env_remove("TERN_STDLIB")
+            .stdin(Stdio::from(slave.try_clone().expect("dup")))
+            .stdout(Stdio::from(slave.try_clone().expect("dup")))
+            .stderr(Stdio::from(slave));
+        // SAFETY: only async-signal-safe calls between fork and exec: a new
+        // session whose controlling terminal is the pty, so Ctrl-C typed on
+        // it signals the REPL.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::setsid() < 0 || libc::ioctl(slave_fd, libc::TIOCSCTTY, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().expect("tern starts");
+        let master = std::fs::File::from(master);
+        let mut reader = master.try_clone().expect("dup master");
+        let (tx, output) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 65536];
+            // EIO once the child has closed the slave side.
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Terminal {
+            child,
+            master,
+            output,
+            seen: String::new(),
+        }
+    }
+
+    fn send(&mut self, bytes: &str) {
+        self.master
+            .write_all(bytes.as_bytes())
+            .expect("write to pty");
+    }
+
+    /// Waits until the output contains `text`; returns what came before it
+    /// and forgets everything up to its end.
+    fn expect(&mut self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(at) = self.seen.find(text) {
+                let before = self.seen[..at].to_string();
+                self.seen.drain(..at + text.len());
+                return before;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.output.recv_timeout(left) {
+                Ok(bytes) => self.seen.push_str(&String::from_utf8_lossy(&bytes)),
+                Err(_) => panic!(
+                    "no `{text}` in the REPL's output; it showed:\n{}",
+                    self.seen
+                ),
+            }
+        }
+    }
+
+    /// Types `line` and Enter, and waits for the next prompt; returns what
+    /// the REPL printed for it (echo included).
+    fn line(&mut self, line: &str) -> String {
+        self.send(&format!("{line}\r"));
+        self.expect("tern> ")
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tern-repl-pty-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+#[test]
+fn ctrl_c_stops_the_running_input_and_the_session_goes_on() {
+    let dir = scratch("ctrl-c");
+    let mut t = Terminal::start(&dir);
+    t.expect("tern> ");
+    t.line("fn spin(k: i64) -> i64 { var i = 0; while i >= 0 { i += k; } return i; }");
+    t.line("var n = 5;");
+    // Runs until interrupted; `n = 7` happens before but is not kept, like
+    // any input that fails.
+    t.send("n = 7; spin(1)\r");
+    std::thread::sleep(Duration::from_millis(300));
+    t.send("\u{3}");
+    let shown = t.expect("tern> ");
+    assert!(
+        shown.contains("error: <repl:spin>:1:43: interrupted"),
+        "the interrupted input's error: {shown:?}"
+    );
+    let shown = t.line("n + 1");
+    assert!(shown.contains("6\r\n"), "bindings survive: {shown:?}");
+    // Ctrl-C at the prompt clears the line being typed.
+    t.send("n * 1000");
+    t.send("\u{3}");
+    t.expect("tern> ");
+    let shown = t.line("n");
+    assert!(
+        shown.contains("5\r\n"),
+        "the abandoned line did not run: {shown:?}"
+    );
+    assert!(!shown.contains("5000"), "{shown:?}");
+    t.send(":quit\r");
+    let status = t.child.wait().expect("tern ends");
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn a_stack_overflow_inside_print_leaves_the_session_usable() {
+    // On a terminal stdout is line-buffered, so the overflow almost always
+    // hits inside `print`, holding the runtime's output lock.
+    let dir = scratch("print-overflow");
+    let mut t = Terminal::start(&dir);
+    t.expect("tern> ");
+    t.line("fn down(k: i64) -> i64 { print(k); return down(k + 1) + 1; }");
+    for _ in 0..3 {
+        t.send("down(0)\r");
+        t.expect("error: stack overflow or invalid memory access");
+        t.expect("tern> ");
+        let shown = t.line("40 + 2");
+        assert!(shown.contains("42\r\n"), "{shown:?}");
+    }
+    t.send(":quit\r");
+    assert_eq!(t.child.wait().expect("tern ends").code(), Some(0));
+}
