@@ -19,7 +19,7 @@ impl FsLoader {
     /// Reads `TERN_STDLIB` once.
     pub fn from_env() -> FsLoader {
         FsLoader {
-            stdlib_dir: std::env::var_os("TERN_STDLIB").map(PathBuf::from),
+            stdlib_dir: crate::config::stdlib_dir(),
         }
     }
 }

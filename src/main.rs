@@ -4,6 +4,7 @@
 
 mod bench;
 mod build;
+mod config;
 mod frontend;
 mod loader;
 mod repl;
@@ -115,6 +116,7 @@ impl CodegenArgs {
                 InlineArg::All => Inlining::All,
             };
         }
+        o.verify |= config::verify();
         o.keep_calls = self.keep_call.clone();
         o.sanitize = self.sanitize;
         o

@@ -72,7 +72,7 @@ fn report_execution(exec: std::time::Duration, exec_cpu: std::time::Duration) {
     eprintln!("time: execution {:9.3} ms", ms(exec));
     // CPU time of the execution, for `tern bench` (JIT exec mode), which
     // sets TERN_TIME_CPU=1; the lines above stay the default report.
-    if std::env::var_os("TERN_TIME_CPU").is_some_and(|v| v == "1") {
+    if crate::config::time_cpu() {
         eprintln!("time: execution cpu {:9.3} ms", ms(exec_cpu));
     }
 }

@@ -10,8 +10,7 @@ pub const LIB_NAME: &str = "libtern_runtime.a";
 
 /// Locates the runtime's static library or explains what is missing.
 pub fn find_runtime_lib() -> Result<PathBuf, String> {
-    if let Some(path) = std::env::var_os("TERN_RUNTIME_LIB") {
-        let path = PathBuf::from(path);
+    if let Some(path) = crate::config::runtime_lib() {
         return if path.is_file() {
             Ok(path)
         } else {

@@ -139,6 +139,7 @@ transcripts!(
     modules,
     slice_pool,
     sanitize,
+    session,
 );
 
 /// Every transcript file has a test above.

@@ -164,6 +164,33 @@ fn ctrl_c_stops_the_running_input_and_the_session_goes_on() {
 }
 
 #[test]
+fn names_complete_with_tab_and_history_outlives_the_session() {
+    let dir = scratch("complete");
+    let mut t = Terminal::start(&dir);
+    t.expect("tern> ");
+    t.line("fn spin_count() -> i64 { return 7; }");
+    t.line("let answer_here = 35;");
+    // Tab completes a function and a binding (a unique prefix each).
+    t.send("spin_c\t() + answer_h\t\r");
+    t.expect("42\r\n");
+    t.expect("tern> ");
+    t.send(":quit\r");
+    assert_eq!(t.child.wait().expect("tern ends").code(), Some(0));
+    let history = std::fs::read_to_string(dir.join("data/tern/history")).expect("history saved");
+    assert!(history.contains("let answer_here = 35;"), "{history}");
+    assert!(history.contains("spin_count() + answer_here"), "{history}");
+    // A new session starts with it: Up twice recalls the input before
+    // `:quit`, which runs (and fails: this session defines nothing yet).
+    let mut t = Terminal::start(&dir);
+    t.expect("tern> ");
+    t.send("\u{1b}[A\u{1b}[A\r");
+    t.expect("error: cannot find `spin_count` in this scope");
+    t.expect("tern> ");
+    t.send(":quit\r");
+    assert_eq!(t.child.wait().expect("tern ends").code(), Some(0));
+}
+
+#[test]
 fn a_stack_overflow_inside_print_leaves_the_session_usable() {
     // On a terminal stdout is line-buffered, so the overflow almost always
     // hits inside `print`, holding the runtime's output lock.

@@ -53,7 +53,7 @@ pub struct Options {
     pub opt_level: OptLevel,
     /// Run Cranelift's IR verifier on every function. On by default in debug
     /// builds of the compiler (so the whole test suite verifies every
-    /// function), and whenever `TERN_VERIFY=1` is set.
+    /// function); the driver also sets it when `TERN_VERIFY=1` is set.
     pub verify: bool,
     /// Collect the CLIF text of every function (before Cranelift's own
     /// optimization), headed by its Tern name.
@@ -83,7 +83,7 @@ impl Options {
     pub fn new(opt_level: OptLevel) -> Options {
         Options {
             opt_level,
-            verify: default_verify(),
+            verify: cfg!(debug_assertions),
             emit_clif: false,
             emit_asm: false,
             inlining: if opt_level == OptLevel::O2 {
@@ -96,12 +96,6 @@ impl Options {
             interrupt_flag: None,
         }
     }
-}
-
-/// The verifier policy: debug builds always, release builds when
-/// `TERN_VERIFY=1`.
-pub fn default_verify() -> bool {
-    cfg!(debug_assertions) || std::env::var("TERN_VERIFY").is_ok_and(|v| v == "1")
 }
 
 /// Text listings collected during compilation (see [`Options`]).

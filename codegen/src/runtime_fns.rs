@@ -64,10 +64,12 @@ runtime_fns! {
     ReusableOffset = "tern_reusable_offset"(Ptr, Ptr) -> I64;
     SanitizeEnable = "tern_sanitize_enable"();
     SanitizeSite = "tern_sanitize_site"(Ptr);
-    SanitizeCheck = "tern_sanitize_check"(Ptr, I64, Ptr) -> Ptr;
-    SanitizeTag = "tern_sanitize_tag"(I64, Ptr, I64) -> Ptr;
-    SanitizeRelease = "tern_sanitize_release"(I64, Ptr, I64, Ptr);
-    SanitizeRetag = "tern_sanitize_retag"(I64, Ptr, I64, Ptr, I64, Ptr) -> Ptr;
+    SanitizeCheck = "tern_sanitize_check"(I64, I64, Ptr) -> I64;
+    // Tagged addresses travel as integers (`i64`), as the runtime declares
+    // them: a tag sits in their high bits.
+    SanitizeTag = "tern_sanitize_tag"(I64, I64, I64) -> I64;
+    SanitizeRelease = "tern_sanitize_release"(I64, I64, I64, Ptr);
+    SanitizeRetag = "tern_sanitize_retag"(I64, I64, I64, I64, I64, Ptr) -> I64;
 }
 
 impl Rt {

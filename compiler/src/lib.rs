@@ -8,12 +8,15 @@
 //! * `check` — name resolution, type checking, constant folding,
 //!   monomorphization into `tir`;
 //! * `dump` — a text form of `tir` for snapshots;
+//! * `session` — programs assembled from parts for an incremental host (the
+//!   REPL): item sources, bindings in host memory, an input;
 //! * `diagnostics` — errors as data and their one renderer (all wording in
 //!   `diagnostics::messages`).
 
 mod check;
 pub mod diagnostics;
 pub mod dump;
+pub mod session;
 pub mod source;
 pub mod syntax;
 pub mod tir;
@@ -125,7 +128,14 @@ fn compile_here(
 ) -> Result<tir::Program, Diagnostics> {
     let mut sources = SourceMap::default();
     let mut sink = Sink::default();
-    let modules = load_modules(file_name, text, loader, &mut sources, &mut sink);
+    let file = sources.add(file_name.to_string(), text.to_string());
+    let root = check::ParsedModule {
+        name: None,
+        file,
+        ast: syntax::parse_file(file, text, &mut sink),
+        uses: HashMap::new(),
+    };
+    let modules = load_modules(root, loader, &mut sources, &mut sink);
     // A root file with syntax errors may have lost its `main` to them.
     let root_parsed_cleanly = sink.is_empty();
     let program = check::check_program(&modules, &sources, &mut sink, root_parsed_cleanly);
@@ -135,23 +145,17 @@ fn compile_here(
     }
 }
 
-/// Parse the root file and every module it reaches through `use`, each
-/// once (cyclic `use` is fine: a module already loaded is just linked).
+/// Parse every module the (parsed) root reaches through `use`, each once
+/// (cyclic `use` is fine: a module already loaded is just linked). A `use`
+/// is resolved from the file it is written in (a root assembled from several
+/// sources has several).
 fn load_modules(
-    file_name: &str,
-    text: &str,
+    root: check::ParsedModule,
     loader: &dyn Loader,
     sources: &mut SourceMap,
     sink: &mut Sink,
 ) -> Vec<check::ParsedModule> {
-    let root = sources.add(file_name.to_string(), text.to_string());
-    let ast = syntax::parse_file(root, text, sink);
-    let mut modules = vec![check::ParsedModule {
-        name: None,
-        file: root,
-        ast,
-        uses: HashMap::new(),
-    }];
+    let mut modules = vec![root];
     let mut by_name: HashMap<String, Option<usize>> = HashMap::new();
     let mut next = 0;
     while next < modules.len() {
@@ -164,8 +168,8 @@ fn load_modules(
                 _ => None,
             })
             .collect();
-        let from = sources.file(modules[next].file).name.clone();
         for name in uses {
+            let from = sources.file(name.span.file).name.clone();
             let target = match by_name.get(&name.name) {
                 Some(t) => *t,
                 None => {

@@ -428,6 +428,23 @@ impl Program {
         &self.functions[id.0 as usize]
     }
 
+    /// `ty` as written in Tern source (`[4]u8`, `reusable[]i64`,
+    /// `slice_pool::Pool`); `None` for `()` and string literals, which
+    /// cannot be written as types.
+    pub fn type_name(&self, ty: &Type) -> Option<String> {
+        Some(match ty {
+            Type::I64 => "i64".into(),
+            Type::I32 => "i32".into(),
+            Type::U8 => "u8".into(),
+            Type::Bool => "bool".into(),
+            Type::Unit | Type::Str => return None,
+            Type::Slice(e) => format!("[]{}", self.type_name(e)?),
+            Type::Array(e, n) => format!("[{n}]{}", self.type_name(e)?),
+            Type::Reusable(e) => format!("reusable[]{}", self.type_name(e)?),
+            Type::Struct(id) => self.struct_def(*id).name.clone(),
+        })
+    }
+
     /// What the bytes of a value of `ty` mean, as text: every scalar's type,
     /// every field's name, offset and shape, every array's length, every
     /// slice's element shape (a slice's elements are read with it), every

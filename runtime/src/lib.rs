@@ -11,10 +11,12 @@
 //! * [`slab`] — the slab (bump) pool baseline;
 //! * [`memory`] — virtual memory reservations;
 //! * [`stdout`] — the program's output buffer and its flushing policy;
-//! * [`abi`] — the `tern_*` externs.
+//! * [`abi`] — the `tern_*` externs;
+//! * [`exit_status`] — the statuses a program ends with (a leaf module).
 
 pub mod abi;
 pub mod builtin;
+pub mod exit_status;
 pub mod memory;
 pub mod pool;
 pub mod sanitize;

@@ -184,12 +184,11 @@ pub fn tags_issued() -> bool {
 }
 
 /// Turns the sanitizer on (idempotent) and registers the builtin pool's arena
-/// as [`BUILTIN_REGION`]. Errors are messages for the user.
-pub fn enable() -> Result<(), String> {
+/// (`base`, `bytes`) as [`BUILTIN_REGION`]. Errors are messages for the user.
+pub fn enable(base: i64, bytes: i64) -> Result<(), String> {
     if enabled() {
         return Ok(());
     }
-    let (base, bytes) = crate::builtin::with_pool(|p| (p.base() as i64, p.arena_bytes()))?;
     let st = state();
     st.tags = vec![TagRecord::default(); TAGS];
     st.regions.clear();

@@ -28,9 +28,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 /// many lines.
 const CAP: usize = 64 * 1024;
 
-/// Exit status of a process killed by `SIGPIPE`, as shells report it, for
-/// the case where raising the signal itself fails.
-const SIGPIPE_STATUS: i32 = 128 + 13;
+use crate::exit_status::{FAILURE_STATUS, SIGPIPE_STATUS};
 
 struct Buffer {
     bytes: UnsafeCell<[u8; CAP]>,
@@ -209,7 +207,7 @@ fn write_failed(e: std::io::Error) -> ! {
         }
         let msg = format!("error: <runtime>: cannot write the program's output: {e}\n");
         libc::write(2, msg.as_ptr().cast(), msg.len());
-        libc::_exit(crate::abi::fail::FAILURE_STATUS);
+        libc::_exit(FAILURE_STATUS);
     }
 }
 

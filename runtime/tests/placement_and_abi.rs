@@ -10,6 +10,7 @@ use tern_runtime::abi::span::*;
 use tern_runtime::span_tree::checked::PoolMemory;
 use tern_runtime::span_tree::error::{self, *};
 use tern_runtime::span_tree::layout::{self, FANOUT, HEADER_WORDS};
+use tern_runtime::span_tree::mirrored;
 use tern_runtime::{Checked, SlabPool, SpanPool, Unchecked};
 
 #[test]
@@ -424,7 +425,7 @@ fn builtin_pool_errors_end_the_run_with_the_table_message() {
 #[test]
 fn mirrored_layout_constants_have_their_documented_values() {
     let get = |n: &str| {
-        layout::MIRRORED
+        mirrored::MIRRORED
             .iter()
             .find(|(k, _)| *k == n)
             .map(|(_, v)| *v)
@@ -437,8 +438,8 @@ fn mirrored_layout_constants_have_their_documented_values() {
     assert_eq!(get("NODE_WORDS"), Some(104));
     assert_eq!(get("MAGIC"), Some(0x5445_524E_5350_4E31));
     assert_eq!(get("DOUBLE_FREE"), Some(-3));
-    let mut names: Vec<_> = layout::MIRRORED.iter().map(|(k, _)| *k).collect();
+    let mut names: Vec<_> = mirrored::MIRRORED.iter().map(|(k, _)| *k).collect();
     names.sort();
     names.dedup();
-    assert_eq!(names.len(), layout::MIRRORED.len());
+    assert_eq!(names.len(), mirrored::MIRRORED.len());
 }

@@ -1,23 +1,27 @@
 //! `tern repl`: an interactive JIT session (see `docs/repl.md`).
 //!
+//! * `editor` — input lines: the line editor (history, completion) or stdin;
 //! * `scan` — token boundaries: complete input, items vs statements;
 //! * `session` — items, bindings, slots; each input as a whole program;
 //! * `exec` — running JIT code on a worker thread that a runtime error or a
 //!   fault parks instead of ending the process;
 //! * `value` — how values and types are shown.
 //!
-//! With a terminal, input is read with line editing and history (rustyline)
-//! and prompts are shown; otherwise lines are read from stdin with no prompts
-//! or banners, so a piped session prints only results and errors.
+//! With a terminal, input is read with line editing, history kept between
+//! sessions and completion of names (rustyline), and prompts are shown;
+//! otherwise lines are read from stdin with no prompts or banners, so a piped
+//! session prints only results and errors.
 
+mod editor;
 mod exec;
 mod scan;
 mod session;
 mod value;
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 
 use crate::Failure;
+use editor::{Input, Line};
 use session::Session;
 
 const HELP: &str = "\
@@ -32,91 +36,44 @@ Commands:
   :type EXPR    the type of EXPR
   :clif NAME    the Cranelift IR of function NAME
   :time         toggle compile and run timing
+  :list         the items and the bindings (with their types)
+  :reset        forget every item and binding
   :set sanitize on|off
                 check every access to a pool slice (use after free, use
                 after a moving append) from the next input on";
 
-/// Where input lines come from.
-enum Input {
-    Editor(Box<rustyline::DefaultEditor>),
-    Piped(std::io::StdinLock<'static>),
-}
-
-impl Input {
-    /// The next line without its newline; `None` at end of input.
-    fn line(&mut self, continuation: bool) -> Option<String> {
-        match self {
-            Input::Editor(ed) => {
-                let prompt = if continuation { "  ... " } else { "tern> " };
-                loop {
-                    match ed.readline(prompt) {
-                        Ok(line) => return Some(line),
-                        // Ctrl-C abandons the line, as in a shell.
-                        Err(rustyline::error::ReadlineError::Interrupted) => {
-                            if continuation {
-                                return Some(String::from("\u{3}"));
-                            }
-                        }
-                        Err(_) => return None,
-                    }
-                }
-            }
-            Input::Piped(stdin) => {
-                // Bytes, not `read_line`: invalid UTF-8 must not end the
-                // session; it becomes U+FFFD, which the front end reports.
-                let mut bytes = Vec::new();
-                match stdin.read_until(b'\n', &mut bytes) {
-                    Ok(0) | Err(_) => None,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&bytes);
-                        let trimmed = line.strip_suffix('\n').unwrap_or(&line);
-                        Some(trimmed.strip_suffix('\r').unwrap_or(trimmed).to_string())
-                    }
-                }
-            }
-        }
-    }
-
-    fn remember(&mut self, entry: &str) {
-        if let Input::Editor(ed) = self {
-            let _ = ed.add_history_entry(entry);
-        }
-    }
-}
-
 /// Runs the REPL until `:quit` or end of input.
 pub fn repl() -> Result<(), Failure> {
     let mut session = Session::new().map_err(|e| Failure::new(1, format!("error: {e}")))?;
-    let mut input = if std::io::stdin().is_terminal() {
-        match rustyline::DefaultEditor::new() {
-            Ok(ed) => {
-                println!("Tern REPL — :help for help, :quit to leave");
-                Input::Editor(Box::new(ed))
-            }
-            Err(_) => Input::Piped(std::io::stdin().lock()),
-        }
-    } else {
-        Input::Piped(std::io::stdin().lock())
-    };
+    let terminal = std::io::stdin().is_terminal();
+    let mut input = Input::open(terminal);
+    if matches!(input, Input::Editor { .. }) {
+        println!("Tern REPL — :help for help, :quit to leave");
+    }
     let mut buffer = String::new();
     loop {
-        let Some(line) = input.line(!buffer.is_empty()) else {
-            // An unfinished input at the end is still evaluated: the front
-            // end says what is missing.
-            if !buffer.trim().is_empty() {
-                session.eval(&buffer);
+        let line = match input.line(!buffer.is_empty()) {
+            Line::Text(line) => line,
+            // Ctrl-C at the prompt abandons what was typed, as in a shell.
+            Line::Interrupted => {
+                buffer.clear();
+                continue;
             }
-            break;
+            Line::End => {
+                // An unfinished input at the end is still evaluated: the
+                // front end says what is missing.
+                if !buffer.trim().is_empty() {
+                    session.eval(&buffer);
+                }
+                break;
+            }
         };
-        if line == "\u{3}" {
-            buffer.clear();
-            continue;
-        }
         if buffer.is_empty() && line.trim_start().starts_with(':') {
             input.remember(&line);
             if !command(&mut session, line.trim()) {
                 break;
             }
+            input.set_names(session.names());
             let _ = std::io::stdout().flush();
             continue;
         }
@@ -133,6 +90,7 @@ pub fn repl() -> Result<(), Failure> {
         let text = std::mem::take(&mut buffer);
         input.remember(&text);
         session.eval(&text);
+        input.set_names(session.names());
         let _ = std::io::stdout().flush();
     }
     Ok(())
@@ -150,6 +108,11 @@ fn command(session: &mut Session, line: &str) -> bool {
         (":time", _) => {
             session.timing = !session.timing;
             println!("timing {}", if session.timing { "on" } else { "off" });
+        }
+        (":list", _) => session.list(),
+        (":reset", _) => {
+            session.reset();
+            println!("session reset");
         }
         (":type" | ":t", false) => session.type_of(arg),
         (":clif", false) => session.clif(arg),

@@ -83,78 +83,6 @@ pub fn starts_with_item(toks: &[Tok]) -> bool {
     matches!(toks.first().map(|t| &t.kind), Some(Kind::Ident(k)) if ITEM_KEYWORDS.contains(&k.as_str()))
 }
 
-/// One top-level item of an input: the name it defines (the key under which
-/// a later definition replaces it) and its text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ItemText {
-    /// `f` for `fn f`, `struct f`, `const f`, `extern fn f`; `use m` for a use.
-    pub key: String,
-    /// The function name when the item is a function (for `:clif`).
-    pub is_fn: bool,
-    pub text: String,
-}
-
-/// Splits an input made of items into the items, or says what is not one.
-pub fn split_items(text: &str) -> Result<Vec<ItemText>, String> {
-    let (toks, _) = scan(text);
-    let mut items = Vec::new();
-    let mut i = 0;
-    while i < toks.len() {
-        let Kind::Ident(kw) = &toks[i].kind else {
-            return Err(not_an_item(text, &toks[i]));
-        };
-        let name_at = |k: usize| match toks.get(k).map(|t| &t.kind) {
-            Some(Kind::Ident(n)) => Ok(n.clone()),
-            _ => Err(format!("expected a name after `{kw}`")),
-        };
-        let (key, is_fn) = match kw.as_str() {
-            "fn" | "struct" | "const" => (name_at(i + 1)?, kw == "fn"),
-            "use" => (format!("use {}", name_at(i + 1)?), false),
-            "extern" => (name_at(i + 2)?, true),
-            _ => return Err(not_an_item(text, &toks[i])),
-        };
-        // An item ends at a `;` outside brackets, or (except for `const`,
-        // whose value may be a struct literal) at the `}` closing its body.
-        let mut depth = 0i64;
-        let mut j = i;
-        let mut end = None;
-        while j < toks.len() {
-            match toks[j].kind {
-                Kind::Open(_) => depth += 1,
-                Kind::Close(c) => {
-                    depth -= 1;
-                    if depth == 0 && c == '}' && kw != "const" {
-                        end = Some(j);
-                        break;
-                    }
-                }
-                Kind::Semi if depth == 0 => {
-                    end = Some(j);
-                    break;
-                }
-                _ => {}
-            }
-            j += 1;
-        }
-        let last = end.unwrap_or(toks.len() - 1);
-        items.push(ItemText {
-            key,
-            is_fn,
-            text: text[toks[i].start..toks[last].end].to_string(),
-        });
-        i = last + 1;
-    }
-    Ok(items)
-}
-
-fn not_an_item(text: &str, t: &Tok) -> String {
-    format!(
-        "expected an item (fn, struct, const, use, extern) here, found `{}`; \
-         enter items and statements as separate inputs",
-        &text[t.start..t.end]
-    )
-}
-
 /// Whether a statement-or-expression input is statements: it starts with a
 /// statement keyword or a block, or ends with `;`. Anything else (including
 /// a struct literal, which ends with `}`) is an expression whose value the
@@ -165,50 +93,6 @@ pub fn is_statements(text: &str, toks: &[Tok]) -> bool {
         Some(Kind::Ident(k)) if matches!(k.as_str(),
             "let" | "var" | "if" | "while" | "for" | "return" | "break" | "continue"));
     keyword || first == Some(&Kind::Open('{')) || text.trim_end().ends_with(';')
-}
-
-/// Parameters of the function item `text` (`fn name(a: T, ref b: U)`), as
-/// (by_ref, type text); `None` when it is generic or cannot be read.
-pub fn fn_params(text: &str) -> Option<Vec<(bool, String)>> {
-    let (toks, _) = scan(text);
-    let open = toks.iter().position(|t| t.kind == Kind::Open('('))?;
-    if toks[..open]
-        .iter()
-        .any(|t| t.kind == Kind::Other && &text[t.start..t.end] == "<")
-    {
-        return None;
-    }
-    let mut params = Vec::new();
-    let mut depth = 0i64;
-    let mut cur_start = open + 1;
-    for (k, t) in toks.iter().enumerate().skip(open) {
-        match t.kind {
-            Kind::Open(_) => depth += 1,
-            Kind::Close(_) | Kind::Comma if depth == 1 => {
-                if k > cur_start {
-                    params.push(param(text, &toks[cur_start..k])?);
-                }
-                if t.kind != Kind::Comma {
-                    return Some(params);
-                }
-                cur_start = k + 1;
-                if let Kind::Close(_) = t.kind {
-                    depth -= 1;
-                }
-            }
-            Kind::Close(_) => depth -= 1,
-            _ => {}
-        }
-    }
-    None
-}
-
-fn param(text: &str, toks: &[Tok]) -> Option<(bool, String)> {
-    let by_ref = matches!(&toks.first()?.kind, Kind::Ident(k) if k == "ref");
-    let colon = toks.iter().position(|t| t.kind == Kind::Colon)?;
-    let ty = toks.get(colon + 1)?;
-    let last = toks.last()?;
-    Some((by_ref, text[ty.start..last.end].to_string()))
 }
 
 #[cfg(test)]
@@ -226,17 +110,6 @@ mod tests {
     }
 
     #[test]
-    fn items_split_with_keys() {
-        let items =
-            split_items("fn f() -> i64 { return 1; } const P: Pair = Pair { a: 1 }; use m;")
-                .unwrap();
-        let keys: Vec<_> = items.iter().map(|i| i.key.as_str()).collect();
-        assert_eq!(keys, ["f", "P", "use m"]);
-        assert_eq!(items[1].text, "const P: Pair = Pair { a: 1 };");
-        assert!(split_items("fn f() {} 1 + 2").is_err());
-    }
-
-    #[test]
     fn statements_and_expressions() {
         let kind = |t: &str| is_statements(t, &scan(t).0);
         assert!(kind("let x = 1"));
@@ -244,15 +117,5 @@ mod tests {
         assert!(kind("for i in 0..3 { print(i); }"));
         assert!(!kind("Pair { a: 1 }"));
         assert!(!kind("f(1) + 2"));
-    }
-
-    #[test]
-    fn params_of_functions() {
-        assert_eq!(
-            fn_params("fn f(a: [4]i64, ref b: Pair) -> i64 { }"),
-            Some(vec![(false, "[4]i64".into()), (true, "Pair".into())])
-        );
-        assert_eq!(fn_params("fn g() {}"), Some(vec![]));
-        assert_eq!(fn_params("fn h<T>(x: T) {}"), None);
     }
 }

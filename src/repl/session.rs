@@ -1,141 +1,30 @@
 //! The REPL session: the newest definition of every item, the persistent
 //! bindings and their memory, and the evaluation of one input.
 //!
-//! Every input becomes a whole program for `tern_compiler::compile`: all
-//! current items, then `fn main()` whose body rebinds each persistent binding
-//! from its slot (`let __sK = unsafe::slice::<T>(ADDR, 1); var x: T = __sK[0];`),
-//! runs the input, and writes `var`s and new bindings back to their slots.
-//! The input is compiled twice by the front end: first without write-backs,
-//! to learn the types of the new top-level bindings (and of an expression),
-//! then with them; only the second is compiled by Cranelift and run.
+//! The front end does the language work through its session API
+//! (`tern_compiler::session`): every input is compiled as a program of the
+//! current items (one source each, named `<repl:NAME>`), the bindings (slots
+//! in this session's memory, described by type) and the input (its own
+//! source, `<repl>` or the `:load`ed file), and the compiler says what came
+//! of it as data: the value's type, the new bindings, the bindings a
+//! redefinition changed. Diagnostics are the compiler's, rendered by its one
+//! renderer against what the user typed.
 
-use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use tern_codegen::{OptLevel, Options};
-use tern_compiler::tir::{Program, Stmt, Type};
+use tern_compiler::session::{self, Binding, Entry, InputKind, Item, Source};
 
 use super::exec::{Outcome, Worker};
-use super::scan::{self, ItemText};
-use super::value::{format_value, type_display, type_source};
+use super::scan;
+use super::value::format_value;
 use crate::loader::FsLoader;
 
 /// Largest binding or value the session keeps (1 GiB).
 const MAX_SLOT_BYTES: u64 = 1 << 30;
 
-/// File name of generated programs in diagnostics and runtime locations.
+/// File name of what the user types, in diagnostics and runtime locations.
 const FILE: &str = "<repl>";
-
-/// A persistent binding: its name, source type and slot.
-#[derive(Clone, Debug)]
-struct Binding {
-    name: String,
-    ty: String,
-    /// `tir::Program::value_shape` of the type when the slot was written: a
-    /// redefinition that changes it drops the binding.
-    shape: String,
-    mutable: bool,
-    /// Address of the slot (8-aligned, session memory).
-    addr: u64,
-}
-
-/// What a line range of a generated program holds, for mapping locations.
-#[derive(Clone, Debug)]
-enum Region {
-    Item(String),
-    Input,
-}
-
-/// A generated program and where its parts are.
-struct Generated {
-    text: String,
-    /// Name shown for locations in the input (`<repl>`, or the file `:load`ed).
-    input_name: String,
-    /// (first line, line count, what); lines 1-based.
-    regions: Vec<(u32, u32, Region)>,
-}
-
-impl Generated {
-    fn new() -> Generated {
-        Generated {
-            text: String::new(),
-            input_name: FILE.to_string(),
-            regions: Vec::new(),
-        }
-    }
-
-    fn line(&self) -> u32 {
-        self.text.matches('\n').count() as u32 + 1
-    }
-
-    fn push(&mut self, s: &str) {
-        self.text.push_str(s);
-    }
-
-    fn region(&mut self, text: &str, what: Region) {
-        let start = self.line();
-        let lines = text.matches('\n').count() as u32 + 1;
-        self.text.push_str(text);
-        self.text.push('\n');
-        self.regions.push((start, lines, what));
-    }
-
-    /// `(prefix, line)` of generated line `line`: the input's own line or the
-    /// line within an item, with the location prefix to show.
-    fn map(&self, line: u32) -> Option<(String, u32)> {
-        self.line_map().map(line)
-    }
-
-    /// What [`Generated::map`] needs, apart from the text.
-    fn line_map(&self) -> LineMap {
-        LineMap {
-            input_name: self.input_name.clone(),
-            regions: self.regions.clone(),
-        }
-    }
-
-    /// The last line of the input region.
-    fn input_end(&self) -> Option<u32> {
-        self.regions
-            .iter()
-            .find_map(|(start, n, what)| matches!(what, Region::Input).then_some(start + n - 1))
-    }
-
-    /// The text of generated line `line` (1-based).
-    fn source_line(&self, line: u32) -> &str {
-        let index = (line as usize).saturating_sub(1);
-        self.text.lines().nth(index).unwrap_or("")
-    }
-}
-
-/// Where the parts of a generated program are (see [`Generated`]).
-#[derive(Clone, Debug)]
-struct LineMap {
-    input_name: String,
-    regions: Vec<(u32, u32, Region)>,
-}
-
-impl LineMap {
-    /// See [`Generated::map`].
-    fn map(&self, line: u32) -> Option<(String, u32)> {
-        self.regions.iter().find_map(|(start, n, what)| {
-            (line >= *start && line < start + n).then(|| {
-                let prefix = match what {
-                    Region::Input => self.input_name.clone(),
-                    Region::Item(key) => format!("<repl:{key}>"),
-                };
-                (prefix, line - start + 1)
-            })
-        })
-    }
-}
-
-/// What kind of input the body of the entry holds.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum InputKind {
-    Statements,
-    Expression,
-}
 
 /// Front-end, Cranelift and run times of one input.
 #[derive(Clone, Copy, Debug, Default)]
@@ -147,12 +36,70 @@ pub struct Timing {
     pub run: Option<Duration>,
 }
 
+/// Session memory for bindings and values: 8-aligned, zeroed, one block per
+/// slot.
+#[derive(Default)]
+struct Slots {
+    blocks: Vec<Box<[u64]>>,
+}
+
+impl Slots {
+    /// A slot of `bytes` bytes (at least one word); `None` when it is larger
+    /// than the session keeps or the memory cannot be had.
+    fn take(&mut self, bytes: u64) -> Option<u64> {
+        if bytes > MAX_SLOT_BYTES {
+            return None;
+        }
+        let words = bytes.div_ceil(8).max(1) as usize;
+        let mut mem = Vec::new();
+        mem.try_reserve_exact(words).ok()?;
+        mem.resize(words, 0u64);
+        let mem = mem.into_boxed_slice();
+        let addr = mem.as_ptr() as u64;
+        self.blocks.push(mem);
+        Some(addr)
+    }
+
+    /// Gives back the slot at `addr`.
+    fn free(&mut self, addr: u64) {
+        self.blocks.retain(|m| m.as_ptr() as u64 != addr);
+    }
+
+    /// Moves every slot of `other` into these.
+    fn adopt(&mut self, other: Slots) {
+        self.blocks.extend(other.blocks);
+    }
+}
+
+/// An item of the session and where it was defined.
+struct Defined {
+    item: Item,
+    /// `<repl>` or the path of the file `:load`ed.
+    origin: String,
+}
+
+impl Defined {
+    /// The item as a source: typed ones as `<repl:NAME>` (lines counted in
+    /// the item), loaded ones as their file at their own line, so that a
+    /// diagnostic names the file's line and its `use` resolves from there.
+    fn source(&self) -> Source {
+        if self.origin == FILE {
+            Source {
+                name: format!("<repl:{}>", self.item.key),
+                text: self.item.text.clone(),
+            }
+        } else {
+            self.item.in_place(&self.origin)
+        }
+    }
+}
+
 /// One REPL session.
 pub struct Session {
-    items: Vec<ItemText>,
+    items: Vec<Defined>,
     bindings: Vec<Binding>,
-    /// Slot memory, freed only with the session (bindings point into it).
-    memory: Vec<Box<[u64]>>,
+    /// The bindings' slots, freed only with the session.
+    memory: Slots,
     /// The thread every input runs on.
     worker: Worker,
     loader: FsLoader,
@@ -169,17 +116,56 @@ impl Session {
         tern_runtime::builtin::with_pool(|_| ())?;
         let worker = Worker::start()?;
         let mut options = Options::new(OptLevel::O2);
+        options.verify |= crate::config::verify();
         options.interrupt_flag = Some(tern_runtime::abi::interrupt::interrupt_flag_address());
+        // The sanitizer records where a slice was freed; the location text
+        // must outlive the input's code, which is freed after it runs.
+        tern_runtime::sanitize::set_location_map(Some(Box::new(|loc: &str| loc.to_string())));
         Ok(Session {
             items: Vec::new(),
             bindings: Vec::new(),
-            memory: Vec::new(),
+            memory: Slots::default(),
             worker,
             loader: FsLoader::from_env(),
             options,
             timing: false,
             last_timing: Timing::default(),
         })
+    }
+
+    /// Forgets every item and binding (`:reset`); the builtin pool and what
+    /// it holds stay (other slices may still view it).
+    pub fn reset(&mut self) {
+        self.items.clear();
+        self.bindings.clear();
+        self.memory = Slots::default();
+    }
+
+    /// `:list`: the items (by kind and name) and the bindings with their
+    /// types.
+    pub fn list(&self) {
+        for Defined { item, .. } in &self.items {
+            let kind = item.text.split_whitespace().next().unwrap_or("");
+            let kind = if item.is_extern { "extern fn" } else { kind };
+            match item.key.strip_prefix("use ") {
+                Some(module) => println!("use {module}"),
+                None => println!("{kind} {}", item.key),
+            }
+        }
+        for b in &self.bindings {
+            let kw = if b.mutable { "var" } else { "let" };
+            println!("{kw} {}: {}", b.name, b.ty);
+        }
+    }
+
+    /// Every name the session defines (items, then bindings), for completion.
+    pub fn names(&self) -> Vec<String> {
+        self.items
+            .iter()
+            .filter(|d| !d.item.key.starts_with("use "))
+            .map(|d| d.item.key.clone())
+            .chain(self.bindings.iter().map(|b| b.name.clone()))
+            .collect()
     }
 
     /// `:set OPTION VALUE`: `sanitize on` compiles the inputs from now on as
@@ -218,6 +204,11 @@ impl Session {
         tern_runtime::abi::interrupt::clear_interrupt();
         let (toks, _) = scan::scan(input);
         if toks.is_empty() {
+            // Nothing but blanks and comments; an unterminated block comment
+            // is still an error.
+            if scan::scan(input).1 {
+                self.run_input(input, InputKind::Statements);
+            }
             return;
         }
         self.last_timing = Timing::default();
@@ -242,13 +233,28 @@ impl Session {
         }
     }
 
-    /// Adds or replaces items after checking that the whole program still
-    /// compiles with them.
+    /// The current items as sources, one per item, leaving out those whose
+    /// key is in `replaced`.
+    fn item_sources(&self, replaced: &[Item]) -> Vec<Source> {
+        self.items
+            .iter()
+            .filter(|old| !replaced.iter().any(|n| n.key == old.item.key))
+            .map(Defined::source)
+            .collect()
+    }
+
+    /// Adds or replaces the items of `input` after checking that the whole
+    /// program still compiles with them; drops the bindings whose type they
+    /// change the layout of.
     fn define(&mut self, input: &str, input_name: &str) {
-        let new = match scan::split_items(input) {
+        let source = Source {
+            name: input_name.to_string(),
+            text: input.to_string(),
+        };
+        let new = match session::split_items(&source) {
             Ok(items) => items,
-            Err(msg) => {
-                eprintln!("{FILE}: error: {msg}");
+            Err(diags) => {
+                eprint!("{}", diags.render());
                 return;
             }
         };
@@ -258,260 +264,84 @@ impl Session {
             );
             return;
         }
-        let kept: Vec<ItemText> = self
-            .items
-            .iter()
-            .filter(|old| !new.iter().any(|n| n.key == old.key))
-            .cloned()
-            .collect();
-        let mut g = Generated::new();
-        g.input_name = input_name.to_string();
-        for item in &kept {
-            g.region(&item.text, Region::Item(item.key.clone()));
-        }
-        g.region(input, Region::Input);
-        self.entry(&mut g, None, "");
+        let mut sources = self.item_sources(&new);
+        sources.push(source);
+        let entry = Entry {
+            bindings: &self.bindings,
+            input: None,
+        };
         let start = Instant::now();
-        let result = tern_compiler::compile(FILE, &g.text, &self.loader);
+        let result = session::compile(&sources, &entry, &mut |_| None, &self.loader);
         self.last_timing.front = start.elapsed();
         match result {
-            Ok(program) => {
-                // A binding whose type now means other bytes (a struct it
-                // reaches was redefined, a constant used as an array length
-                // changed) would be read with the new layout: drop it.
-                let main = program.function(program.main);
-                self.bindings.retain(|b| {
-                    let now = main
-                        .locals
-                        .iter()
-                        .find(|l| l.name == b.name)
-                        .map(|l| program.value_shape(&l.ty));
-                    let kept = now.as_deref() == Some(b.shape.as_str());
-                    if !kept {
-                        eprintln!(
-                            "note: binding `{}` dropped: the layout of its type `{}` changed",
-                            b.name, b.ty
-                        );
-                    }
-                    kept
+            Ok(compiled) => {
+                for &k in &compiled.changed {
+                    let b = &self.bindings[k];
+                    eprintln!(
+                        "note: binding `{}` dropped: the layout of its type `{}` changed",
+                        b.name, b.ty
+                    );
+                }
+                let mut k = 0;
+                self.bindings.retain(|_| {
+                    k += 1;
+                    !compiled.changed.contains(&(k - 1))
                 });
-                self.items = kept;
-                self.items.extend(new);
+                self.items
+                    .retain(|old| !new.iter().any(|n| n.key == old.item.key));
+                self.items.extend(new.into_iter().map(|item| Defined {
+                    item,
+                    origin: input_name.to_string(),
+                }));
             }
-            Err(diags) => eprint!("{}", render(&g, &diags)),
+            Err(diags) => eprint!("{}", diags.render()),
         }
-    }
-
-    /// Appends the entry function: the prelude, `input` (if any) and `post`.
-    fn entry(&self, g: &mut Generated, input: Option<(&str, InputKind)>, post: &str) {
-        g.push("fn main() {\n");
-        for (k, b) in self.bindings.iter().enumerate() {
-            let kw = if b.mutable { "var" } else { "let" };
-            g.push(&format!(
-                "let __s{k} = unsafe::slice::<{ty}>({addr}, 1); {kw} {name}: {ty} = __s{k}[0];\n",
-                ty = b.ty,
-                addr = b.addr,
-                name = b.name
-            ));
-        }
-        match input {
-            Some((text, InputKind::Statements)) => g.region(text, Region::Input),
-            Some((text, InputKind::Expression)) => {
-                g.push("let __v = (\n");
-                g.region(text, Region::Input);
-                g.push(");\n");
-            }
-            None => {}
-        }
-        g.push(post);
-        g.push("}\n");
-    }
-
-    /// Front end on the program for `input` without write-backs (phase 1).
-    fn compile_input(
-        &mut self,
-        input: &str,
-        kind: InputKind,
-    ) -> (Generated, Result<Program, tern_compiler::Diagnostics>) {
-        let mut g = self.items_program();
-        self.entry(&mut g, Some((input, kind)), "");
-        let start = Instant::now();
-        let result = tern_compiler::compile(FILE, &g.text, &self.loader);
-        self.last_timing.front += start.elapsed();
-        (g, result)
-    }
-
-    /// The items part of a program.
-    fn items_program(&self) -> Generated {
-        let mut g = Generated::new();
-        for item in &self.items {
-            g.region(&item.text, Region::Item(item.key.clone()));
-        }
-        g
-    }
-
-    /// Compiles with the front end, timing it; renders errors to stderr.
-    fn front(&mut self, g: &Generated) -> Option<Program> {
-        let start = Instant::now();
-        let result = tern_compiler::compile(FILE, &g.text, &self.loader);
-        self.last_timing.front += start.elapsed();
-        match result {
-            Ok(p) => Some(p),
-            Err(diags) => {
-                eprint!("{}", render(g, &diags));
-                None
-            }
-        }
-    }
-
-    /// A slot of `bytes` bytes (at least one word), zeroed; `None` when the
-    /// memory cannot be had.
-    fn slot(&mut self, bytes: u64) -> Option<u64> {
-        if bytes > MAX_SLOT_BYTES {
-            return None;
-        }
-        let words = bytes.div_ceil(8).max(1) as usize;
-        let mut mem = Vec::new();
-        mem.try_reserve_exact(words).ok()?;
-        mem.resize(words, 0u64);
-        let mem = mem.into_boxed_slice();
-        let addr = mem.as_ptr() as u64;
-        self.memory.push(mem);
-        Some(addr)
     }
 
     /// Runs a statement or expression input.
     fn run_input(&mut self, input: &str, kind: InputKind) {
         // A statement input may leave out its final `;`.
-        let mut input = input.to_string();
-        let trimmed = input.trim_end();
-        if kind == InputKind::Statements && !trimmed.ends_with(';') && !trimmed.ends_with('}') {
-            input.truncate(trimmed.len());
-            input.push(';');
+        let mut text = input.to_string();
+        let trimmed = text.trim_end();
+        if kind == InputKind::Statements
+            && !scan::scan(trimmed).1
+            && !trimmed.is_empty()
+            && !trimmed.ends_with(';')
+            && !trimmed.ends_with('}')
+        {
+            text.truncate(trimmed.len());
+            text.push(';');
         }
-        // Phase 1: types of the new bindings and of the expression.
-        let (g, result) = self.compile_input(&input, kind);
-        let (kind, p1) = match result {
-            Ok(p) => (kind, p),
-            Err(diags) if kind == InputKind::Expression => {
-                // An "expression" that is really a statement (a call of a
-                // function without a value, an assignment without `;`).
-                let statement = format!("{input};");
-                match self.compile_input(&statement, InputKind::Statements).1 {
-                    Ok(p) => {
-                        input = statement;
-                        (InputKind::Statements, p)
-                    }
-                    Err(_) => {
-                        eprint!("{}", render(&g, &diags));
-                        return;
-                    }
-                }
+        let sources = self.item_sources(&[]);
+        let mut fresh = Slots::default();
+        let start = Instant::now();
+        let mut result = self.compile_input(&sources, &text, kind, &mut fresh);
+        if let (Err(_), InputKind::Expression) = (&result, kind) {
+            // An "expression" that is really a statement (a call of a
+            // function without a value, an assignment without `;`).
+            let mut other = Slots::default();
+            if let Ok(c) = self.compile_input(
+                &sources,
+                &format!("{text};"),
+                InputKind::Statements,
+                &mut other,
+            ) {
+                result = Ok(c);
+                fresh = other;
             }
+        }
+        self.last_timing.front = start.elapsed();
+        let compiled = match result {
+            Ok(c) => c,
             Err(diags) => {
-                eprint!("{}", render(&g, &diags));
+                eprint!("{}", diags.render());
                 return;
             }
         };
-        let p1 = &p1;
-        let input = input.as_str();
-        let main = p1.function(p1.main);
-        let mut new: Vec<(String, Type, bool)> = Vec::new();
-        let mut value_ty = None;
-        let mut skip = self.bindings.len();
-        for stmt in &main.body.stmts {
-            let Stmt::Let { local, .. } = stmt else {
-                continue;
-            };
-            let l = &main.locals[local.0 as usize];
-            if l.name == "__v" {
-                value_ty = Some(l.ty.clone());
-                continue;
-            }
-            if l.name.starts_with("__") {
-                continue;
-            }
-            if skip > 0 {
-                skip -= 1;
-                continue;
-            }
-            new.retain(|(n, _, _)| *n != l.name);
-            new.push((l.name.clone(), l.ty.clone(), l.mutable));
-        }
-        // Phase 2: slots and write-backs.
-        let mut post = String::new();
-        let mut fresh = Vec::new();
-        for (k, b) in self.bindings.iter().enumerate() {
-            if b.mutable && !new.iter().any(|(n, _, _)| *n == b.name) {
-                let _ = writeln!(post, "__s{k}[0] = {};", b.name);
-            }
-        }
-        for (j, (name, ty, mutable)) in new.iter().enumerate() {
-            let Some(src) = type_source(p1, ty) else {
-                eprintln!("{FILE}: error: `{name}` has no value to keep");
-                return;
-            };
-            let Some(addr) = self.slot(p1.layout(ty).size) else {
-                eprintln!(
-                    "{FILE}: error: `{name}` is too large to keep ({} bytes)",
-                    p1.layout(ty).size
-                );
-                return;
-            };
-            let _ = writeln!(
-                post,
-                "let __n{j} = unsafe::slice::<{src}>({addr}, 1); __n{j}[0] = {name};"
-            );
-            fresh.push(Binding {
-                name: name.clone(),
-                ty: src,
-                shape: p1.value_shape(ty),
-                mutable: *mutable,
-                addr,
-            });
-        }
-        let mut result_slot = None;
-        if let Some(ty) = &value_ty {
-            let Some(src) = type_source(p1, ty) else {
-                eprintln!("{FILE}: error: this expression has no value to show");
-                return;
-            };
-            let Some(addr) = self.slot(p1.layout(ty).size) else {
-                eprintln!(
-                    "{FILE}: error: the value is too large to show ({} bytes)",
-                    p1.layout(ty).size
-                );
-                return;
-            };
-            // The value is shown after the input's frame is gone, so it is
-            // copied out with `unsafe::` rather than stored as a binding
-            // would be: a slice may view an array of that frame (the escape
-            // rule would refuse the store), and showing one reads only its
-            // length, never its elements (`value::format_value`).
-            let size = p1.layout(ty).size;
-            let _ = match ty {
-                Type::Slice(_) | Type::Reusable(_) => writeln!(
-                    post,
-                    "let __r = unsafe::slice::<i64>({addr}, 2); __r[1] = len(__v);"
-                ),
-                _ if repr_is_memory(ty) => {
-                    writeln!(post, "unsafe::copy({addr}, unsafe::addr(__v), {size});")
-                }
-                _ => writeln!(
-                    post,
-                    "let __r = unsafe::slice::<{src}>({addr}, 1); __r[0] = __v;"
-                ),
-            };
-            result_slot = Some(addr);
-        }
-        let mut g = self.items_program();
-        self.entry(&mut g, Some((input, kind)), &post);
-        let Some(program) = self.front(&g) else {
-            return;
-        };
+        let program = &compiled.program;
         let start = Instant::now();
         let symbols = tern_runtime::abi::symbols();
-        let jit = match crate::stack::jit(&program, &self.options, &symbols) {
+        let jit = match crate::stack::jit(program, &self.options, &symbols) {
             Ok(j) => j,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -519,14 +349,6 @@ impl Session {
             }
         };
         self.last_timing.cranelift = Some(start.elapsed());
-        // Where the sanitizer records a free, it records it in the user's terms:
-        // the message may name it long after this input's program is gone.
-        if self.options.sanitize {
-            let lines = g.line_map();
-            tern_runtime::sanitize::set_location_map(Some(Box::new(move |loc: &str| {
-                map_loc(&lines, loc)
-            })));
-        }
         let start = Instant::now();
         let outcome = self.worker.run(jit.entry());
         self.last_timing.run = Some(start.elapsed());
@@ -535,32 +357,59 @@ impl Session {
         unsafe { jit.free() };
         match outcome {
             Outcome::Done => {
-                self.bindings
-                    .retain(|b| !fresh.iter().any(|f| f.name == b.name));
-                self.bindings.extend(fresh);
-                if let (Some(addr), Some(ty)) = (result_slot, value_ty) {
-                    // SAFETY: the entry stored a value of `ty` (laid out
+                for nb in &compiled.new_bindings {
+                    self.bindings.retain(|b| b.name != nb.name);
+                    self.bindings.push(Binding {
+                        name: nb.name.clone(),
+                        ty: program.type_name(&nb.ty).unwrap_or_default(),
+                        shape: program.value_shape(&nb.ty),
+                        mutable: nb.mutable,
+                        addr: nb.addr,
+                    });
+                }
+                if let Some(v) = &compiled.value {
+                    // SAFETY: the entry stored a value of `v.ty` (laid out
                     // by this same program) into this slot.
-                    let text = unsafe { format_value(&program, &ty, addr as *const u8) };
+                    let text = unsafe { format_value(program, &v.ty, v.addr as *const u8) };
                     println!("{text}");
                     // Nothing refers to the value's slot any more.
-                    self.memory.retain(|m| m.as_ptr() as u64 != addr);
+                    fresh.free(v.addr);
                 }
+                self.memory.adopt(fresh);
             }
-            Outcome::Failed { loc, msg } => {
-                eprintln!("error: {}: {msg}", map_loc(&g.line_map(), &loc));
-            }
-            Outcome::Fault => {
-                eprintln!("error: stack overflow or invalid memory access");
-            }
+            Outcome::Failed { loc, msg } => eprintln!("error: {loc}: {msg}"),
+            Outcome::Fault => eprintln!("error: stack overflow or invalid memory access"),
         }
+    }
+
+    /// The session program for input `text`, with new slots from `fresh`.
+    fn compile_input(
+        &self,
+        sources: &[Source],
+        text: &str,
+        kind: InputKind,
+        fresh: &mut Slots,
+    ) -> Result<session::Compiled, tern_compiler::Diagnostics> {
+        let input = Source {
+            name: FILE.into(),
+            text: text.to_string(),
+        };
+        let entry = Entry {
+            bindings: &self.bindings,
+            input: Some((&input, kind)),
+        };
+        session::compile(sources, &entry, &mut |b| fresh.take(b), &self.loader)
     }
 
     /// `:load`: defines the items of a file's text; a `fn main` is blanked
     /// out (keeping line numbers) since the REPL's entry has that name.
     pub fn load_items(&mut self, text: &str, file: &str) {
         let mut text = text.to_string();
-        match scan::split_items(&text) {
+        let source = Source {
+            name: file.to_string(),
+            text: text.clone(),
+        };
+        match session::split_items(&source) {
             Ok(items) => {
                 for item in items.iter().filter(|i| i.is_fn && i.key == "main") {
                     if let Some(at) = text.find(&item.text) {
@@ -573,8 +422,8 @@ impl Session {
                     }
                 }
             }
-            Err(msg) => {
-                eprintln!("{file}: error: {msg}");
+            Err(diags) => {
+                eprint!("{}", diags.render());
                 return;
             }
         }
@@ -586,59 +435,57 @@ impl Session {
 
     /// The type of expression `expr`, or its errors.
     pub fn type_of(&mut self, expr: &str) {
-        let mut g = self.items_program();
-        self.entry(&mut g, Some((expr, InputKind::Expression)), "");
-        let result = tern_compiler::compile(FILE, &g.text, &self.loader);
-        match result {
-            Ok(p) => {
-                let main = p.function(p.main);
-                let ty = main
-                    .locals
-                    .iter()
-                    .find(|l| l.name == "__v")
-                    .map(|l| type_display(&p, &l.ty))
-                    .unwrap_or_else(|| "()".into());
-                println!("{ty}");
+        let sources = self.item_sources(&[]);
+        // Compiled, never run: the slots are not needed.
+        let mut none = Slots::default();
+        match self.compile_input(&sources, expr, InputKind::Expression, &mut none) {
+            Ok(c) => {
+                let ty = c.value.and_then(|v| c.program.type_name(&v.ty));
+                println!("{}", ty.unwrap_or_else(|| "()".into()));
             }
-            Err(d) if d.len() == 1 && d.summaries()[0].3 == "this expression has no value" => {
-                println!("()")
-            }
-            Err(d) => eprint!("{}", render(&g, &d)),
+            Err(d) if d.len() == 1 && no_value(&d) => println!("()"),
+            Err(d) => eprint!("{}", d.render()),
         }
     }
 
     /// The CLIF of function item `name`, compiled as the REPL compiles it.
     pub fn clif(&mut self, name: &str) {
-        let Some(item) = self.items.iter().find(|i| i.is_fn && i.key == name) else {
+        let Some(Defined { item, .. }) = self
+            .items
+            .iter()
+            .find(|d| d.item.is_fn && d.item.key == name)
+        else {
             eprintln!("{FILE}: error: no function `{name}` is defined");
             return;
         };
-        if item.text.starts_with("extern") {
+        if item.is_extern {
             eprintln!("{FILE}: error: `{name}` is an extern function: it has no CLIF");
             return;
         }
-        let Some(params) = scan::fn_params(&item.text) else {
+        let Some(params) = &item.params else {
             eprintln!(
                 "{FILE}: error: `{name}` is generic: its code exists per instantiation (use `tern build --emit clif`)"
             );
             return;
         };
-        // A call (never run) makes the function part of the program.
-        let mut call = String::new();
-        let mut args = Vec::new();
-        for (k, (by_ref, ty)) in params.iter().enumerate() {
-            let _ = writeln!(call, "var __a{k}: {ty} = unsafe::slice::<{ty}>(0, 1)[0];");
-            args.push(if *by_ref {
-                format!("ref __a{k}")
-            } else {
-                format!("__a{k}")
-            });
-        }
-        let _ = writeln!(call, "{name}({});", args.join(", "));
-        let mut g = self.items_program();
-        self.entry(&mut g, None, &call);
-        let Some(program) = self.front(&g) else {
-            return;
+        // A call (never run) makes the function part of the program; its
+        // arguments are read from address 0, which is never dereferenced.
+        let args: Vec<String> = params
+            .iter()
+            .map(|(by_ref, ty)| {
+                let arg = format!("unsafe::slice::<{ty}>(0, 1)[0]");
+                if *by_ref { format!("ref {arg}") } else { arg }
+            })
+            .collect();
+        let call = format!("{name}({});", args.join(", "));
+        let sources = self.item_sources(&[]);
+        let mut none = Slots::default();
+        let program = match self.compile_input(&sources, &call, InputKind::Statements, &mut none) {
+            Ok(c) => c.program,
+            Err(d) => {
+                eprint!("{}", d.render());
+                return;
+            }
         };
         let mut opts = self.options.clone();
         opts.emit_clif = true;
@@ -666,105 +513,11 @@ impl Session {
     }
 }
 
-/// Whether values of `ty` live in memory (arrays, structs) rather than in
-/// registers, so `unsafe::addr` of a binding of it is the value's address.
-fn repr_is_memory(ty: &Type) -> bool {
-    matches!(ty, Type::Array(..) | Type::Struct(_))
-}
-
-/// A runtime location `file:line:col` of a generated program, mapped back to
-/// what the user typed.
-fn map_loc(g: &LineMap, loc: &str) -> String {
-    let mut parts = loc.rsplitn(3, ':');
-    let (Some(col), Some(line), Some(file)) = (parts.next(), parts.next(), parts.next()) else {
-        return loc.to_string();
-    };
-    match (file == FILE, line.parse::<u32>()) {
-        (true, Ok(line)) => match g.map(line) {
-            Some((prefix, l)) => format!("{prefix}:{l}:{col}"),
-            None => loc.to_string(),
-        },
-        _ => loc.to_string(),
-    }
-}
-
-/// The message of a diagnostic in generated code, in the user's terms where
-/// it is about the input: a binding written back to its slot
-/// (`__nJ[0] = NAME;`) that holds a slice of an array of the input's frame,
-/// or the input's frame itself (the generated `main`'s).
-fn generated(g: &Generated, line: u32, d: &tern_compiler::Diagnostic) -> Option<String> {
+/// Whether `d` says the expression has no value (`:type` shows `()`).
+fn no_value(d: &tern_compiler::Diagnostics) -> bool {
     use tern_compiler::diagnostics::ErrorKind;
-    let kept = g
-        .source_line(line)
-        .split_once("[0] = ")
-        .and_then(|(_, rest)| rest.strip_suffix(';'));
-    match (&d.kind, kept) {
-        (ErrorKind::EscapeStore { array, .. }, Some(name)) => Some(format!(
-            "`{name}` cannot be kept: it holds a slice of {array}, which lives only while this input runs"
-        )),
-        // The input runs as the body of a generated `main`.
-        (ErrorKind::FrameTooLarge { name, bytes }, _) if name == "main" => Some(format!(
-            "this input needs up to {bytes} bytes of stack, more than the limit of 512 MiB; keep large arrays in a pool (`reusable[]T`, `slice_pool`)"
-        )),
-        _ => None,
-    }
-}
-
-/// Diagnostics of a generated program, against what the user typed: the
-/// location, the source line and a caret under the span.
-fn render(g: &Generated, diags: &tern_compiler::Diagnostics) -> String {
-    let mut out = String::new();
-    for ((file, line, col, msg), d) in diags.summaries().into_iter().zip(diags.list()) {
-        if file != FILE {
-            // A module's own error: the front end's rendering is right.
-            let _ = writeln!(out, "{file}:{line}:{col}: error: {msg}");
-            continue;
-        }
-        // An error on the line after the input (the generated `);` or `}`)
-        // is about the end of what the user typed.
-        let (line, col) = match (g.map(line), generated(g, line, d)) {
-            (Some(_), _) => (line, col),
-            (None, Some(said)) => {
-                let _ = writeln!(out, "{FILE}: error: {said}");
-                continue;
-            }
-            (None, None) => match g.input_end() {
-                Some(end) if line == end + 1 => (end, g.source_line(end).len() as u32 + 1),
-                _ => {
-                    let _ = writeln!(out, "{FILE}: error: {msg}");
-                    continue;
-                }
-            },
-        };
-        let Some((prefix, l)) = g.map(line) else {
-            let _ = writeln!(out, "{FILE}: error: {msg}");
-            continue;
-        };
-        let src = g.source_line(line);
-        // Columns count characters; the span counts bytes: underline the
-        // characters the span covers on this line.
-        let span_bytes = d.span.hi.saturating_sub(d.span.lo) as usize;
-        let mut covered = 0;
-        let width = src
-            .chars()
-            .skip((col as usize).saturating_sub(1))
-            .take_while(|c| {
-                let inside = covered < span_bytes;
-                covered += c.len_utf8();
-                inside
-            })
-            .count()
-            .max(1);
-        let gutter = l.to_string();
-        let pad = " ".repeat(gutter.len());
-        let _ = writeln!(out, "{prefix}:{l}:{col}: error: {msg}");
-        let _ = writeln!(out, "{gutter} | {src}");
-        let _ = writeln!(
-            out,
-            "{pad} | {}{}",
-            " ".repeat((col as usize).saturating_sub(1)),
-            "^".repeat(width)
-        );
-    }
-    out
+    matches!(
+        d.list()[0].kind,
+        ErrorKind::UnitValue | ErrorKind::NoValueToShow
+    )
 }

@@ -8,27 +8,6 @@ use tern_compiler::tir::{Program, Type};
 /// Elements of an array shown before the rest is summarised.
 const MAX_ELEMENTS: u64 = 32;
 
-/// `ty` as written in Tern source (`None` for `()` and string literals, which
-/// no binding can hold). Struct names are qualified as the program knows them.
-pub fn type_source(p: &Program, ty: &Type) -> Option<String> {
-    Some(match ty {
-        Type::I64 => "i64".into(),
-        Type::I32 => "i32".into(),
-        Type::U8 => "u8".into(),
-        Type::Bool => "bool".into(),
-        Type::Unit | Type::Str => return None,
-        Type::Slice(e) => format!("[]{}", type_source(p, e)?),
-        Type::Array(e, n) => format!("[{n}]{}", type_source(p, e)?),
-        Type::Reusable(e) => format!("reusable[]{}", type_source(p, e)?),
-        Type::Struct(id) => p.struct_def(*id).name.clone(),
-    })
-}
-
-/// `ty` for `:type`: like [`type_source`], with `()` for no value.
-pub fn type_display(p: &Program, ty: &Type) -> String {
-    type_source(p, ty).unwrap_or_else(|| "()".into())
-}
-
 /// The value of type `ty` stored at `ptr`.
 ///
 /// # Safety
@@ -45,7 +24,7 @@ pub unsafe fn format_value(p: &Program, ty: &Type, ptr: *const u8) -> String {
             Type::Unit | Type::Str => "()".into(),
             Type::Slice(_) | Type::Reusable(_) => {
                 let len = ptr.add(8).cast::<i64>().read_unaligned();
-                format!("<{} len {len}>", type_display(p, ty))
+                format!("<{} len {len}>", p.type_name(ty).unwrap_or_default())
             }
             Type::Array(e, n) => {
                 let size = p.layout(e).size as usize;

@@ -151,6 +151,25 @@ pub enum ErrorKind {
         name: String,
         bytes: u64,
     },
+    // --- session programs (session.rs) ---
+    /// A new binding of an input holds a slice of the input's frame.
+    CannotKeep {
+        name: String,
+        array: EscapeOrigin,
+    },
+    /// The entry of an input needs more than the frame limit.
+    InputFrameTooLarge {
+        bytes: u64,
+    },
+    /// A new binding whose type cannot be stored (no value).
+    NoValueToKeep(String),
+    /// An expression input whose value cannot be stored.
+    NoValueToShow,
+    /// The host will not keep a binding or value this large.
+    TooLargeToKeep {
+        what: String,
+        bytes: u64,
+    },
     // --- frame escapes (check/escape.rs) ---
     /// A slice of a local array is returned.
     EscapeReturn(EscapeOrigin),
@@ -417,6 +436,19 @@ impl fmt::Display for ErrorKind {
                 f,
                 "the stack frame of `{name}` needs up to {bytes} bytes, more than the limit of 512 MiB; keep large arrays in a pool (`reusable[]T`, `slice_pool`)"
             ),
+            CannotKeep { name, array } => write!(
+                f,
+                "`{name}` cannot be kept: it holds a slice of {array}, which lives only while this input runs"
+            ),
+            InputFrameTooLarge { bytes } => write!(
+                f,
+                "this input needs up to {bytes} bytes of stack, more than the limit of 512 MiB; keep large arrays in a pool (`reusable[]T`, `slice_pool`)"
+            ),
+            NoValueToKeep(name) => write!(f, "`{name}` has no value to keep"),
+            NoValueToShow => write!(f, "this expression has no value to show"),
+            TooLargeToKeep { what, bytes } => {
+                write!(f, "{what} is too large to keep ({bytes} bytes)")
+            }
             EscapeReturn(array) => write!(
                 f,
                 "cannot return a slice of {array}: the array does not outlive this call"

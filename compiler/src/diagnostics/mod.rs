@@ -84,6 +84,11 @@ impl Sink {
     pub(crate) fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
+    /// Replaces each diagnostic by `f` of it (a host's parts say an error
+    /// about generated code in its user's terms: `crate::session`).
+    pub(crate) fn rewrite(&mut self, f: impl Fn(Diagnostic) -> Diagnostic) {
+        self.list = std::mem::take(&mut self.list).into_iter().map(f).collect();
+    }
     pub(crate) fn finish(self, sources: Arc<SourceMap>) -> Diagnostics {
         let mut list = self.list;
         // Source order: by file (root first, modules in load order), then offset.

@@ -190,7 +190,15 @@ fn keyword(s: &str) -> Option<Tok> {
 
 /// Split `text` into tokens; the list always ends with `Tok::Eof`.
 pub(crate) fn lex(file: FileId, text: &str, sink: &mut Sink) -> Vec<Token> {
+    lex_as(file, text, sink, false)
+}
+
+/// [`lex`]; with `generated`, `$` may begin and continue an identifier:
+/// the names a host generates (`crate::session`) can then never clash with
+/// a name a user wrote, since `$` is not part of the language.
+pub(crate) fn lex_as(file: FileId, text: &str, sink: &mut Sink, generated: bool) -> Vec<Token> {
     let bytes = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || (generated && c == b'$');
     let mut toks = Vec::new();
     let mut i = 0usize;
     let span = |lo: usize, hi: usize| Span::new(file, lo as u32, hi as u32);
@@ -229,8 +237,8 @@ pub(crate) fn lex(file: FileId, text: &str, sink: &mut Sink) -> Vec<Token> {
             }
             continue;
         }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+        if c.is_ascii_alphabetic() || c == b'_' || (generated && c == b'$') {
+            while i < bytes.len() && word(bytes[i]) {
                 i += 1;
             }
             let word = &text[start..i];

@@ -25,17 +25,59 @@ type PResult<T> = Result<T, Reported>;
 
 /// Parse a whole file.
 pub(crate) fn parse(toks: Vec<Token>, text: &str, sink: &mut Sink) -> Module {
-    let mut p = Parser {
-        toks,
-        text,
-        tail_depth: None,
-        pos: 0,
-        sink,
-        depth: 0,
-        links: 0,
-        no_struct: false,
-    };
-    p.module()
+    Parser::new(toks, text, sink).module()
+}
+
+/// Parses a whole file like [`parse`], with the byte range of each item
+/// (from its first token to its last).
+pub(crate) fn parse_with_ranges(
+    toks: Vec<Token>,
+    text: &str,
+    sink: &mut Sink,
+) -> Vec<(Item, Span)> {
+    let mut p = Parser::new(toks, text, sink);
+    let mut items = Vec::new();
+    while *p.peek() != Tok::Eof {
+        let start = p.span();
+        match p.item() {
+            Ok(item) => items.push((item, start.to(p.prev_span()))),
+            Err(Reported) => p.sync_item(),
+        }
+    }
+    items
+}
+
+/// Parses statements up to the end of the text: a body without its braces
+/// (the input of an incremental session, `crate::session`).
+pub(crate) fn parse_stmts(toks: Vec<Token>, text: &str, sink: &mut Sink) -> Vec<Stmt> {
+    let mut p = Parser::new(toks, text, sink);
+    let mut stmts = Vec::new();
+    while *p.peek() != Tok::Eof {
+        match p.stmt() {
+            Ok(s) => stmts.push(s),
+            Err(Reported) => {
+                p.sync_stmt();
+                // A stray `}` would stop `sync_stmt` for good.
+                if *p.peek() == Tok::RBrace {
+                    p.error_expected("a statement");
+                    p.bump();
+                }
+            }
+        }
+    }
+    stmts
+}
+
+/// Parses one expression that must span the whole text (`None` once an
+/// error is reported).
+pub(crate) fn parse_expr_only(toks: Vec<Token>, text: &str, sink: &mut Sink) -> Option<Expr> {
+    let mut p = Parser::new(toks, text, sink);
+    let e = p.expr().ok()?;
+    if *p.peek() != Tok::Eof {
+        p.error_expected("the end of the expression");
+        return None;
+    }
+    Some(e)
 }
 
 struct Parser<'s> {
@@ -84,9 +126,21 @@ fn binop(t: &Tok) -> Option<(BinOp, u8)> {
 }
 const AS_BP: u8 = 10;
 
-impl Parser<'_> {
+impl<'s> Parser<'s> {
     fn peek(&self) -> &Tok {
         &self.toks[self.pos].tok
+    }
+    fn new(toks: Vec<Token>, text: &'s str, sink: &'s mut Sink) -> Parser<'s> {
+        Parser {
+            toks,
+            text,
+            tail_depth: None,
+            pos: 0,
+            sink,
+            depth: 0,
+            links: 0,
+            no_struct: false,
+        }
     }
     fn peek_at(&self, n: usize) -> &Tok {
         &self.toks[(self.pos + n).min(self.toks.len() - 1)].tok

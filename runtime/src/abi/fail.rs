@@ -19,8 +19,7 @@
 use std::ffi::{CStr, c_char};
 use std::sync::RwLock;
 
-/// Exit status of a Tern program that failed at run time.
-pub const FAILURE_STATUS: i32 = 101;
+pub use crate::exit_status::FAILURE_STATUS;
 
 /// The line a stack overflow (or an invalid access through `unsafe`) ends the
 /// run with. It has no source location: the fault handler of

@@ -20,7 +20,9 @@ use crate::sanitize;
 /// entry of a program compiled with `--sanitize` calls it before `main`.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_sanitize_enable() {
-    if let Err(msg) = sanitize::enable() {
+    let enabled = crate::builtin::with_pool(|p| (p.base() as i64, p.arena_bytes()))
+        .and_then(|(base, bytes)| sanitize::enable(base, bytes));
+    if let Err(msg) = enabled {
         report_at("<runtime>", msg);
     }
 }

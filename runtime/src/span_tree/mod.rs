@@ -6,12 +6,15 @@
 //! * [`registry`] — authoritative bounds of checked pools;
 //! * [`extents`] — the boundary record: which spans are live allocations;
 //! * [`model`] — the reference model of the placement contract;
-//! * [`error`] — error codes and messages.
+//! * [`error`] — error codes and messages;
+//! * [`mirrored`] — the constants the stdlib's Tern code mirrors;
+//! * [`scan`] — the node scans (portable and AVX2).
 
 pub mod checked;
 pub mod error;
 pub mod extents;
 pub mod layout;
+pub mod mirrored;
 pub mod model;
 pub mod registry;
 pub mod scan;

@@ -1,0 +1,510 @@
+//! Programs assembled from parts: the front end's API for an incremental
+//! session (the REPL). Pure, like the rest of the crate: the host owns the
+//! memory and the sources, this module says what they mean.
+//!
+//! A session program is
+//! * **item sources**, each with its own display name, all in one namespace:
+//!   a diagnostic in any of them is rendered against that source's own text
+//!   and line numbers (`use` in one resolves from that source's name);
+//! * an **entry**: the live bindings (host memory, described by type), the
+//!   input (statements, or one expression whose value is wanted) as a source
+//!   of its own, and where the input's new bindings and value are to be kept.
+//!
+//! The compiler writes the entry function itself: it reads every binding from
+//! its slot, runs the input, writes back every `var` the input did not rebind,
+//! and stores the new bindings and the value into slots the host hands out
+//! ([`Slots`]) once their types are known. Everything it generates lives in a
+//! source named [`GENERATED`] whose names begin with `$`, which no user can
+//! write: no user name is special. What the host needs back comes as data
+//! ([`Compiled`]): the value's type, the new bindings, and which bindings a
+//! redefinition changed the layout of.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use crate::diagnostics::{Diagnostic, ErrorKind, Sink};
+use crate::source::{FileId, SourceMap, Span};
+use crate::syntax::{self, ast};
+use crate::tir::{self, Type};
+use crate::{Diagnostics, Loader, check, load_modules};
+
+/// Display name of the code the compiler generates around an input.
+pub const GENERATED: &str = "<repl:generated>";
+/// The local that holds an expression input's value.
+const VALUE: &str = "$value";
+
+/// One source: a display name and its text.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub name: String,
+    pub text: String,
+}
+
+/// What an input is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    /// Statements: top-level `let`/`var` become bindings.
+    Statements,
+    /// One expression: its value is kept for the host to show.
+    Expression,
+}
+
+/// A binding that lives in host memory between inputs.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    pub name: String,
+    /// Its type as written in Tern (`tir::Program::type_name`).
+    pub ty: String,
+    /// `tir::Program::value_shape` of its type when its slot was written.
+    pub shape: String,
+    pub mutable: bool,
+    /// Address of its slot (the host's memory, `layout(ty).size` bytes).
+    pub addr: u64,
+}
+
+/// Hands out host memory for a value of `bytes` bytes: its address, or
+/// `None` when the host will not keep that much.
+pub type Slots<'a> = &'a mut (dyn FnMut(u64) -> Option<u64> + Send);
+
+/// A new binding of an input, with the slot it is kept in.
+#[derive(Clone, Debug)]
+pub struct NewBinding {
+    pub name: String,
+    pub ty: Type,
+    pub mutable: bool,
+    pub addr: u64,
+}
+
+/// How an expression input's value was kept.
+#[derive(Clone, Debug)]
+pub struct Value {
+    pub ty: Type,
+    /// The slot: the value itself, or for a slice its `(ptr, len)` with only
+    /// `len` written (a slice is shown by its length; its elements may live
+    /// in the input's frame).
+    pub addr: u64,
+}
+
+/// A checked session program.
+#[derive(Debug)]
+pub struct Compiled {
+    pub program: tir::Program,
+    /// The expression input's value (`None` for statements or no input).
+    pub value: Option<Value>,
+    /// The input's top-level `let`/`var` bindings, the last of each name.
+    pub new_bindings: Vec<NewBinding>,
+    /// Indices of the entry's bindings whose type no longer has the shape
+    /// they were stored with (a redefinition changed its layout): the host
+    /// must drop them. Their slots were neither read nor written.
+    pub changed: Vec<usize>,
+}
+
+/// The entry of a session program.
+pub struct Entry<'a> {
+    pub bindings: &'a [Binding],
+    pub input: Option<(&'a Source, InputKind)>,
+}
+
+/// The items of `source` one by one: the name each defines (`use m` for a
+/// use) and its text, or the syntax errors.
+pub fn split_items(source: &Source) -> Result<Vec<Item>, Diagnostics> {
+    let mut sources = SourceMap::default();
+    let file = sources.add(source.name.clone(), source.text.clone());
+    let mut sink = Sink::default();
+    let toks = syntax::lexer::lex(file, &source.text, &mut sink);
+    let items = syntax::parser::parse_with_ranges(toks, &source.text, &mut sink);
+    if !sink.is_empty() {
+        return Err(sink.finish(Arc::new(sources)));
+    }
+    let file = sources.file(file);
+    Ok(items
+        .into_iter()
+        .map(|(item, span)| {
+            let (line, col) = file.line_col(span.lo);
+            let (key, is_fn) = match &item {
+                ast::Item::Use(m) => (format!("use {}", m.name), false),
+                ast::Item::Const(c) => (c.name.name.clone(), false),
+                ast::Item::Struct(s) => (s.name.name.clone(), false),
+                ast::Item::Extern(x) => (x.name.name.clone(), true),
+                ast::Item::Fn(f) => (f.name.name.clone(), true),
+            };
+            let params = match &item {
+                ast::Item::Fn(f) if f.generics.is_empty() => Some(
+                    f.params
+                        .iter()
+                        .map(|p| (p.by_ref, source.text[range(p.ty.span)].to_string()))
+                        .collect(),
+                ),
+                _ => None,
+            };
+            Item {
+                key,
+                is_fn,
+                is_extern: matches!(item, ast::Item::Extern(_)),
+                params,
+                text: source.text[range(span)].to_string(),
+                line,
+                col,
+            }
+        })
+        .collect())
+}
+
+/// One item of [`split_items`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    /// `f` for `fn f`, `struct f`, `const f`, `extern fn f`; `use m` for a use:
+    /// the key under which a later definition replaces it.
+    pub key: String,
+    /// A function (`fn` or `extern fn`).
+    pub is_fn: bool,
+    pub is_extern: bool,
+    /// A non-generic `fn`'s parameters: `ref` or not, and the type as written.
+    pub params: Option<Vec<(bool, String)>>,
+    pub text: String,
+    /// Where the item starts in its source (1-based line and column).
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Item {
+    /// The item as a source of its own named `name` that keeps its line
+    /// and column from the source it came from (blank lines and spaces
+    /// before it), so diagnostics in it point at the right place.
+    pub fn in_place(&self, name: &str) -> Source {
+        let mut text = "\n".repeat(self.line as usize - 1);
+        text.push_str(&" ".repeat(self.col as usize - 1));
+        text.push_str(&self.text);
+        Source {
+            name: name.to_string(),
+            text,
+        }
+    }
+}
+
+fn range(span: Span) -> std::ops::Range<usize> {
+    span.lo as usize..span.hi as usize
+}
+
+/// Front end over a session program: `items` and an entry function built
+/// from `entry`. New bindings and the value get slots from `slots` (a value
+/// or binding it refuses is an error at the input).
+pub fn compile(
+    items: &[Source],
+    entry: &Entry,
+    slots: Slots,
+    loader: &dyn Loader,
+) -> Result<Compiled, Diagnostics> {
+    crate::with_stack(|| compile_here(items, entry, slots, loader))
+}
+
+fn compile_here(
+    items: &[Source],
+    entry: &Entry,
+    slots: Slots,
+    loader: &dyn Loader,
+) -> Result<Compiled, Diagnostics> {
+    // Pass 1: the input as written, reading the bindings: the types of the
+    // value and the new bindings, and which bindings changed shape.
+    let first = assemble(items, entry, &Keep::default(), loader)?;
+    let program = &first.program;
+    let main = program.function(program.main);
+    let changed: Vec<usize> = entry
+        .bindings
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| {
+            let now = main
+                .locals
+                .iter()
+                .find(|l| l.name == b.name)
+                .map(|l| program.value_shape(&l.ty));
+            now.as_deref() != Some(b.shape.as_str())
+        })
+        .map(|(k, _)| k)
+        .collect();
+    if !changed.is_empty() || entry.input.is_none() {
+        return Ok(Compiled {
+            program: first.program,
+            value: None,
+            new_bindings: Vec::new(),
+            changed,
+        });
+    }
+    let mut keep = Keep::default();
+    for stmt in &main.body.stmts {
+        let tir::Stmt::Let { local, init } = stmt else {
+            continue;
+        };
+        let l = &main.locals[local.0 as usize];
+        if init.span.file != first.input_file || l.name == VALUE {
+            continue;
+        }
+        keep.bindings.retain(|k| k.name != l.name);
+        keep.bindings.push(Kept {
+            name: l.name.clone(),
+            ty: l.ty.clone(),
+            text: String::new(),
+            mutable: l.mutable,
+            addr: 0,
+            at: init.span,
+        });
+    }
+    let mut refused = Vec::new();
+    for k in &mut keep.bindings {
+        let bytes = program.layout(&k.ty).size;
+        match (program.type_name(&k.ty), slots(bytes)) {
+            (Some(text), Some(a)) => (k.text, k.addr) = (text, a),
+            (None, _) => refused.push(ErrorKind::NoValueToKeep(k.name.clone())),
+            (_, None) => refused.push(ErrorKind::TooLargeToKeep {
+                what: format!("`{}`", k.name),
+                bytes,
+            }),
+        }
+    }
+    if let Some(l) = main.locals.iter().find(|l| l.name == VALUE) {
+        let bytes = program.layout(&l.ty).size;
+        match (program.type_name(&l.ty), slots(bytes)) {
+            (Some(text), Some(addr)) => {
+                keep.value = Some(KeptValue {
+                    ty: l.ty.clone(),
+                    text,
+                    bytes,
+                    addr,
+                })
+            }
+            (None, _) => refused.push(ErrorKind::NoValueToShow),
+            (_, None) => refused.push(ErrorKind::TooLargeToKeep {
+                what: "the value".into(),
+                bytes,
+            }),
+        }
+    }
+    if !refused.is_empty() {
+        let mut sink = Sink::default();
+        for kind in refused {
+            sink.error(kind, first.input_span);
+        }
+        return Err(sink.finish(first.sources));
+    }
+    // Pass 2: the same with the stores; this is the program that runs.
+    let second = assemble(items, entry, &keep, loader)?;
+    Ok(Compiled {
+        value: keep.value.map(|v| Value {
+            ty: v.ty,
+            addr: v.addr,
+        }),
+        new_bindings: keep
+            .bindings
+            .into_iter()
+            .map(|k| NewBinding {
+                name: k.name,
+                ty: k.ty,
+                mutable: k.mutable,
+                addr: k.addr,
+            })
+            .collect(),
+        program: second.program,
+        changed,
+    })
+}
+
+/// What pass 2 stores: the input's new bindings and its value.
+#[derive(Default)]
+struct Keep {
+    bindings: Vec<Kept>,
+    value: Option<KeptValue>,
+}
+
+/// A new binding to store.
+struct Kept {
+    name: String,
+    ty: Type,
+    /// `ty` as written.
+    text: String,
+    mutable: bool,
+    addr: u64,
+    /// Its initializer in the input (where an error about keeping it points).
+    at: Span,
+}
+
+/// The value to store.
+struct KeptValue {
+    ty: Type,
+    text: String,
+    bytes: u64,
+    addr: u64,
+}
+
+/// One checked assembly of a session program.
+struct Assembled {
+    program: tir::Program,
+    sources: Arc<SourceMap>,
+    input_file: FileId,
+    input_span: Span,
+}
+
+/// Parses every part, builds the entry function and checks the whole.
+fn assemble(
+    items: &[Source],
+    entry: &Entry,
+    keep: &Keep,
+    loader: &dyn Loader,
+) -> Result<Assembled, Diagnostics> {
+    let mut sources = SourceMap::default();
+    let mut sink = Sink::default();
+    let mut root = ast::Module { items: Vec::new() };
+    for s in items {
+        let file = sources.add(s.name.clone(), s.text.clone());
+        root.items
+            .extend(syntax::parse_file(file, &s.text, &mut sink).items);
+    }
+    let (prelude, post) = generated(entry, keep);
+    let pre_file = sources.add(GENERATED.into(), prelude.clone());
+    let mut body = generated_stmts(pre_file, &prelude, &mut sink);
+    let (input_file, input_span) = match entry.input {
+        Some((input, kind)) => {
+            let file = sources.add(input.name.clone(), input.text.clone());
+            let toks = syntax::lexer::lex(file, &input.text, &mut sink);
+            match kind {
+                InputKind::Statements => {
+                    body.extend(syntax::parser::parse_stmts(toks, &input.text, &mut sink))
+                }
+                InputKind::Expression => {
+                    if let Some(e) = syntax::parser::parse_expr_only(toks, &input.text, &mut sink) {
+                        body.push(ast::Stmt {
+                            span: e.span,
+                            kind: ast::StmtKind::Let {
+                                mutable: false,
+                                name: ast::Ident {
+                                    name: VALUE.into(),
+                                    span: e.span,
+                                },
+                                ty: None,
+                                init: e,
+                            },
+                        });
+                    }
+                }
+            }
+            (file, Span::new(file, 0, input.text.len() as u32))
+        }
+        None => (pre_file, Span::new(pre_file, 0, 0)),
+    };
+    let post_file = sources.add(GENERATED.into(), post.clone());
+    body.extend(generated_stmts(post_file, &post, &mut sink));
+    let span = Span::new(pre_file, 0, 0);
+    root.items.push(ast::Item::Fn(ast::FnItem {
+        name: ast::Ident {
+            name: "main".into(),
+            span,
+        },
+        generics: Vec::new(),
+        params: Vec::new(),
+        ret: None,
+        body: ast::Block { stmts: body, span },
+    }));
+    let root = check::ParsedModule {
+        name: None,
+        file: pre_file,
+        ast: root,
+        uses: Default::default(),
+    };
+    let parsed_cleanly = sink.is_empty();
+    let modules = load_modules(root, loader, &mut sources, &mut sink);
+    let program = check::check_program(&modules, &sources, &mut sink, parsed_cleanly);
+    let post_text = sources.file(post_file).clone();
+    sink.rewrite(|d| {
+        in_user_terms(
+            d,
+            |span| post_text.line_col(span.lo).0 as usize - 1,
+            post_file,
+            keep,
+            input_span,
+        )
+    });
+    let sources = Arc::new(sources);
+    match program {
+        Some(program) if sink.is_empty() => Ok(Assembled {
+            program,
+            sources,
+            input_file,
+            input_span,
+        }),
+        _ => Err(sink.finish(sources)),
+    }
+}
+
+/// A diagnostic about generated code, said about the input: a store of a
+/// new binding that holds a slice of the input's frame (line `k` of the
+/// stores is `keep.bindings[k]`), or the entry's frame, which is the
+/// input's.
+fn in_user_terms(
+    mut d: Diagnostic,
+    line_of: impl Fn(Span) -> usize,
+    post_file: FileId,
+    keep: &Keep,
+    input_span: Span,
+) -> Diagnostic {
+    match &d.kind {
+        ErrorKind::EscapeStore { array, .. } if d.span.file == post_file => {
+            if let Some(k) = keep.bindings.get(line_of(d.span)) {
+                d.kind = ErrorKind::CannotKeep {
+                    name: k.name.clone(),
+                    array: array.clone(),
+                };
+                d.span = k.at;
+            }
+        }
+        ErrorKind::FrameTooLarge { name, bytes } if name == "main" => {
+            d.kind = ErrorKind::InputFrameTooLarge { bytes: *bytes };
+            d.span = input_span;
+        }
+        _ => {}
+    }
+    d
+}
+
+/// Statements of a generated part.
+fn generated_stmts(file: FileId, text: &str, sink: &mut Sink) -> Vec<ast::Stmt> {
+    let toks = syntax::lexer::lex_as(file, text, sink, true);
+    syntax::parser::parse_stmts(toks, text, sink)
+}
+
+/// The text before and after the input: read every binding from its slot;
+/// afterwards store each kept binding (line `k`: `keep.bindings[k]`) and the
+/// value, and write back each `var` the input did not rebind.
+fn generated(entry: &Entry, keep: &Keep) -> (String, String) {
+    let mut pre = String::new();
+    let mut post = String::new();
+    let slot = |ty: &str, addr: u64| format!("unsafe::slice::<{ty}>({addr}, 1)[0]");
+    for b in entry.bindings {
+        let kw = if b.mutable { "var" } else { "let" };
+        let _ = writeln!(pre, "{kw} {}: {} = {};", b.name, b.ty, slot(&b.ty, b.addr));
+    }
+    for k in &keep.bindings {
+        let _ = writeln!(post, "{} = {};", slot(&k.text, k.addr), k.name);
+    }
+    if let Some(v) = &keep.value {
+        let addr = v.addr;
+        let _ = match v.ty {
+            Type::Slice(_) | Type::Reusable(_) => {
+                writeln!(post, "unsafe::slice::<i64>({addr}, 2)[1] = len({VALUE});")
+            }
+            // Aggregates are copied out as bytes: a struct may hold a slice
+            // of the input's frame, which a store would (rightly) refuse.
+            Type::Array(..) | Type::Struct(_) => writeln!(
+                post,
+                "unsafe::copy({addr}, unsafe::addr({VALUE}), {});",
+                v.bytes
+            ),
+            _ => writeln!(post, "{} = {VALUE};", slot(&v.text, addr)),
+        };
+    }
+    for b in entry.bindings {
+        if b.mutable && !keep.bindings.iter().any(|k| k.name == b.name) {
+            let _ = writeln!(post, "{} = {};", slot(&b.ty, b.addr), b.name);
+        }
+    }
+    (pre, post)
+}

@@ -1,0 +1,175 @@
+//! The session API (`tern_compiler::session`): programs assembled from item
+//! sources, bindings in host memory and an input, with what came of them as
+//! data.
+
+mod common;
+
+use common::TestLoader;
+use tern_compiler::diagnostics::ErrorKind;
+use tern_compiler::session::{self, Binding, Entry, InputKind, Source};
+use tern_compiler::tir::Type;
+
+fn source(name: &str, text: &str) -> Source {
+    Source {
+        name: name.into(),
+        text: text.into(),
+    }
+}
+
+/// Compiles `input` against `items` and `bindings`, handing out slots at
+/// 0x1000, 0x2000, ...
+fn run(
+    items: &[Source],
+    bindings: &[Binding],
+    input: &str,
+    kind: InputKind,
+) -> Result<session::Compiled, tern_compiler::Diagnostics> {
+    let input = source("<repl>", input);
+    let entry = Entry {
+        bindings,
+        input: Some((&input, kind)),
+    };
+    let mut next = 0;
+    let mut slots = |_bytes: u64| {
+        next += 0x1000;
+        Some(next)
+    };
+    session::compile(items, &entry, &mut slots, &TestLoader::default())
+}
+
+fn summaries(d: &tern_compiler::Diagnostics) -> Vec<String> {
+    d.summaries()
+        .into_iter()
+        .map(|(file, line, col, msg)| format!("{file}:{line}:{col}: {msg}"))
+        .collect()
+}
+
+#[test]
+fn items_split_with_keys_places_and_parameters() {
+    let text = "fn f(a: [4]i64, ref b: P) -> i64 { return 1; }\n  const K: P = P { a: 1 };\nuse m;\nfn g<T>(x: T) {}\nextern fn labs(x: i64) -> i64;";
+    let items = session::split_items(&source("f.tern", text)).expect("parses");
+    let keys: Vec<&str> = items.iter().map(|i| i.key.as_str()).collect();
+    assert_eq!(keys, ["f", "K", "use m", "g", "labs"]);
+    assert_eq!(items[1].text, "const K: P = P { a: 1 };");
+    assert_eq!((items[1].line, items[1].col), (2, 3));
+    assert_eq!(
+        items[0].params,
+        Some(vec![(false, "[4]i64".into()), (true, "P".into())])
+    );
+    assert_eq!(items[3].params, None, "generic");
+    assert!(items[4].is_fn && items[4].is_extern);
+    // In place: the same line and column in a source of its own.
+    let placed = items[1].in_place("f.tern");
+    assert_eq!(placed.text, "\n  const K: P = P { a: 1 };");
+    let err = session::split_items(&source("<repl>", "fn f() {} 1 + 2")).unwrap_err();
+    assert_eq!(summaries(&err).len(), 1);
+}
+
+#[test]
+fn the_value_and_the_new_bindings_come_back_as_data() {
+    let items = [source("<repl:P>", "struct P { a: i64 }")];
+    let c = run(&items, &[], "P { a: 2 }", InputKind::Expression).expect("compiles");
+    let v = c.value.expect("a value");
+    assert_eq!(c.program.type_name(&v.ty).as_deref(), Some("P"));
+    assert_eq!(v.addr, 0x1000);
+    assert!(c.new_bindings.is_empty());
+    // Only top-level bindings of the input, the last of each name; no
+    // user name is special.
+    let c = run(
+        &items,
+        &[],
+        "let x = 1; var __v = true; if true { let inner = 2; } let x = P { a: 3 };",
+        InputKind::Statements,
+    )
+    .expect("compiles");
+    let got: Vec<(String, Type, bool)> = c
+        .new_bindings
+        .iter()
+        .map(|b| (b.name.clone(), b.ty.clone(), b.mutable))
+        .collect();
+    assert_eq!(got.len(), 2);
+    assert_eq!(
+        (got[0].0.as_str(), &got[0].1, got[0].2),
+        ("__v", &Type::Bool, true)
+    );
+    assert_eq!(got[1].0, "x");
+    assert_eq!(c.program.type_name(&got[1].1).as_deref(), Some("P"));
+    assert!(c.value.is_none());
+}
+
+#[test]
+fn bindings_whose_layout_changed_are_named() {
+    let old = [
+        source("<repl:P>", "struct P { x: i64 }"),
+        source("<repl:Q>", "struct Q { p: P }"),
+    ];
+    let c = run(
+        &old,
+        &[],
+        "let q = Q { p: P { x: 5 } }; let n = 1;",
+        InputKind::Statements,
+    )
+    .expect("compiles");
+    let bindings: Vec<Binding> = c
+        .new_bindings
+        .iter()
+        .map(|b| Binding {
+            name: b.name.clone(),
+            ty: c.program.type_name(&b.ty).unwrap(),
+            shape: c.program.value_shape(&b.ty),
+            mutable: b.mutable,
+            addr: b.addr,
+        })
+        .collect();
+    let define = |items: &[Source]| {
+        let entry = Entry {
+            bindings: &bindings,
+            input: None,
+        };
+        session::compile(items, &entry, &mut |_| None, &TestLoader::default())
+            .expect("compiles")
+            .changed
+    };
+    // P grows: Q, which holds a P, changes; the i64 does not.
+    let grown = [
+        source("<repl:P>", "struct P { x: i64, y: i64 }"),
+        source("<repl:Q>", "struct Q { p: P }"),
+    ];
+    assert_eq!(define(&grown), [0]);
+    assert_eq!(define(&old), Vec::<usize>::new());
+}
+
+#[test]
+fn errors_are_said_about_the_input() {
+    // A new binding that holds a slice of the input's frame.
+    let e = run(
+        &[],
+        &[],
+        "let xs = [1, 2, 3];\nlet view = xs[1..];",
+        InputKind::Statements,
+    )
+    .unwrap_err();
+    assert!(matches!(e.list()[0].kind, ErrorKind::CannotKeep { .. }));
+    assert_eq!(
+        summaries(&e),
+        [
+            "<repl>:2:12: `view` cannot be kept: it holds a slice of local array `xs`, which lives only while this input runs"
+        ]
+    );
+    // An unfinished expression: the end of the input, not generated text.
+    let e = run(&[], &[], "1 +", InputKind::Expression).unwrap_err();
+    assert_eq!(
+        summaries(&e),
+        ["<repl>:1:4: expected an expression, found end of file"]
+    );
+    // The generated names cannot be written.
+    let e = run(&[], &[], "$value", InputKind::Expression).unwrap_err();
+    assert_eq!(summaries(&e), ["<repl>:1:1: unexpected character `$`"]);
+    // An error in an item names the item's own source and line.
+    let items = [source("<repl:f>", "fn f() -> i64 {\n  return true;\n}")];
+    let e = run(&items, &[], "f()", InputKind::Expression).unwrap_err();
+    assert_eq!(
+        summaries(&e),
+        ["<repl:f>:2:10: mismatched types: expected `i64`, found `bool`"]
+    );
+}

@@ -1,0 +1,31 @@
+//! The environment variables the driver reads, all here: the compiler crates
+//! take what they mean as options and never read the environment.
+//!
+//! The one variable read elsewhere is `TERN_POOL_BYTES`: it configures the
+//! program's builtin pool, so the runtime reads it when the program starts
+//! (an AOT executable runs without the driver).
+
+use std::path::PathBuf;
+
+/// `TERN_VERIFY=1`: run Cranelift's verifier on every function in a release
+/// build too (debug builds always do: `Options::new`).
+pub fn verify() -> bool {
+    std::env::var("TERN_VERIFY").is_ok_and(|v| v == "1")
+}
+
+/// `TERN_STDLIB=DIR`: stdlib modules from DIR instead of the copies embedded
+/// in the binary.
+pub fn stdlib_dir() -> Option<PathBuf> {
+    std::env::var_os("TERN_STDLIB").map(PathBuf::from)
+}
+
+/// `TERN_RUNTIME_LIB=FILE`: the runtime static library `tern build` links.
+pub fn runtime_lib() -> Option<PathBuf> {
+    std::env::var_os("TERN_RUNTIME_LIB").map(PathBuf::from)
+}
+
+/// `TERN_TIME_CPU=1`: `--time` also reports the execution's CPU time (set by
+/// `tern bench` for its JIT runs).
+pub fn time_cpu() -> bool {
+    std::env::var_os("TERN_TIME_CPU").is_some_and(|v| v == "1")
+}

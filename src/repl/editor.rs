@@ -1,0 +1,172 @@
+//! Where input lines come from: a line editor on a terminal (rustyline, with
+//! history kept between sessions and completion of names), plain lines from
+//! stdin otherwise.
+
+use std::cell::RefCell;
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use rustyline::completion::{Completer, Pair};
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::DefaultHistory;
+use rustyline::validate::Validator;
+use rustyline::{Context, Editor, Helper};
+
+/// The words completion offers besides the session's names.
+const KEYWORDS: &[&str] = &[
+    "fn", "struct", "const", "use", "extern", "let", "var", "if", "else", "while", "for", "in",
+    "return", "break", "continue", "ref", "true", "false", "print", "assert", "panic", "len",
+    "append", "reusable", "unsafe", "i64", "i32", "u8", "bool", ":help", ":quit", ":load", ":type",
+    ":clif", ":time", ":set", ":reset", ":list",
+];
+
+/// Completes the word before the cursor from the keywords and the names the
+/// session defines (kept up to date by the REPL loop).
+pub struct Names(Rc<RefCell<Vec<String>>>);
+
+impl Completer for Names {
+    type Candidate = Pair;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let start = line[..pos]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+            .map_or(0, |i| i + 1);
+        let word = &line[start..pos];
+        if word.is_empty() {
+            return Ok((pos, Vec::new()));
+        }
+        let names = self.0.borrow();
+        let mut found: Vec<&str> = KEYWORDS
+            .iter()
+            .copied()
+            .chain(names.iter().map(String::as_str))
+            .filter(|n| n.starts_with(word))
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        let pairs = found
+            .into_iter()
+            .map(|n| Pair {
+                display: n.to_string(),
+                replacement: n.to_string(),
+            })
+            .collect();
+        Ok((start, pairs))
+    }
+}
+
+impl Hinter for Names {
+    type Hint = String;
+}
+impl Highlighter for Names {}
+impl Validator for Names {}
+impl Helper for Names {}
+
+/// The input of a session.
+pub enum Input {
+    /// A terminal: line editing, history in `history` (if a place for it was
+    /// found), completion from `names`.
+    Editor {
+        editor: Box<Editor<Names, DefaultHistory>>,
+        history: Option<PathBuf>,
+        names: Rc<RefCell<Vec<String>>>,
+    },
+    Piped(std::io::StdinLock<'static>),
+}
+
+/// What the user did at the prompt.
+pub enum Line {
+    Text(String),
+    /// Ctrl-C: abandon the input being typed.
+    Interrupted,
+    End,
+}
+
+impl Input {
+    /// The editor when stdin is a terminal (and one can be made), else
+    /// plain lines.
+    pub fn open(terminal: bool) -> Input {
+        if terminal && let Ok(mut editor) = Editor::<Names, DefaultHistory>::new() {
+            let names = Rc::new(RefCell::new(Vec::new()));
+            editor.set_helper(Some(Names(names.clone())));
+            let history = history_file();
+            if let Some(path) = &history {
+                // A missing file is a first session.
+                let _ = editor.load_history(path);
+            }
+            return Input::Editor {
+                editor: Box::new(editor),
+                history,
+                names,
+            };
+        }
+        Input::Piped(std::io::stdin().lock())
+    }
+
+    /// The next line without its newline.
+    pub fn line(&mut self, continuation: bool) -> Line {
+        match self {
+            Input::Editor { editor, .. } => {
+                let prompt = if continuation { "  ... " } else { "tern> " };
+                match editor.readline(prompt) {
+                    Ok(line) => Line::Text(line),
+                    Err(rustyline::error::ReadlineError::Interrupted) => Line::Interrupted,
+                    Err(_) => Line::End,
+                }
+            }
+            Input::Piped(stdin) => {
+                // Bytes, not `read_line`: invalid UTF-8 must not end the
+                // session; it becomes U+FFFD, which the front end reports.
+                let mut bytes = Vec::new();
+                match stdin.read_until(b'\n', &mut bytes) {
+                    Ok(0) | Err(_) => Line::End,
+                    Ok(_) => {
+                        let line = String::from_utf8_lossy(&bytes);
+                        let trimmed = line.strip_suffix('\n').unwrap_or(&line);
+                        Line::Text(trimmed.strip_suffix('\r').unwrap_or(trimmed).to_string())
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds a complete input to the history (saved as it goes, so a session
+    /// that ends any way keeps it).
+    pub fn remember(&mut self, entry: &str) {
+        if let Input::Editor {
+            editor, history, ..
+        } = self
+        {
+            let _ = editor.add_history_entry(entry);
+            if let Some(path) = history {
+                if let Some(dir) = path.parent() {
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                let _ = editor.save_history(path);
+            }
+        }
+    }
+
+    /// The names completion offers besides the keywords.
+    pub fn set_names(&mut self, new: Vec<String>) {
+        if let Input::Editor { names, .. } = self {
+            *names.borrow_mut() = new;
+        }
+    }
+}
+
+/// `$XDG_DATA_HOME/tern/history`, else `$HOME/.local/share/tern/history`.
+fn history_file() -> Option<PathBuf> {
+    let data = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
+    };
+    Some(data.join("tern").join("history"))
+}
