@@ -105,6 +105,71 @@ pub struct Entry<'a> {
     pub input: Option<(&'a Source, InputKind)>,
 }
 
+/// What a text typed at a prompt is, told from the language's own tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InputShape {
+    pub kind: InputKindOrItems,
+    /// No bracket, string literal or block comment is left open: nothing
+    /// more is needed (excess closers count as complete; the parser reports
+    /// them).
+    pub complete: bool,
+}
+
+/// The kind of a prompt input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputKindOrItems {
+    /// Nothing but blanks and comments.
+    Empty,
+    /// Items: it starts with `fn`, `struct`, `const`, `use` or `extern`.
+    Items,
+    /// Statements or an expression ([`InputKind`]).
+    Run(InputKind),
+}
+
+/// The shape of `text`: items, statements (it starts with a statement
+/// keyword or a block, or ends with `;`) or an expression (anything else,
+/// a struct literal included), and whether it is complete. A text with an
+/// unterminated comment and nothing else is statements, so that the error
+/// is reported once the host stops waiting for more.
+pub fn input_shape(text: &str) -> InputShape {
+    use syntax::lexer::Tok;
+    let (toks, open) = syntax::tokens(text);
+    let depth: i64 = toks
+        .iter()
+        .map(|t| match t.tok {
+            Tok::LParen | Tok::LBracket | Tok::LBrace => 1,
+            Tok::RParen | Tok::RBracket | Tok::RBrace => -1,
+            _ => 0,
+        })
+        .sum();
+    let kind = match toks.first().map(|t| &t.tok) {
+        None if open => InputKindOrItems::Run(InputKind::Statements),
+        None => InputKindOrItems::Empty,
+        Some(Tok::Fn | Tok::Struct | Tok::Const | Tok::Use | Tok::Extern) => {
+            InputKindOrItems::Items
+        }
+        Some(
+            Tok::Let
+            | Tok::Var
+            | Tok::If
+            | Tok::While
+            | Tok::For
+            | Tok::Return
+            | Tok::Break
+            | Tok::Continue
+            | Tok::LBrace,
+        ) => InputKindOrItems::Run(InputKind::Statements),
+        Some(_) if toks.last().is_some_and(|t| t.tok == Tok::Semi) => {
+            InputKindOrItems::Run(InputKind::Statements)
+        }
+        Some(_) => InputKindOrItems::Run(InputKind::Expression),
+    };
+    InputShape {
+        kind,
+        complete: !open && depth <= 0,
+    }
+}
+
 /// The items of `source` one by one: the name each defines (`use m` for a
 /// use) and its text, or the syntax errors.
 pub fn split_items(source: &Source) -> Result<Vec<Item>, Diagnostics> {

@@ -173,3 +173,28 @@ fn errors_are_said_about_the_input() {
         ["<repl:f>:2:10: mismatched types: expected `i64`, found `bool`"]
     );
 }
+
+#[test]
+fn the_shape_of_an_input() {
+    use session::InputKindOrItems::{Empty, Items, Run};
+    let shape = |t: &str| {
+        let s = session::input_shape(t);
+        (s.kind, s.complete)
+    };
+    let statements = Run(InputKind::Statements);
+    let expression = Run(InputKind::Expression);
+    assert_eq!(shape("let x = 1"), (statements, true));
+    assert_eq!(shape("x += 1;"), (statements, true));
+    assert_eq!(shape("for i in 0..3 { print(i); }"), (statements, true));
+    assert_eq!(shape("Pair { a: 1 }"), (expression, true));
+    assert_eq!(shape("f(1) + 2"), (expression, true));
+    assert_eq!(shape("fn f() {"), (Items, false));
+    assert_eq!(shape("use m;"), (Items, true));
+    assert_eq!(shape("let s = \"abc"), (statements, false));
+    assert_eq!(shape("let s = \"{\";"), (statements, true));
+    assert_eq!(shape(")"), (expression, true));
+    assert_eq!(shape("  // just a comment"), (Empty, true));
+    // A comment left open is statements (its error is reported once the
+    // host stops waiting), and incomplete.
+    assert_eq!(shape("/* open"), (statements, false));
+}

@@ -2,7 +2,7 @@
 //! function's frame (where each local and each temporary lives), how each
 //! `extern fn` is called, and the bytes of every string literal.
 //!
-//! The frame mirrors the backend's stack slots (`codegen/src/lower.rs`):
+//! The frame mirrors the backend's stack slots (`codegen/src/lower/`):
 //! a temporary belongs to one expression *site* and is reused every time that
 //! site runs, and a `let` of a fresh aggregate adopts its temporary instead of
 //! copying it, so aliasing and lifetimes are the backend's. The walk is

@@ -1,5 +1,5 @@
 //! The evaluator: statements and expressions of the typed program, each
-//! construct written after its lowering in `codegen/src/lower.rs` (the method
+//! construct written after its lowering in `codegen/src/lower/` (the method
 //! names follow it: `place_addr`, `sequence`, `index_addr`, `checked_bytes`,
 //! `push_arg`...). Same order of evaluation, same copies at the same moments,
 //! same checks calling the same runtime functions with the same arguments.

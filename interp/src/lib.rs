@@ -17,7 +17,7 @@
 //! * `memory` — loads, stores and copies at real addresses; the simulated stack;
 //! * `code` — frame layouts (locals and temporaries), strings, extern resolution;
 //! * `externs` — `extern fn` calls (the runtime's table, `dlsym` for the rest);
-//! * `eval` — the evaluator, construct by construct after `codegen/src/lower.rs`.
+//! * `eval` — the evaluator, construct by construct after `codegen/src/lower/`.
 
 mod code;
 mod eval;

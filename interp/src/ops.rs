@@ -1,5 +1,5 @@
 //! Scalar semantics: integer and bool operations exactly as
-//! `codegen/src/lower.rs` lowers them (its `binop`, the `Unary` and `Cast`
+//! `codegen/src/lower/` lowers them (its `binop`, the `Unary` and `Cast`
 //! arms, literals), as pure functions.
 //!
 //! Every scalar is held as an `i64` in **canonical form**: an `i64` as is,

@@ -1,7 +1,6 @@
 //! `tern repl`: an interactive JIT session (see `docs/repl.md`).
 //!
 //! * `editor` — input lines: the line editor (history, completion) or stdin;
-//! * `scan` — token boundaries: complete input, items vs statements;
 //! * `session` — items, bindings, slots; each input as a whole program;
 //! * `exec` — running JIT code on a worker thread that a runtime error or a
 //!   fault parks instead of ending the process;
@@ -14,7 +13,6 @@
 
 mod editor;
 mod exec;
-mod scan;
 mod session;
 mod value;
 
@@ -84,7 +82,7 @@ pub fn repl() -> Result<(), Failure> {
             buffer.push('\n');
         }
         buffer.push_str(&line);
-        if !force && scan::needs_more(&buffer) {
+        if !force && !tern_compiler::session::input_shape(&buffer).complete {
             continue;
         }
         let text = std::mem::take(&mut buffer);

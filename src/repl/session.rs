@@ -13,10 +13,9 @@
 use std::time::{Duration, Instant};
 
 use tern_codegen::{OptLevel, Options};
-use tern_compiler::session::{self, Binding, Entry, InputKind, Item, Source};
+use tern_compiler::session::{self, Binding, Entry, InputKind, InputKindOrItems, Item, Source};
 
 use super::exec::{Outcome, Worker};
-use super::scan;
 use super::value::format_value;
 use crate::loader::FsLoader;
 
@@ -202,22 +201,12 @@ impl Session {
     pub fn eval(&mut self, input: &str) {
         // A Ctrl-C from before this input (at the prompt) is not meant for it.
         tern_runtime::abi::interrupt::clear_interrupt();
-        let (toks, _) = scan::scan(input);
-        if toks.is_empty() {
-            // Nothing but blanks and comments; an unterminated block comment
-            // is still an error.
-            if scan::scan(input).1 {
-                self.run_input(input, InputKind::Statements);
-            }
-            return;
-        }
+        let shape = session::input_shape(input);
         self.last_timing = Timing::default();
-        if scan::starts_with_item(&toks) {
-            self.define(input, FILE);
-        } else if scan::is_statements(input, &toks) {
-            self.run_input(input, InputKind::Statements);
-        } else {
-            self.run_input(input, InputKind::Expression);
+        match shape.kind {
+            InputKindOrItems::Empty => return,
+            InputKindOrItems::Items => self.define(input, FILE),
+            InputKindOrItems::Run(kind) => self.run_input(input, kind, shape.complete),
         }
         if self.timing {
             let t = self.last_timing;
@@ -299,13 +288,13 @@ impl Session {
     }
 
     /// Runs a statement or expression input.
-    fn run_input(&mut self, input: &str, kind: InputKind) {
-        // A statement input may leave out its final `;`.
+    /// `complete`: nothing is left open (a statement input is then given
+    /// the final `;` it may leave out).
+    fn run_input(&mut self, input: &str, kind: InputKind, complete: bool) {
         let mut text = input.to_string();
         let trimmed = text.trim_end();
         if kind == InputKind::Statements
-            && !scan::scan(trimmed).1
-            && !trimmed.is_empty()
+            && complete
             && !trimmed.ends_with(';')
             && !trimmed.ends_with('}')
         {
@@ -427,7 +416,7 @@ impl Session {
                 return;
             }
         }
-        if scan::scan(&text).0.is_empty() {
+        if session::input_shape(&text).kind == InputKindOrItems::Empty {
             return;
         }
         self.define(&text, file);

@@ -3,7 +3,7 @@
 //! than a code-generation failure without a place.
 //!
 //! The bound over-approximates what the backend allocates (see
-//! `codegen/src/lower.rs`): a slot per local of aggregate type (parameters
+//! `codegen/src/lower/`): a slot per local of aggregate type (parameters
 //! live in the caller's memory, and a `let` of a fresh aggregate adopts its
 //! temporary), a temporary per fresh aggregate (a struct or array literal, a
 //! call's aggregate result) and a copy per aggregate value argument that is a

@@ -1,0 +1,160 @@
+//! The builtins (`print`, `len`, `append`, `reusable::*`, `unsafe::*`, ...):
+//! one arm each, in the order of `tir::Builtin`.
+
+use super::*;
+
+impl<M: Module> FnLower<'_, '_, M> {
+    pub(super) fn builtin(&mut self, builtin: &Builtin, args: &[Expr], e: &Expr) -> R<Val> {
+        let loc = e.loc;
+        match builtin {
+            Builtin::Print => {
+                let arg = &args[0];
+                let v = self.expr(arg)?;
+                match (&arg.ty, v) {
+                    (Type::Str | Type::Slice(_), Val::Pair(p, l)) => {
+                        let p = self.sanitize_slice(&arg.ty, p, l, loc)?;
+                        self.call_rt(Rt::PrintStr, &[p, l])?;
+                    }
+                    (Type::Bool, Val::Scalar(x)) => {
+                        self.call_rt(Rt::PrintBool, &[x])?;
+                    }
+                    (ty, Val::Scalar(x)) => {
+                        let wide = match ty {
+                            Type::I32 => self.b.ins().sextend(types::I64, x),
+                            Type::U8 => self.b.ins().uextend(types::I64, x),
+                            _ => x,
+                        };
+                        self.call_rt(Rt::PrintI64, &[wide])?;
+                    }
+                    (ty, _) => {
+                        return Err(CodegenError::Unsupported(format!("print of {ty}")));
+                    }
+                }
+                Ok(Val::Unit)
+            }
+            Builtin::Panic => {
+                let (p, l) = self.expr(&args[0])?.pair();
+                let (dp, dl) = match args.get(1) {
+                    Some(detail) => {
+                        let (dp, dl) = self.expr(detail)?.pair();
+                        (self.sanitize_slice(&detail.ty, dp, dl, loc)?, dl)
+                    }
+                    None => {
+                        let zero = self.b.ins().iconst(PTR, 0);
+                        (zero, zero)
+                    }
+                };
+                let at = self.loc_ptr(loc)?;
+                // A block that ends in a panic is the unlikely path: laid out
+                // out of line, and not counted as inlining cost.
+                if let Some(block) = self.b.current_block()
+                    && self.b.func.layout.entry_block() != Some(block)
+                {
+                    self.b.set_cold_block(block);
+                }
+                self.call_rt(Rt::Panic, &[p, l, dp, dl, at])?;
+                self.b.ins().trap(TrapCode::unwrap_user(2));
+                self.after_terminator();
+                self.dummy(&e.ty)
+            }
+            Builtin::Assert => {
+                let c = self.expr(&args[0])?.scalar();
+                let msg = &args[1];
+                self.check(c, Rt::AssertFail, |s| {
+                    let (p, l) = s.expr(msg)?.pair();
+                    Ok(vec![p, l, s.loc_ptr(loc)?])
+                })?;
+                Ok(Val::Unit)
+            }
+            Builtin::ReusableAlloc => {
+                let n = self.expr(&args[0])?.scalar();
+                let size = self.elem_size(&e.ty);
+                let bytes = self.checked_bytes(n, size, "reusable::alloc", loc)?;
+                let at = self.loc_ptr(loc)?;
+                let mut p = self.call_rt(Rt::ReusableAlloc, &[bytes, at])?.expect("ptr");
+                if self.opts.sanitize {
+                    let region = self.b.ins().iconst(types::I64, SANITIZE_BUILTIN_REGION);
+                    p = self
+                        .call_rt(Rt::SanitizeTag, &[region, p, bytes])?
+                        .expect("ptr");
+                }
+                Ok(Val::Pair(p, n))
+            }
+            Builtin::ReusableAppend => {
+                let (p, len) = self.expr(&args[0])?.pair();
+                let v = self.expr(&args[1])?;
+                let size = self.elem_size(&e.ty);
+                // `len * size` fits: the slice's span holds it. `len + 1`
+                // elements may not (and `len + 1` itself may wrap).
+                let old = self.scaled(len, size);
+                let new_len = self.b.ins().iadd_imm_s(len, 1);
+                let new = self.checked_bytes(new_len, size, "reusable::append", loc)?;
+                let (np, tagged) = self.reusable_resize(p, old, new, loc)?;
+                let slot = self.b.ins().iadd(np, old);
+                let elem = args[1].ty.clone();
+                self.store(&elem, v, slot);
+                Ok(Val::Pair(tagged, new_len))
+            }
+            Builtin::ReusableResize => {
+                let (p, len) = self.expr(&args[0])?.pair();
+                let n = self.expr(&args[1])?.scalar();
+                let size = self.elem_size(&e.ty);
+                let old = self.scaled(len, size);
+                let new = self.checked_bytes(n, size, "reusable::resize", loc)?;
+                let (_, tagged) = self.reusable_resize(p, old, new, loc)?;
+                Ok(Val::Pair(tagged, n))
+            }
+            Builtin::ReusableFree => {
+                let (p, len) = self.expr(&args[0])?.pair();
+                let size = self.elem_size(&args[0].ty);
+                let bytes = self.scaled(len, size);
+                let at = self.loc_ptr(loc)?;
+                if self.opts.sanitize {
+                    let a = self
+                        .call_rt(Rt::SanitizeCheck, &[p, bytes, at])?
+                        .expect("address");
+                    self.call_rt(Rt::ReusableFree, &[a, bytes, at])?;
+                    let region = self.b.ins().iconst(types::I64, SANITIZE_BUILTIN_REGION);
+                    self.call_rt(Rt::SanitizeRelease, &[region, a, bytes, at])?;
+                } else {
+                    self.call_rt(Rt::ReusableFree, &[p, bytes, at])?;
+                }
+                Ok(Val::Unit)
+            }
+            Builtin::ReusableOffset => {
+                let (mut p, _) = self.expr(&args[0])?.pair();
+                if self.opts.sanitize {
+                    p = self.b.ins().band_imm_s(p, SANITIZE_ADDR_MASK);
+                }
+                let at = self.loc_ptr(loc)?;
+                let off = self.call_rt(Rt::ReusableOffset, &[p, at])?.expect("offset");
+                Ok(Val::Scalar(off))
+            }
+            Builtin::UnsafeSlice => {
+                let p = self.expr(&args[0])?.scalar();
+                let l = self.expr(&args[1])?.scalar();
+                Ok(Val::Pair(p, l))
+            }
+            Builtin::UnsafeAddr => {
+                let x = &args[0];
+                Ok(Val::Scalar(match x.ty {
+                    Type::Slice(_) | Type::Reusable(_) => self.expr(x)?.pair().0,
+                    _ => self.place_addr(x)?,
+                }))
+            }
+            Builtin::UnsafeCopy => {
+                let mut dst = self.expr(&args[0])?.scalar();
+                let mut src = self.expr(&args[1])?.scalar();
+                let n = self.expr(&args[2])?.scalar();
+                if self.opts.sanitize {
+                    // Addresses of pool slices may carry a tag: copy from and
+                    // to the memory itself (unchecked, like everything unsafe).
+                    dst = self.b.ins().band_imm_s(dst, SANITIZE_ADDR_MASK);
+                    src = self.b.ins().band_imm_s(src, SANITIZE_ADDR_MASK);
+                }
+                self.b.call_memmove(self.tr.config, dst, src, n);
+                Ok(Val::Unit)
+            }
+        }
+    }
+}

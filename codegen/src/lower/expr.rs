@@ -1,0 +1,310 @@
+//! Expressions: literals, operators, casts, aggregates, calls of Tern and
+//! extern functions.
+
+use super::*;
+
+impl<M: Module> FnLower<'_, '_, M> {
+    // ----- expressions --------------------------------------------------
+
+    pub(super) fn expr(&mut self, e: &Expr) -> R<Val> {
+        Ok(match &e.kind {
+            ExprKind::Int(v) => {
+                let t = match repr(&e.ty) {
+                    Repr::Scalar(t) => t,
+                    _ => types::I64,
+                };
+                let masked = match t.bits() {
+                    64 => *v,
+                    n => *v & ((1i64 << n) - 1),
+                };
+                Val::Scalar(self.b.ins().iconst(t, masked))
+            }
+            ExprKind::Bool(v) => Val::Scalar(self.b.ins().iconst(types::I8, i64::from(*v))),
+            ExprKind::Str(s) => self.str_val(s)?,
+            ExprKind::Local(id) => self.read_local(*id)?,
+            ExprKind::Field(..) | ExprKind::Index(..) => {
+                let addr = self.place_addr(e)?;
+                self.load(&e.ty, addr)
+            }
+            ExprKind::SliceRange { base, lo, hi } => {
+                let (ptr, len) = self.sequence(base)?;
+                let lo = match lo {
+                    Some(x) => self.expr(x)?.scalar(),
+                    None => self.b.ins().iconst(types::I64, 0),
+                };
+                let hi = match hi {
+                    Some(x) => self.expr(x)?.scalar(),
+                    None => len,
+                };
+                let hi_ok = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, hi, len);
+                let lo_ok = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, lo, hi);
+                let ok = self.b.ins().band(hi_ok, lo_ok);
+                self.check(ok, Rt::SliceFail, |s| {
+                    Ok(vec![lo, hi, len, s.loc_ptr(e.loc)?])
+                })?;
+                let size = self.elem_size(&base.ty);
+                let off = self.scaled(lo, size);
+                let p = self.b.ins().iadd(ptr, off);
+                let n = self.b.ins().isub(hi, lo);
+                if self.opts.sanitize && matches!(base.ty, Type::Slice(_) | Type::Reusable(_)) {
+                    // The view keeps its tag; the span it names is checked now.
+                    let bytes = self.scaled(n, size);
+                    self.sanitize_check(p, bytes, e.loc)?;
+                }
+                Val::Pair(p, n)
+            }
+            ExprKind::Unary(op, x) => {
+                let v = self.expr(x)?.scalar();
+                Val::Scalar(match (op, &x.ty) {
+                    (UnOp::Neg, _) => self.b.ins().ineg(v),
+                    (UnOp::Not, Type::Bool) => self.b.ins().bxor_imm_s(v, 1),
+                    (UnOp::Not, _) => self.b.ins().bnot(v),
+                })
+            }
+            ExprKind::Binary(BinOp::And | BinOp::Or, l, r) => {
+                let is_and = matches!(e.kind, ExprKind::Binary(BinOp::And, ..));
+                let lv = self.expr(l)?.scalar();
+                let rhs_b = self.b.create_block();
+                let merge = self.b.create_block();
+                let res = self.b.append_block_param(merge, types::I8);
+                if is_and {
+                    self.b
+                        .ins()
+                        .brif(lv, rhs_b, &[], merge, &[BlockArg::Value(lv)]);
+                } else {
+                    self.b
+                        .ins()
+                        .brif(lv, merge, &[BlockArg::Value(lv)], rhs_b, &[]);
+                }
+                self.b.switch_to_block(rhs_b);
+                let rv = self.expr(r)?.scalar();
+                self.b.ins().jump(merge, &[BlockArg::Value(rv)]);
+                self.b.switch_to_block(merge);
+                Val::Scalar(res)
+            }
+            ExprKind::Binary(op, l, r) => {
+                let lv = self.expr(l)?.scalar();
+                let rv = self.expr(r)?.scalar();
+                Val::Scalar(self.binop(*op, &l.ty, lv, rv, e.loc)?)
+            }
+            ExprKind::Cast(x) => {
+                let v = self.expr(x)?.scalar();
+                let (from, to) = (bits(&x.ty), bits(&e.ty));
+                let t = match repr(&e.ty) {
+                    Repr::Scalar(t) => t,
+                    _ => types::I64,
+                };
+                Val::Scalar(if from == to {
+                    v
+                } else if to < from {
+                    self.b.ins().ireduce(t, v)
+                } else if is_signed(&x.ty) {
+                    self.b.ins().sextend(t, v)
+                } else {
+                    self.b.ins().uextend(t, v)
+                })
+            }
+            ExprKind::Call { func, args } => self.call(*func, args, &e.ty, e.loc)?,
+            ExprKind::CallExtern { func, args } => self.call_extern(*func, args, &e.ty)?,
+            ExprKind::StructLit { id, fields } => {
+                let addr = self.temp(&e.ty)?;
+                let def = self.program.struct_def(*id).clone();
+                for (field, value) in def.fields.iter().zip(fields) {
+                    let v = self.expr(value)?;
+                    let at = self.b.ins().iadd_imm_s(addr, field.offset as i64);
+                    self.store(&field.ty, v, at);
+                }
+                Val::Mem(addr)
+            }
+            ExprKind::ArrayRepeat { value, count } => {
+                let v = self.expr(value)?;
+                let addr = self.temp(&e.ty)?;
+                self.fill(addr, &value.ty, v, *count);
+                Val::Mem(addr)
+            }
+            ExprKind::ArrayLit(items) => {
+                let addr = self.temp(&e.ty)?;
+                let elem = e.ty.element().cloned().unwrap_or(Type::Unit);
+                let size = self.program.layout(&elem).size;
+                for (i, item) in items.iter().enumerate() {
+                    let v = self.expr(item)?;
+                    let at = self.b.ins().iadd_imm_s(addr, (i as u64 * size) as i64);
+                    self.store(&elem, v, at);
+                }
+                Val::Mem(addr)
+            }
+            ExprKind::Len(x) => match &x.ty {
+                Type::Array(_, n) => Val::Scalar(self.b.ins().iconst(types::I64, *n as i64)),
+                _ => Val::Scalar(self.expr(x)?.pair().1),
+            },
+            ExprKind::Builtin(builtin, args) => self.builtin(builtin, args, e)?,
+        })
+    }
+
+    /// Stores `v` into `count` consecutive elements at `addr`.
+    pub(super) fn fill(&mut self, addr: Value, elem: &Type, v: Val, count: u64) {
+        let size = self.program.layout(elem).size;
+        if count <= 8 || size == 0 {
+            for i in 0..count {
+                let at = self.b.ins().iadd_imm_s(addr, (i * size) as i64);
+                self.store(elem, v, at);
+            }
+            return;
+        }
+        let end = self.b.ins().iadd_imm_s(addr, (count * size) as i64);
+        let header = self.b.create_block();
+        let p = self.b.append_block_param(header, PTR);
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[BlockArg::Value(addr)]);
+        self.b.switch_to_block(header);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, p, end);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        self.store(elem, v, p);
+        let next = self.b.ins().iadd_imm_s(p, size as i64);
+        self.b.ins().jump(header, &[BlockArg::Value(next)]);
+        self.b.switch_to_block(exit);
+    }
+
+    pub(super) fn binop(&mut self, op: BinOp, ty: &Type, l: Value, r: Value, loc: Loc) -> R<Value> {
+        let signed = is_signed(ty);
+        Ok(match op {
+            BinOp::Add => self.b.ins().iadd(l, r),
+            BinOp::Sub => self.b.ins().isub(l, r),
+            BinOp::Mul => self.b.ins().imul(l, r),
+            BinOp::Div | BinOp::Rem => {
+                let nonzero = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+                self.check(nonzero, Rt::DivZero, |s| Ok(vec![s.loc_ptr(loc)?]))?;
+                if signed {
+                    // `sdiv` traps on MIN / -1: divide by 1 instead and
+                    // patch the quotient to the wrapped result (-MIN = MIN);
+                    // any x % -1 is 0, which x % 1 also gives.
+                    let t = self.b.func.dfg.value_type(r);
+                    let minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, r, -1);
+                    let one = self.b.ins().iconst(t, 1);
+                    let safe = self.b.ins().select(minus_one, one, r);
+                    if op == BinOp::Div {
+                        let q = self.b.ins().sdiv(l, safe);
+                        let neg = self.b.ins().ineg(l);
+                        self.b.ins().select(minus_one, neg, q)
+                    } else {
+                        self.b.ins().srem(l, safe)
+                    }
+                } else if op == BinOp::Div {
+                    self.b.ins().udiv(l, r)
+                } else {
+                    self.b.ins().urem(l, r)
+                }
+            }
+            BinOp::BitAnd => self.b.ins().band(l, r),
+            BinOp::BitOr => self.b.ins().bor(l, r),
+            BinOp::BitXor => self.b.ins().bxor(l, r),
+            BinOp::Shl | BinOp::Shr => {
+                let amount = self.b.ins().band_imm_s(r, i64::from(bits(ty) - 1));
+                match (op, signed) {
+                    (BinOp::Shl, _) => self.b.ins().ishl(l, amount),
+                    (_, true) => self.b.ins().sshr(l, amount),
+                    (_, false) => self.b.ins().ushr(l, amount),
+                }
+            }
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                let cc = match (op, signed) {
+                    (BinOp::Eq, _) => IntCC::Equal,
+                    (BinOp::Ne, _) => IntCC::NotEqual,
+                    (BinOp::Lt, true) => IntCC::SignedLessThan,
+                    (BinOp::Le, true) => IntCC::SignedLessThanOrEqual,
+                    (BinOp::Gt, true) => IntCC::SignedGreaterThan,
+                    (BinOp::Ge, true) => IntCC::SignedGreaterThanOrEqual,
+                    (BinOp::Lt, false) => IntCC::UnsignedLessThan,
+                    (BinOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
+                    (BinOp::Gt, false) => IntCC::UnsignedGreaterThan,
+                    (BinOp::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
+                    _ => unreachable!("comparison operators only"),
+                };
+                self.b.ins().icmp(cc, l, r)
+            }
+            BinOp::And => self.b.ins().band(l, r),
+            BinOp::Or => self.b.ins().bor(l, r),
+        })
+    }
+
+    /// Lowers one argument into `out`: value arguments by representation
+    /// (aggregates as the address of a fresh copy), `ref` as an address.
+    pub(super) fn push_arg(&mut self, arg: &Arg, out: &mut Vec<Value>) -> R<()> {
+        match arg {
+            Arg::Ref(place) => {
+                // `ref` of a slice-typed place passes the address of the
+                // place (the `(ptr, len)` pair itself), like any other type.
+                let addr = self.place_addr(place)?;
+                out.push(addr);
+            }
+            Arg::Value(e) => match self.expr(e)? {
+                Val::Unit => {}
+                Val::Scalar(v) => out.push(v),
+                Val::Pair(p, l) => {
+                    out.push(p);
+                    out.push(l);
+                }
+                Val::Mem(a) => {
+                    // Rvalues are already fresh temporaries; places are
+                    // copied so the callee sees the value at the call even
+                    // if it also mutates the original through a `ref`.
+                    if !is_fresh_aggregate(e) {
+                        let t = self.temp(&e.ty)?;
+                        let layout = self.program.layout(&e.ty);
+                        self.copy(t, a, layout);
+                        out.push(t);
+                    } else {
+                        out.push(a);
+                    }
+                }
+            },
+        }
+        Ok(())
+    }
+
+    pub(super) fn call(&mut self, func: tir::FuncId, args: &[Arg], ret: &Type, loc: Loc) -> R<Val> {
+        let mut vals = Vec::new();
+        let sret = if repr(ret) == Repr::Mem {
+            let t = self.temp(ret)?;
+            vals.push(t);
+            Some(t)
+        } else {
+            None
+        };
+        for arg in args {
+            self.push_arg(arg, &mut vals)?;
+        }
+        // `--sanitize`: a call into another source file (a library) records
+        // its location, which errors found inside the library name.
+        if self.opts.sanitize && self.program.function(func).loc.file != self.f.loc.file {
+            let at = self.loc_ptr(loc)?;
+            self.call_rt(Rt::SanitizeSite, &[at])?;
+        }
+        let id = self.tr.funcs[func.0 as usize];
+        let f = self.func_ref(id);
+        let call = self.b.ins().call(f, &vals);
+        let results = self.b.inst_results(call).to_vec();
+        Ok(match (repr(ret), sret) {
+            (_, Some(t)) => Val::Mem(t),
+            (Repr::Scalar(_), _) => Val::Scalar(results[0]),
+            (Repr::Pair, _) => Val::Pair(results[0], results[1]),
+            _ => Val::Unit,
+        })
+    }
+
+    pub(super) fn call_extern(&mut self, func: tir::ExternId, args: &[Arg], ret: &Type) -> R<Val> {
+        let mut vals = Vec::new();
+        for arg in args {
+            self.push_arg(arg, &mut vals)?;
+        }
+        let id = self.tr.externs[func.0 as usize];
+        let f = self.func_ref(id);
+        let call = self.b.ins().call(f, &vals);
+        Ok(match self.b.inst_results(call).first() {
+            Some(&v) if repr(ret) != Repr::Unit => Val::Scalar(v),
+            _ => Val::Unit,
+        })
+    }
+}

@@ -1,0 +1,823 @@
+//! The translator: `tir::Program` to Cranelift IR, generic over
+//! `cranelift_module::Module` so the JIT and the object backend share it.
+//!
+//! Value representation (see `docs/backend.md`):
+//! * `i64`, `i32` are Cranelift `i64`, `i32`; `u8` and `bool` are `i8`
+//!   (bool is 0 or 1);
+//! * slices, reusable slices and string literals are two `i64` values
+//!   `(ptr, len)`, kept in SSA variables when they are locals;
+//! * fixed arrays and structs live in memory (stack slots) and are handled
+//!   by address; copies are explicit memory copies.
+//!
+//! Module map: this file translates the module (signatures, data, the entry
+//! wrapper, definition order) and holds a function's frame; `stmt`, `place`,
+//! `expr` and `builtins` translate those constructs; `analysis` finds a
+//! function's facts before translation (addressed locals).
+//!
+//! Calling convention between Tern functions (the platform C convention):
+//! scalars one register, slices two, an aggregate argument is the address of
+//! a caller-owned copy, an aggregate result is written through a hidden first
+//! parameter pointing at the caller's slot, a `ref` parameter is an address.
+
+use std::collections::{HashMap, HashSet};
+
+use cranelift_codegen::Context;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    self, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
+    TrapCode, UserFuncName, Value, types,
+};
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_module::{DataDescription, DataId, FuncId, Linkage, Module};
+use tern_compiler::tir::{
+    self, Arg, BinOp, Builtin, Expr, ExprKind, Loc, LocalId, Program, Stmt, Type, UnOp,
+};
+
+use crate::inline::{CallGraph, Inliner, Inlining};
+use crate::runtime_fns::Rt;
+use crate::{CodegenError, Listing, OptLevel, Options};
+use analysis::is_fresh_aggregate;
+
+mod analysis;
+mod builtins;
+mod expr;
+mod place;
+mod stmt;
+
+const PTR: ir::Type = types::I64;
+
+/// Symbol name of the wrapper `extern "C" fn() -> i64` that runs the Tern
+/// `main` and returns its status (0 for `fn main()`).
+pub const ENTRY_SYMBOL: &str = "tern.entry";
+
+/// `--sanitize`: the address bits of a pool pointer, whose bits 48..62 carry
+/// the sanitizer's tag (`tern_runtime::sanitize::ADDR_MASK`; a test compares).
+pub const SANITIZE_ADDR_MASK: i64 = (1 << SANITIZE_TAG_SHIFT) - 1;
+/// `--sanitize`: the first bit of a pointer's tag (`tern_runtime::sanitize::TAG_SHIFT`).
+pub const SANITIZE_TAG_SHIFT: i64 = 48;
+/// `--sanitize`: the sanitizer's region of the builtin pool
+/// (`tern_runtime::sanitize::BUILTIN_REGION`).
+pub const SANITIZE_BUILTIN_REGION: i64 = 1;
+
+/// Symbol name of a Tern function: its unique display name, prefixed so it
+/// can never collide with a C symbol (`main`, `memcpy`, runtime externs).
+pub fn function_symbol(name: &str) -> String {
+    format!("tern.{name}")
+}
+
+/// Module-level state of one translation: ids of every declared function,
+/// runtime import and read-only string.
+pub struct Translation {
+    funcs: Vec<FuncId>,
+    externs: Vec<FuncId>,
+    runtime: HashMap<Rt, FuncId>,
+    strings: HashMap<Vec<u8>, DataId>,
+    /// The wrapper around `main` (see [`ENTRY_SYMBOL`]).
+    pub entry: FuncId,
+    call_conv: CallConv,
+    config: TargetFrontendConfig,
+    /// Listings collected when the options ask for them.
+    pub listing: Listing,
+}
+
+impl Translation {
+    /// Runtime functions the program uses, for the JIT's symbol check.
+    pub fn runtime_used(&self) -> impl Iterator<Item = Rt> + '_ {
+        self.runtime.keys().copied()
+    }
+
+    /// Declares (once) and returns the import of runtime function `rt`.
+    pub fn runtime_func<M: Module>(
+        &mut self,
+        module: &mut M,
+        rt: Rt,
+    ) -> Result<FuncId, CodegenError> {
+        if let Some(&id) = self.runtime.get(&rt) {
+            return Ok(id);
+        }
+        let spec = rt.spec();
+        let id = module
+            .declare_function(spec.name, Linkage::Import, &spec.signature(self.call_conv))
+            .map_err(|e| CodegenError::cranelift(spec.name, e))?;
+        self.runtime.insert(rt, id);
+        Ok(id)
+    }
+
+    fn string<M: Module>(&mut self, module: &mut M, bytes: &[u8]) -> Result<DataId, CodegenError> {
+        if let Some(&id) = self.strings.get(bytes) {
+            return Ok(id);
+        }
+        let name = format!("tern.str.{}", self.strings.len());
+        let id = module
+            .declare_data(&name, Linkage::Local, false, false)
+            .map_err(|e| CodegenError::cranelift(&name, e))?;
+        let mut desc = DataDescription::new();
+        // An empty definition would be a zero-size object; keep one NUL so
+        // every string has a distinct, valid address.
+        let mut contents = bytes.to_vec();
+        if contents.is_empty() {
+            contents.push(0);
+        }
+        desc.define(contents.into_boxed_slice());
+        module
+            .define_data(id, &desc)
+            .map_err(|e| CodegenError::cranelift(&name, e))?;
+        self.strings.insert(bytes.to_vec(), id);
+        Ok(id)
+    }
+}
+
+/// Translates the whole program into `module`: declares every function,
+/// defines them, and defines the entry wrapper. The caller finishes the
+/// module (JIT finalization or object emission).
+pub fn translate<M: Module>(
+    module: &mut M,
+    program: &Program,
+    opts: &Options,
+) -> Result<Translation, CodegenError> {
+    let call_conv = module.isa().default_call_conv();
+    let config = module.isa().frontend_config();
+    let mut funcs = Vec::with_capacity(program.functions.len());
+    for f in &program.functions {
+        let sig = function_signature(program, f, call_conv);
+        let name = function_symbol(&f.name);
+        let id = module
+            .declare_function(&name, Linkage::Local, &sig)
+            .map_err(|e| CodegenError::cranelift(&f.name, e))?;
+        funcs.push(id);
+    }
+    let mut externs = Vec::with_capacity(program.externs.len());
+    for x in &program.externs {
+        let sig = extern_signature(x, call_conv);
+        let id = module
+            .declare_function(&x.name, Linkage::Import, &sig)
+            .map_err(|e| CodegenError::cranelift(format!("extern fn {}", x.name), e))?;
+        externs.push(id);
+    }
+    let entry_sig = {
+        let mut s = Signature::new(call_conv);
+        s.returns.push(AbiParam::new(types::I64));
+        s
+    };
+    let entry = module
+        .declare_function(ENTRY_SYMBOL, Linkage::Local, &entry_sig)
+        .map_err(|e| CodegenError::cranelift(ENTRY_SYMBOL, e))?;
+    let mut tr = Translation {
+        funcs,
+        externs,
+        runtime: HashMap::new(),
+        strings: HashMap::new(),
+        entry,
+        call_conv,
+        config,
+        listing: Listing::default(),
+    };
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    // Every body first, then each compiled after the bodies it inlines.
+    let mut bodies = Vec::with_capacity(program.functions.len());
+    for f in &program.functions {
+        ctx.func.signature = function_signature(program, f, call_conv);
+        FnLower::build(module, &mut tr, program, opts, f, &mut ctx, &mut fctx)?;
+        bodies.push(ctx.func.clone());
+        module.clear_context(&mut ctx);
+    }
+    let graph = CallGraph::of(program);
+    let index_of: HashMap<FuncId, usize> = tr
+        .funcs
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (*id, i))
+        .collect();
+    let names: Vec<String> = program.functions.iter().map(|f| f.name.clone()).collect();
+    let returns_memory: Vec<bool> = program
+        .functions
+        .iter()
+        .map(|f| repr(&f.ret) == Repr::Mem)
+        .collect();
+    for &index in &graph.order {
+        ctx.func = bodies[index].clone();
+        if opts.inlining != Inlining::Off {
+            let inliner = Inliner {
+                policy: &opts.inlining,
+                bodies: &bodies,
+                index_of: &index_of,
+                graph: &graph,
+                caller: index,
+                keep_calls: &opts.keep_calls,
+                names: &names,
+                returns_memory: &returns_memory,
+            };
+            ctx.inline(inliner)
+                .map_err(|e| CodegenError::cranelift(&names[index], e))?;
+            bodies[index] = ctx.func.clone();
+        }
+        let id = tr.funcs[index];
+        define(module, &mut tr, opts, id, &names[index], &mut ctx)?;
+    }
+    // The entry wrapper.
+    ctx.func.signature = entry_sig;
+    {
+        let main = program.function(program.main);
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let block = b.create_block();
+        b.switch_to_block(block);
+        if opts.sanitize {
+            let enable = tr.runtime_func(module, Rt::SanitizeEnable)?;
+            let enable = module.declare_func_in_func(enable, b.func);
+            b.ins().call(enable, &[]);
+        }
+        let mut args = Vec::new();
+        if let Repr::Mem = repr(&main.ret) {
+            let slot = b.create_sized_stack_slot(slot_data(program.layout(&main.ret))?);
+            args.push(b.ins().stack_addr(PTR, slot, 0));
+        }
+        let callee = module.declare_func_in_func(tr.funcs[program.main.0 as usize], b.func);
+        let call = b.ins().call(callee, &args);
+        let status = match (&main.ret, b.inst_results(call).first().copied()) {
+            (Type::I64, Some(v)) => v,
+            (Type::I32, Some(v)) => b.ins().sextend(types::I64, v),
+            (Type::U8 | Type::Bool, Some(v)) => b.ins().uextend(types::I64, v),
+            _ => b.ins().iconst(types::I64, 0),
+        };
+        b.ins().return_(&[status]);
+        b.seal_all_blocks();
+        b.finalize(config);
+    }
+    define(module, &mut tr, opts, entry, "<entry>", &mut ctx)?;
+    Ok(tr)
+}
+
+/// Defines one function (running the verifier if the ISA flags say so) and
+/// collects the listings the options ask for.
+fn define<M: Module>(
+    module: &mut M,
+    tr: &mut Translation,
+    opts: &Options,
+    id: FuncId,
+    name: &str,
+    ctx: &mut Context,
+) -> Result<(), CodegenError> {
+    if opts.emit_clif {
+        // Show the function under its symbol name (`function %"tern.main"`);
+        // the module only uses the id, so the name is restored afterwards.
+        let symbol = module
+            .declarations()
+            .get_function_decl(id)
+            .linkage_name(id)
+            .into_owned();
+        let saved = std::mem::replace(&mut ctx.func.name, UserFuncName::testcase(symbol));
+        tr.listing
+            .clif
+            .push_str(&format!("; fn {name}\n{}\n", ctx.func.display()));
+        ctx.func.name = saved;
+    }
+    ctx.set_disasm(opts.emit_asm);
+    module
+        .define_function(id, ctx)
+        .map_err(|e| CodegenError::cranelift(name, format_module_error(e)))?;
+    if opts.emit_asm {
+        let text = ctx
+            .compiled_code()
+            .and_then(|c| c.vcode.clone())
+            .unwrap_or_default();
+        tr.listing.asm.push_str(&format!("; fn {name}\n{text}\n"));
+    }
+    module.clear_context(ctx);
+    Ok(())
+}
+
+/// `; u0:N = symbol` for every function of the module, so that the
+/// `fnK = u0:N` references in the CLIF listing can be read.
+pub fn callee_legend<M: Module>(module: &M) -> String {
+    let mut out = String::from("; functions referenced as u0:N\n");
+    for (id, decl) in module.declarations().get_functions() {
+        out.push_str(&format!(
+            "; u0:{} = {}\n",
+            id.as_u32(),
+            decl.linkage_name(id)
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+fn format_module_error(e: cranelift_module::ModuleError) -> String {
+    match e {
+        cranelift_module::ModuleError::Compilation(cranelift_codegen::CodegenError::Verifier(
+            errors,
+        )) => format!("verifier errors:\n{errors}"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// How a value of a type is held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Repr {
+    Unit,
+    Scalar(ir::Type),
+    /// `(ptr, len)` as two `i64`.
+    Pair,
+    /// In memory, handled by address.
+    Mem,
+}
+
+fn repr(ty: &Type) -> Repr {
+    match ty {
+        Type::I64 => Repr::Scalar(types::I64),
+        Type::I32 => Repr::Scalar(types::I32),
+        Type::U8 | Type::Bool => Repr::Scalar(types::I8),
+        Type::Unit => Repr::Unit,
+        Type::Str | Type::Slice(_) | Type::Reusable(_) => Repr::Pair,
+        Type::Array(..) | Type::Struct(_) => Repr::Mem,
+    }
+}
+
+fn is_signed(ty: &Type) -> bool {
+    matches!(ty, Type::I64 | Type::I32)
+}
+
+fn bits(ty: &Type) -> u32 {
+    match ty {
+        Type::I64 => 64,
+        Type::I32 => 32,
+        _ => 8,
+    }
+}
+
+fn push_repr_params(out: &mut Vec<AbiParam>, ty: &Type) {
+    match repr(ty) {
+        Repr::Unit => {}
+        Repr::Scalar(t) => out.push(AbiParam::new(t)),
+        Repr::Pair => {
+            out.push(AbiParam::new(types::I64));
+            out.push(AbiParam::new(types::I64));
+        }
+        Repr::Mem => out.push(AbiParam::new(PTR)),
+    }
+}
+
+/// The signature of a Tern function (see the module docs).
+fn function_signature(program: &Program, f: &tir::Function, cc: CallConv) -> Signature {
+    let mut sig = Signature::new(cc);
+    if repr(&f.ret) == Repr::Mem {
+        sig.params.push(AbiParam::new(PTR));
+    }
+    for p in &f.params {
+        if p.by_ref {
+            sig.params.push(AbiParam::new(PTR));
+        } else {
+            push_repr_params(&mut sig.params, &f.locals[p.local.0 as usize].ty);
+        }
+    }
+    match repr(&f.ret) {
+        Repr::Mem | Repr::Unit => {}
+        _ => push_repr_params(&mut sig.returns, &f.ret),
+    }
+    let _ = program;
+    sig
+}
+
+/// The C signature of an `extern fn`: narrow integers are extended as C
+/// callers do.
+fn extern_signature(x: &tir::ExternFn, cc: CallConv) -> Signature {
+    let c_param = |ty: &Type| match ty {
+        Type::I32 => AbiParam::new(types::I32).sext(),
+        Type::U8 | Type::Bool => AbiParam::new(types::I8).uext(),
+        _ => AbiParam::new(types::I64),
+    };
+    let mut sig = Signature::new(cc);
+    for (ty, by_ref) in &x.params {
+        if *by_ref {
+            sig.params.push(AbiParam::new(PTR));
+        } else if repr(ty) == Repr::Pair {
+            push_repr_params(&mut sig.params, ty);
+        } else if repr(ty) != Repr::Unit {
+            sig.params.push(c_param(ty));
+        }
+    }
+    if repr(&x.ret) != Repr::Unit {
+        sig.returns.push(c_param(&x.ret));
+    }
+    sig
+}
+
+fn slot_data(layout: tir::Layout) -> Result<StackSlotData, CodegenError> {
+    let size = u32::try_from(layout.size).map_err(|_| {
+        CodegenError::Unsupported(format!("a {}-byte value on the stack", layout.size))
+    })?;
+    let align_shift = layout.align.max(1).trailing_zeros() as u8;
+    Ok(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        size,
+        align_shift,
+    ))
+}
+
+/// A lowered value.
+#[derive(Clone, Copy, Debug)]
+enum Val {
+    Unit,
+    Scalar(Value),
+    Pair(Value, Value),
+    /// The address of an aggregate.
+    Mem(Value),
+}
+
+impl Val {
+    fn scalar(self) -> Value {
+        match self {
+            Val::Scalar(v) | Val::Mem(v) => v,
+            other => panic!("internal: expected a scalar, got {other:?}"),
+        }
+    }
+    fn pair(self) -> (Value, Value) {
+        match self {
+            Val::Pair(a, b) => (a, b),
+            other => panic!("internal: expected a pair, got {other:?}"),
+        }
+    }
+}
+
+/// Where a local lives.
+#[derive(Clone, Copy, Debug)]
+enum Storage {
+    Var(Variable),
+    VarPair(Variable, Variable),
+    /// In its own stack slot (aggregates, address-taken scalars).
+    Slot(ir::StackSlot),
+    /// In memory the local does not own: a `ref` parameter, or an aggregate
+    /// value parameter (the caller's copy).
+    Addr(Value),
+}
+
+/// A fact that makes an index check redundant (O2): the `for` variable lies
+/// in `0..bound`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    /// `len(s)` of an immutable slice local `s`.
+    LenOf(LocalId),
+    /// A constant.
+    Const(u64),
+}
+
+struct LoopTarget {
+    continue_to: ir::Block,
+    break_to: ir::Block,
+}
+
+/// Translation state of one function.
+///
+/// The methods are split by construct: this file has the function's frame
+/// (parameters, locals, memory, runtime calls); `stmt`, `place`, `expr` and
+/// `builtins` translate what their names say; `analysis` finds facts first.
+struct FnLower<'a, 'b, M: Module> {
+    /// The JIT or object module: declarations of functions, data, imports.
+    module: &'a mut M,
+    /// Module-wide state: function ids, interned strings.
+    tr: &'a mut Translation,
+    program: &'a Program,
+    opts: &'a Options,
+    /// The function being translated.
+    f: &'a tir::Function,
+    b: FunctionBuilder<'b>,
+    /// Where each local lives, once it is initialised.
+    locals: Vec<Option<Storage>>,
+    /// The hidden result pointer of a function returning an aggregate.
+    sret: Option<Value>,
+    /// Targets of `break` and `continue`, innermost last.
+    loops: Vec<LoopTarget>,
+    /// O2: what enclosing counted loops prove about their variables.
+    proven: Vec<(LocalId, Bound)>,
+    /// Callees and data already imported into this function.
+    func_refs: HashMap<FuncId, ir::FuncRef>,
+    data_refs: HashMap<DataId, ir::GlobalValue>,
+    /// Locals whose address is taken (`ref x`, `unsafe::addr(x)`): they
+    /// live in a stack slot, not in SSA variables. Found before
+    /// translation ([`analysis::addressed_locals`]).
+    addressed: HashSet<LocalId>,
+}
+
+type R<T> = Result<T, CodegenError>;
+
+impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
+    fn build(
+        module: &'a mut M,
+        tr: &'a mut Translation,
+        program: &'a Program,
+        opts: &'a Options,
+        f: &'a tir::Function,
+        ctx: &'b mut Context,
+        fctx: &'b mut FunctionBuilderContext,
+    ) -> R<()> {
+        let b = FunctionBuilder::new(&mut ctx.func, fctx);
+        let mut this = FnLower {
+            module,
+            tr,
+            program,
+            opts,
+            f,
+            b,
+            locals: vec![None; f.locals.len()],
+            sret: None,
+            loops: Vec::new(),
+            proven: Vec::new(),
+            func_refs: HashMap::new(),
+            data_refs: HashMap::new(),
+            addressed: analysis::addressed_locals(&f.body),
+        };
+        this.body()?;
+        this.b.seal_all_blocks();
+        let config = this.tr.config;
+        this.b.finalize(config);
+        Ok(())
+    }
+
+    fn body(&mut self) -> R<()> {
+        let entry = self.b.create_block();
+        self.b.append_block_params_for_function_params(entry);
+        self.b.switch_to_block(entry);
+        let params: Vec<Value> = self.b.block_params(entry).to_vec();
+        let mut params = params.into_iter();
+        if repr(&self.f.ret) == Repr::Mem {
+            self.sret = params.next();
+        }
+        for p in &self.f.params {
+            let ty = &self.f.locals[p.local.0 as usize].ty;
+            if p.by_ref {
+                let addr = params.next().expect("signature has the ref param");
+                self.locals[p.local.0 as usize] = Some(Storage::Addr(addr));
+                continue;
+            }
+            let val = match repr(ty) {
+                Repr::Unit => Val::Unit,
+                Repr::Scalar(_) => Val::Scalar(params.next().expect("param")),
+                Repr::Pair => {
+                    let a = params.next().expect("param");
+                    Val::Pair(a, params.next().expect("param"))
+                }
+                Repr::Mem => {
+                    // The caller passed the address of its own copy; value
+                    // parameters are immutable, so use it in place.
+                    let addr = params.next().expect("param");
+                    self.locals[p.local.0 as usize] = Some(Storage::Addr(addr));
+                    continue;
+                }
+            };
+            self.init_local(p.local, val)?;
+        }
+        self.poll_interrupt(self.f.loc)?;
+        self.block(&self.f.body)?;
+        // Falling off the end: `fn f()` returns; a function with a result
+        // always returns explicitly (the front end checks it), so the end is
+        // unreachable.
+        if self.f.ret == Type::Unit {
+            self.b.ins().return_(&[]);
+        } else {
+            self.b.ins().trap(TrapCode::unwrap_user(1));
+        }
+        Ok(())
+    }
+
+    // ----- locals -------------------------------------------------------
+
+    fn init_local(&mut self, id: LocalId, val: Val) -> R<()> {
+        let ty = self.f.locals[id.0 as usize].ty.clone();
+        let storage = match self.locals[id.0 as usize] {
+            Some(s) => s,
+            None => {
+                let s = match repr(&ty) {
+                    _ if self.addressed.contains(&id) || repr(&ty) == Repr::Mem => Storage::Slot(
+                        self.b
+                            .create_sized_stack_slot(slot_data(self.program.layout(&ty))?),
+                    ),
+                    Repr::Scalar(t) => Storage::Var(self.b.declare_var(t)),
+                    Repr::Pair => Storage::VarPair(
+                        self.b.declare_var(types::I64),
+                        self.b.declare_var(types::I64),
+                    ),
+                    // Unit locals hold nothing; a dummy variable keeps the
+                    // storage uniform.
+                    Repr::Unit | Repr::Mem => Storage::Var(self.b.declare_var(types::I8)),
+                };
+                self.locals[id.0 as usize] = Some(s);
+                s
+            }
+        };
+        self.write_storage(storage, &ty, val);
+        Ok(())
+    }
+
+    fn write_storage(&mut self, storage: Storage, ty: &Type, val: Val) {
+        match storage {
+            Storage::Var(v) => {
+                if let Val::Scalar(x) = val {
+                    self.b.def_var(v, x);
+                }
+            }
+            Storage::VarPair(a, b) => {
+                let (p, l) = val.pair();
+                self.b.def_var(a, p);
+                self.b.def_var(b, l);
+            }
+            Storage::Slot(s) => {
+                let addr = self.b.ins().stack_addr(PTR, s, 0);
+                self.store(ty, val, addr);
+            }
+            Storage::Addr(addr) => self.store(ty, val, addr),
+        }
+    }
+
+    fn storage(&self, id: LocalId) -> R<Storage> {
+        self.locals[id.0 as usize].ok_or_else(|| {
+            CodegenError::Unsupported(format!(
+                "local `{}` of `{}` used before its definition",
+                self.f.locals[id.0 as usize].name, self.f.name
+            ))
+        })
+    }
+
+    fn read_local(&mut self, id: LocalId) -> R<Val> {
+        let ty = self.f.locals[id.0 as usize].ty.clone();
+        Ok(match self.storage(id)? {
+            Storage::Var(v) => {
+                if repr(&ty) == Repr::Unit {
+                    Val::Unit
+                } else {
+                    Val::Scalar(self.b.use_var(v))
+                }
+            }
+            Storage::VarPair(a, b) => Val::Pair(self.b.use_var(a), self.b.use_var(b)),
+            Storage::Slot(s) => {
+                let addr = self.b.ins().stack_addr(PTR, s, 0);
+                self.load(&ty, addr)
+            }
+            Storage::Addr(addr) => self.load(&ty, addr),
+        })
+    }
+
+    // ----- memory -------------------------------------------------------
+
+    fn load(&mut self, ty: &Type, addr: Value) -> Val {
+        let flags = MemFlagsData::new();
+        match repr(ty) {
+            Repr::Unit => Val::Unit,
+            Repr::Scalar(t) => Val::Scalar(self.b.ins().load(t, flags, addr, 0)),
+            Repr::Pair => Val::Pair(
+                self.b.ins().load(types::I64, flags, addr, 0),
+                self.b.ins().load(types::I64, flags, addr, 8),
+            ),
+            Repr::Mem => Val::Mem(addr),
+        }
+    }
+
+    fn store(&mut self, ty: &Type, val: Val, addr: Value) {
+        let flags = MemFlagsData::new();
+        match val {
+            Val::Unit => {}
+            Val::Scalar(v) => {
+                self.b.ins().store(flags, v, addr, 0);
+            }
+            Val::Pair(p, l) => {
+                self.b.ins().store(flags, p, addr, 0);
+                self.b.ins().store(flags, l, addr, 8);
+            }
+            Val::Mem(src) => {
+                let layout = self.program.layout(ty);
+                self.copy(addr, src, layout);
+            }
+        }
+    }
+
+    /// `memmove` of an aggregate (overlap-safe: `a = a` and overlapping
+    /// views through `ref` must work).
+    fn copy(&mut self, dst: Value, src: Value, layout: tir::Layout) {
+        let align = layout.align.clamp(1, 8) as u8;
+        self.b.emit_small_memory_copy(
+            self.tr.config,
+            dst,
+            src,
+            layout.size,
+            align,
+            align,
+            false,
+            MemFlagsData::new(),
+        );
+    }
+
+    fn temp(&mut self, ty: &Type) -> R<Value> {
+        let slot = self
+            .b
+            .create_sized_stack_slot(slot_data(self.program.layout(ty))?);
+        Ok(self.b.ins().stack_addr(PTR, slot, 0))
+    }
+
+    // ----- helpers ------------------------------------------------------
+
+    fn runtime(&mut self, rt: Rt) -> R<ir::FuncRef> {
+        let id = self.tr.runtime_func(self.module, rt)?;
+        Ok(self.func_ref(id))
+    }
+
+    fn func_ref(&mut self, id: FuncId) -> ir::FuncRef {
+        if let Some(&r) = self.func_refs.get(&id) {
+            return r;
+        }
+        let r = self.module.declare_func_in_func(id, self.b.func);
+        self.func_refs.insert(id, r);
+        r
+    }
+
+    fn data_addr(&mut self, id: DataId) -> Value {
+        let gv = match self.data_refs.get(&id) {
+            Some(&gv) => gv,
+            None => {
+                let gv = self.module.declare_data_in_func(id, self.b.func);
+                self.data_refs.insert(id, gv);
+                gv
+            }
+        };
+        self.b.ins().symbol_value(PTR, gv)
+    }
+
+    /// Address of the NUL-terminated `file:line:col` for a runtime call.
+    fn loc_ptr(&mut self, loc: Loc) -> R<Value> {
+        let text = self.program.describe(loc);
+        self.c_str(&text)
+    }
+
+    /// Address of `text` as a NUL-terminated read-only string.
+    fn c_str(&mut self, text: &str) -> R<Value> {
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.push(0);
+        let id = self.tr.string(self.module, &bytes)?;
+        Ok(self.data_addr(id))
+    }
+
+    fn str_val(&mut self, s: &str) -> R<Val> {
+        let id = self.tr.string(self.module, s.as_bytes())?;
+        let ptr = self.data_addr(id);
+        let len = self.b.ins().iconst(types::I64, s.len() as i64);
+        Ok(Val::Pair(ptr, len))
+    }
+
+    fn call_rt(&mut self, rt: Rt, args: &[Value]) -> R<Option<Value>> {
+        let f = self.runtime(rt)?;
+        let call = self.b.ins().call(f, args);
+        Ok(self.b.inst_results(call).first().copied())
+    }
+
+    /// Continues in a fresh block with no predecessors after a terminator
+    /// (`return`, `break`, a failing runtime call): code after it is dead.
+    fn after_terminator(&mut self) {
+        let dead = self.b.create_block();
+        self.b.switch_to_block(dead);
+    }
+
+    /// Calls a runtime failure entry (which never returns) in a cold block
+    /// entered when `ok` is false; continues where `ok` is true.
+    fn check(&mut self, ok: Value, rt: Rt, args: impl FnOnce(&mut Self) -> R<Vec<Value>>) -> R<()> {
+        let fail = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.set_cold_block(fail);
+        self.b.ins().brif(ok, cont, &[], fail, &[]);
+        self.b.switch_to_block(fail);
+        let args = args(self)?;
+        self.call_rt(rt, &args)?;
+        self.b.ins().trap(TrapCode::unwrap_user(2));
+        self.b.switch_to_block(cont);
+        Ok(())
+    }
+
+    /// With `Options::interrupt_flag`: stop here (`error: LOC: interrupted`)
+    /// if the flag is set. Function entries and loop headers poll, so any
+    /// running program reaches a poll soon. Nothing without the option.
+    fn poll_interrupt(&mut self, loc: Loc) -> R<()> {
+        let Some(flag) = self.opts.interrupt_flag else {
+            return Ok(());
+        };
+        let addr = self.b.ins().iconst(PTR, flag as i64);
+        // Atomic: an ordinary load of the same address with no store in
+        // between could be merged with an earlier one (the entry's poll) and
+        // a loop would never see the flag change.
+        let set = self
+            .b
+            .ins()
+            .atomic_load(types::I8, MemFlagsData::new(), addr);
+        let clear = self.b.ins().icmp_imm_u(IntCC::Equal, set, 0);
+        self.check(clear, Rt::Interrupted, |s| Ok(vec![s.loc_ptr(loc)?]))
+    }
+
+    fn dummy(&mut self, ty: &Type) -> R<Val> {
+        Ok(match repr(ty) {
+            Repr::Unit => Val::Unit,
+            Repr::Scalar(t) => Val::Scalar(self.b.ins().iconst(t, 0)),
+            Repr::Pair => {
+                let z = self.b.ins().iconst(types::I64, 0);
+                Val::Pair(z, z)
+            }
+            Repr::Mem => Val::Mem(self.temp(ty)?),
+        })
+    }
+}

@@ -1,0 +1,169 @@
+//! Places and memory arithmetic: the address of a local, field or element,
+//! checked byte counts and index addresses, the builtin pool's resize, the
+//! sanitizer's checks.
+
+use super::*;
+
+impl<M: Module> FnLower<'_, '_, M> {
+    // ----- places -------------------------------------------------------
+
+    /// The address of a place (or of a materialized rvalue).
+    pub(super) fn place_addr(&mut self, e: &Expr) -> R<Value> {
+        match &e.kind {
+            ExprKind::Local(id) => match self.storage(*id)? {
+                Storage::Slot(s) => Ok(self.b.ins().stack_addr(PTR, s, 0)),
+                Storage::Addr(a) => Ok(a),
+                // Not address-taken by the analysis (cannot happen for a
+                // well-typed program): give a snapshot's address.
+                Storage::Var(_) | Storage::VarPair(..) => {
+                    let v = self.read_local(*id)?;
+                    self.materialize(&e.ty, v)
+                }
+            },
+            ExprKind::Field(base, index) => {
+                let base_addr = self.place_addr(base)?;
+                let Type::Struct(sid) = &base.ty else {
+                    return Err(CodegenError::Unsupported("field of a non-struct".into()));
+                };
+                let offset = self.program.struct_def(*sid).fields[*index as usize].offset;
+                Ok(self.b.ins().iadd_imm_s(base_addr, offset as i64))
+            }
+            ExprKind::Index(base, idx) => self.index_addr(base, idx, e.loc),
+            _ => {
+                let v = self.expr(e)?;
+                self.materialize(&e.ty, v)
+            }
+        }
+    }
+
+    pub(super) fn materialize(&mut self, ty: &Type, v: Val) -> R<Value> {
+        if let Val::Mem(a) = v {
+            return Ok(a);
+        }
+        let t = self.temp(ty)?;
+        self.store(ty, v, t);
+        Ok(t)
+    }
+
+    /// `(ptr, len)` of a slice, reusable slice or array operand.
+    pub(super) fn sequence(&mut self, base: &Expr) -> R<(Value, Value)> {
+        match &base.ty {
+            Type::Array(_, n) => {
+                let ptr = self.place_addr(base)?;
+                let len = self.b.ins().iconst(types::I64, *n as i64);
+                Ok((ptr, len))
+            }
+            _ => Ok(self.expr(base)?.pair()),
+        }
+    }
+
+    pub(super) fn elem_size(&self, seq: &Type) -> u64 {
+        seq.element().map_or(0, |t| self.program.layout(t).size)
+    }
+
+    pub(super) fn scaled(&mut self, index: Value, size: u64) -> Value {
+        if size == 1 {
+            index
+        } else {
+            self.b.ins().imul_imm_s(index, size as i64)
+        }
+    }
+
+    /// `n * size` as a byte count, after checking that it exists: `n` is
+    /// non-negative and the product fits in 63 bits (one unsigned compare:
+    /// a negative `n` is a huge unsigned value). Otherwise `tern_length_fail`
+    /// names `op`. The product can then never wrap into a small size.
+    pub(super) fn checked_bytes(&mut self, n: Value, size: u64, op: &str, loc: Loc) -> R<Value> {
+        let limit = i64::MAX as u64 / size.max(1);
+        let ok = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, n, limit as i64);
+        self.check(ok, Rt::LengthFail, |s| {
+            let op = s.c_str(op)?;
+            let size = s.b.ins().iconst(types::I64, size as i64);
+            Ok(vec![op, n, size, s.loc_ptr(loc)?])
+        })?;
+        Ok(self.scaled(n, size))
+    }
+
+    /// `tern_reusable_resize(p, old, new, loc)`; under `--sanitize` the slice is
+    /// checked (and untagged) first and the result tagged after. Returns the
+    /// untagged new address (where `append` stores) and the slice's pointer.
+    pub(super) fn reusable_resize(
+        &mut self,
+        p: Value,
+        old: Value,
+        new: Value,
+        loc: Loc,
+    ) -> R<(Value, Value)> {
+        let at = self.loc_ptr(loc)?;
+        if !self.opts.sanitize {
+            let np = self
+                .call_rt(Rt::ReusableResize, &[p, old, new, at])?
+                .expect("ptr");
+            return Ok((np, np));
+        }
+        let a = self
+            .call_rt(Rt::SanitizeCheck, &[p, old, at])?
+            .expect("address");
+        let np = self
+            .call_rt(Rt::ReusableResize, &[a, old, new, at])?
+            .expect("ptr");
+        let region = self.b.ins().iconst(types::I64, SANITIZE_BUILTIN_REGION);
+        let tagged = self
+            .call_rt(Rt::SanitizeRetag, &[region, a, old, np, new, at])?
+            .expect("ptr");
+        Ok((np, tagged))
+    }
+
+    pub(super) fn index_addr(&mut self, base: &Expr, idx: &Expr, loc: Loc) -> R<Value> {
+        let (ptr, len) = self.sequence(base)?;
+        let i = self.expr(idx)?.scalar();
+        if !self.index_proven(base, idx) {
+            let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+            self.check(ok, Rt::BoundsFail, |s| Ok(vec![i, len, s.loc_ptr(loc)?]))?;
+        }
+        let size = self.elem_size(&base.ty);
+        let off = self.scaled(i, size);
+        let addr = self.b.ins().iadd(ptr, off);
+        if self.opts.sanitize && matches!(base.ty, Type::Slice(_) | Type::Reusable(_)) {
+            let bytes = self.b.ins().iconst(types::I64, size.max(1) as i64);
+            return self.sanitize_check(addr, bytes, loc);
+        }
+        Ok(addr)
+    }
+
+    /// `--sanitize`: a pointer with a tag (bits 48..62) is checked by the
+    /// runtime for `bytes` and comes back untagged; an untagged one passes
+    /// as is (one shift and branch).
+    pub(super) fn sanitize_check(&mut self, addr: Value, bytes: Value, loc: Loc) -> R<Value> {
+        let tag = self.b.ins().ushr_imm_u(addr, SANITIZE_TAG_SHIFT);
+        let tagged = self.b.ins().icmp_imm_u(IntCC::NotEqual, tag, 0);
+        let check = self.b.create_block();
+        let cont = self.b.create_block();
+        let out = self.b.append_block_param(cont, PTR);
+        self.b
+            .ins()
+            .brif(tagged, check, &[], cont, &[BlockArg::Value(addr)]);
+        self.b.switch_to_block(check);
+        let at = self.loc_ptr(loc)?;
+        let untagged = self
+            .call_rt(Rt::SanitizeCheck, &[addr, bytes, at])?
+            .expect("address");
+        self.b.ins().jump(cont, &[BlockArg::Value(untagged)]);
+        self.b.switch_to_block(cont);
+        Ok(out)
+    }
+
+    /// `--sanitize`: `(ptr, len)` of a slice handed to the runtime (`print`,
+    /// `panic`'s detail): checked and untagged.
+    pub(super) fn sanitize_slice(&mut self, ty: &Type, p: Value, l: Value, loc: Loc) -> R<Value> {
+        if !self.opts.sanitize || !matches!(ty, Type::Slice(_) | Type::Reusable(_)) {
+            return Ok(p);
+        }
+        let size = self.elem_size(ty);
+        let bytes = self.scaled(l, size);
+        self.sanitize_check(p, bytes, loc)
+    }
+}

@@ -1,0 +1,239 @@
+//! Statements: blocks, `let`, assignment, `if`, loops (with the O2 facts
+//! that drop bounds checks inside counted loops), `return`.
+
+use super::*;
+
+impl<M: Module> FnLower<'_, '_, M> {
+    // ----- statements ---------------------------------------------------
+
+    pub(super) fn block(&mut self, block: &tir::Block) -> R<()> {
+        for stmt in &block.stmts {
+            self.stmt(stmt)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn stmt(&mut self, stmt: &Stmt) -> R<()> {
+        match stmt {
+            Stmt::Let { local, init } => {
+                let v = self.expr(init)?;
+                // A fresh aggregate (call result, literal) already sits in a
+                // temporary of its own: the local adopts it instead of
+                // copying. The temporary belongs to this `let` alone; when the
+                // `let` runs again (a loop) the previous binding is dead.
+                if let Val::Mem(addr) = v
+                    && self.locals[local.0 as usize].is_none()
+                    && is_fresh_aggregate(init)
+                {
+                    self.locals[local.0 as usize] = Some(Storage::Addr(addr));
+                } else {
+                    self.init_local(*local, v)?;
+                }
+            }
+            Stmt::Assign { place, value } => {
+                let v = self.expr(value)?;
+                self.assign(place, v)?;
+            }
+            Stmt::CompoundAssign { place, op, value } => {
+                let rhs = self.expr(value)?.scalar();
+                if let ExprKind::Local(id) = place.kind
+                    && let Storage::Var(var) = self.storage(id)?
+                {
+                    let old = self.b.use_var(var);
+                    let new = self.binop(*op, &place.ty, old, rhs, place.loc)?;
+                    self.b.def_var(var, new);
+                } else {
+                    let addr = self.place_addr(place)?;
+                    let old = self.load(&place.ty, addr).scalar();
+                    let new = self.binop(*op, &place.ty, old, rhs, place.loc)?;
+                    self.b.ins().store(MemFlagsData::new(), new, addr, 0);
+                }
+            }
+            Stmt::Expr(e) => {
+                self.expr(e)?;
+            }
+            Stmt::If { cond, then, else_ } => {
+                let c = self.expr(cond)?.scalar();
+                let then_b = self.b.create_block();
+                let else_b = self.b.create_block();
+                let merge = self.b.create_block();
+                self.b.ins().brif(c, then_b, &[], else_b, &[]);
+                self.b.switch_to_block(then_b);
+                self.block(then)?;
+                self.b.ins().jump(merge, &[]);
+                self.b.switch_to_block(else_b);
+                if let Some(e) = else_ {
+                    self.block(e)?;
+                }
+                self.b.ins().jump(merge, &[]);
+                self.b.switch_to_block(merge);
+            }
+            Stmt::While { cond, body } => {
+                let header = self.b.create_block();
+                let body_b = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                self.poll_interrupt(cond.loc)?;
+                let c = self.expr(cond)?.scalar();
+                self.b.ins().brif(c, body_b, &[], exit, &[]);
+                self.b.switch_to_block(body_b);
+                self.loops.push(LoopTarget {
+                    continue_to: header,
+                    break_to: exit,
+                });
+                self.block(body)?;
+                self.loops.pop();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(exit);
+            }
+            Stmt::For {
+                var,
+                start,
+                end,
+                body,
+            } => self.for_loop(*var, start, end, body)?,
+            Stmt::Break | Stmt::Continue => {
+                let target = self.loops.last().ok_or_else(|| {
+                    CodegenError::Unsupported("`break`/`continue` outside a loop".into())
+                })?;
+                let to = if matches!(stmt, Stmt::Break) {
+                    target.break_to
+                } else {
+                    target.continue_to
+                };
+                self.b.ins().jump(to, &[]);
+                self.after_terminator();
+            }
+            Stmt::Return(value) => {
+                let v = match value {
+                    Some(e) => self.expr(e)?,
+                    None => Val::Unit,
+                };
+                match v {
+                    Val::Unit => {
+                        self.b.ins().return_(&[]);
+                    }
+                    Val::Scalar(x) => {
+                        self.b.ins().return_(&[x]);
+                    }
+                    Val::Pair(p, l) => {
+                        self.b.ins().return_(&[p, l]);
+                    }
+                    Val::Mem(src) => {
+                        let dst = self.sret.ok_or_else(|| {
+                            CodegenError::Unsupported("aggregate return without a slot".into())
+                        })?;
+                        let layout = self.program.layout(&self.f.ret);
+                        self.copy(dst, src, layout);
+                        self.b.ins().return_(&[]);
+                    }
+                }
+                self.after_terminator();
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn for_loop(
+        &mut self,
+        var: LocalId,
+        start: &Expr,
+        end: &Expr,
+        body: &tir::Block,
+    ) -> R<()> {
+        let ty = start.ty.clone();
+        let s = self.expr(start)?.scalar();
+        let e = self.expr(end)?.scalar();
+        let cc = if is_signed(&ty) {
+            IntCC::SignedLessThan
+        } else {
+            IntCC::UnsignedLessThan
+        };
+        self.init_local(var, Val::Scalar(s))?;
+        let header = self.b.create_block();
+        let body_b = self.b.create_block();
+        let step = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        self.poll_interrupt(start.loc)?;
+        let i = self.read_local(var)?.scalar();
+        let c = self.b.ins().icmp(cc, i, e);
+        self.b.ins().brif(c, body_b, &[], exit, &[]);
+        self.b.switch_to_block(body_b);
+        self.loops.push(LoopTarget {
+            continue_to: step,
+            break_to: exit,
+        });
+        let fact = self.loop_fact(start, end);
+        if let Some(bound) = fact {
+            self.proven.push((var, bound));
+        }
+        self.block(body)?;
+        if fact.is_some() {
+            self.proven.pop();
+        }
+        self.loops.pop();
+        self.b.ins().jump(step, &[]);
+        self.b.switch_to_block(step);
+        let i = self.read_local(var)?.scalar();
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        let storage = self.storage(var)?;
+        self.write_storage(storage, &ty, Val::Scalar(next));
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    /// O2: what a counted loop proves about its variable. `start` must be a
+    /// non-negative constant; `end` a constant or `len` of an immutable local
+    /// (whose `(ptr, len)` therefore cannot change inside the loop).
+    pub(super) fn loop_fact(&self, start: &Expr, end: &Expr) -> Option<Bound> {
+        if self.opts.opt_level < OptLevel::O2 || start.ty != Type::I64 {
+            return None;
+        }
+        if !matches!(start.kind, ExprKind::Int(s) if s >= 0) {
+            return None;
+        }
+        match &end.kind {
+            ExprKind::Int(e) if *e >= 0 => Some(Bound::Const(*e as u64)),
+            ExprKind::Len(inner) => match (&inner.kind, &inner.ty) {
+                (ExprKind::Local(_), Type::Array(_, n)) => Some(Bound::Const(*n)),
+                (ExprKind::Local(s), Type::Slice(_) | Type::Reusable(_))
+                    if !self.f.locals[s.0 as usize].mutable =>
+                {
+                    Some(Bound::LenOf(*s))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// O2: is `base[idx]` in bounds by a loop fact?
+    pub(super) fn index_proven(&self, base: &Expr, idx: &Expr) -> bool {
+        let ExprKind::Local(i) = idx.kind else {
+            return false;
+        };
+        let Some(&(_, bound)) = self.proven.iter().rev().find(|(v, _)| *v == i) else {
+            return false;
+        };
+        match (bound, &base.ty, &base.kind) {
+            (Bound::Const(e), Type::Array(_, n), _) => e <= *n,
+            (Bound::LenOf(s), _, ExprKind::Local(b)) => s == *b,
+            _ => false,
+        }
+    }
+
+    pub(super) fn assign(&mut self, place: &Expr, v: Val) -> R<()> {
+        if let ExprKind::Local(id) = place.kind {
+            let storage = self.storage(id)?;
+            self.write_storage(storage, &place.ty, v);
+            return Ok(());
+        }
+        let addr = self.place_addr(place)?;
+        self.store(&place.ty, v, addr);
+        Ok(())
+    }
+}
