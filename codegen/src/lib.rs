@@ -75,6 +75,13 @@ pub struct Options {
     /// REPL's Ctrl-C. JIT only (the address is embedded as a constant);
     /// `None`, as for `tern run` and AOT, emits no poll at all.
     pub interrupt_flag: Option<usize>,
+    /// The address of a word holding the lowest stack address the generated
+    /// code may run at: every function entry compares the stack pointer with
+    /// it and fails with `error: LOC: stack overflow` below it, so the
+    /// runtime functions the code calls always have the stack between that
+    /// limit and the guard page (the REPL's: a fault inside a runtime call
+    /// could leave a pool half updated). JIT only; `None` emits nothing.
+    pub stack_limit: Option<usize>,
 }
 
 impl Options {
@@ -94,6 +101,7 @@ impl Options {
             keep_calls: Vec::new(),
             sanitize: false,
             interrupt_flag: None,
+            stack_limit: None,
         }
     }
 }

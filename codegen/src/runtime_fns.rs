@@ -57,6 +57,7 @@ runtime_fns! {
     SliceFail = "tern_slice_fail"(I64, I64, I64, Ptr);
     DivZero = "tern_div_zero"(Ptr);
     Interrupted = "tern_rt_interrupted"(Ptr);
+    StackFail = "tern_stack_fail"(Ptr);
     LengthFail = "tern_length_fail"(Ptr, I64, I64, Ptr);
     ReusableAlloc = "tern_reusable_alloc"(I64, Ptr) -> Ptr;
     ReusableResize = "tern_reusable_resize"(Ptr, I64, I64, Ptr) -> Ptr;

@@ -30,6 +30,7 @@ fn symbols() -> Vec<(&'static str, *const u8)> {
         ("tern_bounds_fail", fail),
         ("tern_slice_fail", fail),
         ("tern_rt_interrupted", fail),
+        ("tern_stack_fail", fail),
         ("tern_print_i64", print_i64 as *const u8),
         ("tern_print_bool", print_bool as *const u8),
     ]
@@ -559,4 +560,23 @@ fn interrupt_polls_only_with_the_option() {
     };
     assert_eq!(polls(None), 0);
     assert_eq!(polls(Some(flag.as_ptr() as usize)), 3);
+}
+
+#[test]
+fn stack_checks_only_with_the_option() {
+    // One check per function entry: `sum` and `main`.
+    let limit = std::sync::atomic::AtomicUsize::new(0);
+    let checks = |limit_addr: Option<usize>| {
+        let mut opts = Options::new(OptLevel::O2);
+        opts.emit_clif = true;
+        opts.inlining = tern_codegen::Inlining::Off;
+        opts.stack_limit = limit_addr;
+        let jit = compile_jit(&sum_program(0), &opts, &symbols()).expect("compiles");
+        let clif = jit.listing.clif.clone();
+        // SAFETY: compiled, never run.
+        unsafe { jit.free() };
+        clif.matches("get_stack_pointer").count()
+    };
+    assert_eq!(checks(None), 0);
+    assert_eq!(checks(Some(limit.as_ptr() as usize)), 2);
 }

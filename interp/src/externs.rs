@@ -165,6 +165,7 @@ pub fn runtime_call(name: &str) -> Option<RuntimeCall> {
             |a| unsafe { output::tern_slice_fail(word(a, 0), word(a, 1), word(a, 2), ptr(a, 3)) }
         }
         "tern_div_zero" => |a| unsafe { output::tern_div_zero(ptr(a, 0)) },
+        "tern_stack_fail" => |a| unsafe { output::tern_stack_fail(ptr(a, 0)) },
         "tern_rt_interrupted" => |a| unsafe { interrupt::tern_rt_interrupted(ptr(a, 0)) },
         "tern_length_fail" => {
             |a| unsafe { output::tern_length_fail(ptr(a, 0), word(a, 1), word(a, 2), ptr(a, 3)) }

@@ -61,6 +61,21 @@ pub enum Outcome {
 /// Stack size of the worker: as much as a main thread usually gets.
 const WORKER_STACK: usize = 8 << 20;
 
+/// Stack the generated code leaves below itself for the runtime functions it
+/// calls (`Options::stack_limit`): their frames then never reach the guard
+/// page, so a deep recursion stops at a Tern function entry with `stack
+/// overflow`, never halfway through a pool operation or a `print`.
+const RUNTIME_MARGIN: usize = 256 << 10;
+
+/// The lowest stack address REPL code may run at: the worker's stack base
+/// plus [`RUNTIME_MARGIN`] (0 until the worker starts: no check fails).
+static STACK_LIMIT: AtomicUsize = AtomicUsize::new(0);
+
+/// Address of the stack limit word, for `Options::stack_limit`.
+pub fn stack_limit_address() -> usize {
+    STACK_LIMIT.as_ptr() as usize
+}
+
 /// `pthread_self` of the worker (0 before it starts).
 static WORKER: AtomicUsize = AtomicUsize::new(0);
 /// Whether the worker is inside generated code (a fault there is ours).
@@ -108,6 +123,9 @@ fn work(jobs: Receiver<usize>, outcomes: Sender<Outcome>) {
     tern_runtime::abi::process::ensure_alt_stack();
     // SAFETY: pthread_self has no preconditions.
     WORKER.store(unsafe { libc::pthread_self() } as usize, Ordering::SeqCst);
+    if let Some((low, _)) = stack_bounds() {
+        STACK_LIMIT.store(low + RUNTIME_MARGIN, Ordering::SeqCst);
+    }
     for entry in jobs {
         // SAFETY: the session sends only entry addresses of JIT programs it
         // keeps alive until this run's outcome is received.
@@ -123,13 +141,16 @@ fn work(jobs: Receiver<usize>, outcomes: Sender<Outcome>) {
                 None => Outcome::Fault,
             },
             _ => {
-                // The fault may have hit inside `print`, holding the output
-                // lock; its holder is gone.
+                // A fault in a runtime call (only possible past the stack
+                // limit's margin, or through `unsafe`) may have hit inside
+                // `print`, holding the output lock; its holder is gone.
                 tern_runtime::stdout::recover_after_fault();
-                release_stack();
                 Outcome::Fault
             }
         };
+        if code != 0 {
+            release_stack();
+        }
         tern_runtime::abi::process::tern_rt_flush();
         if outcomes.send(outcome).is_err() {
             return;
@@ -137,33 +158,39 @@ fn work(jobs: Receiver<usize>, outcomes: Sender<Outcome>) {
     }
 }
 
-/// After a stack overflow: gives the pages of the worker's stack below the
-/// current frame back to the system (they are touched and would stay
-/// resident; the next deep recursion gets fresh zero pages).
-fn release_stack() {
-    // SAFETY: reads this thread's own attributes; madvise(MADV_DONTNEED) on
-    // the part of this thread's stack below the current frame, which no live
-    // frame uses (the generated code's frames there were abandoned).
+/// The calling thread's stack: its lowest address and size.
+fn stack_bounds() -> Option<(usize, usize)> {
+    // SAFETY: reads this thread's own attributes into locals.
     unsafe {
         let mut attr: libc::pthread_attr_t = std::mem::zeroed();
         if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
-            return;
+            return None;
         }
         let mut low: *mut libc::c_void = std::ptr::null_mut();
         let mut size: libc::size_t = 0;
         let got = libc::pthread_attr_getstack(&attr, &mut low, &mut size);
         libc::pthread_attr_destroy(&mut attr);
-        if got != 0 {
-            return;
-        }
-        let page = 4096usize;
-        let here = &attr as *const _ as usize;
-        // Keep a margin below this frame for the calls still to come.
-        let top = here.saturating_sub(64 << 10) & !(page - 1);
-        let low = (low as usize).div_ceil(page) * page;
-        if top > low {
-            libc::madvise(low as *mut libc::c_void, top - low, libc::MADV_DONTNEED);
-        }
+        (got == 0).then_some((low as usize, size))
+    }
+}
+
+/// After a deep recursion: gives the pages of the worker's stack below the
+/// current frame back to the system (they are touched and would stay
+/// resident; the next deep recursion gets fresh zero pages).
+fn release_stack() {
+    let Some((low, _)) = stack_bounds() else {
+        return;
+    };
+    let page = 4096usize;
+    let here = &low as *const _ as usize;
+    // Keep a margin below this frame for the calls still to come.
+    let top = here.saturating_sub(64 << 10) & !(page - 1);
+    let low = low.div_ceil(page) * page;
+    if top > low {
+        // SAFETY: the part of this thread's stack below the current frame,
+        // which no live frame uses (the generated code's frames there were
+        // abandoned).
+        unsafe { libc::madvise(low as *mut libc::c_void, top - low, libc::MADV_DONTNEED) };
     }
 }
 

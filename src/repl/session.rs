@@ -117,6 +117,7 @@ impl Session {
         let mut options = Options::new(OptLevel::O2);
         options.verify |= crate::config::verify();
         options.interrupt_flag = Some(tern_runtime::abi::interrupt::interrupt_flag_address());
+        options.stack_limit = Some(super::exec::stack_limit_address());
         // The sanitizer records where a slice was freed; the location text
         // must outlive the input's code, which is freed after it runs.
         tern_runtime::sanitize::set_location_map(Some(Box::new(|loc: &str| loc.to_string())));
@@ -478,9 +479,10 @@ impl Session {
         };
         let mut opts = self.options.clone();
         opts.emit_clif = true;
-        // Shown without the interrupt polls: their flag address changes
-        // from run to run.
+        // Shown without the interrupt polls and stack checks: their
+        // addresses change from run to run.
         opts.interrupt_flag = None;
+        opts.stack_limit = None;
         let symbols = tern_runtime::abi::symbols();
         match crate::stack::jit(&program, &opts, &symbols) {
             Ok(mut jit) => {

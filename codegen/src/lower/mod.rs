@@ -568,6 +568,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             self.init_local(p.local, val)?;
         }
         self.poll_interrupt(self.f.loc)?;
+        self.check_stack(self.f.loc)?;
         self.block(&self.f.body)?;
         // Falling off the end: `fn f()` returns; a function with a result
         // always returns explicitly (the front end checks it), so the end is
@@ -807,6 +808,22 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             .atomic_load(types::I8, MemFlagsData::new(), addr);
         let clear = self.b.ins().icmp_imm_u(IntCC::Equal, set, 0);
         self.check(clear, Rt::Interrupted, |s| Ok(vec![s.loc_ptr(loc)?]))
+    }
+
+    /// With `Options::stack_limit`: fail with `stack overflow` (a runtime
+    /// error, at `loc`) when the stack pointer is below the limit.
+    fn check_stack(&mut self, loc: Loc) -> R<()> {
+        let Some(limit) = self.opts.stack_limit else {
+            return Ok(());
+        };
+        let addr = self.b.ins().iconst(PTR, limit as i64);
+        let limit = self.b.ins().load(PTR, MemFlagsData::new(), addr, 0);
+        let sp = self.b.ins().get_stack_pointer(PTR);
+        let room = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, sp, limit);
+        self.check(room, Rt::StackFail, |s| Ok(vec![s.loc_ptr(loc)?]))
     }
 
     fn dummy(&mut self, ty: &Type) -> R<Val> {

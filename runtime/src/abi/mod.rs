@@ -43,6 +43,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("tern_bounds_fail", output::tern_bounds_fail as *const u8),
         ("tern_slice_fail", output::tern_slice_fail as *const u8),
         ("tern_div_zero", output::tern_div_zero as *const u8),
+        ("tern_stack_fail", output::tern_stack_fail as *const u8),
         ("tern_length_fail", output::tern_length_fail as *const u8),
         (
             "tern_reusable_alloc",

@@ -161,6 +161,17 @@ pub unsafe extern "C" fn tern_length_fail(
     report(loc, msg)
 }
 
+/// The stack is nearly exhausted at a function entry of code compiled with
+/// `Options::stack_limit` (the REPL's: it keeps room below for the runtime
+/// calls the code makes): `error: LOC: stack overflow`.
+///
+/// # Safety
+/// `loc` is null or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_stack_fail(loc: *const c_char) -> ! {
+    report(loc, "stack overflow".into())
+}
+
 /// Division or remainder by zero: `error: LOC: division by zero`.
 ///
 /// # Safety

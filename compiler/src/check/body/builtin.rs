@@ -1,0 +1,291 @@
+//! Checking the builtins (`print`, `len`, `append`, `reusable::*`,
+//! `unsafe::*`, `size_of`, ...).
+
+use super::*;
+
+impl Checker<'_> {
+    /// `print`, `len`, `reusable::append`, ...
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn builtin(
+        &mut self,
+        cx: &mut FnCx,
+        name: &str,
+        callee: &ast::Path,
+        targs: &[ast::TypeExpr],
+        args: &[ast::Arg],
+        expected: Option<&Ty>,
+        span: Span,
+    ) -> Typed {
+        // (argument count, takes a type argument)
+        let (arity, generic) = match name {
+            // `panic(msg, detail)` is the two-argument form (see below).
+            "panic" if args.len() == 2 => (2, false),
+            "len" | "print" | "panic" => (1, false),
+            "assert" => (2, false),
+            "size_of" => (0, true),
+            "reusable::alloc" => (1, true),
+            "reusable::append" | "reusable::resize" => (2, false),
+            "reusable::free" | "reusable::offset" => (1, false),
+            "unsafe::slice" => (2, true),
+            "unsafe::addr" => (1, false),
+            "unsafe::copy" => (3, false),
+            _ => {
+                self.sink
+                    .error(ErrorKind::UnknownBuiltin(name.to_string()), callee.span);
+                self.args_for_errors(cx, args);
+                return self.error_expr(span);
+            }
+        };
+        if !generic && !targs.is_empty() {
+            self.sink
+                .error(ErrorKind::NotGeneric(name.into()), callee.span);
+            self.args_for_errors(cx, args);
+            return self.error_expr(span);
+        }
+        if generic && targs.len() > 1 {
+            self.sink.error(
+                ErrorKind::TypeArgCount {
+                    name: name.into(),
+                    expected: 1,
+                    found: targs.len(),
+                },
+                callee.span,
+            );
+            self.args_for_errors(cx, args);
+            return self.error_expr(span);
+        }
+        if args.len() != arity {
+            self.sink.error(
+                ErrorKind::ArgCount {
+                    name: name.into(),
+                    expected: arity,
+                    found: args.len(),
+                },
+                span,
+            );
+            self.args_for_errors(cx, args);
+            return self.error_expr(span);
+        }
+        if let Some(a) = args.iter().find(|a| a.by_ref) {
+            self.sink.error(ErrorKind::BuiltinRef(name.into()), a.span);
+            self.args_for_errors(cx, args);
+            return self.error_expr(span);
+        }
+        let generics = cx.generics.clone();
+        let targ = targs
+            .first()
+            .map(|t| self.resolve_type(t, cx.module, &generics));
+        if targ.as_ref().is_some_and(Ty::has_error) {
+            self.args_for_errors(cx, args);
+            return self.error_expr(span);
+        }
+        let unit = Ty::Unit;
+        let builtin = |c: &Self, b: tir::Builtin, a: Vec<tir::Expr>, ty: &Ty| -> Typed {
+            (c.mk(tir::ExprKind::Builtin(b, a), ty, span), ty.clone())
+        };
+        match name {
+            "len" => {
+                let (te, ty) = self.expr(cx, &args[0].expr, None);
+                if ty.has_error() {
+                    return self.error_expr(span);
+                }
+                if ty.element().is_none() {
+                    let n = self.ty_name(&ty);
+                    self.sink.error(ErrorKind::LenArg(n), args[0].expr.span);
+                    return self.error_expr(span);
+                }
+                (
+                    self.mk(tir::ExprKind::Len(Box::new(te)), &Ty::I64, span),
+                    Ty::I64,
+                )
+            }
+            "print" => {
+                let a = &args[0].expr;
+                if let ast::ExprKind::Str(s) = &a.kind {
+                    let lit = self.mk(tir::ExprKind::Str(s.clone()), &Ty::Str, a.span);
+                    return builtin(self, tir::Builtin::Print, vec![lit], &unit);
+                }
+                let (te, ty) = self.expr(cx, a, None);
+                if ty.has_error() {
+                    return self.error_expr(span);
+                }
+                if !ty.is_scalar() {
+                    let n = self.ty_name(&ty);
+                    self.sink.error(ErrorKind::PrintArg(n), a.span);
+                    return self.error_expr(span);
+                }
+                builtin(self, tir::Builtin::Print, vec![te], &unit)
+            }
+            "panic" => {
+                let lit = self.str_arg(&args[0].expr, "panic");
+                // The optional detail: message bytes computed at run time
+                // (a `[]u8`), appended to the literal.
+                let detail = args.get(1).map(|a| {
+                    let want = Ty::Slice(Box::new(Ty::U8));
+                    let (te, ty) = self.expr(cx, &a.expr, Some(&want));
+                    let ok = !ty.has_error() && self.expect_ty(&want, &ty, a.expr.span);
+                    ok.then_some(te)
+                });
+                match (lit, detail) {
+                    (Some(lit), None) => builtin(self, tir::Builtin::Panic, vec![lit], &unit),
+                    (Some(lit), Some(Some(d))) => {
+                        builtin(self, tir::Builtin::Panic, vec![lit, d], &unit)
+                    }
+                    _ => self.error_expr(span),
+                }
+            }
+            "assert" => {
+                let (tc, cty) = self.expr(cx, &args[0].expr, Some(&Ty::Bool));
+                let ok = self.expect_ty(&Ty::Bool, &cty, args[0].expr.span);
+                let msg = self.str_arg(&args[1].expr, "assert");
+                match msg {
+                    Some(m) if ok && !cty.has_error() => {
+                        builtin(self, tir::Builtin::Assert, vec![tc, m], &unit)
+                    }
+                    _ => self.error_expr(span),
+                }
+            }
+            "size_of" => {
+                let Some(t) = targ else {
+                    self.sink.error(
+                        ErrorKind::TypeArgCount {
+                            name: name.into(),
+                            expected: 1,
+                            found: 0,
+                        },
+                        callee.span,
+                    );
+                    return self.error_expr(span);
+                };
+                if t.has_param() {
+                    // Known only per instance; in check mode not a constant.
+                    let kind = tir::ExprKind::Call {
+                        func: OPAQUE,
+                        args: Vec::new(),
+                    };
+                    return (self.mk(kind, &Ty::I64, span), Ty::I64);
+                }
+                match self.layout_of(&t, span) {
+                    Some(l) => (
+                        self.mk(tir::ExprKind::Int(l.size as i64), &Ty::I64, span),
+                        Ty::I64,
+                    ),
+                    None => self.error_expr(span),
+                }
+            }
+            "reusable::alloc" | "unsafe::slice" => {
+                let is_alloc = name == "reusable::alloc";
+                let elem = targ.or_else(|| match expected {
+                    Some(Ty::Reusable(t)) if is_alloc => Some((**t).clone()),
+                    Some(Ty::Slice(t)) if !is_alloc => Some((**t).clone()),
+                    _ => None,
+                });
+                let mut out = Vec::new();
+                let mut bad = false;
+                for a in args {
+                    let (te, ty) = self.expr(cx, &a.expr, Some(&Ty::I64));
+                    bad |= ty.has_error() || !self.expect_ty(&Ty::I64, &ty, a.expr.span);
+                    out.push(te);
+                }
+                let Some(elem) = elem else {
+                    if expected.is_some_and(Ty::has_error) {
+                        return self.error_expr(span);
+                    }
+                    self.sink.error(
+                        ErrorKind::CannotInfer {
+                            name: name.into(),
+                            param: "T".into(),
+                        },
+                        callee.span,
+                    );
+                    return self.error_expr(span);
+                };
+                if bad {
+                    return self.error_expr(span);
+                }
+                let (b, ty) = if is_alloc {
+                    (tir::Builtin::ReusableAlloc, Ty::Reusable(Box::new(elem)))
+                } else {
+                    (tir::Builtin::UnsafeSlice, Ty::Slice(Box::new(elem)))
+                };
+                builtin(self, b, out, &ty)
+            }
+            "reusable::append" | "reusable::resize" | "reusable::free" | "reusable::offset" => {
+                let hint = expected.filter(|t| matches!(t, Ty::Reusable(_)));
+                let (ts, sty) = self.expr(cx, &args[0].expr, hint);
+                let elem = match &sty {
+                    Ty::Reusable(t) => Some((**t).clone()),
+                    Ty::Error => None,
+                    other => {
+                        let (expected, found) = ("reusable[]T".to_string(), self.ty_name(other));
+                        self.sink
+                            .error(ErrorKind::Mismatch { expected, found }, args[0].expr.span);
+                        None
+                    }
+                };
+                let mut out = vec![ts];
+                let mut bad = elem.is_none();
+                if args.len() == 2 {
+                    let want = if name == "reusable::append" {
+                        elem.clone().unwrap_or(Ty::Error)
+                    } else {
+                        Ty::I64
+                    };
+                    let hint = (!want.is_error()).then(|| want.clone());
+                    let (tv, vty) = self.expr(cx, &args[1].expr, hint.as_ref());
+                    bad |= vty.has_error() || !self.expect_ty(&want, &vty, args[1].expr.span);
+                    out.push(tv);
+                }
+                if bad {
+                    return self.error_expr(span);
+                }
+                let (b, ty) = match name {
+                    "reusable::append" => (tir::Builtin::ReusableAppend, sty),
+                    "reusable::resize" => (tir::Builtin::ReusableResize, sty),
+                    "reusable::free" => (tir::Builtin::ReusableFree, Ty::Unit),
+                    _ => (tir::Builtin::ReusableOffset, Ty::I64),
+                };
+                builtin(self, b, out, &ty)
+            }
+            "unsafe::addr" => {
+                let (te, ty) = self.expr(cx, &args[0].expr, None);
+                if ty.has_error() {
+                    return self.error_expr(span);
+                }
+                let ok = matches!(ty, Ty::Slice(_) | Ty::Reusable(_))
+                    || !matches!(root(cx, &te), Root::NotPlace | Root::Temporary);
+                if !ok {
+                    self.sink.error(ErrorKind::AddrNotPlace, args[0].expr.span);
+                    return self.error_expr(span);
+                }
+                builtin(self, tir::Builtin::UnsafeAddr, vec![te], &Ty::I64)
+            }
+            _ => {
+                // unsafe::copy(dst, src, bytes)
+                let mut out = Vec::new();
+                let mut bad = false;
+                for a in args {
+                    let (te, ty) = self.expr(cx, &a.expr, Some(&Ty::I64));
+                    bad |= ty.has_error() || !self.expect_ty(&Ty::I64, &ty, a.expr.span);
+                    out.push(te);
+                }
+                if bad {
+                    return self.error_expr(span);
+                }
+                builtin(self, tir::Builtin::UnsafeCopy, out, &unit)
+            }
+        }
+    }
+
+    /// A string literal argument of `panic`/`assert`.
+    pub(super) fn str_arg(&mut self, e: &ast::Expr, builtin: &str) -> Option<tir::Expr> {
+        match &e.kind {
+            ast::ExprKind::Str(s) => Some(self.mk(tir::ExprKind::Str(s.clone()), &Ty::Str, e.span)),
+            _ => {
+                self.sink
+                    .error(ErrorKind::NeedsStrLit(builtin.into()), e.span);
+                None
+            }
+        }
+    }
+}

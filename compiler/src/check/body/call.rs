@@ -1,0 +1,275 @@
+//! Checking calls of functions and externs: arguments, `ref`, generic
+//! inference and instantiation.
+
+use super::*;
+
+impl Checker<'_> {
+    // ---- calls ----
+
+    pub(super) fn call(
+        &mut self,
+        cx: &mut FnCx,
+        callee: &ast::Path,
+        targs: &[ast::TypeExpr],
+        args: &[ast::Arg],
+        expected: Option<&Ty>,
+        span: Span,
+    ) -> Typed {
+        let segs: Vec<&str> = callee.segments.iter().map(|s| s.name.as_str()).collect();
+        let builtin = match segs.as_slice() {
+            [n] if crate::check::BUILTIN_NAMES.contains(n) => true,
+            ["reusable" | "unsafe", _] => true,
+            _ => false,
+        };
+        if builtin {
+            return self.builtin(cx, &segs.join("::"), callee, targs, args, expected, span);
+        }
+        if segs.len() == 1 && cx.lookup(segs[0]).is_some() {
+            self.sink
+                .error(ErrorKind::NotAFunction(callee.text()), callee.span);
+            self.args_for_errors(cx, args);
+            return self.error_expr(span);
+        }
+        match self.resolve_path(callee, cx.module) {
+            Some(ItemRef::Fn(f)) => self.call_fn(cx, f, callee, targs, args, expected, span),
+            Some(ItemRef::Extern(e)) => {
+                if !targs.is_empty() {
+                    self.sink
+                        .error(ErrorKind::NotGeneric(callee.text()), callee.span);
+                }
+                let sig = self.externs[e].sig.clone();
+                let Some(targs_args) =
+                    self.call_args(cx, &callee.text(), &sig, Vec::new(), args, span)
+                else {
+                    return self.error_expr(span);
+                };
+                let ret = sig.ret.clone();
+                let id = if cx.emit {
+                    self.extern_id(e)
+                } else {
+                    tir::ExternId(0)
+                };
+                (
+                    self.mk(
+                        tir::ExprKind::CallExtern {
+                            func: id,
+                            args: targs_args.0,
+                        },
+                        &ret,
+                        span,
+                    ),
+                    ret,
+                )
+            }
+            Some(_) => {
+                self.sink
+                    .error(ErrorKind::NotAFunction(callee.text()), callee.span);
+                self.args_for_errors(cx, args);
+                self.error_expr(span)
+            }
+            None => {
+                if callee.segments.len() == 1 {
+                    self.sink
+                        .error(ErrorKind::UnknownName(callee.text()), callee.span);
+                }
+                self.args_for_errors(cx, args);
+                self.error_expr(span)
+            }
+        }
+    }
+
+    /// Check arguments of a call that already failed, for their own errors.
+    pub(super) fn args_for_errors(&mut self, cx: &mut FnCx, args: &[ast::Arg]) {
+        for a in args {
+            if !matches!(a.expr.kind, ast::ExprKind::Str(_)) {
+                self.expr(cx, &a.expr, None);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn call_fn(
+        &mut self,
+        cx: &mut FnCx,
+        f: usize,
+        callee: &ast::Path,
+        targs: &[ast::TypeExpr],
+        args: &[ast::Arg],
+        expected: Option<&Ty>,
+        span: Span,
+    ) -> Typed {
+        let sig = self.fns[f].sig.clone();
+        let name = callee.text();
+        let mut bindings: Vec<(String, Ty)> = Vec::new();
+        if !targs.is_empty() {
+            if sig.generics.is_empty() {
+                self.sink.error(ErrorKind::NotGeneric(name), callee.span);
+                self.args_for_errors(cx, args);
+                return self.error_expr(span);
+            }
+            if targs.len() != sig.generics.len() {
+                self.sink.error(
+                    ErrorKind::TypeArgCount {
+                        name,
+                        expected: sig.generics.len(),
+                        found: targs.len(),
+                    },
+                    callee.span,
+                );
+                self.args_for_errors(cx, args);
+                return self.error_expr(span);
+            }
+            let generics = cx.generics.clone();
+            for (g, t) in sig.generics.iter().zip(targs) {
+                let ty = self.resolve_type(t, cx.module, &generics);
+                bindings.push((g.clone(), ty));
+            }
+        }
+        let Some((targs_out, mut bindings)) = self.call_args(cx, &name, &sig, bindings, args, span)
+        else {
+            return self.error_expr(span);
+        };
+        // Parameters only the result mentions come from the context
+        // (`let s: []i64 = alloc(...)`).
+        if let Some(want) = expected
+            && sig
+                .generics
+                .iter()
+                .any(|g| !bindings.iter().any(|(n, _)| n == g))
+        {
+            let mut extra = bindings.clone();
+            if unify(&sig.ret, want, &mut extra) {
+                bindings = extra;
+            }
+        }
+        let mut types = Vec::new();
+        for g in &sig.generics {
+            match bindings.iter().find(|(n, _)| n == g) {
+                Some((_, t)) => types.push(t.clone()),
+                None => {
+                    if expected.is_some_and(Ty::has_error) {
+                        return self.error_expr(span);
+                    }
+                    self.sink.error(
+                        ErrorKind::CannotInfer {
+                            name: name.clone(),
+                            param: g.clone(),
+                        },
+                        callee.span,
+                    );
+                    return self.error_expr(span);
+                }
+            }
+        }
+        if types.iter().any(Ty::has_error) {
+            return self.error_expr(span);
+        }
+        let ret = sig.ret.subst(&bindings);
+        // Check mode names the function item (the escape pass reads it).
+        let id = if cx.emit {
+            self.instance(f, types, span)
+        } else {
+            tir::FuncId(f as u32)
+        };
+        (
+            self.mk(
+                tir::ExprKind::Call {
+                    func: id,
+                    args: targs_out,
+                },
+                &ret,
+                span,
+            ),
+            ret,
+        )
+    }
+
+    /// Check call arguments against `sig` (inferring generic parameters
+    /// into `bindings`); `None` when the call is in error.
+    pub(super) fn call_args(
+        &mut self,
+        cx: &mut FnCx,
+        name: &str,
+        sig: &crate::check::Sig,
+        mut bindings: Vec<(String, Ty)>,
+        args: &[ast::Arg],
+        span: Span,
+    ) -> Option<CheckedArgs> {
+        if args.len() != sig.params.len() {
+            self.sink.error(
+                ErrorKind::ArgCount {
+                    name: name.to_string(),
+                    expected: sig.params.len(),
+                    found: args.len(),
+                },
+                span,
+            );
+            self.args_for_errors(cx, args);
+            return None;
+        }
+        let mut out: Vec<Option<tir::Arg>> = vec![None; args.len()];
+        let mut bad = false;
+        // Non-literal arguments first, so literals can take their type from
+        // what the others bound.
+        for pass in 0..2 {
+            for (i, (a, p)) in args.iter().zip(&sig.params).enumerate() {
+                if (pass == 0) == literal_like(&a.expr, &mut cx.literal_like) {
+                    continue;
+                }
+                // `p.ty` speaks of the callee's parameters; the caller's own
+                // (opaque) parameters may share their names, so unify the
+                // unsubstituted type and substitute only for display.
+                let bound =
+                    p.ty.params()
+                        .iter()
+                        .all(|g| bindings.iter().any(|(n, _)| n == g));
+                let hint = bound.then(|| p.ty.subst(&bindings));
+                let (te, ty) = self.expr(cx, &a.expr, hint.as_ref());
+                if ty.has_error() {
+                    bad = true;
+                } else if !unify(&p.ty, &ty, &mut bindings) {
+                    let want = p.ty.subst(&bindings);
+                    self.mismatch(&want, &ty, a.expr.span);
+                    bad = true;
+                }
+                if p.by_ref && !a.by_ref {
+                    self.sink
+                        .error(ErrorKind::RefRequired(p.name.clone()), a.span);
+                    bad = true;
+                } else if !p.by_ref && a.by_ref {
+                    self.sink
+                        .error(ErrorKind::RefNotAllowed(p.name.clone()), a.span);
+                    bad = true;
+                } else if p.by_ref && !ty.has_error() {
+                    match root(cx, &te) {
+                        Root::Mutable => {}
+                        Root::Immutable(id) => {
+                            let n = cx.locals[id as usize].name.clone();
+                            let d = self.immutable_diag(
+                                ErrorKind::RefImmutable(n),
+                                a.expr.span,
+                                cx,
+                                id,
+                            );
+                            self.sink.push(d);
+                            bad = true;
+                        }
+                        Root::Temporary | Root::NotPlace => {
+                            self.sink.error(ErrorKind::RefNotPlace, a.expr.span);
+                            bad = true;
+                        }
+                    }
+                }
+                out[i] = Some(if p.by_ref {
+                    tir::Arg::Ref(te)
+                } else {
+                    tir::Arg::Value(te)
+                });
+            }
+        }
+        if bad {
+            return None;
+        }
+        Some((out.into_iter().flatten().collect(), bindings))
+    }
+}

@@ -1,0 +1,511 @@
+//! Checking expressions: literals, operators, paths, struct literals,
+//! indexing, casts.
+
+use super::*;
+
+impl Checker<'_> {
+    // ---- expressions ----
+
+    /// Check `e`; `expected` only guides literal typing and inference (the
+    /// caller compares the result against what it needs).
+    pub(crate) fn expr(&mut self, cx: &mut FnCx, e: &ast::Expr, expected: Option<&Ty>) -> Typed {
+        let span = e.span;
+        match &e.kind {
+            ast::ExprKind::Error => self.error_expr(span),
+            ast::ExprKind::Int(v) => self.int_literal(*v, false, expected, span),
+            ast::ExprKind::Bool(b) => (self.mk(tir::ExprKind::Bool(*b), &Ty::Bool, span), Ty::Bool),
+            ast::ExprKind::Str(_) => {
+                self.sink.error(ErrorKind::StrNotAllowed, span);
+                self.error_expr(span)
+            }
+            ast::ExprKind::Paren(inner) => self.expr(cx, inner, expected),
+            ast::ExprKind::Path(path, targs) => self.path_value(cx, path, targs, span),
+            ast::ExprKind::Call {
+                callee,
+                type_args,
+                args,
+            } => self.call(cx, callee, type_args, args, expected, span),
+            ast::ExprKind::Field(base, field) => {
+                let (tb, bty) = self.expr(cx, base, None);
+                let found = match &bty {
+                    Ty::Struct(s) => self.field(*s as usize, &field.name),
+                    _ => Ok(None),
+                };
+                let Ok(found) = found else {
+                    return self.error_expr(span);
+                };
+                match (&bty, found) {
+                    (Ty::Error, _) => self.error_expr(span),
+                    (_, Some((i, fty))) => (
+                        self.mk(tir::ExprKind::Field(Box::new(tb), i as u32), &fty, span),
+                        fty,
+                    ),
+                    (other, None) => {
+                        let ty = self.ty_name(other);
+                        self.sink.error(
+                            ErrorKind::NoField {
+                                ty,
+                                field: field.name.clone(),
+                            },
+                            field.span,
+                        );
+                        self.error_expr(span)
+                    }
+                }
+            }
+            ast::ExprKind::Index(base, index) => {
+                let (tb, bty) = self.expr(cx, base, None);
+                let ti = self.index_operand(cx, index);
+                match bty.element() {
+                    _ if bty.is_error() => self.error_expr(span),
+                    Some(elem) => {
+                        let elem = elem.clone();
+                        (
+                            self.mk(
+                                tir::ExprKind::Index(Box::new(tb), Box::new(ti)),
+                                &elem,
+                                span,
+                            ),
+                            elem,
+                        )
+                    }
+                    None => {
+                        let n = self.ty_name(&bty);
+                        self.sink.error(ErrorKind::NotIndexable(n), base.span);
+                        self.error_expr(span)
+                    }
+                }
+            }
+            ast::ExprKind::SliceRange { base, lo, hi } => {
+                let (tb, bty) = self.expr(cx, base, None);
+                let lo = lo.as_ref().map(|x| Box::new(self.index_operand(cx, x)));
+                let hi = hi.as_ref().map(|x| Box::new(self.index_operand(cx, x)));
+                let elem = match &bty {
+                    Ty::Error => return self.error_expr(span),
+                    Ty::Slice(t) | Ty::Reusable(t) => (**t).clone(),
+                    Ty::Array(t, _) => {
+                        if matches!(root(cx, &tb), Root::NotPlace | Root::Temporary) {
+                            self.sink.error(ErrorKind::SliceTemporaryArray, base.span);
+                            return self.error_expr(span);
+                        }
+                        (**t).clone()
+                    }
+                    other => {
+                        let n = self.ty_name(other);
+                        self.sink.error(ErrorKind::NotSliceable(n), base.span);
+                        return self.error_expr(span);
+                    }
+                };
+                let ty = Ty::Slice(Box::new(elem));
+                (
+                    self.mk(
+                        tir::ExprKind::SliceRange {
+                            base: Box::new(tb),
+                            lo,
+                            hi,
+                        },
+                        &ty,
+                        span,
+                    ),
+                    ty,
+                )
+            }
+            ast::ExprKind::Unary(op, operand) => {
+                if *op == ast::UnOp::Neg
+                    && let ast::ExprKind::Int(v) = operand.kind
+                {
+                    return self.int_literal(v, true, expected, span);
+                }
+                let hint = expected.filter(|t| t.is_integer() || **t == Ty::Bool);
+                let (to, ty) = self.expr(cx, operand, hint);
+                let ok = match op {
+                    ast::UnOp::Neg => ty.is_integer(),
+                    ast::UnOp::Not => ty.is_integer() || ty == Ty::Bool,
+                };
+                if ty.is_error() {
+                    return self.error_expr(span);
+                }
+                if !ok {
+                    let t = self.ty_name(&ty);
+                    let op = if *op == ast::UnOp::Neg { "-" } else { "!" };
+                    self.sink.error(
+                        ErrorKind::UnaryOperand {
+                            op: op.into(),
+                            ty: t,
+                        },
+                        span,
+                    );
+                    return self.error_expr(span);
+                }
+                let top = if *op == ast::UnOp::Neg {
+                    tir::UnOp::Neg
+                } else {
+                    tir::UnOp::Not
+                };
+                (
+                    self.mk(tir::ExprKind::Unary(top, Box::new(to)), &ty, span),
+                    ty,
+                )
+            }
+            ast::ExprKind::Binary(op, a, b) => self.binary(cx, *op, a, b, expected, span),
+            ast::ExprKind::Cast(x, t) => {
+                let target = self.resolve_type(t, cx.module, &cx.generics.clone());
+                let (tx, xty) = self.expr(cx, x, None);
+                if target.has_error() || xty.has_error() {
+                    return self.error_expr(span);
+                }
+                if !target.is_integer() || !(xty.is_integer() || xty == Ty::Bool) {
+                    let (from, to) = (self.ty_name(&xty), self.ty_name(&target));
+                    self.sink.error(ErrorKind::InvalidCast { from, to }, span);
+                    return self.error_expr(span);
+                }
+                (
+                    self.mk(tir::ExprKind::Cast(Box::new(tx)), &target, span),
+                    target,
+                )
+            }
+            ast::ExprKind::StructLit { name, fields } => self.struct_lit(cx, name, fields, span),
+            ast::ExprKind::ArrayRepeat(value, count) => {
+                let elem_hint = match expected {
+                    Some(Ty::Array(t, _)) => Some((**t).clone()),
+                    _ => None,
+                };
+                let (tv, vty) = self.expr(cx, value, elem_hint.as_ref());
+                let (tc, cty) = self.expr(cx, count, None);
+                if cty.has_error() {
+                    return self.error_expr(span);
+                }
+                let n = match fold::fold(&tc) {
+                    Ok(n) if cty.is_integer() && n >= 0 => n as u64,
+                    Ok(n) => {
+                        let shown = if cty == Ty::Bool {
+                            (n != 0).to_string()
+                        } else {
+                            n.to_string()
+                        };
+                        self.sink.error(ErrorKind::ArrayLen(shown), count.span);
+                        return self.error_expr(span);
+                    }
+                    Err(FoldError::NotConst) => {
+                        self.sink.error(ErrorKind::NotConst, count.span);
+                        return self.error_expr(span);
+                    }
+                    Err(FoldError::DivZero) => {
+                        self.sink.error(ErrorKind::ConstDivZero, count.span);
+                        return self.error_expr(span);
+                    }
+                };
+                if vty.has_error() {
+                    return self.error_expr(span);
+                }
+                if vty == Ty::Unit {
+                    self.sink.error(ErrorKind::UnitValue, value.span);
+                    return self.error_expr(span);
+                }
+                let ty = Ty::Array(Box::new(vty), n);
+                if expected.is_some_and(Ty::has_error) {
+                    // The declared type already failed (e.g. too large).
+                    return self.error_expr(span);
+                }
+                if !self.size_ok(&ty, span) {
+                    return self.error_expr(span);
+                }
+                (
+                    self.mk(
+                        tir::ExprKind::ArrayRepeat {
+                            value: Box::new(tv),
+                            count: n,
+                        },
+                        &ty,
+                        span,
+                    ),
+                    ty,
+                )
+            }
+            ast::ExprKind::ArrayLit(elems) => {
+                let mut elem_ty = match expected {
+                    Some(Ty::Array(t, _)) => Some((**t).clone()),
+                    _ => None,
+                };
+                let mut out = Vec::new();
+                let mut bad = false;
+                for el in elems {
+                    let (te, ty) = self.expr(cx, el, elem_ty.as_ref());
+                    match &elem_ty {
+                        Some(want) => {
+                            if !self.expect_ty(want, &ty, el.span) {
+                                bad = true;
+                            }
+                        }
+                        None => {
+                            if ty == Ty::Unit {
+                                self.sink.error(ErrorKind::UnitValue, el.span);
+                                bad = true;
+                            }
+                            elem_ty = Some(ty.clone());
+                        }
+                    }
+                    bad |= ty.has_error();
+                    out.push(te);
+                }
+                let Some(elem) = elem_ty else {
+                    if !expected.is_some_and(Ty::has_error) {
+                        self.sink.error(ErrorKind::EmptyArrayInfer, span);
+                    }
+                    return self.error_expr(span);
+                };
+                if bad || elem.has_error() {
+                    return self.error_expr(span);
+                }
+                let ty = Ty::Array(Box::new(elem), out.len() as u64);
+                (self.mk(tir::ExprKind::ArrayLit(out), &ty, span), ty)
+            }
+        }
+    }
+
+    pub(crate) fn size_ok(&mut self, ty: &Ty, span: Span) -> bool {
+        match self.layout_of(ty, span) {
+            Some(l) if l.size > crate::check::MAX_TYPE_SIZE => {
+                self.sink.error(ErrorKind::TypeTooLarge, span);
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// An index or slice bound: `i64`.
+    pub(super) fn index_operand(&mut self, cx: &mut FnCx, e: &ast::Expr) -> tir::Expr {
+        let (te, ty) = self.expr(cx, e, Some(&Ty::I64));
+        self.expect_ty(&Ty::I64, &ty, e.span);
+        te
+    }
+
+    /// An integer literal (negated when `neg`), typed from `expected` or `i64`.
+    pub(super) fn int_literal(
+        &mut self,
+        v: Option<u64>,
+        neg: bool,
+        expected: Option<&Ty>,
+        span: Span,
+    ) -> Typed {
+        let Some(v) = v else {
+            // Too large for 64 bits: already reported by the lexer.
+            return self.error_expr(span);
+        };
+        let ty = match expected {
+            Some(t) if t.is_integer() => t.clone(),
+            _ => Ty::I64,
+        };
+        let (min, max): (i128, i128) = match ty {
+            Ty::I32 => (i32::MIN as i128, i32::MAX as i128),
+            Ty::U8 => (0, 255),
+            _ => (i64::MIN as i128, i64::MAX as i128),
+        };
+        let value = if neg { -(v as i128) } else { v as i128 };
+        if value < min || value > max {
+            let literal = if neg { format!("-{v}") } else { v.to_string() };
+            let t = self.ty_name(&ty);
+            self.sink
+                .error(ErrorKind::LiteralOutOfRange { literal, ty: t }, span);
+            return self.error_expr(span);
+        }
+        (self.mk(tir::ExprKind::Int(value as i64), &ty, span), ty)
+    }
+
+    pub(super) fn binary(
+        &mut self,
+        cx: &mut FnCx,
+        op: ast::BinOp,
+        a: &ast::Expr,
+        b: &ast::Expr,
+        expected: Option<&Ty>,
+        span: Span,
+    ) -> Typed {
+        let logical = matches!(op, ast::BinOp::And | ast::BinOp::Or);
+        let hint = if logical {
+            Some(Ty::Bool)
+        } else if op.is_comparison() {
+            None
+        } else {
+            expected.filter(|t| t.is_integer()).cloned()
+        };
+        let ((ta, aty), (tb, bty)) = if logical {
+            let ta = self.expr(cx, a, Some(&Ty::Bool));
+            let tb = self.expr(cx, b, Some(&Ty::Bool));
+            (ta, tb)
+        } else {
+            self.operand_pair(cx, a, b, hint.as_ref())
+        };
+        let result = if op.is_comparison() || logical {
+            Ty::Bool
+        } else {
+            aty.clone()
+        };
+        if aty.has_error() || bty.has_error() {
+            return self.error_expr(span);
+        }
+        let ok = aty == bty
+            && if logical {
+                aty == Ty::Bool
+            } else if matches!(op, ast::BinOp::Eq | ast::BinOp::Ne) {
+                aty.is_scalar()
+            } else {
+                aty.is_integer()
+            };
+        if !ok {
+            let ints = aty.is_integer() && bty.is_integer();
+            let (lhs, rhs) = (self.ty_name(&aty), self.ty_name(&bty));
+            let mut d = Diagnostic::new(
+                ErrorKind::BinaryOperands {
+                    op: op.text().into(),
+                    lhs: lhs.clone(),
+                    rhs: rhs.clone(),
+                },
+                span,
+            );
+            if ints {
+                d = d.note(NoteKind::CastHint(rhs, lhs));
+            }
+            self.sink.push(d);
+            return self.error_expr(span);
+        }
+        (
+            self.mk(
+                tir::ExprKind::Binary(binop(op), Box::new(ta), Box::new(tb)),
+                &result,
+                span,
+            ),
+            result,
+        )
+    }
+
+    /// A name used as a value: a local or a constant.
+    pub(super) fn path_value(
+        &mut self,
+        cx: &mut FnCx,
+        path: &ast::Path,
+        targs: &[ast::TypeExpr],
+        span: Span,
+    ) -> Typed {
+        if path.segments.len() == 1 && targs.is_empty() {
+            let name = &path.segments[0].name;
+            if let Some(id) = cx.lookup(name) {
+                let ty = cx.local_tys[id as usize].clone();
+                return (
+                    self.mk(tir::ExprKind::Local(tir::LocalId(id)), &ty, span),
+                    ty,
+                );
+            }
+        }
+        let text = path.text();
+        match self.resolve_path(path, cx.module) {
+            Some(ItemRef::Const(k)) => match self.const_value(k) {
+                Some(v) => {
+                    let kind = if v.ty == Ty::Bool {
+                        tir::ExprKind::Bool(v.value != 0)
+                    } else {
+                        tir::ExprKind::Int(v.value)
+                    };
+                    (self.mk(kind, &v.ty, span), v.ty)
+                }
+                None => self.error_expr(span),
+            },
+            Some(ItemRef::Fn(_)) | Some(ItemRef::Extern(_)) => {
+                self.sink.error(ErrorKind::FunctionNotValue(text), span);
+                self.error_expr(span)
+            }
+            Some(ItemRef::Struct(_)) => {
+                self.sink.error(ErrorKind::NotAValue(text), span);
+                self.error_expr(span)
+            }
+            None => {
+                if path.segments.len() == 1 {
+                    self.sink.error(ErrorKind::UnknownName(text), span);
+                }
+                self.error_expr(span)
+            }
+        }
+    }
+
+    pub(super) fn struct_lit(
+        &mut self,
+        cx: &mut FnCx,
+        name: &ast::Path,
+        fields: &[(ast::Ident, ast::Expr)],
+        span: Span,
+    ) -> Typed {
+        let s = match self.resolve_path(name, cx.module) {
+            Some(ItemRef::Struct(s)) => s,
+            other => {
+                if other.is_some() {
+                    self.sink.error(ErrorKind::NotAType(name.text()), name.span);
+                } else if name.segments.len() == 1 {
+                    self.sink
+                        .error(ErrorKind::UnknownType(name.text()), name.span);
+                }
+                for (_, e) in fields {
+                    self.expr(cx, e, None);
+                }
+                return self.error_expr(span);
+            }
+        };
+        let Some(decl) = self.struct_fields(s) else {
+            for (_, e) in fields {
+                self.expr(cx, e, None);
+            }
+            return self.error_expr(span);
+        };
+        let sname = self.structs[s].name.clone();
+        let mut values: Vec<Option<tir::Expr>> = vec![None; decl.list.len()];
+        let mut bad = false;
+        for (fname, e) in fields {
+            match decl.position(&fname.name) {
+                Some(i) => {
+                    let fty = decl.list[i].1.clone();
+                    let (te, ty) = self.expr(cx, e, Some(&fty));
+                    bad |= !self.expect_ty(&fty, &ty, e.span) || ty.has_error();
+                    if values[i].is_some() {
+                        self.sink.error(
+                            ErrorKind::StructLitDuplicate(fname.name.clone()),
+                            fname.span,
+                        );
+                        bad = true;
+                    }
+                    values[i] = Some(te);
+                }
+                None => {
+                    self.expr(cx, e, None);
+                    self.sink.error(
+                        ErrorKind::StructLitUnknown {
+                            name: sname.clone(),
+                            field: fname.name.clone(),
+                        },
+                        fname.span,
+                    );
+                    bad = true;
+                }
+            }
+        }
+        for (i, v) in values.iter().enumerate() {
+            if v.is_none() {
+                self.sink.error(
+                    ErrorKind::StructLitMissing {
+                        name: sname.clone(),
+                        field: decl.list[i].0.clone(),
+                    },
+                    name.span,
+                );
+                bad = true;
+            }
+        }
+        if bad {
+            return self.error_expr(span);
+        }
+        let ty = Ty::Struct(s as u32);
+        let kind = tir::ExprKind::StructLit {
+            id: tir::StructId(s as u32),
+            fields: values.into_iter().flatten().collect(),
+        };
+        (self.mk(kind, &ty, span), ty)
+    }
+}

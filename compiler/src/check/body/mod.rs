@@ -1,0 +1,266 @@
+//! Checking of function bodies (both modes; see `check`): the per-function
+//! state and shared helpers here; `stmt`, `expr`, `call` and `builtin` check
+//! those constructs.
+
+use super::fold::{self, FoldError};
+use super::ty::{Ty, unify};
+use super::{Checker, ItemRef};
+use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind, NoteKind};
+use crate::source::Span;
+use crate::syntax::ast;
+use crate::tir;
+use std::collections::HashMap;
+
+mod builtin;
+mod call;
+mod expr;
+mod stmt;
+
+/// A `FuncId` no instance has: marks `size_of::<T>()` of an opaque `T`
+/// (not a constant) in check-mode output, which is discarded.
+const OPAQUE: tir::FuncId = tir::FuncId(u32::MAX);
+
+/// Per-function state: locals, scopes, loop nesting, return type.
+pub(crate) struct FnCx {
+    module: usize,
+    generics: Vec<(String, Ty)>,
+    pub(crate) locals: Vec<tir::Local>,
+    pub(crate) local_tys: Vec<Ty>,
+    pub(crate) local_spans: Vec<Span>,
+    /// The names each open scope declared, innermost last.
+    scopes: Vec<Vec<String>>,
+    /// Every name in scope: the locals it denotes, the visible one last
+    /// (a function may have many locals: lookups must not scan).
+    visible: HashMap<String, Vec<u32>>,
+    /// `literal_like` answers by binary node address (this body's tree).
+    literal_like: HashMap<usize, bool>,
+    ret: Ty,
+    loops: u32,
+    emit: bool,
+}
+
+impl FnCx {
+    pub(crate) fn new(module: usize, generics: Vec<(String, Ty)>, ret: Ty, emit: bool) -> FnCx {
+        FnCx {
+            module,
+            generics,
+            locals: Vec::new(),
+            local_tys: Vec::new(),
+            local_spans: Vec::new(),
+            scopes: Vec::new(),
+            visible: HashMap::new(),
+            literal_like: HashMap::new(),
+            ret,
+            loops: 0,
+            emit,
+        }
+    }
+    pub(crate) fn push_scope(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+    pub(crate) fn pop_scope(&mut self) {
+        for name in self.scopes.pop().unwrap_or_default() {
+            if let Some(ids) = self.visible.get_mut(&name) {
+                ids.pop();
+                if ids.is_empty() {
+                    self.visible.remove(&name);
+                }
+            }
+        }
+    }
+    /// A fresh local in the innermost scope (shadowing any earlier one).
+    pub(crate) fn declare(
+        &mut self,
+        name: &str,
+        ty: Ty,
+        mutable: bool,
+        span: Span,
+    ) -> tir::LocalId {
+        let id = self.locals.len() as u32;
+        self.locals.push(tir::Local {
+            name: name.to_string(),
+            ty: ty.to_tir(),
+            mutable,
+        });
+        self.local_tys.push(ty);
+        self.local_spans.push(span);
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push(name.to_string());
+            self.visible.entry(name.to_string()).or_default().push(id);
+        }
+        tir::LocalId(id)
+    }
+    fn lookup(&self, name: &str) -> Option<u32> {
+        self.visible.get(name).and_then(|ids| ids.last()).copied()
+    }
+}
+
+/// Where a place expression is rooted, for assignment and `ref`.
+enum Root {
+    Mutable,
+    Immutable(u32),
+    /// Part of a temporary value (`f().x`).
+    Temporary,
+    /// Not a place at all (`1 + 2`).
+    NotPlace,
+}
+
+fn root(cx: &FnCx, e: &tir::Expr) -> Root {
+    match &e.kind {
+        tir::ExprKind::Local(id) => {
+            if cx.locals[id.0 as usize].mutable {
+                Root::Mutable
+            } else {
+                Root::Immutable(id.0)
+            }
+        }
+        tir::ExprKind::Field(b, _) => match root(cx, b) {
+            Root::NotPlace => Root::Temporary,
+            r => r,
+        },
+        tir::ExprKind::Index(b, _) => match &b.ty {
+            // Slices are views: their elements are always writable.
+            tir::Type::Slice(_) | tir::Type::Reusable(_) => Root::Mutable,
+            _ => match root(cx, b) {
+                Root::NotPlace => Root::Temporary,
+                r => r,
+            },
+        },
+        _ => Root::NotPlace,
+    }
+}
+
+/// An expression made only of integer literals (and `-`, parentheses,
+/// arithmetic): it takes its type from the other operand. `cache` holds the
+/// answer for each binary node already asked about, so a chain of `n`
+/// operators costs `O(n)` in all, not per operator.
+fn literal_like(e: &ast::Expr, cache: &mut HashMap<usize, bool>) -> bool {
+    match &e.kind {
+        ast::ExprKind::Int(_) => true,
+        ast::ExprKind::Unary(ast::UnOp::Neg, x) | ast::ExprKind::Paren(x) => literal_like(x, cache),
+        ast::ExprKind::Binary(op, a, b) => {
+            let key = e as *const ast::Expr as usize;
+            if let Some(&v) = cache.get(&key) {
+                return v;
+            }
+            let v = !op.is_comparison()
+                && !matches!(op, ast::BinOp::And | ast::BinOp::Or)
+                && literal_like(a, cache)
+                && literal_like(b, cache);
+            cache.insert(key, v);
+            v
+        }
+        _ => false,
+    }
+}
+
+/// The "returns on every path" rule: the last statement is `return`, a
+/// `panic(...)` call, an `if`/`else` whose branches both return, or a
+/// `while true` loop with no `break` of its own.
+pub(crate) fn block_returns(mut b: &ast::Block) -> bool {
+    // An `else if` chain is followed in a loop (it can be long).
+    while let Some(ast::StmtKind::If {
+        then,
+        else_: Some(else_),
+        ..
+    }) = b.stmts.last().map(|s| &s.kind)
+    {
+        if !block_returns(then) {
+            return false;
+        }
+        b = else_;
+    }
+    match b.stmts.last().map(|s| &s.kind) {
+        Some(ast::StmtKind::Return(_)) => true,
+        Some(ast::StmtKind::Expr(e)) => matches!(&e.kind,
+            ast::ExprKind::Call { callee, .. } if callee.segments.len() == 1 && callee.segments[0].name == "panic"),
+        Some(ast::StmtKind::While { cond, body }) => {
+            matches!(cond.kind, ast::ExprKind::Bool(true)) && !breaks(body)
+        }
+        _ => false,
+    }
+}
+
+/// Does this loop body contain a `break` for its own loop?
+fn breaks(b: &ast::Block) -> bool {
+    b.stmts.iter().any(|s| match &s.kind {
+        ast::StmtKind::Break => true,
+        ast::StmtKind::If { then, else_, .. } => breaks(then) || else_.as_ref().is_some_and(breaks),
+        // Breaks in nested loops leave those loops.
+        _ => false,
+    })
+}
+
+fn binop(op: ast::BinOp) -> tir::BinOp {
+    match op {
+        ast::BinOp::Add => tir::BinOp::Add,
+        ast::BinOp::Sub => tir::BinOp::Sub,
+        ast::BinOp::Mul => tir::BinOp::Mul,
+        ast::BinOp::Div => tir::BinOp::Div,
+        ast::BinOp::Rem => tir::BinOp::Rem,
+        ast::BinOp::BitAnd => tir::BinOp::BitAnd,
+        ast::BinOp::BitOr => tir::BinOp::BitOr,
+        ast::BinOp::BitXor => tir::BinOp::BitXor,
+        ast::BinOp::Shl => tir::BinOp::Shl,
+        ast::BinOp::Shr => tir::BinOp::Shr,
+        ast::BinOp::Eq => tir::BinOp::Eq,
+        ast::BinOp::Ne => tir::BinOp::Ne,
+        ast::BinOp::Lt => tir::BinOp::Lt,
+        ast::BinOp::Le => tir::BinOp::Le,
+        ast::BinOp::Gt => tir::BinOp::Gt,
+        ast::BinOp::Ge => tir::BinOp::Ge,
+        ast::BinOp::And => tir::BinOp::And,
+        ast::BinOp::Or => tir::BinOp::Or,
+    }
+}
+
+type Typed = (tir::Expr, Ty);
+/// Checked arguments and the generic bindings they determined.
+type CheckedArgs = (Vec<tir::Arg>, Vec<(String, Ty)>);
+
+impl Checker<'_> {
+    fn mk(&self, kind: tir::ExprKind, ty: &Ty, span: Span) -> tir::Expr {
+        tir::Expr {
+            kind,
+            ty: ty.to_tir(),
+            loc: self.loc(span),
+            span,
+        }
+    }
+    fn error_expr(&self, span: Span) -> Typed {
+        (self.mk(tir::ExprKind::Int(0), &Ty::Error, span), Ty::Error)
+    }
+    fn mismatch(&mut self, expected: &Ty, found: &Ty, span: Span) {
+        let ints = expected.is_integer() && found.is_integer();
+        let (expected, found) = (self.ty_name(expected), self.ty_name(found));
+        let mut d = Diagnostic::new(
+            ErrorKind::Mismatch {
+                expected: expected.clone(),
+                found: found.clone(),
+            },
+            span,
+        );
+        if ints {
+            d = d.note(NoteKind::CastHint(found, expected));
+        }
+        self.sink.push(d);
+    }
+    /// Report unless `found` agrees with `expected`.
+    fn expect_ty(&mut self, expected: &Ty, found: &Ty, span: Span) -> bool {
+        if expected.compatible(found) {
+            true
+        } else {
+            self.mismatch(expected, found, span);
+            false
+        }
+    }
+    fn immutable_diag(&self, kind: ErrorKind, span: Span, cx: &FnCx, id: u32) -> Diagnostic {
+        let name = cx.locals[id as usize].name.clone();
+        Diagnostic::new(kind, span)
+            .label(
+                cx.local_spans[id as usize],
+                LabelKind::DeclaredImmutable(name.clone()),
+            )
+            .note(NoteKind::UseVar(name))
+    }
+}
