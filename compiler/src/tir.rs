@@ -370,6 +370,97 @@ impl BinOp {
     }
 }
 
+/// Every builtin a program can call, as named in source: the one list of
+/// them. The checker resolves calls and reserves the plain names with it;
+/// what a call becomes in `tir` is [`BuiltinFn::lowers_to`].
+pub const BUILTINS: &[BuiltinSpec] = &[
+    BuiltinSpec::new("len", BuiltinFn::Len, 1, false),
+    BuiltinSpec::new("print", BuiltinFn::Print, 1, false),
+    BuiltinSpec::new("panic", BuiltinFn::Panic, 1, false),
+    BuiltinSpec::new("assert", BuiltinFn::Assert, 2, false),
+    BuiltinSpec::new("size_of", BuiltinFn::SizeOf, 0, true),
+    BuiltinSpec::new("reusable::alloc", BuiltinFn::ReusableAlloc, 1, true),
+    BuiltinSpec::new("reusable::append", BuiltinFn::ReusableAppend, 2, false),
+    BuiltinSpec::new("reusable::resize", BuiltinFn::ReusableResize, 2, false),
+    BuiltinSpec::new("reusable::free", BuiltinFn::ReusableFree, 1, false),
+    BuiltinSpec::new("reusable::offset", BuiltinFn::ReusableOffset, 1, false),
+    BuiltinSpec::new("unsafe::slice", BuiltinFn::UnsafeSlice, 2, true),
+    BuiltinSpec::new("unsafe::addr", BuiltinFn::UnsafeAddr, 1, false),
+    BuiltinSpec::new("unsafe::copy", BuiltinFn::UnsafeCopy, 3, false),
+];
+
+/// Namespaces all of whose members are builtins: `reusable::x` and
+/// `unsafe::x` are builtin calls (an unknown `x` is an error about builtins).
+pub const BUILTIN_NAMESPACES: &[&str] = &["reusable", "unsafe"];
+
+/// A builtin as the checker sees it (see [`BUILTINS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltinFn {
+    Len,
+    Print,
+    /// Also takes a second argument, the detail (`panic(msg, detail)`).
+    Panic,
+    Assert,
+    SizeOf,
+    ReusableAlloc,
+    ReusableAppend,
+    ReusableResize,
+    ReusableFree,
+    ReusableOffset,
+    UnsafeSlice,
+    UnsafeAddr,
+    UnsafeCopy,
+}
+
+impl BuiltinFn {
+    /// What a call becomes in `tir`: a [`Builtin`], or for `len` and
+    /// `size_of` something else (`ExprKind::Len`, a constant).
+    pub fn lowers_to(self) -> Option<Builtin> {
+        Some(match self {
+            BuiltinFn::Len | BuiltinFn::SizeOf => return None,
+            BuiltinFn::Print => Builtin::Print,
+            BuiltinFn::Panic => Builtin::Panic,
+            BuiltinFn::Assert => Builtin::Assert,
+            BuiltinFn::ReusableAlloc => Builtin::ReusableAlloc,
+            BuiltinFn::ReusableAppend => Builtin::ReusableAppend,
+            BuiltinFn::ReusableResize => Builtin::ReusableResize,
+            BuiltinFn::ReusableFree => Builtin::ReusableFree,
+            BuiltinFn::ReusableOffset => Builtin::ReusableOffset,
+            BuiltinFn::UnsafeSlice => Builtin::UnsafeSlice,
+            BuiltinFn::UnsafeAddr => Builtin::UnsafeAddr,
+            BuiltinFn::UnsafeCopy => Builtin::UnsafeCopy,
+        })
+    }
+}
+
+/// One entry of [`BUILTINS`].
+#[derive(Clone, Copy, Debug)]
+pub struct BuiltinSpec {
+    /// As called: `len`, `reusable::alloc`.
+    pub name: &'static str,
+    pub func: BuiltinFn,
+    /// Arguments (`panic` also takes one more).
+    pub args: usize,
+    /// Takes one type argument (`::<T>`), which may be inferred.
+    pub type_arg: bool,
+}
+
+impl BuiltinSpec {
+    const fn new(name: &'static str, func: BuiltinFn, args: usize, type_arg: bool) -> BuiltinSpec {
+        BuiltinSpec {
+            name,
+            func,
+            args,
+            type_arg,
+        }
+    }
+
+    /// The builtin called `name`, if one is.
+    pub fn named(name: &str) -> Option<&'static BuiltinSpec> {
+        BUILTINS.iter().find(|b| b.name == name)
+    }
+}
+
 /// Built-in operations. Argument lists are listed per variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Builtin {

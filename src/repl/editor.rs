@@ -14,12 +14,11 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 
-/// The words completion offers besides the session's names.
+/// The words completion offers besides the builtins and the session's names.
 const KEYWORDS: &[&str] = &[
     "fn", "struct", "const", "use", "extern", "let", "var", "if", "else", "while", "for", "in",
-    "return", "break", "continue", "ref", "true", "false", "print", "assert", "panic", "len",
-    "append", "reusable", "unsafe", "i64", "i32", "u8", "bool", ":help", ":quit", ":load", ":type",
-    ":clif", ":time", ":set", ":reset", ":list",
+    "return", "break", "continue", "ref", "true", "false", "i64", "i32", "u8", "bool", ":help",
+    ":quit", ":load", ":type", ":clif", ":time", ":set", ":reset", ":list",
 ];
 
 /// Completes the word before the cursor from the keywords and the names the
@@ -43,9 +42,11 @@ impl Completer for Names {
             return Ok((pos, Vec::new()));
         }
         let names = self.0.borrow();
+        let builtins = tern_compiler::tir::BUILTINS.iter().map(|b| b.name);
         let mut found: Vec<&str> = KEYWORDS
             .iter()
             .copied()
+            .chain(builtins)
             .chain(names.iter().map(String::as_str))
             .filter(|n| n.starts_with(word))
             .collect();

@@ -26,7 +26,6 @@ use std::rc::Rc;
 pub(crate) use ty::Ty;
 
 /// Names the checker treats as builtins; items may not take them.
-const BUILTIN_NAMES: &[&str] = &["len", "print", "panic", "assert", "size_of"];
 /// Deepest chain of constants referring to constants (or struct layouts
 /// containing structs) evaluated recursively.
 const MAX_ITEM_DEPTH: u32 = 64;
@@ -279,7 +278,7 @@ impl<'a> Checker<'a> {
                         (&ei.name, ItemRef::Extern(self.externs.len() - 1))
                     }
                 };
-                if BUILTIN_NAMES.contains(&name.name.as_str())
+                if tir::BuiltinSpec::named(&name.name).is_some()
                     || ["i64", "i32", "u8", "bool"].contains(&name.name.as_str())
                 {
                     self.sink

@@ -2,6 +2,7 @@
 //! `unsafe::*`, `size_of`, ...).
 
 use super::*;
+use crate::tir::BuiltinFn;
 
 impl Checker<'_> {
     /// `print`, `len`, `reusable::append`, ...
@@ -16,25 +17,18 @@ impl Checker<'_> {
         expected: Option<&Ty>,
         span: Span,
     ) -> Typed {
-        // (argument count, takes a type argument)
-        let (arity, generic) = match name {
-            // `panic(msg, detail)` is the two-argument form (see below).
-            "panic" if args.len() == 2 => (2, false),
-            "len" | "print" | "panic" => (1, false),
-            "assert" => (2, false),
-            "size_of" => (0, true),
-            "reusable::alloc" => (1, true),
-            "reusable::append" | "reusable::resize" => (2, false),
-            "reusable::free" | "reusable::offset" => (1, false),
-            "unsafe::slice" => (2, true),
-            "unsafe::addr" => (1, false),
-            "unsafe::copy" => (3, false),
-            _ => {
-                self.sink
-                    .error(ErrorKind::UnknownBuiltin(name.to_string()), callee.span);
-                self.args_for_errors(cx, args);
-                return self.error_expr(span);
-            }
+        let Some(spec) = tir::BuiltinSpec::named(name) else {
+            self.sink
+                .error(ErrorKind::UnknownBuiltin(name.to_string()), callee.span);
+            self.args_for_errors(cx, args);
+            return self.error_expr(span);
+        };
+        let generic = spec.type_arg;
+        // `panic(msg, detail)` is the two-argument form (see below).
+        let arity = if spec.func == BuiltinFn::Panic && args.len() == 2 {
+            2
+        } else {
+            spec.args
         };
         if !generic && !targs.is_empty() {
             self.sink
@@ -83,8 +77,8 @@ impl Checker<'_> {
         let builtin = |c: &Self, b: tir::Builtin, a: Vec<tir::Expr>, ty: &Ty| -> Typed {
             (c.mk(tir::ExprKind::Builtin(b, a), ty, span), ty.clone())
         };
-        match name {
-            "len" => {
+        match spec.func {
+            BuiltinFn::Len => {
                 let (te, ty) = self.expr(cx, &args[0].expr, None);
                 if ty.has_error() {
                     return self.error_expr(span);
@@ -99,7 +93,7 @@ impl Checker<'_> {
                     Ty::I64,
                 )
             }
-            "print" => {
+            BuiltinFn::Print => {
                 let a = &args[0].expr;
                 if let ast::ExprKind::Str(s) = &a.kind {
                     let lit = self.mk(tir::ExprKind::Str(s.clone()), &Ty::Str, a.span);
@@ -116,7 +110,7 @@ impl Checker<'_> {
                 }
                 builtin(self, tir::Builtin::Print, vec![te], &unit)
             }
-            "panic" => {
+            BuiltinFn::Panic => {
                 let lit = self.str_arg(&args[0].expr, "panic");
                 // The optional detail: message bytes computed at run time
                 // (a `[]u8`), appended to the literal.
@@ -134,7 +128,7 @@ impl Checker<'_> {
                     _ => self.error_expr(span),
                 }
             }
-            "assert" => {
+            BuiltinFn::Assert => {
                 let (tc, cty) = self.expr(cx, &args[0].expr, Some(&Ty::Bool));
                 let ok = self.expect_ty(&Ty::Bool, &cty, args[0].expr.span);
                 let msg = self.str_arg(&args[1].expr, "assert");
@@ -145,7 +139,7 @@ impl Checker<'_> {
                     _ => self.error_expr(span),
                 }
             }
-            "size_of" => {
+            BuiltinFn::SizeOf => {
                 let Some(t) = targ else {
                     self.sink.error(
                         ErrorKind::TypeArgCount {
@@ -173,8 +167,8 @@ impl Checker<'_> {
                     None => self.error_expr(span),
                 }
             }
-            "reusable::alloc" | "unsafe::slice" => {
-                let is_alloc = name == "reusable::alloc";
+            BuiltinFn::ReusableAlloc | BuiltinFn::UnsafeSlice => {
+                let is_alloc = spec.func == BuiltinFn::ReusableAlloc;
                 let elem = targ.or_else(|| match expected {
                     Some(Ty::Reusable(t)) if is_alloc => Some((**t).clone()),
                     Some(Ty::Slice(t)) if !is_alloc => Some((**t).clone()),
@@ -210,7 +204,10 @@ impl Checker<'_> {
                 };
                 builtin(self, b, out, &ty)
             }
-            "reusable::append" | "reusable::resize" | "reusable::free" | "reusable::offset" => {
+            BuiltinFn::ReusableAppend
+            | BuiltinFn::ReusableResize
+            | BuiltinFn::ReusableFree
+            | BuiltinFn::ReusableOffset => {
                 let hint = expected.filter(|t| matches!(t, Ty::Reusable(_)));
                 let (ts, sty) = self.expr(cx, &args[0].expr, hint);
                 let elem = match &sty {
@@ -226,7 +223,7 @@ impl Checker<'_> {
                 let mut out = vec![ts];
                 let mut bad = elem.is_none();
                 if args.len() == 2 {
-                    let want = if name == "reusable::append" {
+                    let want = if spec.func == BuiltinFn::ReusableAppend {
                         elem.clone().unwrap_or(Ty::Error)
                     } else {
                         Ty::I64
@@ -239,15 +236,17 @@ impl Checker<'_> {
                 if bad {
                     return self.error_expr(span);
                 }
-                let (b, ty) = match name {
-                    "reusable::append" => (tir::Builtin::ReusableAppend, sty),
-                    "reusable::resize" => (tir::Builtin::ReusableResize, sty),
-                    "reusable::free" => (tir::Builtin::ReusableFree, Ty::Unit),
-                    _ => (tir::Builtin::ReusableOffset, Ty::I64),
+                let ty = match spec.func {
+                    BuiltinFn::ReusableAppend | BuiltinFn::ReusableResize => sty,
+                    BuiltinFn::ReusableFree => Ty::Unit,
+                    _ => Ty::I64,
                 };
-                builtin(self, b, out, &ty)
+                match spec.func.lowers_to() {
+                    Some(b) => builtin(self, b, out, &ty),
+                    None => self.error_expr(span),
+                }
             }
-            "unsafe::addr" => {
+            BuiltinFn::UnsafeAddr => {
                 let (te, ty) = self.expr(cx, &args[0].expr, None);
                 if ty.has_error() {
                     return self.error_expr(span);
@@ -260,7 +259,7 @@ impl Checker<'_> {
                 }
                 builtin(self, tir::Builtin::UnsafeAddr, vec![te], &Ty::I64)
             }
-            _ => {
+            BuiltinFn::UnsafeCopy => {
                 // unsafe::copy(dst, src, bytes)
                 let mut out = Vec::new();
                 let mut bad = false;

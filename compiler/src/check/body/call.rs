@@ -17,8 +17,8 @@ impl Checker<'_> {
     ) -> Typed {
         let segs: Vec<&str> = callee.segments.iter().map(|s| s.name.as_str()).collect();
         let builtin = match segs.as_slice() {
-            [n] if crate::check::BUILTIN_NAMES.contains(n) => true,
-            ["reusable" | "unsafe", _] => true,
+            [n] => tir::BuiltinSpec::named(n).is_some(),
+            [ns, _] => tir::BUILTIN_NAMESPACES.contains(ns),
             _ => false,
         };
         if builtin {
