@@ -24,6 +24,31 @@ impl FsLoader {
     }
 }
 
+impl FsLoader {
+    /// Every stdlib module `use` can reach: `(name, source)`, from
+    /// `TERN_STDLIB` when set, else the embedded copies.
+    pub fn stdlib_sources(&self) -> Vec<(String, String)> {
+        let Some(dir) = &self.stdlib_dir else {
+            return embedded::STDLIB
+                .iter()
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .collect();
+        };
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if let (Some("tern"), Some(name)) = (
+                path.extension().and_then(|e| e.to_str()),
+                path.file_stem().and_then(|s| s.to_str()),
+            ) && let Ok(text) = std::fs::read_to_string(&path)
+            {
+                out.push((name.to_string(), text));
+            }
+        }
+        out
+    }
+}
+
 impl Loader for FsLoader {
     fn load(&self, name: &str, from: &str) -> Loaded {
         // Module names are identifiers; refuse anything that could walk the

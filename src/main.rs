@@ -1,8 +1,7 @@
 //! The `tern` driver: `run` (JIT, or the reference interpreter with
 //! `--interp`), `build` (AOT), `check` (front end only);
-//! `repl` (JIT session, `src/repl/`); `bench` (the comparison matrix, `src/bench/`).
+//! `repl` (JIT session, `src/repl/`); `bench` (the comparison matrix: the `tern-bench` crate, `bench/`).
 
-mod bench;
 mod build;
 mod config;
 mod frontend;
@@ -123,6 +122,16 @@ impl CodegenArgs {
     }
 }
 
+/// `tern bench`: the harness (crate `tern-bench`), told what this driver
+/// links and compiles with.
+fn run_bench(args: &[String]) -> Result<(), Failure> {
+    let host = tern_bench::Host {
+        runtime_lib: staticlib::find_runtime_lib().ok(),
+        stdlib: loader::FsLoader::from_env().stdlib_sources(),
+    };
+    tern_bench::main(args, host).map_err(|f| Failure::new(f.status, f.message))
+}
+
 fn parse_level(s: &str) -> Result<OptLevel, String> {
     OptLevel::parse(s).ok_or_else(|| format!("`{s}` is not an optimization level (use 0, 1 or 2)"))
 }
@@ -148,7 +157,7 @@ fn main() -> ExitCode {
         } => build::build(&file, out.as_deref(), codegen.options(), emit),
         Command::Check { file } => frontend::compile_file(&file).map(|_| ()),
         Command::Repl => repl::repl(),
-        Command::Bench { args } => bench::main(&args),
+        Command::Bench { args } => run_bench(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,6 +1,6 @@
 #![warn(missing_docs)]
 //! Tern's memory runtime: the span tree pool (checked and unchecked from one
-//! source), the slab pool, and the extern C ABI. See `docs/runtime.md` and
+//! source) and the extern C ABI. See `docs/runtime.md` and
 //! `docs/runtime-abi.md`.
 //!
 //! * [`span_tree`] — the augmented B+ tree of free spans, its layout, error codes,
@@ -8,7 +8,6 @@
 //! * [`pool`] — [`pool::SpanPool`], a pool owning its arena and node array;
 //! * [`builtin`] — the process-wide builtin pool behind `reusable[]T`;
 //! * [`sanitize`] — the sanitizer behind `--sanitize` (tags and shadow);
-//! * [`slab`] — the slab (bump) pool baseline;
 //! * [`memory`] — virtual memory reservations;
 //! * [`stdout`] — the program's output buffer and its flushing policy;
 //! * [`abi`] — the `tern_*` externs;
@@ -20,10 +19,8 @@ pub mod exit_status;
 pub mod memory;
 pub mod pool;
 pub mod sanitize;
-pub mod slab;
 pub mod span_tree;
 pub mod stdout;
 
 pub use pool::SpanPool;
-pub use slab::SlabPool;
 pub use span_tree::{Checked, Unchecked};

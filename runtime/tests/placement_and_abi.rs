@@ -11,7 +11,7 @@ use tern_runtime::span_tree::checked::PoolMemory;
 use tern_runtime::span_tree::error::{self, *};
 use tern_runtime::span_tree::layout::{self, FANOUT, HEADER_WORDS};
 use tern_runtime::span_tree::mirrored;
-use tern_runtime::{Checked, SlabPool, SpanPool, Unchecked};
+use tern_runtime::{Checked, SpanPool, Unchecked};
 
 #[test]
 fn fresh_pool_places_first_fit_from_offset_zero() {
@@ -344,24 +344,6 @@ fn reusable_externs_alloc_resize_free_offset() {
         assert_eq!(tern_reusable_offset(r, loc), 0);
         tern_reusable_free(r, 8, loc);
     }
-}
-
-#[test]
-fn slab_bumps_and_resets() {
-    let mut s = SlabPool::new(4096);
-    let a = s.alloc(10) as usize;
-    let b = s.alloc(8) as usize;
-    assert_eq!(b - a, 16);
-    for _ in 0..600 {
-        s.alloc(8);
-    }
-    assert_eq!(s.committed_bytes(), 2 * 4096);
-    let big = s.alloc(4000); // does not fit in the rest of the slab: its own block
-    assert!(!big.is_null());
-    assert_eq!(s.committed_bytes(), 2 * 4096 + 4000);
-    s.reset();
-    assert_eq!(s.alloc(8) as usize, a);
-    assert_eq!(s.committed_bytes(), 2 * 4096);
 }
 
 /// Runs one of the `child_*` tests below in a fresh process (so the builtin pool is

@@ -2,7 +2,7 @@
 """The scale groups of `cargo bench --bench span_pool` as a table and a plot:
 ns per churn step against live spans, one line per allocator.
 
-    python3 benches/scale_plot.py [CRITERION_DIR] [--before DIR] [--svg OUT.svg]
+    python3 bench/benches/scale_plot.py [CRITERION_DIR] [--before DIR] [--svg OUT.svg]
 
 CRITERION_DIR defaults to target/criterion. Reads each
 `scale_<n>/<allocator>/new/estimates.json` (the median of one criterion

@@ -1,11 +1,17 @@
-//! `tern bench`: the slice_pool vs reusable[] matrix (protocol: docs/benchmarks.md).
+//! The benchmark harness, apart from the product: `tern bench` (the
+//! slice_pool vs reusable[] matrix, protocol: docs/benchmarks.md), which the
+//! driver runs through [`main`], and the criterion benches of the pools
+//! (`benches/`, with the slab baseline they compare against). It runs the
+//! `tern` that called it as child processes, and valgrind when asked; the
+//! product crates know nothing of either.
 //!
 //! Module map: `config` (options), `generate` (concrete programs from the
 //! workload templates), `sample` (one measured child process), `checksum`
 //! (all sides must agree), `stats` (median, ratio, geometric mean),
 //! `report` (tables, CSV, SVG), `outdir` (a fresh output folder),
-//! `machine` (machine description, fingerprints). This file runs the
-//! matrix: build everything, then repetitions of interleaved samples.
+//! `machine` (machine description, fingerprints), `slab` (the slab pool, a
+//! baseline of the criterion benches). This file runs the matrix: build
+//! everything, then repetitions of interleaved samples.
 
 pub mod checksum;
 pub mod config;
@@ -14,6 +20,7 @@ pub mod machine;
 pub mod outdir;
 pub mod report;
 pub mod sample;
+pub mod slab;
 pub mod stats;
 
 use std::fmt::Write as _;
@@ -22,13 +29,35 @@ use std::process::Command;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::Failure;
 use checksum::Checksums;
 use config::{Config, Metric, Mode, Parsed, Side, Workload, name};
 use report::{Key, Results};
 
+/// How `tern bench` ended badly: the exit status and the message.
+#[derive(Debug)]
+pub struct Failure {
+    pub status: u8,
+    pub message: String,
+}
+
+impl Failure {
+    fn new(status: u8, message: String) -> Failure {
+        Failure { status, message }
+    }
+}
+
+/// What the driver that runs the harness knows and the harness must not
+/// look up itself (it would find the build machine's files, not the ones the
+/// driver uses).
+pub struct Host {
+    /// The runtime library `tern build` links, if it can be found.
+    pub runtime_lib: Option<PathBuf>,
+    /// The stdlib modules the driver compiles with: `(name, source)`.
+    pub stdlib: Vec<(String, String)>,
+}
+
 /// Entry point of `tern bench ARGS...`.
-pub fn main(args: &[String]) -> Result<(), Failure> {
+pub fn main(args: &[String], host: Host) -> Result<(), Failure> {
     let cfg = match config::parse(args) {
         Ok(Parsed::Run(c)) => c,
         Ok(Parsed::Info(text)) => {
@@ -54,7 +83,8 @@ pub fn main(args: &[String]) -> Result<(), Failure> {
         std::time::SystemTime::now(),
     )
     .map_err(|e| Failure::new(2, format!("error: {e}")))?;
-    let bench = Bench::new(cfg, out.clone()).map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    let bench =
+        Bench::new(cfg, out.clone(), host).map_err(|e| Failure::new(1, format!("error: {e}")))?;
     let ok = bench
         .run()
         .map_err(|e| Failure::new(1, format!("error: {e}")))?;
@@ -159,6 +189,7 @@ struct Bench {
     cfg: Config,
     out: PathBuf,
     tern: PathBuf,
+    host: Host,
 }
 
 /// One row of `samples.csv`.
@@ -173,10 +204,15 @@ struct Row {
 }
 
 impl Bench {
-    fn new(cfg: Config, out: PathBuf) -> Result<Bench, String> {
+    fn new(cfg: Config, out: PathBuf, host: Host) -> Result<Bench, String> {
         let tern = std::env::current_exe()
             .map_err(|e| format!("cannot locate the tern executable: {e}"))?;
-        Ok(Bench { cfg, out, tern })
+        Ok(Bench {
+            cfg,
+            out,
+            tern,
+            host,
+        })
     }
 
     fn path(&self, parts: &[&str]) -> PathBuf {
@@ -213,11 +249,13 @@ impl Bench {
     fn run(&self) -> Result<bool, String> {
         let args: Vec<String> = std::env::args().collect();
         self.write(&["machine.txt"], &machine::describe(&args.join(" ")))?;
-        let stdlib_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("stdlib");
-        let runtime_lib = crate::staticlib::find_runtime_lib().ok();
         self.write(
             &["fingerprints.txt"],
-            &machine::fingerprints(&self.tern, runtime_lib.as_deref(), &stdlib_dir),
+            &machine::fingerprints(
+                &self.tern,
+                self.host.runtime_lib.as_deref(),
+                &self.host.stdlib,
+            ),
         )?;
         let mut results = Results::default();
         let mut log = String::new();

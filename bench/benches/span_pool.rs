@@ -14,8 +14,9 @@ use std::time::Duration;
 
 use common::*;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use tern_bench::slab::SlabPool;
+use tern_runtime::Unchecked;
 use tern_runtime::span_tree::scan;
-use tern_runtime::{SlabPool, Unchecked};
 
 const N: usize = 1024;
 const ARENA: i64 = 64 << 20;

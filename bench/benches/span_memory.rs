@@ -15,7 +15,7 @@ mod common;
 use std::process::Command;
 
 use common::*;
-use tern_runtime::SlabPool;
+use tern_bench::slab::SlabPool;
 
 const ALLOC_ONLY_BLOCKS: usize = 200_000;
 const CHURN_STEPS: usize = 1_000_000;

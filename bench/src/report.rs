@@ -408,7 +408,7 @@ pub fn ratio_svg(cfg: &Config, r: &Results) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::config::{Parsed, parse};
+    use crate::config::{Parsed, parse};
 
     fn cfg(args: &str) -> Config {
         let a: Vec<String> = args.split_whitespace().map(str::to_string).collect();

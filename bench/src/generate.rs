@@ -1,7 +1,7 @@
 //! Concrete benchmark programs from the workload templates: one Tern source
 //! per (workload, element size, side) and the C baseline's build flags.
 //!
-//! A template (`benches/workloads/*.tern`) spells every slice operation with
+//! A template (`bench/workloads/*.tern`) spells every slice operation with
 //! a placeholder (`ALLOC(n)`, `APPEND(s, v)`, `RESIZE(s, n)`, `FREE(s)`,
 //! `OFFSET(s)`, `SLICE`), and the side's table below replaces it with the
 //! natural code a user of that side writes: `reusable::append(s, v)` for the
@@ -14,23 +14,23 @@ use super::config::{Side, Workload};
 /// The template text of a workload (embedded at build time).
 pub fn template(w: Workload) -> &'static str {
     match w {
-        Workload::Append => include_str!("../../benches/workloads/append.tern"),
-        Workload::Fragmented => include_str!("../../benches/workloads/fragmented.tern"),
-        Workload::Resize => include_str!("../../benches/workloads/resize.tern"),
+        Workload::Append => include_str!("../workloads/append.tern"),
+        Workload::Fragmented => include_str!("../workloads/fragmented.tern"),
+        Workload::Resize => include_str!("../workloads/resize.tern"),
     }
 }
 
 /// The C baseline source of a workload and the shared header.
 pub fn c_source(w: Workload) -> &'static str {
     match w {
-        Workload::Append => include_str!("../../benches/workloads/c/append.c"),
-        Workload::Fragmented => include_str!("../../benches/workloads/c/fragmented.c"),
-        Workload::Resize => include_str!("../../benches/workloads/c/resize.c"),
+        Workload::Append => include_str!("../workloads/c/append.c"),
+        Workload::Fragmented => include_str!("../workloads/c/fragmented.c"),
+        Workload::Resize => include_str!("../workloads/c/resize.c"),
     }
 }
 
 /// `common.h`, included by every C baseline.
-pub const C_HEADER: &str = include_str!("../../benches/workloads/c/common.h");
+pub const C_HEADER: &str = include_str!("../workloads/c/common.h");
 
 /// How big one generated program is: the operation count and the workload's
 /// length parameter (maximum length, in elements).

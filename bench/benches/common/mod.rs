@@ -7,8 +7,9 @@ use std::ptr::NonNull;
 
 use mimalloc::MiMalloc;
 use rlsf::Tlsf;
+use tern_bench::slab::SlabPool;
 use tern_runtime::span_tree::Validate;
-use tern_runtime::{Checked, SlabPool, SpanPool, Unchecked};
+use tern_runtime::{Checked, SpanPool, Unchecked};
 
 /// An allocator as the workloads see it: sizes in, handles (address or offset) out.
 pub trait Alloc {

@@ -93,26 +93,17 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// Fingerprints of the tern executable, the runtime library it links and
-/// the stdlib sources, one `fnv1a-64  bytes  path` line each.
-pub fn fingerprints(tern: &Path, runtime_lib: Option<&Path>, stdlib_dir: &Path) -> String {
-    let mut paths = vec![tern.to_path_buf()];
-    paths.extend(runtime_lib.map(Path::to_path_buf));
-    let mut stdlib: Vec<_> = std::fs::read_dir(stdlib_dir)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "tern"))
-                .collect()
-        })
-        .unwrap_or_default();
-    stdlib.sort();
-    paths.extend(stdlib);
-    let mut out = String::from(
-        "# fnv1a-64 of each file (the tern binary embeds the stdlib it was built with)\n",
-    );
-    for p in paths {
-        match std::fs::read(&p) {
+/// Fingerprints of the tern executable and the runtime library it links,
+/// then of each stdlib module it compiles with (`stdlib`: name and source),
+/// one `fnv1a-64  bytes  what` line each.
+pub fn fingerprints(
+    tern: &Path,
+    runtime_lib: Option<&Path>,
+    stdlib: &[(String, String)],
+) -> String {
+    let mut out = String::from("# fnv1a-64 of each file, then of each stdlib module\n");
+    for p in std::iter::once(tern).chain(runtime_lib) {
+        match std::fs::read(p) {
             Ok(b) => out.push_str(&format!(
                 "{:016x}  {:>10}  {}\n",
                 fnv1a(&b),
@@ -121,6 +112,15 @@ pub fn fingerprints(tern: &Path, runtime_lib: Option<&Path>, stdlib_dir: &Path) 
             )),
             Err(e) => out.push_str(&format!("unreadable  {}: {e}\n", p.display())),
         }
+    }
+    let mut modules: Vec<&(String, String)> = stdlib.iter().collect();
+    modules.sort();
+    for (name, text) in modules {
+        out.push_str(&format!(
+            "{:016x}  {:>10}  stdlib module {name}\n",
+            fnv1a(text.as_bytes()),
+            text.len()
+        ));
     }
     out
 }

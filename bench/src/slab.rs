@@ -111,3 +111,26 @@ impl Drop for SlabPool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slab_bumps_and_resets() {
+        let mut s = SlabPool::new(4096);
+        let a = s.alloc(10) as usize;
+        let b = s.alloc(8) as usize;
+        assert_eq!(b - a, 16);
+        for _ in 0..600 {
+            s.alloc(8);
+        }
+        assert_eq!(s.committed_bytes(), 2 * 4096);
+        let big = s.alloc(4000); // does not fit in the rest of the slab: its own block
+        assert!(!big.is_null());
+        assert_eq!(s.committed_bytes(), 2 * 4096 + 4000);
+        s.reset();
+        assert_eq!(s.alloc(8) as usize, a);
+        assert_eq!(s.committed_bytes(), 2 * 4096);
+    }
+}

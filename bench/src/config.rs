@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-/// A workload template in `benches/workloads/`.
+/// A workload template in `bench/workloads/`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum)]
 pub enum Workload {
     /// Many slices grown one element at a time, interleaved.

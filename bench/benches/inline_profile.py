@@ -10,7 +10,7 @@ over the binary's line tables), and can subtract a setup-only run:
         --callgrind-out-file=run.out target/release/deps/span_icount-<hash> churn span
     valgrind --tool=callgrind --dump-instr=yes --dump-line=no \\
         --callgrind-out-file=setup.out target/release/deps/span_icount-<hash> none span
-    python3 benches/inline_profile.py BINARY run.out [--minus setup.out] [--per N] \\
+    python3 bench/benches/inline_profile.py BINARY run.out [--minus setup.out] [--per N] \\
         [--functions fit_index,max,count_le,fix_up_entry,...]
 
 Prints `instructions  function` rows (divided by --per, e.g. the number of
