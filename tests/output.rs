@@ -4,15 +4,17 @@
 //! buffered line is lost when the stack overflows inside `print`.
 
 mod pool_support;
+mod pty_support;
 
 use std::io::{BufRead, BufReader, Read};
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use pool_support::{Mode, program_command, scratch};
+use pty_support::open_pty;
 
 /// Long enough for a debug build on a loaded 2-core machine; only a hang
 /// (the bug these tests guard against) ever reaches it.
@@ -165,24 +167,6 @@ fn a_terminal_gets_each_line_as_it_is_printed() {
         assert_eq!(line.as_deref(), Some("42\r\n"), "{mode:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// A pseudo-terminal: (master, slave).
-fn open_pty() -> (OwnedFd, OwnedFd) {
-    let (mut master, mut slave) = (0, 0);
-    // SAFETY: out-pointers to two ints; null name, termios and winsize.
-    let r = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
-    // SAFETY: both descriptors were just opened and are owned here.
-    unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) }
 }
 
 /// Reads from `fd` until a newline, waiting at most `limit` in all.

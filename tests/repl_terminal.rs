@@ -3,12 +3,16 @@
 //! SIGINT while an input runs (and which the line editor reads as a key at
 //! the prompt). Piped transcripts (`tests/repl.rs`) cannot show either.
 
+mod pty_support;
+
 use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
+
+use pty_support::open_pty;
 
 /// A REPL on the slave side of a pty; we hold the master.
 struct Terminal {
@@ -22,21 +26,7 @@ struct Terminal {
 
 impl Terminal {
     fn start(dir: &std::path::Path) -> Terminal {
-        let (mut master, mut slave) = (0, 0);
-        // SAFETY: openpty writes two fds into the given ints.
-        let rc = unsafe {
-            libc::openpty(
-                &mut master,
-                &mut slave,
-                std::ptr::null_mut(),
-                std::ptr::null(),
-                std::ptr::null(),
-            )
-        };
-        assert_eq!(rc, 0, "openpty");
-        // SAFETY: both fds were just opened and are owned here.
-        let (master, slave) =
-            unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+        let (master, slave) = open_pty();
         let slave_fd = slave.as_raw_fd();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tern"));
         cmd.arg("repl")

@@ -148,17 +148,9 @@ pub fn input_shape(text: &str) -> InputShape {
         Some(Tok::Fn | Tok::Struct | Tok::Const | Tok::Use | Tok::Extern) => {
             InputKindOrItems::Items
         }
-        Some(
-            Tok::Let
-            | Tok::Var
-            | Tok::If
-            | Tok::While
-            | Tok::For
-            | Tok::Return
-            | Tok::Break
-            | Tok::Continue
-            | Tok::LBrace,
-        ) => InputKindOrItems::Run(InputKind::Statements),
+        Some(t) if t.begins_statement() || *t == Tok::LBrace => {
+            InputKindOrItems::Run(InputKind::Statements)
+        }
         Some(_) if toks.last().is_some_and(|t| t.tok == Tok::Semi) => {
             InputKindOrItems::Run(InputKind::Statements)
         }

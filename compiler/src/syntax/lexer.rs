@@ -76,6 +76,22 @@ pub enum Tok {
 }
 
 impl Tok {
+    /// A keyword that can only begin a statement (`let`, `if`, `return`,
+    /// ...): what the parser resynchronises on and the REPL classifies by.
+    pub fn begins_statement(&self) -> bool {
+        matches!(
+            self,
+            Tok::Let
+                | Tok::Var
+                | Tok::If
+                | Tok::While
+                | Tok::For
+                | Tok::Return
+                | Tok::Break
+                | Tok::Continue
+        )
+    }
+
     /// How the token is shown in "expected X, found Y".
     pub fn describe(&self) -> String {
         match self {

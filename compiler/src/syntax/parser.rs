@@ -210,15 +210,8 @@ impl<'s> Parser<'s> {
         );
         let err = Reported;
         match self.peek() {
-            Tok::Let
-            | Tok::Var
-            | Tok::If
-            | Tok::While
-            | Tok::For
-            | Tok::Return
-            | Tok::Break
-            | Tok::Continue
-            | Tok::RBrace => Ok(()),
+            t if t.begins_statement() => Ok(()),
+            Tok::RBrace => Ok(()),
             _ => Err(err),
         }
     }
