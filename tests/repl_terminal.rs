@@ -138,6 +138,17 @@ fn ctrl_c_stops_the_running_input_and_the_session_goes_on() {
     );
     let shown = t.line("n + 1");
     assert!(shown.contains("6\r\n"), "bindings survive: {shown:?}");
+    // Code without loops stops at a function entry (its stack check
+    // doubles as the poll).
+    // (A line wider than the terminal is redrawn with its prompt, so this
+    // part waits for outputs, not prompts.)
+    t.send("fn c2(d: i64) -> i64 { if d == 0 { return 1; } return c2(d-1) + c2(d-1); }\r");
+    std::thread::sleep(Duration::from_millis(500));
+    t.send("c2(60)\r");
+    std::thread::sleep(Duration::from_millis(500));
+    t.send("\u{3}");
+    t.expect("error: <repl:c2>:1:4: interrupted");
+    t.expect("tern> ");
     // Ctrl-C at the prompt clears the line being typed.
     t.send("n * 1000");
     t.send("\u{3}");

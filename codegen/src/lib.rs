@@ -77,10 +77,14 @@ pub struct Options {
     pub interrupt_flag: Option<usize>,
     /// The address of a word holding the lowest stack address the generated
     /// code may run at: every function entry compares the stack pointer with
-    /// it and fails with `error: LOC: stack overflow` below it, so the
-    /// runtime functions the code calls always have the stack between that
-    /// limit and the guard page (the REPL's: a fault inside a runtime call
-    /// could leave a pool half updated). JIT only; `None` emits nothing.
+    /// it and calls `tern_stack_fail` below it (`error: LOC: stack overflow`),
+    /// so the runtime functions the code calls always have the stack between
+    /// that limit and the guard page (the REPL's: a fault inside a runtime
+    /// call could leave a pool half updated). This check is then also the
+    /// entries' interrupt poll: to stop the code, the host sets the interrupt
+    /// flag and raises the limit out of reach (`tern_stack_fail` reports
+    /// `interrupted` when the flag is set); loop headers still poll the flag.
+    /// JIT only; `None` emits nothing.
     pub stack_limit: Option<usize>,
 }
 

@@ -68,8 +68,12 @@ const WORKER_STACK: usize = 8 << 20;
 const RUNTIME_MARGIN: usize = 256 << 10;
 
 /// The lowest stack address REPL code may run at: the worker's stack base
-/// plus [`RUNTIME_MARGIN`] (0 until the worker starts: no check fails).
+/// plus [`RUNTIME_MARGIN`] (0 until the worker starts: no check fails), or
+/// `usize::MAX` to stop the running input at its next function entry
+/// (Ctrl-C; `Options::stack_limit`).
 static STACK_LIMIT: AtomicUsize = AtomicUsize::new(0);
+/// [`STACK_LIMIT`] when no interrupt is pending.
+static WORKER_LIMIT: AtomicUsize = AtomicUsize::new(0);
 
 /// Address of the stack limit word, for `Options::stack_limit`.
 pub fn stack_limit_address() -> usize {
@@ -102,6 +106,10 @@ impl Worker {
             .stack_size(WORKER_STACK)
             .spawn(move || work(job_rx, out_tx))
             .map_err(|e| format!("cannot start the evaluation thread: {e}"))?;
+        // The worker reports once its stack limit is set (a `Done`).
+        outcomes
+            .recv()
+            .map_err(|_| "the evaluation thread ended at its start".to_string())?;
         Ok(Worker { jobs, outcomes })
     }
 
@@ -124,7 +132,11 @@ fn work(jobs: Receiver<usize>, outcomes: Sender<Outcome>) {
     // SAFETY: pthread_self has no preconditions.
     WORKER.store(unsafe { libc::pthread_self() } as usize, Ordering::SeqCst);
     if let Some((low, _)) = stack_bounds() {
+        WORKER_LIMIT.store(low + RUNTIME_MARGIN, Ordering::SeqCst);
         STACK_LIMIT.store(low + RUNTIME_MARGIN, Ordering::SeqCst);
+    }
+    if outcomes.send(Outcome::Done).is_err() {
+        return;
     }
     for entry in jobs {
         // SAFETY: the session sends only entry addresses of JIT programs it
@@ -223,9 +235,18 @@ fn install_handlers() {
 }
 
 /// Ctrl-C: ask the running input (or the next one, if it is being compiled)
-/// to stop. The session clears the request when it reads a new input.
+/// to stop: the flag loops poll, and a stack limit no function entry passes.
+/// The session clears the request when it reads a new input
+/// ([`clear_interrupt`]).
 extern "C" fn on_interrupt(_sig: c_int) {
     tern_runtime::abi::interrupt::request_interrupt();
+    STACK_LIMIT.store(usize::MAX, Ordering::SeqCst);
+}
+
+/// Withdraws a Ctrl-C not meant for the next input (one at the prompt).
+pub fn clear_interrupt() {
+    tern_runtime::abi::interrupt::clear_interrupt();
+    STACK_LIMIT.store(WORKER_LIMIT.load(Ordering::SeqCst), Ordering::SeqCst);
 }
 
 extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {

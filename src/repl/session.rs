@@ -201,7 +201,7 @@ impl Session {
     /// results go to stdout, errors to stderr.
     pub fn eval(&mut self, input: &str) {
         // A Ctrl-C from before this input (at the prompt) is not meant for it.
-        tern_runtime::abi::interrupt::clear_interrupt();
+        super::exec::clear_interrupt();
         let shape = session::input_shape(input);
         self.last_timing = Timing::default();
         match shape.kind {

@@ -567,8 +567,13 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             };
             self.init_local(p.local, val)?;
         }
-        self.poll_interrupt(self.f.loc)?;
-        self.check_stack(self.f.loc)?;
+        // One check at entry: with a stack limit it doubles as the
+        // interrupt poll (`Options::stack_limit`).
+        if self.opts.stack_limit.is_some() {
+            self.check_stack(self.f.loc)?;
+        } else {
+            self.poll_interrupt(self.f.loc)?;
+        }
         self.block(&self.f.body)?;
         // Falling off the end: `fn f()` returns; a function with a result
         // always returns explicitly (the front end checks it), so the end is

@@ -2,9 +2,10 @@
 //!
 //! Code compiled with `Options::interrupt_flag` (the REPL's only: `tern run`
 //! and AOT code never pay for it) reads one byte, [`INTERRUPT_REQUESTED`], at
-//! every function entry and loop iteration, and calls
-//! [`tern_rt_interrupted`] when it is set. Setting it is one atomic store, so
-//! a signal handler may do it ([`request_interrupt`]).
+//! every loop iteration (and function entry, unless its stack check stands
+//! in: `tern_stack_fail`), and calls [`tern_rt_interrupted`] when it is set.
+//! Setting it is one atomic store, so a signal handler may do it
+//! ([`request_interrupt`]).
 
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -28,6 +29,11 @@ pub fn clear_interrupt() {
 /// Address of [`INTERRUPT_REQUESTED`], for `Options::interrupt_flag`.
 pub fn interrupt_flag_address() -> usize {
     INTERRUPT_REQUESTED.as_ptr() as usize
+}
+
+/// Whether an interrupt was requested; clears the request.
+pub fn take_interrupt() -> bool {
+    INTERRUPT_REQUESTED.swap(0, Ordering::SeqCst) != 0
 }
 
 /// Called by polling code that found the flag set: clears it and fails the

@@ -161,14 +161,19 @@ pub unsafe extern "C" fn tern_length_fail(
     report(loc, msg)
 }
 
-/// The stack is nearly exhausted at a function entry of code compiled with
-/// `Options::stack_limit` (the REPL's: it keeps room below for the runtime
-/// calls the code makes): `error: LOC: stack overflow`.
+/// A function entry of code compiled with `Options::stack_limit` (the
+/// REPL's: it keeps room below for the runtime calls the code makes) found
+/// the stack pointer below the limit: `error: LOC: stack overflow`, or
+/// `error: LOC: interrupted` when the host raised the limit to stop the code
+/// (the interrupt flag is set; see `super::interrupt`).
 ///
 /// # Safety
 /// `loc` is null or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_stack_fail(loc: *const c_char) -> ! {
+    if super::interrupt::take_interrupt() {
+        report(loc, "interrupted".into())
+    }
     report(loc, "stack overflow".into())
 }
 
