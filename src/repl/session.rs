@@ -265,18 +265,7 @@ impl Session {
         self.last_timing.front = start.elapsed();
         match result {
             Ok(compiled) => {
-                for &k in &compiled.changed {
-                    let b = &self.bindings[k];
-                    eprintln!(
-                        "note: binding `{}` dropped: the layout of its type `{}` changed",
-                        b.name, b.ty
-                    );
-                }
-                let mut k = 0;
-                self.bindings.retain(|_| {
-                    k += 1;
-                    !compiled.changed.contains(&(k - 1))
-                });
+                self.drop_changed(&compiled.changed);
                 self.items
                     .retain(|old| !new.iter().any(|n| n.key == old.item.key));
                 self.items.extend(new.into_iter().map(|item| Defined {
@@ -286,6 +275,23 @@ impl Session {
             }
             Err(diags) => eprint!("{}", diags.render()),
         }
+    }
+
+    /// Drops the bindings at indices `changed` (their type no longer lays
+    /// out as when they were stored), with a note for each.
+    fn drop_changed(&mut self, changed: &[usize]) {
+        for &k in changed {
+            let b = &self.bindings[k];
+            eprintln!(
+                "note: binding `{}` dropped: the layout of its type `{}` changed",
+                b.name, b.ty
+            );
+        }
+        let mut k = 0;
+        self.bindings.retain(|_| {
+            k += 1;
+            !changed.contains(&(k - 1))
+        });
     }
 
     /// Runs a statement or expression input.
@@ -328,6 +334,13 @@ impl Session {
                 return;
             }
         };
+        if !compiled.changed.is_empty() {
+            // Cannot happen after `define` (it drops them), but a binding
+            // read with another layout must never run: drop, do not run.
+            self.drop_changed(&compiled.changed);
+            eprintln!("{FILE}: error: the input was not run; enter it again");
+            return;
+        }
         let program = &compiled.program;
         let start = Instant::now();
         let symbols = tern_runtime::abi::symbols();
