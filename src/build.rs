@@ -21,13 +21,20 @@ pub enum Emit {
 }
 
 /// Builds `file` into `out` (default: the file's stem, plus `.clif`, `.o`
-/// or `.s` with `--emit`).
+/// or `.s` with `--emit`; `-` is stdout, for an `--emit` only).
 pub fn build(
     file: &str,
     out: Option<&Path>,
     mut opts: Options,
     emit: Option<Emit>,
 ) -> Result<(), Failure> {
+    let to_stdout = out == Some(Path::new("-"));
+    if to_stdout && emit.is_none() {
+        return Err(Failure::new(
+            2,
+            "error: `-o -` writes to stdout, which only `--emit clif`, `--emit asm` or `--emit obj` can do; give the executable a file name".into(),
+        ));
+    }
     let out: PathBuf = match out {
         Some(p) => p.to_path_buf(),
         None => {
@@ -43,7 +50,9 @@ pub fn build(
             }
         }
     };
-    refuse_to_overwrite_input(file, &out)?;
+    if !to_stdout {
+        refuse_to_overwrite_input(file, &out)?;
+    }
     let (program, _) = compile_file(file)?;
     opts.emit_clif = emit == Some(Emit::Clif);
     opts.emit_asm = emit == Some(Emit::Asm);
@@ -75,7 +84,16 @@ pub fn build(
     link_executable(&obj_path, &runtime, &out).map_err(|e| Failure::new(1, format!("error: {e}")))
 }
 
+/// Writes `bytes` to `path`, or to stdout when `path` is `-`.
 fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    if path == Path::new("-") {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        return out
+            .write_all(bytes)
+            .and_then(|()| out.flush())
+            .map_err(|e| Failure::new(1, format!("error: cannot write to stdout: {e}")));
+    }
     std::fs::write(path, bytes).map_err(|e| cannot_write(path, &e.to_string()))
 }
 

@@ -30,16 +30,32 @@ impl Failure {
 }
 
 #[derive(Parser)]
-#[command(name = "tern", version, about = "The Tern language: run, build, check")]
+#[command(
+    name = "tern",
+    version,
+    about = "The Tern language: run, build, check, repl, bench",
+    after_help = ENVIRONMENT
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// The environment variables `tern` reads (`tern --help`); `src/config.rs`
+/// and the runtime (`TERN_POOL_BYTES`) are where they are read.
+const ENVIRONMENT: &str = "\
+Environment:
+  TERN_POOL_BYTES   size of the builtin pool's arena in bytes (default 4 GiB; also read by built executables)
+  TERN_STDLIB       directory of stdlib modules to use instead of the embedded ones
+  TERN_RUNTIME_LIB  the runtime static library `tern build` links (default: beside the tern executable)
+  TERN_VERIFY       1: run Cranelift's verifier on every function (always on in debug builds)
+  CC                the C compiler `tern build` links with (default: cc)";
+
 #[derive(Subcommand)]
 enum Command {
     /// Compile FILE in-process (JIT) and run its `main`.
     Run {
+        /// The Tern source file (its `fn main` runs).
         file: String,
         #[command(flatten)]
         codegen: CodegenArgs,
@@ -53,8 +69,10 @@ enum Command {
     },
     /// Compile FILE to a native executable (object + C compiler link).
     Build {
+        /// The Tern source file.
         file: String,
-        /// Output path (default: FILE's stem).
+        /// Output path (default: FILE's stem, with `.clif`, `.s` or `.o` for
+        /// `--emit`); `-` writes an `--emit` to stdout.
         #[arg(short = 'o')]
         out: Option<PathBuf>,
         #[command(flatten)]
@@ -64,7 +82,10 @@ enum Command {
         emit: Option<build::Emit>,
     },
     /// Run the front end only and report its diagnostics.
-    Check { file: String },
+    Check {
+        /// The Tern source file.
+        file: String,
+    },
     /// The interactive JIT REPL.
     Repl,
     /// The slice_pool vs reusable[] benchmark matrix (`tern bench --help`).

@@ -112,6 +112,60 @@ fn emit_clif_obj_and_asm() {
 }
 
 #[test]
+fn dash_output_is_stdout_for_every_emit_and_refused_for_an_executable() {
+    let file = "tests/programs/functions.tern";
+    let from_file = |emit: &str, ext: &str| {
+        let dir = scratch(&format!("dash-{emit}"));
+        let out = dir.join(format!("f.{ext}"));
+        let o = tern(&["build", file, "-o", out.to_str().unwrap(), "--emit", emit]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let bytes = std::fs::read(&out).unwrap();
+        let _ = std::fs::remove_dir_all(dir);
+        bytes
+    };
+    for (emit, ext) in [("clif", "clif"), ("obj", "o"), ("asm", "s")] {
+        let o = tern(&["build", file, "-o", "-", "--emit", emit]);
+        assert!(o.status.success(), "{emit}: {}", stderr(&o));
+        assert_eq!(
+            o.stdout,
+            from_file(emit, ext),
+            "{emit}: stdout is the file's bytes"
+        );
+    }
+    assert!(!Path::new(ROOT).join("-").exists(), "no file named `-`");
+    let o = tern(&["build", file, "-o", "-"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "error: `-o -` writes to stdout, which only `--emit clif`, `--emit asm` or `--emit obj` can do; give the executable a file name\n"
+    );
+}
+
+#[test]
+fn help_lists_the_subcommands_and_the_environment() {
+    let o = tern(&["--help"]);
+    assert!(o.status.success());
+    let help = String::from_utf8_lossy(&o.stdout);
+    for word in [
+        "run",
+        "build",
+        "check",
+        "repl",
+        "bench",
+        "TERN_POOL_BYTES",
+        "TERN_STDLIB",
+        "TERN_RUNTIME_LIB",
+        "TERN_VERIFY",
+        "CC ",
+    ] {
+        assert!(help.contains(word), "`{word}` missing from:\n{help}");
+    }
+    let o = tern(&["build", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(help.contains("The Tern source file"), "{help}");
+}
+
+#[test]
 fn time_reports_three_phases() {
     let o = tern(&["run", "--time", "tests/programs/arith_i64.tern"]);
     assert!(o.status.success());
