@@ -8,8 +8,9 @@ use tern_compiler::tir::Program;
 use crate::Failure;
 use crate::loader::FsLoader;
 
-/// Reads and compiles `file`; prints the diagnostics (status 1) or a
-/// missing-file error (status 1) on failure. Returns the program and the
+/// Reads and compiles `file`; on failure the diagnostics and a closing
+/// `error: could not compile `FILE`: N errors` line (status 1), or a
+/// missing-file error (status 1). Returns the program and the
 /// time the front end took (reading excluded).
 pub fn compile_file(file: &str) -> Result<(Program, Duration), Failure> {
     let text = std::fs::read_to_string(file)
@@ -20,6 +21,16 @@ pub fn compile_file(file: &str) -> Result<(Program, Duration), Failure> {
     let elapsed = start.elapsed();
     match result {
         Ok(program) => Ok((program, elapsed)),
-        Err(diags) => Err(Failure::new(1, diags.render().trim_end().to_string())),
+        Err(diags) => {
+            let n = diags.len();
+            let plural = if n == 1 { "" } else { "s" };
+            Err(Failure::new(
+                1,
+                format!(
+                    "{}\nerror: could not compile `{file}`: {n} error{plural}",
+                    diags.render().trim_end()
+                ),
+            ))
+        }
     }
 }

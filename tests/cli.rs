@@ -61,6 +61,13 @@ fn check_reports_diagnostics_with_status_1() {
     let err = stderr(&o);
     assert!(err.starts_with(&format!("{}:2:", bad.display())), "{err}");
     assert!(err.contains(": error: "), "{err}");
+    assert!(
+        err.ends_with(&format!(
+            "error: could not compile `{}`: 1 error\n",
+            bad.display()
+        )),
+        "{err}"
+    );
     // run and build print the same diagnostics and do not generate code.
     let o = tern(&["run", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
