@@ -543,40 +543,44 @@ fn clif_listing_names_functions() {
     );
 }
 
-#[test]
-fn interrupt_polls_only_with_the_option() {
-    // `sum`: one poll at its entry and one in its loop header; `main` one.
-    let flag = std::sync::atomic::AtomicU8::new(0);
-    let polls = |flag_addr: Option<usize>| {
-        let mut opts = Options::new(OptLevel::O2);
-        opts.emit_clif = true;
-        opts.inlining = tern_codegen::Inlining::Off;
-        opts.interrupt_flag = flag_addr;
-        let jit = compile_jit(&sum_program(0), &opts, &symbols()).expect("compiles");
-        let clif = jit.listing.clif.clone();
-        // SAFETY: compiled, never run.
-        unsafe { jit.free() };
-        clif.matches("atomic_load").count()
-    };
-    assert_eq!(polls(None), 0);
-    assert_eq!(polls(Some(flag.as_ptr() as usize)), 3);
+/// The CLIF of `sum_program(0)` at -O2 without inlining, with `configure`
+/// applied to the options.
+fn sum_clif(configure: impl FnOnce(&mut Options)) -> String {
+    let mut opts = Options::new(OptLevel::O2);
+    opts.emit_clif = true;
+    opts.inlining = tern_codegen::Inlining::Off;
+    configure(&mut opts);
+    let jit = compile_jit(&sum_program(0), &opts, &symbols()).expect("compiles");
+    let clif = jit.listing.clif.clone();
+    // SAFETY: compiled, never run.
+    unsafe { jit.free() };
+    clif
 }
 
 #[test]
-fn stack_checks_only_with_the_option() {
-    // One check per function entry: `sum` and `main`.
-    let limit = std::sync::atomic::AtomicUsize::new(0);
-    let checks = |limit_addr: Option<usize>| {
-        let mut opts = Options::new(OptLevel::O2);
-        opts.emit_clif = true;
-        opts.inlining = tern_codegen::Inlining::Off;
-        opts.stack_limit = limit_addr;
-        let jit = compile_jit(&sum_program(0), &opts, &symbols()).expect("compiles");
-        let clif = jit.listing.clif.clone();
-        // SAFETY: compiled, never run.
-        unsafe { jit.free() };
-        clif.matches("get_stack_pointer").count()
-    };
-    assert_eq!(checks(None), 0);
-    assert_eq!(checks(Some(limit.as_ptr() as usize)), 2);
+fn interrupt_polls_and_stack_checks_only_with_the_options() {
+    // Addresses only embedded, never read: the code is not run.
+    let (flag_cell, limit_cell) = (
+        std::sync::atomic::AtomicU8::new(0),
+        std::sync::atomic::AtomicUsize::new(0),
+    );
+    let flag = flag_cell.as_ptr() as usize;
+    let limit = limit_cell.as_ptr() as usize;
+    let polls = |clif: &str| clif.matches("atomic_load").count();
+    let checks = |clif: &str| clif.matches("get_stack_pointer").count();
+    let plain = sum_clif(|_| {});
+    assert_eq!((polls(&plain), checks(&plain)), (0, 0));
+    // Polls: `sum`'s entry and loop header, `main`'s entry.
+    let polled = sum_clif(|o| o.interrupt_flag = Some(flag));
+    assert_eq!((polls(&polled), checks(&polled)), (3, 0));
+    // Stack checks: one per function entry, `sum` and `main`.
+    let checked = sum_clif(|o| o.stack_limit = Some(limit));
+    assert_eq!((polls(&checked), checks(&checked)), (0, 2));
+    // Both (the REPL): an entry's stack check stands in for its poll, so
+    // only the loop header polls.
+    let both = sum_clif(|o| {
+        o.interrupt_flag = Some(flag);
+        o.stack_limit = Some(limit);
+    });
+    assert_eq!((polls(&both), checks(&both)), (1, 2));
 }

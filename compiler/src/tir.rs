@@ -371,66 +371,66 @@ impl BinOp {
 }
 
 /// Every builtin a program can call, as named in source: the one list of
-/// them. The checker resolves calls and reserves the plain names with it;
-/// what a call becomes in `tir` is [`BuiltinFn::lowers_to`].
+/// them. The checker resolves calls and reserves the plain names with it.
 pub const BUILTINS: &[BuiltinSpec] = &[
     BuiltinSpec::new("len", BuiltinFn::Len, 1, false),
-    BuiltinSpec::new("print", BuiltinFn::Print, 1, false),
-    BuiltinSpec::new("panic", BuiltinFn::Panic, 1, false),
-    BuiltinSpec::new("assert", BuiltinFn::Assert, 2, false),
+    BuiltinSpec::new("print", BuiltinFn::Op(Builtin::Print), 1, false),
+    BuiltinSpec::new("panic", BuiltinFn::Op(Builtin::Panic), 1, false),
+    BuiltinSpec::new("assert", BuiltinFn::Op(Builtin::Assert), 2, false),
     BuiltinSpec::new("size_of", BuiltinFn::SizeOf, 0, true),
-    BuiltinSpec::new("reusable::alloc", BuiltinFn::ReusableAlloc, 1, true),
-    BuiltinSpec::new("reusable::append", BuiltinFn::ReusableAppend, 2, false),
-    BuiltinSpec::new("reusable::resize", BuiltinFn::ReusableResize, 2, false),
-    BuiltinSpec::new("reusable::free", BuiltinFn::ReusableFree, 1, false),
-    BuiltinSpec::new("reusable::offset", BuiltinFn::ReusableOffset, 1, false),
-    BuiltinSpec::new("unsafe::slice", BuiltinFn::UnsafeSlice, 2, true),
-    BuiltinSpec::new("unsafe::addr", BuiltinFn::UnsafeAddr, 1, false),
-    BuiltinSpec::new("unsafe::copy", BuiltinFn::UnsafeCopy, 3, false),
+    BuiltinSpec::new(
+        "reusable::alloc",
+        BuiltinFn::Op(Builtin::ReusableAlloc),
+        1,
+        true,
+    ),
+    BuiltinSpec::new(
+        "reusable::append",
+        BuiltinFn::Op(Builtin::ReusableAppend),
+        2,
+        false,
+    ),
+    BuiltinSpec::new(
+        "reusable::resize",
+        BuiltinFn::Op(Builtin::ReusableResize),
+        2,
+        false,
+    ),
+    BuiltinSpec::new(
+        "reusable::free",
+        BuiltinFn::Op(Builtin::ReusableFree),
+        1,
+        false,
+    ),
+    BuiltinSpec::new(
+        "reusable::offset",
+        BuiltinFn::Op(Builtin::ReusableOffset),
+        1,
+        false,
+    ),
+    BuiltinSpec::new(
+        "unsafe::slice",
+        BuiltinFn::Op(Builtin::UnsafeSlice),
+        2,
+        true,
+    ),
+    BuiltinSpec::new("unsafe::addr", BuiltinFn::Op(Builtin::UnsafeAddr), 1, false),
+    BuiltinSpec::new("unsafe::copy", BuiltinFn::Op(Builtin::UnsafeCopy), 3, false),
 ];
 
 /// Namespaces all of whose members are builtins: `reusable::x` and
 /// `unsafe::x` are builtin calls (an unknown `x` is an error about builtins).
 pub const BUILTIN_NAMESPACES: &[&str] = &["reusable", "unsafe"];
 
-/// A builtin as the checker sees it (see [`BUILTINS`]).
+/// What a builtin call becomes in `tir` (see [`BUILTINS`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BuiltinFn {
+    /// `len(s)`: `ExprKind::Len`.
     Len,
-    Print,
-    /// Also takes a second argument, the detail (`panic(msg, detail)`).
-    Panic,
-    Assert,
+    /// `size_of::<T>()`: a constant.
     SizeOf,
-    ReusableAlloc,
-    ReusableAppend,
-    ReusableResize,
-    ReusableFree,
-    ReusableOffset,
-    UnsafeSlice,
-    UnsafeAddr,
-    UnsafeCopy,
-}
-
-impl BuiltinFn {
-    /// What a call becomes in `tir`: a [`Builtin`], or for `len` and
-    /// `size_of` something else (`ExprKind::Len`, a constant).
-    pub fn lowers_to(self) -> Option<Builtin> {
-        Some(match self {
-            BuiltinFn::Len | BuiltinFn::SizeOf => return None,
-            BuiltinFn::Print => Builtin::Print,
-            BuiltinFn::Panic => Builtin::Panic,
-            BuiltinFn::Assert => Builtin::Assert,
-            BuiltinFn::ReusableAlloc => Builtin::ReusableAlloc,
-            BuiltinFn::ReusableAppend => Builtin::ReusableAppend,
-            BuiltinFn::ReusableResize => Builtin::ReusableResize,
-            BuiltinFn::ReusableFree => Builtin::ReusableFree,
-            BuiltinFn::ReusableOffset => Builtin::ReusableOffset,
-            BuiltinFn::UnsafeSlice => Builtin::UnsafeSlice,
-            BuiltinFn::UnsafeAddr => Builtin::UnsafeAddr,
-            BuiltinFn::UnsafeCopy => Builtin::UnsafeCopy,
-        })
-    }
+    /// `ExprKind::Builtin` of this operation.
+    Op(Builtin),
 }
 
 /// One entry of [`BUILTINS`].
@@ -462,7 +462,7 @@ impl BuiltinSpec {
 }
 
 /// Built-in operations. Argument lists are listed per variant.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {
     /// `print(x)`: one scalar or string literal and a newline. Integers in
     /// decimal (u8 unsigned), bools as `true`/`false`. Returns `Unit`.

@@ -2,7 +2,8 @@
 //! `unsafe::*`, `size_of`, ...).
 
 use super::*;
-use crate::tir::BuiltinFn;
+use crate::tir::Builtin;
+use crate::tir::BuiltinFn::{Len, Op, SizeOf};
 
 impl Checker<'_> {
     /// `print`, `len`, `reusable::append`, ...
@@ -25,7 +26,7 @@ impl Checker<'_> {
         };
         let generic = spec.type_arg;
         // `panic(msg, detail)` is the two-argument form (see below).
-        let arity = if spec.func == BuiltinFn::Panic && args.len() == 2 {
+        let arity = if spec.func == Op(Builtin::Panic) && args.len() == 2 {
             2
         } else {
             spec.args
@@ -78,7 +79,7 @@ impl Checker<'_> {
             (c.mk(tir::ExprKind::Builtin(b, a), ty, span), ty.clone())
         };
         match spec.func {
-            BuiltinFn::Len => {
+            Len => {
                 let (te, ty) = self.expr(cx, &args[0].expr, None);
                 if ty.has_error() {
                     return self.error_expr(span);
@@ -93,11 +94,11 @@ impl Checker<'_> {
                     Ty::I64,
                 )
             }
-            BuiltinFn::Print => {
+            Op(Builtin::Print) => {
                 let a = &args[0].expr;
                 if let ast::ExprKind::Str(s) = &a.kind {
                     let lit = self.mk(tir::ExprKind::Str(s.clone()), &Ty::Str, a.span);
-                    return builtin(self, tir::Builtin::Print, vec![lit], &unit);
+                    return builtin(self, Builtin::Print, vec![lit], &unit);
                 }
                 let (te, ty) = self.expr(cx, a, None);
                 if ty.has_error() {
@@ -108,9 +109,9 @@ impl Checker<'_> {
                     self.sink.error(ErrorKind::PrintArg(n), a.span);
                     return self.error_expr(span);
                 }
-                builtin(self, tir::Builtin::Print, vec![te], &unit)
+                builtin(self, Builtin::Print, vec![te], &unit)
             }
-            BuiltinFn::Panic => {
+            Op(Builtin::Panic) => {
                 let lit = self.str_arg(&args[0].expr, "panic");
                 // The optional detail: message bytes computed at run time
                 // (a `[]u8`), appended to the literal.
@@ -121,25 +122,25 @@ impl Checker<'_> {
                     ok.then_some(te)
                 });
                 match (lit, detail) {
-                    (Some(lit), None) => builtin(self, tir::Builtin::Panic, vec![lit], &unit),
+                    (Some(lit), None) => builtin(self, Builtin::Panic, vec![lit], &unit),
                     (Some(lit), Some(Some(d))) => {
-                        builtin(self, tir::Builtin::Panic, vec![lit, d], &unit)
+                        builtin(self, Builtin::Panic, vec![lit, d], &unit)
                     }
                     _ => self.error_expr(span),
                 }
             }
-            BuiltinFn::Assert => {
+            Op(Builtin::Assert) => {
                 let (tc, cty) = self.expr(cx, &args[0].expr, Some(&Ty::Bool));
                 let ok = self.expect_ty(&Ty::Bool, &cty, args[0].expr.span);
                 let msg = self.str_arg(&args[1].expr, "assert");
                 match msg {
                     Some(m) if ok && !cty.has_error() => {
-                        builtin(self, tir::Builtin::Assert, vec![tc, m], &unit)
+                        builtin(self, Builtin::Assert, vec![tc, m], &unit)
                     }
                     _ => self.error_expr(span),
                 }
             }
-            BuiltinFn::SizeOf => {
+            SizeOf => {
                 let Some(t) = targ else {
                     self.sink.error(
                         ErrorKind::TypeArgCount {
@@ -167,8 +168,8 @@ impl Checker<'_> {
                     None => self.error_expr(span),
                 }
             }
-            BuiltinFn::ReusableAlloc | BuiltinFn::UnsafeSlice => {
-                let is_alloc = spec.func == BuiltinFn::ReusableAlloc;
+            Op(op @ (Builtin::ReusableAlloc | Builtin::UnsafeSlice)) => {
+                let is_alloc = op == Builtin::ReusableAlloc;
                 let elem = targ.or_else(|| match expected {
                     Some(Ty::Reusable(t)) if is_alloc => Some((**t).clone()),
                     Some(Ty::Slice(t)) if !is_alloc => Some((**t).clone()),
@@ -197,17 +198,19 @@ impl Checker<'_> {
                 if bad {
                     return self.error_expr(span);
                 }
-                let (b, ty) = if is_alloc {
-                    (tir::Builtin::ReusableAlloc, Ty::Reusable(Box::new(elem)))
+                let ty = if is_alloc {
+                    Ty::Reusable(Box::new(elem))
                 } else {
-                    (tir::Builtin::UnsafeSlice, Ty::Slice(Box::new(elem)))
+                    Ty::Slice(Box::new(elem))
                 };
-                builtin(self, b, out, &ty)
+                builtin(self, op, out, &ty)
             }
-            BuiltinFn::ReusableAppend
-            | BuiltinFn::ReusableResize
-            | BuiltinFn::ReusableFree
-            | BuiltinFn::ReusableOffset => {
+            Op(
+                op @ (Builtin::ReusableAppend
+                | Builtin::ReusableResize
+                | Builtin::ReusableFree
+                | Builtin::ReusableOffset),
+            ) => {
                 let hint = expected.filter(|t| matches!(t, Ty::Reusable(_)));
                 let (ts, sty) = self.expr(cx, &args[0].expr, hint);
                 let elem = match &sty {
@@ -223,7 +226,7 @@ impl Checker<'_> {
                 let mut out = vec![ts];
                 let mut bad = elem.is_none();
                 if args.len() == 2 {
-                    let want = if spec.func == BuiltinFn::ReusableAppend {
+                    let want = if op == Builtin::ReusableAppend {
                         elem.clone().unwrap_or(Ty::Error)
                     } else {
                         Ty::I64
@@ -236,17 +239,14 @@ impl Checker<'_> {
                 if bad {
                     return self.error_expr(span);
                 }
-                let ty = match spec.func {
-                    BuiltinFn::ReusableAppend | BuiltinFn::ReusableResize => sty,
-                    BuiltinFn::ReusableFree => Ty::Unit,
+                let ty = match op {
+                    Builtin::ReusableAppend | Builtin::ReusableResize => sty,
+                    Builtin::ReusableFree => Ty::Unit,
                     _ => Ty::I64,
                 };
-                match spec.func.lowers_to() {
-                    Some(b) => builtin(self, b, out, &ty),
-                    None => self.error_expr(span),
-                }
+                builtin(self, op, out, &ty)
             }
-            BuiltinFn::UnsafeAddr => {
+            Op(Builtin::UnsafeAddr) => {
                 let (te, ty) = self.expr(cx, &args[0].expr, None);
                 if ty.has_error() {
                     return self.error_expr(span);
@@ -257,9 +257,9 @@ impl Checker<'_> {
                     self.sink.error(ErrorKind::AddrNotPlace, args[0].expr.span);
                     return self.error_expr(span);
                 }
-                builtin(self, tir::Builtin::UnsafeAddr, vec![te], &Ty::I64)
+                builtin(self, Builtin::UnsafeAddr, vec![te], &Ty::I64)
             }
-            BuiltinFn::UnsafeCopy => {
+            Op(Builtin::UnsafeCopy) => {
                 // unsafe::copy(dst, src, bytes)
                 let mut out = Vec::new();
                 let mut bad = false;
@@ -271,7 +271,7 @@ impl Checker<'_> {
                 if bad {
                     return self.error_expr(span);
                 }
-                builtin(self, tir::Builtin::UnsafeCopy, out, &unit)
+                builtin(self, Builtin::UnsafeCopy, out, &unit)
             }
         }
     }
