@@ -24,6 +24,29 @@ pub fn runtime_lib() -> Option<PathBuf> {
     std::env::var_os("TERN_RUNTIME_LIB").map(PathBuf::from)
 }
 
+/// Where `tern build` unpacks the runtime library it embeds:
+/// `$XDG_CACHE_HOME/tern`, else `$HOME/.cache/tern`, else the temporary
+/// directory.
+pub fn cache_dir() -> PathBuf {
+    let nonempty = |v: &str| {
+        std::env::var_os(v)
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+    };
+    match (nonempty("XDG_CACHE_HOME"), nonempty("HOME")) {
+        (Some(cache), _) => cache.join("tern"),
+        (None, Some(home)) => home.join(".cache").join("tern"),
+        (None, None) => std::env::temp_dir().join("tern"),
+    }
+}
+
+/// Whether diagnostics on stderr are coloured: stderr is a terminal and
+/// `NO_COLOR` is unset or empty (<https://no-color.org>).
+pub fn color_stderr() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
 /// `TERN_TIME_CPU=1`: `--time` also reports the execution's CPU time (set by
 /// `tern bench` for its JIT runs).
 pub fn time_cpu() -> bool {

@@ -24,13 +24,21 @@ pub fn compile_file(file: &str) -> Result<(Program, Duration), Failure> {
         Err(diags) => {
             let n = diags.len();
             let plural = if n == 1 { "" } else { "s" };
-            Err(Failure::new(
-                1,
-                format!(
-                    "{}\nerror: could not compile `{file}`: {n} error{plural}",
-                    diags.render().trim_end()
-                ),
-            ))
+            let text = format!(
+                "{}\nerror: could not compile `{file}`: {n} error{plural}",
+                diags.render().trim_end()
+            );
+            Err(Failure::new(1, colored(text)))
         }
+    }
+}
+
+/// Diagnostics text as stderr should show it: coloured on a terminal (see
+/// `config::color_stderr`), plain otherwise.
+pub fn colored(text: String) -> String {
+    if crate::config::color_stderr() {
+        tern_compiler::diagnostics::style::styled(&text)
+    } else {
+        text
     }
 }

@@ -76,4 +76,19 @@ impl Loader for FsLoader {
             None => Loaded::NotFound,
         }
     }
+
+    /// The stdlib's modules are the ones `load` found in the stdlib
+    /// directory, or the embedded copies it names `stdlib/NAME.tern`.
+    fn is_library(&self, display: &str) -> bool {
+        let path = Path::new(display);
+        match &self.stdlib_dir {
+            Some(dir) => path.parent() == Some(dir.as_path()),
+            None => {
+                path.parent() == Some(Path::new("stdlib"))
+                    && path
+                        .file_stem()
+                        .is_some_and(|stem| embedded::STDLIB.iter().any(|(n, _)| stem == *n))
+            }
+        }
+    }
 }

@@ -47,7 +47,8 @@ const ENVIRONMENT: &str = "\
 Environment:
   TERN_POOL_BYTES   size of the builtin pool's arena in bytes (default 4 GiB; also read by built executables)
   TERN_STDLIB       directory of stdlib modules to use instead of the embedded ones
-  TERN_RUNTIME_LIB  the runtime static library `tern build` links (default: beside the tern executable)
+  TERN_RUNTIME_LIB  the runtime static library `tern build` links (default: the copy inside tern,
+                    unpacked to $XDG_CACHE_HOME/tern, else ~/.cache/tern)
   TERN_VERIFY       1: run Cranelift's verifier on every function (always on in debug builds)
   CC                the C compiler `tern build` links with (default: cc)";
 
@@ -66,6 +67,10 @@ enum Command {
         /// (same output and status; -O is accepted and ignored).
         #[arg(long)]
         interp: bool,
+        /// Write /tmp/perf-PID.map (each Tern function's address, size and
+        /// name) so `perf report` names JIT-compiled functions.
+        #[arg(long)]
+        perf_map: bool,
     },
     /// Compile FILE to a native executable (object + C compiler link).
     Build {
@@ -139,6 +144,9 @@ impl CodegenArgs {
         o.verify |= config::verify();
         o.keep_calls = self.keep_call.clone();
         o.sanitize = self.sanitize;
+        if let Ok(dir) = std::env::current_dir() {
+            o.comp_dir = dir.display().to_string();
+        }
         o
     }
 }
@@ -165,7 +173,8 @@ fn main() -> ExitCode {
             codegen,
             time,
             interp,
-        } => run::run(&file, codegen.options(), time, interp).map(|status| {
+            perf_map,
+        } => run::run(&file, codegen.options(), time, interp, perf_map).map(|status| {
             // The OS keeps the low 8 bits, exactly as for the AOT
             // executable whose C `main` returns the same value.
             std::process::exit(status)

@@ -12,7 +12,13 @@ use crate::frontend::compile_file;
 /// front-end, Cranelift and execution times to stderr after the run. With
 /// `interp`, the reference interpreter runs it instead of the JIT (the code
 /// generation options are then irrelevant).
-pub fn run(file: &str, opts: Options, time: bool, interp: bool) -> Result<i32, Failure> {
+pub fn run(
+    file: &str,
+    opts: Options,
+    time: bool,
+    interp: bool,
+    perf_map: bool,
+) -> Result<i32, Failure> {
     let (program, front) = compile_file(file)?;
     if interp {
         return run_interp(&program, front, time, opts.sanitize);
@@ -22,8 +28,14 @@ pub fn run(file: &str, opts: Options, time: bool, interp: bool) -> Result<i32, F
     let jit = crate::stack::jit(&program, &opts, &symbols)
         .map_err(|e| Failure::new(1, format!("error: {e}")))?;
     let cranelift = start.elapsed();
+    if perf_map {
+        write_perf_map(&jit.functions)?;
+    }
     let start = Instant::now();
     let cpu_start = process_cpu_time();
+    // SAFETY: the table and the code it describes live in `jit` until the
+    // end of the process.
+    unsafe { tern_runtime::backtrace::table::register(jit.debug_table) };
     // SAFETY: `entry` is the compiled wrapper around Tern `main` with the
     // signature `tern_rt_main` expects; the JIT memory lives in `jit`.
     let status = unsafe { tern_runtime::abi::process::tern_rt_main(jit.entry()) };
@@ -35,6 +47,18 @@ pub fn run(file: &str, opts: Options, time: bool, interp: bool) -> Result<i32, F
         report_execution(exec, exec_cpu);
     }
     Ok(status)
+}
+
+/// `--perf-map`: the JIT's functions in the format `perf` reads from
+/// `/tmp/perf-PID.map` (`START SIZE NAME`, hexadecimal, one per line).
+fn write_perf_map(functions: &[(String, *const u8, usize)]) -> Result<(), Failure> {
+    let path = format!("/tmp/perf-{}.map", std::process::id());
+    let mut text = String::new();
+    for (name, addr, size) in functions {
+        text.push_str(&format!("{:x} {size:x} {name}\n", *addr as usize));
+    }
+    std::fs::write(&path, text)
+        .map_err(|e| Failure::new(1, format!("error: cannot write the perf map {path}: {e}")))
 }
 
 /// `tern run --interp`: the reference interpreter runs `program` with the

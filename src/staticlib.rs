@@ -1,12 +1,17 @@
-//! Finding `libtern_runtime.a` for linking: `TERN_RUNTIME_LIB`, else beside
-//! the `tern` executable (cargo puts it in `target/<profile>/` when it builds
-//! the runtime package, and in `target/<profile>/deps/` with a hash suffix
-//! whenever it builds the driver).
+//! The runtime's static library `tern build` links: `TERN_RUNTIME_LIB` if
+//! set, else the copy embedded in this binary at build time (`build.rs`),
+//! unpacked on first use into the cache directory under a name carrying its
+//! hash, so a `tern` installed anywhere builds programs with no source tree
+//! and no environment, and two versions never share a file.
 
-use std::path::{Path, PathBuf};
+use std::io::Write as _;
+use std::path::PathBuf;
 
-/// The library's file name on this platform.
-pub const LIB_NAME: &str = "libtern_runtime.a";
+/// The runtime library this binary was built with (release, no debug info).
+static EMBEDDED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libtern_runtime.a"));
+
+/// Hash of [`EMBEDDED`] (computed by `build.rs`).
+const HASH: &str = env!("TERN_RUNTIME_HASH");
 
 /// Locates the runtime's static library or explains what is missing.
 pub fn find_runtime_lib() -> Result<PathBuf, String> {
@@ -20,41 +25,41 @@ pub fn find_runtime_lib() -> Result<PathBuf, String> {
             ))
         };
     }
-    let exe =
-        std::env::current_exe().map_err(|e| format!("cannot locate the tern executable: {e}"))?;
-    let dir = exe.parent().unwrap_or(Path::new("."));
-    let beside = dir.join(LIB_NAME);
-    // Cargo rebuilds `deps/libtern_runtime-<hash>.a` whenever it rebuilds the
-    // driver, but refreshes the un-hashed copy beside the executable only
-    // when the runtime itself is a requested package: the newest file wins,
-    // so a stale copy is never linked.
-    let candidates = [Some(beside.clone()), newest_hashed(&dir.join("deps"))];
-    if let Some((_, path)) = candidates
-        .into_iter()
-        .flatten()
-        .filter_map(|p| Some((p.metadata().ok()?.modified().ok()?, p)))
-        .max()
+    unpack_embedded()
+}
+
+/// The embedded library as a file in the cache directory, written if it is
+/// not there yet (to a temporary name first, so a concurrent `tern build`
+/// never links half a file).
+fn unpack_embedded() -> Result<PathBuf, String> {
+    let dir = crate::config::cache_dir();
+    let path = dir.join(format!("libtern_runtime-{HASH}.a"));
+    if path
+        .metadata()
+        .is_ok_and(|m| m.len() == EMBEDDED.len() as u64)
     {
         return Ok(path);
     }
-    Err(format!(
-        "cannot find the Tern runtime library: TERN_RUNTIME_LIB is not set and `{}` does not exist \
-         (build it with `cargo build -p tern-runtime`, or set TERN_RUNTIME_LIB to its path)",
-        beside.display()
-    ))
-}
-
-/// The most recent `libtern_runtime-<hash>.a` in cargo's `deps` directory.
-fn newest_hashed(deps: &Path) -> Option<PathBuf> {
-    std::fs::read_dir(deps)
-        .ok()?
-        .flatten()
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.starts_with("libtern_runtime-") && name.ends_with(".a")
-        })
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .max()
-        .map(|(_, p)| p)
+    let fail = |what: &str, e: std::io::Error| {
+        format!(
+            "cannot {what} the runtime library in `{}`: {e} (set XDG_CACHE_HOME to a writable directory, or TERN_RUNTIME_LIB to the library)",
+            dir.display()
+        )
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| fail("create a cache directory for", e))?;
+    let tmp = dir.join(format!(
+        ".libtern_runtime-{HASH}.{}.tmp",
+        std::process::id()
+    ));
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(EMBEDDED)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, &path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail("write", e)
+    })?;
+    Ok(path)
 }

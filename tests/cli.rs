@@ -1,6 +1,8 @@
 //! The driver's command line: exit statuses and messages for bad input,
 //! `check`, `--emit`, `--time`, and runtime-library discovery.
 
+mod pty_support;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -111,8 +113,9 @@ fn emit_clif_obj_and_asm() {
     let o = tern(&["build", file, "-o", asm.to_str().unwrap(), "--emit", "asm"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&asm).unwrap();
+    // Assembly source (the round trip through `cc -c` is tests/debugging.rs).
     assert!(
-        text.contains("; fn fib\n") && text.contains("ret"),
+        text.contains("\ntern.fib:\n") && text.contains("\tret"),
         "{text}"
     );
     let _ = std::fs::remove_dir_all(dir);
@@ -391,7 +394,9 @@ fn inlining_is_chosen_by_flags_and_changes_no_output() {
             assert_eq!(String::from_utf8_lossy(&out.stdout), "5\n");
             assert_eq!(
                 stderr(out),
-                "error: tests/programs/inlined_error_location.tern:5:12: index out of bounds: index 3, length 3\n"
+                "error: tests/programs/inlined_error_location.tern:5:12: index out of bounds: index 3, length 3\n  \
+                 in at   at tests/programs/inlined_error_location.tern:5:12\n  \
+                 in main at tests/programs/inlined_error_location.tern:15:11\n"
             );
             assert_eq!(out.status.code(), Some(101));
         }
@@ -511,4 +516,70 @@ fn sanitize_is_emitted_only_on_request() {
         assert!(sanitized.contains(f), "a sanitized build does not call {f}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `tern check` of a bad file with stderr on a terminal, and `NO_COLOR` as given.
+fn check_on_a_terminal(no_color: Option<&str>) -> String {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    let dir = scratch("color");
+    let bad = dir.join("bad.tern");
+    std::fs::write(&bad, "fn main() {\n    let x: i64 = true;\n}\n").unwrap();
+    let (master, slave) = pty_support::open_pty();
+    let child = {
+        let mut cmd = Command::new(TERN);
+        cmd.args(["check", bad.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::from(slave))
+            .env_remove("NO_COLOR");
+        if let Some(v) = no_color {
+            cmd.env("NO_COLOR", v);
+        }
+        cmd.spawn().expect("run tern")
+        // `cmd`, and with it this process's copy of the slave, ends here:
+        // reading the master then ends when the child exits.
+    };
+    let status = child.wait_with_output().unwrap().status;
+    assert_eq!(status.code(), Some(1));
+    let mut out = Vec::new();
+    let mut master = std::fs::File::from(master);
+    let mut buf = [0u8; 4096];
+    loop {
+        let mut fds = libc::pollfd {
+            fd: master.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        if unsafe { libc::poll(&mut fds, 1, 5000) } <= 0 {
+            break;
+        }
+        match master.read(&mut buf) {
+            Ok(n) if n > 0 => out.extend_from_slice(&buf[..n]),
+            _ => break, // EIO: the slave side is closed
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    String::from_utf8_lossy(&out).replace("\r\n", "\n")
+}
+
+#[test]
+fn diagnostics_are_coloured_on_a_terminal_unless_no_color() {
+    let colored = check_on_a_terminal(None);
+    assert!(
+        colored.contains("\x1b[1;31merror\x1b[0m\x1b[1m: mismatched types"),
+        "{colored:?}"
+    );
+    assert!(colored.contains("\x1b[1;31m^^^^\x1b[0m"), "{colored:?}");
+    let plain = check_on_a_terminal(Some("1"));
+    assert!(!plain.contains('\x1b'), "{plain:?}");
+    assert!(
+        plain.contains(": error: mismatched types: expected `i64`, found `bool`\n"),
+        "{plain:?}"
+    );
+    // An empty NO_COLOR does not count (no-color.org).
+    assert!(check_on_a_terminal(Some("")).contains('\x1b'));
+    // Not a terminal: plain (every other test of this file).
+    let o = tern(&["check", "tests/errors/addr_and_slices.tern"]);
+    assert!(!stderr(&o).contains('\x1b'));
 }

@@ -208,7 +208,10 @@ fn externs_resolve_as_in_the_jit_or_fail_at_the_call() {
     assert_eq!(lines(&o.stdout), ["0", "1"]);
     assert_eq!(
         stderr(&o),
-        format!("error: {file}:3:29: extern fn `labs` is not available in the interpreter\n")
+        format!(
+            "error: {file}:3:29: extern fn `labs` is not available in the interpreter\n  \
+             in main at {file}:3:29\n"
+        )
     );
     assert_eq!(o.status.code(), Some(101));
     let _ = std::fs::remove_dir_all(&dir);

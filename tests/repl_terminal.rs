@@ -185,7 +185,8 @@ fn names_complete_with_tab_and_history_outlives_the_session() {
     let mut t = Terminal::start(&dir);
     t.expect("tern> ");
     t.send("\u{1b}[A\u{1b}[A\r");
-    t.expect("error: cannot find `spin_count` in this scope");
+    // On a terminal, diagnostics are coloured.
+    t.expect("\x1b[1m<repl>:1:1:\x1b[0m \x1b[1;31merror\x1b[0m\x1b[1m: cannot find `spin_count`");
     t.expect("tern> ");
     t.send(":quit\r");
     assert_eq!(t.child.wait().expect("tern ends").code(), Some(0));

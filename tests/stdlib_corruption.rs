@@ -2,7 +2,7 @@
 //! holes), writes seeded random words into `p.nodes` and `p.tree`, then keeps
 //! allocating, resizing, appending and freeing. Every run must end in a correct
 //! run (status 0) or a clean runtime error (status 101, one stderr line starting
-//! `error: `) — never a signal, a hang (killed after a timeout) or a write outside
+//! `error: ` and its backtrace) — never a signal, a hang (killed after a timeout) or a write outside
 //! the pool — for `slice_pool` (the runtime's checked tree) and `slice_pool_pure`
 //! (the tree in Tern), in JIT and AOT at every level.
 //!
@@ -23,7 +23,7 @@ mod pool_support;
 use std::process::Command;
 use std::time::Duration;
 
-use pool_support::{MATRIX, Mode, run_with_timeout, scratch};
+use pool_support::{MATRIX, Mode, error_and_backtrace, run_with_timeout, scratch};
 
 const AOT_SEEDS: u64 = 48;
 const TIMEOUT: Duration = Duration::from_secs(60);
@@ -188,7 +188,7 @@ fn judge(o: &pool_support::Outcome) -> Result<bool, String> {
     }
     match o.code {
         Some(0) if o.stdout.ends_with("ok\n") && o.stderr.is_empty() => Ok(false),
-        Some(101) if o.stderr.starts_with("error: ") && o.stderr.lines().count() == 1 => Ok(true),
+        Some(101) if error_and_backtrace(&o.stderr).is_some() => Ok(true),
         c => Err(format!(
             "status {c:?}; stdout tail: {:?}; stderr: {:?}",
             tail(&o.stdout),

@@ -1,13 +1,14 @@
 //! Error paths of both library pools: each misuse ends the run with status 101
-//! and one stderr line `error: <stdlib file>:<line>:<col>: panic: <module>::<op>: <what>`
+//! and the line `error: <stdlib file>:<line>:<col>: panic: <module>::<op>: <what>`
 //! naming the pool operation and, for errors the tree reports, the runtime's
-//! message for the error code. Checked in JIT and AOT (-O1).
+//! message for the error code; its backtrace marks the user's line of the
+//! misuse (`  in main at FILE:LINE:COL  <- your code`). Checked in JIT and AOT (-O1).
 
 mod pool_support;
 
 use std::time::Duration;
 
-use pool_support::{Mode, run_program, scratch};
+use pool_support::{Mode, error_and_backtrace, run_program, scratch};
 use tern_runtime::span_tree::{error, layout};
 
 /// The runtime's message for a corrupt `len[0]` of node 0 (its word index
@@ -154,14 +155,18 @@ fn check_module(module: &str, extra: &[(&str, &str, &str, Option<&str>)]) {
             Some(d) => format!(": panic: {module}::{lit}: {d}"),
             None => format!(": panic: {module}::{lit}"),
         };
+        // The misuse is the body's last line.
+        let user_line = format!("{}:{}:", file.display(), 2 + body.lines().count());
         for mode in [Mode::Jit, Mode::Aot] {
             let o = run_program(&file, mode, "-O1", &[], &dir, Duration::from_secs(120)).unwrap();
-            let line = o.stderr.trim_end();
             let ok = o.code == Some(101)
-                && o.stderr.lines().count() == 1
-                && line.starts_with("error: ")
-                && line.contains(&format!("stdlib/{module}.tern:"))
-                && line.ends_with(&want);
+                && error_and_backtrace(&o.stderr).is_some_and(|(line, frames)| {
+                    let last = frames.last().copied().unwrap_or("");
+                    line.contains(&format!("stdlib/{module}.tern:"))
+                        && line.ends_with(&want)
+                        && last.contains(&user_line)
+                        && last.ends_with("  <- your code")
+                });
             if !ok {
                 failures.push(format!(
                     "{module} {name} [{mode:?}]: status {:?}, stderr {:?}, want ...{want:?}",

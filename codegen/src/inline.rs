@@ -7,7 +7,9 @@
 //! policy picks, and is compiled. A call inside a cycle (recursion) is never
 //! inlined, so inlining ends. Runtime-error locations survive inlining: they
 //! are data (the `file:line:col` string each check passes), not source
-//! locations, so an inlined check still names its own line.
+//! locations, so an inlined check still names its own line; and the
+//! inliner chains the call-site tags of `crate::debug`, so a backtrace still
+//! shows the inlined frames.
 
 use std::borrow::Cow;
 use std::collections::HashMap;

@@ -31,6 +31,9 @@ pub fn host_isa(opts: &Options, pic: bool) -> Result<OwnedTargetIsa, CodegenErro
     // frame hits the guard page instead of silently skipping over it.
     set(&mut flags, "enable_probestack", "true")?;
     set(&mut flags, "probestack_strategy", "inline")?;
+    // Every function keeps a frame pointer, so a runtime error can walk the
+    // Tern call stack (`tern_runtime::backtrace`).
+    set(&mut flags, "preserve_frame_pointers", "true")?;
     let isa = cranelift_native::builder()
         .map_err(|e| CodegenError::Unsupported(format!("host machine: {e}")))?;
     isa.finish(settings::Flags::new(flags))

@@ -19,6 +19,11 @@ pub struct JitProgram {
     // unless this value is dropped.
     _module: JITModule,
     entry: *const u8,
+    /// The backtrace table, for `tern_runtime::backtrace::table::register`.
+    pub debug_table: *const u8,
+    /// Every Tern function's symbol name, address and code length (what a
+    /// profiler's perf map lists).
+    pub functions: Vec<(String, *const u8, usize)>,
     /// Listings the options asked for.
     pub listing: Listing,
 }
@@ -96,9 +101,27 @@ pub fn compile_jit(
         .finalize_definitions()
         .map_err(|e| CodegenError::cranelift("JIT finalization", e))?;
     let entry = module.get_finalized_function(tr.entry);
+    let debug_table = module
+        .get_finalized_data(tr.debug_table.expect("translate defines the table"))
+        .0;
+    let functions = tr
+        .debug
+        .funcs
+        .iter()
+        .map(|f| {
+            let name = &program.functions[f.index as usize].name;
+            (
+                name.clone(),
+                module.get_finalized_function(f.id),
+                f.size as usize,
+            )
+        })
+        .collect();
     Ok(JitProgram {
         _module: module,
         entry,
+        debug_table,
+        functions,
         listing: tr.listing,
     })
 }

@@ -8,6 +8,8 @@
 //! does not depend on the runtime: the driver passes the runtime's symbol
 //! addresses (JIT) or its static library (AOT) in.
 
+pub mod asm;
+pub mod debug;
 pub mod error;
 pub mod inline;
 pub mod isa;
@@ -58,8 +60,8 @@ pub struct Options {
     /// Collect the CLIF text of every function (before Cranelift's own
     /// optimization), headed by its Tern name.
     pub emit_clif: bool,
-    /// Collect the generated machine code as disassembly (Cranelift's
-    /// final VCode listing), headed by the Tern name.
+    /// Objects only: print the object as assembly source that `cc -c`
+    /// assembles ([`asm`]), annotated with Tern lines.
     pub emit_asm: bool,
     /// Which calls of Tern functions are inlined (JIT and AOT alike).
     pub inlining: Inlining,
@@ -86,6 +88,10 @@ pub struct Options {
     /// `interrupted` when the flag is set); loop headers still poll the flag.
     /// JIT only; `None` emits nothing.
     pub stack_limit: Option<usize>,
+    /// The directory relative source names are resolved against in an
+    /// object's debug information (DWARF's `comp_dir`); the driver sets the
+    /// current directory.
+    pub comp_dir: String,
 }
 
 impl Options {
@@ -106,6 +112,7 @@ impl Options {
             sanitize: false,
             interrupt_flag: None,
             stack_limit: None,
+            comp_dir: ".".into(),
         }
     }
 }
@@ -115,6 +122,6 @@ impl Options {
 pub struct Listing {
     /// CLIF of every function, in definition order.
     pub clif: String,
-    /// Disassembly of every function, in definition order.
+    /// The object as assembly source (`Options::emit_asm`).
     pub asm: String,
 }

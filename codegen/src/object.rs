@@ -9,7 +9,7 @@ use cranelift_object::{ObjectBuilder, ObjectModule};
 use tern_compiler::tir::Program;
 
 use crate::isa::host_isa;
-use crate::lower::{callee_legend, translate};
+use crate::lower::{callee_legend, function_symbol, translate};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, Options};
 
@@ -28,7 +28,10 @@ pub fn compile_object(program: &Program, opts: &Options) -> Result<ObjectOutput,
     let mut module = ObjectModule::new(builder);
     let mut tr = translate(&mut module, program, opts)?;
 
-    // int main(int argc, char **argv) { return tern_rt_main(tern.entry); }
+    // int main(int argc, char **argv) {
+    //     tern_rt_debug_table(tern.debug_table);
+    //     return tern_rt_main(tern.entry);
+    // }
     let cc = module.isa().default_call_conv();
     let mut sig = Signature::new(cc);
     sig.params.push(AbiParam::new(types::I32));
@@ -38,6 +41,8 @@ pub fn compile_object(program: &Program, opts: &Options) -> Result<ObjectOutput,
         .declare_function("main", Linkage::Export, &sig)
         .map_err(|e| CodegenError::cranelift("main", e))?;
     let rt_main = tr.runtime_func(&mut module, Rt::RtMain)?;
+    let rt_table = tr.runtime_func(&mut module, Rt::DebugTable)?;
+    let table = tr.debug_table.expect("translate defines the table");
     let mut ctx = module.make_context();
     ctx.func.signature = sig;
     let mut fctx = FunctionBuilderContext::new();
@@ -46,6 +51,10 @@ pub fn compile_object(program: &Program, opts: &Options) -> Result<ObjectOutput,
         let block = b.create_block();
         b.append_block_params_for_function_params(block);
         b.switch_to_block(block);
+        let table = module.declare_data_in_func(table, b.func);
+        let table = b.ins().symbol_value(types::I64, table);
+        let rt_table = module.declare_func_in_func(rt_table, b.func);
+        b.ins().call(rt_table, &[table]);
         let entry = module.declare_func_in_func(tr.entry, b.func);
         let entry_addr = b.ins().func_addr(types::I64, entry);
         let rt_main = module.declare_func_in_func(rt_main, b.func);
@@ -66,10 +75,31 @@ pub fn compile_object(program: &Program, opts: &Options) -> Result<ObjectOutput,
     module
         .define_function(main_id, &mut ctx)
         .map_err(|e| CodegenError::cranelift("main", e))?;
-    let product = module.finish();
+    let mut product = module.finish();
+    crate::debug::dwarf::write(&mut product, program, &tr.debug, &opts.comp_dir)?;
     let bytes = product
         .emit()
         .map_err(|e| CodegenError::cranelift("object emission", e))?;
+    if opts.emit_asm {
+        let notes = tr
+            .debug
+            .funcs
+            .iter()
+            .map(|f| {
+                let name = &program.functions[f.index as usize].name;
+                let rows = f.rows.iter().map(|&(at, loc)| {
+                    let file = program
+                        .files
+                        .get(loc.file as usize)
+                        .cloned()
+                        .unwrap_or_default();
+                    (at, (file, loc.line, loc.col))
+                });
+                (function_symbol(name), rows.collect())
+            })
+            .collect();
+        tr.listing.asm = crate::asm::print(&bytes, &notes)?;
+    }
     Ok(ObjectOutput {
         bytes,
         listing: tr.listing,

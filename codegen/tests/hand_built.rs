@@ -96,6 +96,7 @@ fn func(
 fn program(functions: Vec<Function>, structs: Vec<StructDef>) -> Program {
     Program {
         files: vec!["t.tern".into()],
+        library: Vec::new(),
         structs,
         functions,
         externs: vec![],
@@ -431,8 +432,13 @@ fn object_and_listings() {
         out.listing.clif
     );
     assert!(out.listing.clif.contains("; fn <C main>\n"));
-    assert!(out.listing.asm.contains("; fn main\n"));
-    assert!(!out.listing.asm.trim().is_empty());
+    // The Tern function's symbol, labelled, in Intel syntax.
+    assert!(
+        out.listing.asm.contains("\ntern.main:\n"),
+        "{}",
+        out.listing.asm
+    );
+    assert!(out.listing.asm.contains("\t.intel_syntax noprefix\n"));
 }
 
 #[test]

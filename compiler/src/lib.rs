@@ -58,6 +58,12 @@ impl Loaded {
 pub trait Loader: Sync {
     /// Module `name` imported from the file with display name `from`.
     fn load(&self, name: &str, from: &str) -> Loaded;
+    /// Whether the module this loader returned as `display` is
+    /// standard-library code (backtraces tell it from the user's).
+    fn is_library(&self, display: &str) -> bool {
+        let _ = display;
+        false
+    }
 }
 
 /// Stack size of the thread the compiler runs on: its passes recurse once
@@ -175,7 +181,9 @@ fn load_modules(
                 None => {
                     let t = match loader.load(&name.name, &from) {
                         Loaded::Source(display, src) => {
+                            let library = loader.is_library(&display);
                             let file = sources.add(display, src);
+                            sources.files[file as usize].library = library;
                             let text = sources.file(file).text.clone();
                             let ast = syntax::parse_file(file, &text, sink);
                             modules.push(check::ParsedModule {

@@ -34,6 +34,8 @@ pub struct SourceFile {
     /// Display name used in diagnostics (`file:line:col`).
     pub name: String,
     pub text: String,
+    /// A standard-library module (the loader says so: [`crate::Loader::is_library`]).
+    pub library: bool,
     /// Byte offset of the start of each line.
     line_starts: Vec<u32>,
     /// For a file that is not all ASCII: the number of characters before
@@ -70,6 +72,7 @@ impl SourceFile {
         }
         SourceFile {
             name,
+            library: false,
             text,
             line_starts,
             chars_before_chunk,

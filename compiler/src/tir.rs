@@ -48,6 +48,10 @@ pub struct Program {
     /// Display names of the source files, as they appear in diagnostics
     /// (`Loc::file` indexes this).
     pub files: Vec<String>,
+    /// Which files are standard-library modules (indexed like `files`; a
+    /// file past its end is the user's). Backtraces mark the first frame
+    /// outside them.
+    pub library: Vec<bool>,
     pub structs: Vec<StructDef>,
     /// Every function instance that is reachable from `main` (or, for the
     /// REPL, from the entry being evaluated). Generic functions appear once
@@ -595,6 +599,11 @@ impl Program {
     }
 
     /// `file:line:col` for runtime error messages.
+    pub fn is_library(&self, file: u32) -> bool {
+        self.library.get(file as usize).copied().unwrap_or(false)
+    }
+
+    /// `file:line:col` of `loc`.
     pub fn describe(&self, loc: Loc) -> String {
         let file = self
             .files

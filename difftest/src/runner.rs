@@ -578,12 +578,17 @@ fn intent_mismatch(intent: &Intent, o: &Outcome) -> Option<(String, String)> {
             !o.timed_out && o.signal.is_none() && !o.build_failed && o.stderr.is_empty()
         }
         Intent::Error { fragment, .. } => {
+            // One error line, then the Tern call stack down to `main`.
             let lines: Vec<&str> = o.stderr.lines().collect();
             !o.timed_out
                 && o.status == Some(101)
-                && lines.len() == 1
+                && lines.len() >= 2
                 && lines[0].starts_with("error: ")
                 && lines[0].contains(fragment.as_str())
+                && lines[1..]
+                    .iter()
+                    .all(|l| l.starts_with("  in ") || l.starts_with("  ... "))
+                && lines.last().is_some_and(|l| l.starts_with("  in main "))
         }
     };
     if ok {
@@ -664,12 +669,12 @@ mod tests {
         let plain = out(
             101,
             "",
-            "error: p.tern:5:5: double free: the span overlaps free space\n",
+            "error: p.tern:5:5: double free: the span overlaps free space\n  in main at p.tern:5:5\n",
         );
         let san = out(
             101,
             "",
-            "error: p.tern:5:5: use of a freed slice (freed at p.tern:4:5)\n",
+            "error: p.tern:5:5: use of a freed slice (freed at p.tern:4:5)\n  in main at p.tern:5:5\n",
         );
         let sanitized = Mode::Sanitized(Engine::Jit(Level::O2));
         let results = vec![
@@ -688,7 +693,11 @@ mod tests {
 
     #[test]
     fn intent_is_checked_when_all_agree() {
-        let err = out(101, "", "error: p.tern:3:5: division by zero\n");
+        let err = out(
+            101,
+            "",
+            "error: p.tern:3:5: division by zero\n  in main at p.tern:3:5\n",
+        );
         let results = vec![
             (Mode::Jit(Level::O0), err.clone()),
             (Mode::Aot(Level::O2), err),

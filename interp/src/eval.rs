@@ -8,14 +8,17 @@
 //! bytes, not a copy, so `a = b`, argument copies and stores read the source
 //! when the backend's copy would, and aliasing through `ref` behaves the same.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{CStr, CString, c_char};
+use std::rc::Rc;
 
 use tern_compiler::tir::{
     Arg, BinOp, Block, Builtin, Expr, ExprKind, ExternId, FuncId, Function, Loc, LocalId, Program,
     Stmt, Type, UnOp,
 };
 use tern_runtime::abi::{fail, output, reusable, sanitize};
+use tern_runtime::backtrace;
 
 use crate::code::{Code, FrameLayout, Home, is_fresh_aggregate, is_mem, site};
 use crate::externs::{self, Extern};
@@ -127,6 +130,43 @@ impl Frame<'_> {
     }
 }
 
+/// The Tern call stack as the runtime's backtraces see it: each active
+/// function (innermost last) with the location it is at — the call it is
+/// making, or the last location handed to the runtime, exactly the site the
+/// backend tags its calls with (`tern_codegen::debug`).
+pub struct CallStack<'a> {
+    program: &'a Program,
+    frames: RefCell<Vec<(FuncId, Loc)>>,
+}
+
+impl CallStack<'_> {
+    /// The innermost frame is now at `loc`.
+    fn at(&self, loc: Loc) {
+        if let Some(top) = self.frames.borrow_mut().last_mut() {
+            top.1 = loc;
+        }
+    }
+}
+
+impl backtrace::StackSource for CallStack<'_> {
+    fn frames(&self) -> Vec<backtrace::Frame> {
+        let p = self.program;
+        self.frames
+            .borrow()
+            .iter()
+            .rev()
+            .map(|&(f, loc)| backtrace::Frame {
+                name: p
+                    .functions
+                    .get(f.0 as usize)
+                    .map_or_else(String::new, |f| f.name.clone()),
+                loc: p.describe(loc),
+                library: p.is_library(loc.file),
+            })
+            .collect()
+    }
+}
+
 /// The running program: the simulated stack and the location strings handed
 /// to the runtime.
 pub struct Machine<'a> {
@@ -140,6 +180,8 @@ pub struct Machine<'a> {
     locs: HashMap<Loc, CString>,
     /// `--sanitize`: the checks and calls the backend emits with `--sanitize`.
     sanitize: bool,
+    /// The call stack backtraces print.
+    pub calls: Rc<CallStack<'a>>,
 }
 
 /// The backend's `SANITIZE_*` constants (`tern_runtime::sanitize`; a test compares).
@@ -165,6 +207,10 @@ impl<'a> Machine<'a> {
             host_floor,
             locs: HashMap::new(),
             sanitize: false,
+            calls: Rc::new(CallStack {
+                program: code.program,
+                frames: RefCell::new(Vec::new()),
+            }),
         }
     }
 
@@ -240,9 +286,12 @@ impl<'a> Machine<'a> {
         let Some((base, mark)) = self.stack.push(layout.size, layout.charge) else {
             fail::report_stack_overflow()
         };
+        self.calls.at(at);
+        self.calls.frames.borrow_mut().push((id, f.loc));
         let frame = self.enter(f, layout, base, sret, args)?;
         let flow = self.block(&frame, &f.body)?;
         drop(frame);
+        self.calls.frames.borrow_mut().pop();
         self.stack.pop(mark);
         leave(f, flow)
     }
@@ -384,6 +433,7 @@ impl<'a> Machine<'a> {
                 Passed::Value(Val::Mem(a)) => words.push(a),
             }
         }
+        self.calls.at(e.loc);
         let raw = match *how {
             Extern::Runtime(call) => call(&words),
             Extern::Native(addr) => externs::call_native(addr, &words),
@@ -611,7 +661,10 @@ impl<'a> Machine<'a> {
     }
 
     /// Address of the NUL-terminated `file:line:col` of `loc`.
+    /// The runtime call it is passed to fails at `loc`: the innermost
+    /// frame is there (as in the backend's `loc_ptr`).
     fn loc_ptr(&mut self, loc: Loc) -> *const c_char {
+        self.calls.at(loc);
         let program = self.program;
         self.locs
             .entry(loc)

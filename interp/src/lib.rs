@@ -168,9 +168,12 @@ fn run_in_runtime(machine: &mut Machine<'_>) -> i32 {
         let machine = unsafe { &mut *data.cast::<Machine<'_>>() };
         machine.run_main()
     }
+    let calls = machine.calls.clone();
     PENDING.set(Some((std::ptr::from_mut(machine).cast(), run)));
     // SAFETY: `entry` has the signature `tern_rt_main` expects.
-    let status = unsafe { process::tern_rt_main(entry) };
+    let status = tern_runtime::backtrace::with_stack_source(&*calls, || unsafe {
+        process::tern_rt_main(entry)
+    });
     PENDING.set(None);
     status
 }
@@ -290,6 +293,7 @@ mod tests {
         }
         Program {
             files: vec!["nested.tern".into()],
+            library: Vec::new(),
             structs: Vec::new(),
             functions: vec![Function {
                 name: "main".into(),

@@ -14,6 +14,7 @@
 //! * [`exit_status`] — the statuses a program ends with (a leaf module).
 
 pub mod abi;
+pub mod backtrace;
 pub mod builtin;
 pub mod exit_status;
 pub mod memory;

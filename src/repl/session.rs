@@ -244,7 +244,7 @@ impl Session {
         let new = match session::split_items(&source) {
             Ok(items) => items,
             Err(diags) => {
-                eprint!("{}", diags.render());
+                eprint!("{}", crate::frontend::colored(diags.render()));
                 return;
             }
         };
@@ -330,7 +330,7 @@ impl Session {
         let compiled = match result {
             Ok(c) => c,
             Err(diags) => {
-                eprint!("{}", diags.render());
+                eprint!("{}", crate::frontend::colored(diags.render()));
                 return;
             }
         };
@@ -353,8 +353,12 @@ impl Session {
         };
         self.last_timing.cranelift = Some(start.elapsed());
         let start = Instant::now();
+        // SAFETY: the table and its code live until `free` below, and are
+        // unregistered first.
+        unsafe { tern_runtime::backtrace::table::register(jit.debug_table) };
         let outcome = self.worker.run(jit.entry());
         self.last_timing.run = Some(start.elapsed());
+        tern_runtime::backtrace::table::unregister(jit.debug_table);
         // SAFETY: the worker is back from this code, whatever the outcome,
         // and nothing keeps pointers into it.
         unsafe { jit.free() };
@@ -426,7 +430,7 @@ impl Session {
                 }
             }
             Err(diags) => {
-                eprint!("{}", diags.render());
+                eprint!("{}", crate::frontend::colored(diags.render()));
                 return;
             }
         }
@@ -486,7 +490,7 @@ impl Session {
         let program = match self.compile_input(&sources, &call, InputKind::Statements, &mut none) {
             Ok(c) => c.program,
             Err(d) => {
-                eprint!("{}", d.render());
+                eprint!("{}", crate::frontend::colored(d.render()));
                 return;
             }
         };

@@ -230,3 +230,19 @@ impl Rng {
         self.next() % n
     }
 }
+
+/// A runtime error's stderr split into its error line and its backtrace
+/// (`  in NAME at LOC` lines, or `  ... N more frames`), or `None` if it is
+/// not exactly that: one `error: ` line, then at least one frame, the last
+/// being `main`'s.
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub fn error_and_backtrace(stderr: &str) -> Option<(&str, Vec<&str>)> {
+    let mut lines = stderr.lines();
+    let first = lines.next().filter(|l| l.starts_with("error: "))?;
+    let frames: Vec<&str> = lines.collect();
+    let frame_lines = frames
+        .iter()
+        .all(|l| l.starts_with("  in ") || l.starts_with("  ... "));
+    let ends_in_main = frames.last().is_some_and(|l| l.starts_with("  in main "));
+    (frame_lines && ends_in_main).then_some((first, frames))
+}

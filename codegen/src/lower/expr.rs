@@ -7,6 +7,10 @@ impl<M: Module> FnLower<'_, '_, M> {
     // ----- expressions --------------------------------------------------
 
     pub(super) fn expr(&mut self, e: &Expr) -> R<Val> {
+        self.at(e.loc, |s| s.expr_here(e))
+    }
+
+    fn expr_here(&mut self, e: &Expr) -> R<Val> {
         Ok(match &e.kind {
             ExprKind::Int(v) => {
                 let t = match repr(&e.ty) {
@@ -285,6 +289,7 @@ impl<M: Module> FnLower<'_, '_, M> {
         let id = self.tr.funcs[func.0 as usize];
         let f = self.func_ref(id);
         let call = self.b.ins().call(f, &vals);
+        self.tag_call(call);
         let results = self.b.inst_results(call).to_vec();
         Ok(match (repr(ret), sret) {
             (_, Some(t)) => Val::Mem(t),
@@ -302,6 +307,7 @@ impl<M: Module> FnLower<'_, '_, M> {
         let id = self.tr.externs[func.0 as usize];
         let f = self.func_ref(id);
         let call = self.b.ins().call(f, &vals);
+        self.tag_call(call);
         Ok(match self.b.inst_results(call).first() {
             Some(&v) if repr(ret) != Repr::Unit => Val::Scalar(v),
             _ => Val::Unit,

@@ -34,6 +34,7 @@ use tern_compiler::tir::{
     self, Arg, BinOp, Builtin, Expr, ExprKind, Loc, LocalId, Program, Stmt, Type, UnOp,
 };
 
+use crate::debug::{DebugInfo, table};
 use crate::inline::{CallGraph, Inliner, Inlining};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
@@ -79,6 +80,10 @@ pub struct Translation {
     config: TargetFrontendConfig,
     /// Listings collected when the options ask for them.
     pub listing: Listing,
+    /// Call sites and line rows of every compiled function.
+    pub debug: DebugInfo,
+    /// The backtrace table (`tern_rt_debug_table`'s argument), defined last.
+    pub debug_table: Option<DataId>,
 }
 
 impl Translation {
@@ -172,14 +177,16 @@ pub fn translate<M: Module>(
         call_conv,
         config,
         listing: Listing::default(),
+        debug: DebugInfo::default(),
+        debug_table: None,
     };
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
     // Every body first, then each compiled after the bodies it inlines.
     let mut bodies = Vec::with_capacity(program.functions.len());
-    for f in &program.functions {
+    for (index, f) in program.functions.iter().enumerate() {
         ctx.func.signature = function_signature(program, f, call_conv);
-        FnLower::build(module, &mut tr, program, opts, f, &mut ctx, &mut fctx)?;
+        FnLower::build(module, &mut tr, program, opts, index, &mut ctx, &mut fctx)?;
         bodies.push(ctx.func.clone());
         module.clear_context(&mut ctx);
     }
@@ -214,7 +221,15 @@ pub fn translate<M: Module>(
             bodies[index] = ctx.func.clone();
         }
         let id = tr.funcs[index];
-        define(module, &mut tr, opts, id, &names[index], &mut ctx)?;
+        define(
+            module,
+            &mut tr,
+            opts,
+            id,
+            &names[index],
+            Some(index),
+            &mut ctx,
+        )?;
     }
     // The entry wrapper.
     ctx.func.signature = entry_sig;
@@ -245,8 +260,39 @@ pub fn translate<M: Module>(
         b.seal_all_blocks();
         b.finalize(config);
     }
-    define(module, &mut tr, opts, entry, "<entry>", &mut ctx)?;
+    define(module, &mut tr, opts, entry, "<entry>", None, &mut ctx)?;
+    define_debug_table(module, &mut tr, program)?;
     Ok(tr)
+}
+
+/// Defines the backtrace table of every function defined so far.
+fn define_debug_table<M: Module>(
+    module: &mut M,
+    tr: &mut Translation,
+    program: &Program,
+) -> Result<(), CodegenError> {
+    const NAME: &str = "tern.debug_table";
+    let table = table::build(program, &tr.debug);
+    let id = module
+        .declare_data(NAME, Linkage::Local, false, false)
+        .map_err(|e| CodegenError::cranelift(NAME, e))?;
+    let mut desc = DataDescription::new();
+    desc.set_align(8);
+    desc.define(table.bytes.into_boxed_slice());
+    for (offset, func, addend) in table.relocs {
+        // A code address with an offset: `write_function_addr` has no
+        // addend, so the function is imported as a relocation target of
+        // the data kind (namespace 0 is the module's functions).
+        let target = module.declare_func_in_data(func, &mut desc);
+        let name = desc.function_decls[target].clone();
+        let gv = desc.import_global_value(name);
+        desc.write_data_addr(offset, gv, i64::from(addend));
+    }
+    module
+        .define_data(id, &desc)
+        .map_err(|e| CodegenError::cranelift(NAME, e))?;
+    tr.debug_table = Some(id);
+    Ok(())
 }
 
 /// Defines one function (running the verifier if the ISA flags say so) and
@@ -257,32 +303,30 @@ fn define<M: Module>(
     opts: &Options,
     id: FuncId,
     name: &str,
+    index: Option<usize>,
     ctx: &mut Context,
 ) -> Result<(), CodegenError> {
     if opts.emit_clif {
-        // Show the function under its symbol name (`function %"tern.main"`);
-        // the module only uses the id, so the name is restored afterwards.
+        // Show the function under its symbol name (`function %"tern.main"`),
+        // without the source locations (indices into the debug records,
+        // which would only clutter the listing).
         let symbol = module
             .declarations()
             .get_function_decl(id)
             .linkage_name(id)
             .into_owned();
-        let saved = std::mem::replace(&mut ctx.func.name, UserFuncName::testcase(symbol));
+        let mut shown = ctx.func.clone();
+        shown.name = UserFuncName::testcase(symbol);
+        shown.stencil.srclocs.clear();
         tr.listing
             .clif
-            .push_str(&format!("; fn {name}\n{}\n", ctx.func.display()));
-        ctx.func.name = saved;
+            .push_str(&format!("; fn {name}\n{}\n", shown.display()));
     }
-    ctx.set_disasm(opts.emit_asm);
     module
         .define_function(id, ctx)
         .map_err(|e| CodegenError::cranelift(name, format_module_error(e)))?;
-    if opts.emit_asm {
-        let text = ctx
-            .compiled_code()
-            .and_then(|c| c.vcode.clone())
-            .unwrap_or_default();
-        tr.listing.asm.push_str(&format!("; fn {name}\n{text}\n"));
+    if let (Some(index), Some(code)) = (index, ctx.compiled_code()) {
+        tr.debug.record(id, index as u32, code);
     }
     module.clear_context(ctx);
     Ok(())
@@ -479,8 +523,12 @@ struct FnLower<'a, 'b, M: Module> {
     tr: &'a mut Translation,
     program: &'a Program,
     opts: &'a Options,
-    /// The function being translated.
+    /// The function being translated, and its index in the program.
     f: &'a tir::Function,
+    index: u32,
+    /// The location of the construct being translated: the site of the
+    /// calls emitted now (see [`crate::debug`]).
+    here: Loc,
     b: FunctionBuilder<'b>,
     /// Where each local lives, once it is initialised.
     locals: Vec<Option<Storage>>,
@@ -507,17 +555,20 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         tr: &'a mut Translation,
         program: &'a Program,
         opts: &'a Options,
-        f: &'a tir::Function,
+        index: usize,
         ctx: &'b mut Context,
         fctx: &'b mut FunctionBuilderContext,
     ) -> R<()> {
         let b = FunctionBuilder::new(&mut ctx.func, fctx);
+        let f = &program.functions[index];
         let mut this = FnLower {
             module,
             tr,
             program,
             opts,
             f,
+            index: index as u32,
+            here: f.loc,
             b,
             locals: vec![None; f.locals.len()],
             sret: None,
@@ -748,7 +799,12 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
     }
 
     /// Address of the NUL-terminated `file:line:col` for a runtime call.
+    ///
+    /// The runtime call it is passed to fails at `loc`, so `loc` becomes the
+    /// location of the calls emitted next (the innermost backtrace frame
+    /// then names the same place as the error message).
     fn loc_ptr(&mut self, loc: Loc) -> R<Value> {
+        self.here = loc;
         let text = self.program.describe(loc);
         self.c_str(&text)
     }
@@ -771,7 +827,28 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
     fn call_rt(&mut self, rt: Rt, args: &[Value]) -> R<Option<Value>> {
         let f = self.runtime(rt)?;
         let call = self.b.ins().call(f, args);
+        self.tag_call(call);
         Ok(self.b.inst_results(call).first().copied())
+    }
+
+    /// Marks `call` as made from [`FnLower::here`] (see [`crate::debug`]).
+    fn tag_call(&mut self, call: ir::Inst) {
+        let tag = self.tr.debug.tag(self.index, self.here);
+        self.b.func.debug_tags.set(call, [tag]);
+    }
+
+    /// Translates code for the construct at `loc`: the calls it emits are
+    /// made from `loc`, and its instructions map to `loc` in the line table.
+    /// The enclosing location is restored afterwards.
+    fn at<T>(&mut self, loc: Loc, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        let outer = std::mem::replace(&mut self.here, loc);
+        let srcloc = self.tr.debug.srcloc(loc);
+        let outer_srcloc = self.b.srcloc();
+        self.b.set_srcloc(srcloc);
+        let result = f(self);
+        self.here = outer;
+        self.b.set_srcloc(outer_srcloc);
+        result
     }
 
     /// Continues in a fresh block with no predecessors after a terminator

@@ -1051,6 +1051,7 @@ impl<'a> Checker<'a> {
         }
         let program = tir::Program {
             files: self.sources.files.iter().map(|f| f.name.clone()).collect(),
+            library: self.sources.files.iter().map(|f| f.library).collect(),
             structs,
             functions: functions.into_iter().flatten().collect(),
             externs: std::mem::take(&mut self.extern_list),

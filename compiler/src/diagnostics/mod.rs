@@ -4,6 +4,7 @@
 //! drawn by `annotate-snippets`.
 
 pub mod messages;
+pub mod style;
 
 use crate::source::{SourceMap, Span};
 use annotate_snippets::{Level, Renderer, Snippet};

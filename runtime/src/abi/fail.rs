@@ -1,8 +1,10 @@
 //! The single failure path of the runtime: every runtime error of a Tern
 //! program (bounds, division, panic, assert, pool errors) ends here.
 //!
-//! `report` flushes the program's buffered stdout, prints ONE line
-//! `error: <loc>: <message>` on stderr and ends the process with status 101.
+//! `report` flushes the program's buffered stdout, prints the line
+//! `error: <loc>: <message>` on stderr, followed by the Tern call stack
+//! (`  in NAME at LOC`, see [`crate::backtrace`]), and ends the process with
+//! status 101.
 //!
 //! Host seam: a host that must survive a failing program (the REPL) installs
 //! a hook with [`set_failure_hook`]. `report` still flushes stdout first,
@@ -71,7 +73,13 @@ pub fn report_stack_overflow() -> ! {
 
 /// [`report`] with the location already as text.
 pub fn report_at(loc: impl Into<String>, msg: impl Into<String>) -> ! {
-    let (loc, msg) = (loc.into(), msg.into());
+    let (loc, mut msg) = (loc.into(), msg.into());
+    // The backtrace joins the message, so a host's hook prints it too.
+    let trace = crate::backtrace::render(&crate::backtrace::capture());
+    if !trace.is_empty() {
+        msg.push('\n');
+        msg.push_str(trace.trim_end());
+    }
     // Output printed before the failure must appear before the error line
     // and must not be lost by the exit below.
     crate::stdout::flush();

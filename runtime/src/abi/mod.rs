@@ -6,7 +6,8 @@
 //! * [`sanitize`] — the sanitizer behind `--sanitize` (`tern_sanitize_*`);
 //! * [`output`] — buffered program output and the failure entry points
 //!   generated code calls (`tern_print_*`, `tern_panic`, `tern_*_fail`, ...);
-//! * [`process`] — program entry and exit (`tern_rt_main`, `tern_rt_flush`);
+//! * [`process`] — program entry and exit (`tern_rt_main`, `tern_rt_flush`,
+//!   `tern_rt_debug_table`);
 //! * [`interrupt`] — stopping a running program from outside (the REPL's
 //!   Ctrl-C: `tern_rt_interrupted`);
 //! * [`fail`] — the single failure path.
@@ -31,6 +32,10 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     vec![
         ("tern_rt_main", process::tern_rt_main as *const u8),
         ("tern_rt_flush", process::tern_rt_flush as *const u8),
+        (
+            "tern_rt_debug_table",
+            process::tern_rt_debug_table as *const u8,
+        ),
         (
             "tern_rt_interrupted",
             interrupt::tern_rt_interrupted as *const u8,

@@ -19,6 +19,21 @@ pub unsafe extern "C" fn tern_rt_main(main: extern "C" fn() -> i64) -> i32 {
     status as i32
 }
 
+/// Registers the program's backtrace table (see
+/// [`crate::backtrace::table`]), so runtime errors print its call stack. An
+/// AOT `main` calls it before [`tern_rt_main`]; a table that is not in the
+/// layout this runtime reads is ignored (errors then print no stack).
+///
+/// # Safety
+/// `table` is null or points to a table that lives as long as the process.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_rt_debug_table(table: *const u8) {
+    if !table.is_null() {
+        // SAFETY: the caller's contract.
+        unsafe { crate::backtrace::table::register(table) };
+    }
+}
+
 /// Flushes the buffered stdout (also done at exit and before any failure).
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_rt_flush() {

@@ -1,0 +1,207 @@
+//! The Tern call stack printed after every runtime error:
+//!
+//! ```text
+//! error: prog.tern:2:12: index out of bounds: index 10, length 4
+//!   in inner at prog.tern:2:12
+//!   in outer at prog.tern:5:12
+//!   in main  at prog.tern:9:11
+//! ```
+//!
+//! Innermost frame first; each frame names its function and the location it
+//! was at: the call it made, or (innermost) the operation that failed.
+//! Frames come from one of two sources:
+//! * [`native`]: compiled code (JIT and AOT). Each program registers a
+//!   [`table`] of its functions and call sites; at the failure the unwinder
+//!   walks the runtime's own (Rust) frames up to the first Tern frame, and
+//!   from there the frame-pointer chain of the Tern frames is followed.
+//!   Inlined calls are in the table too, so -O2 prints the same frames as -O0.
+//! * [`StackSource`]: a host that runs Tern code without native frames (the
+//!   reference interpreter) describes its stack itself.
+//!
+//! Rendering ([`render`]) is shared, so every mode prints the same text:
+//! names are padded to one column, runs of one recursive frame are collapsed
+//! (`... 9 996 more frames in down`), and when the innermost frames are in
+//! the standard library the first frame of the user's code is marked.
+
+pub mod native;
+pub mod table;
+
+use std::cell::Cell;
+
+/// One frame of a Tern call stack.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// The function's display name (`main`, `slice_pool::alloc`, `id<i64>`).
+    pub name: String,
+    /// `file:line:col` of the call (or failing operation) the frame is at.
+    pub loc: String,
+    /// The function is standard-library code, not the user's.
+    pub library: bool,
+}
+
+/// A host's own account of the Tern stack (see the module docs).
+pub trait StackSource {
+    /// The frames, innermost first.
+    fn frames(&self) -> Vec<Frame>;
+}
+
+thread_local! {
+    static SOURCE: Cell<Option<*const dyn StackSource>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with `source` answering for this thread's Tern stack.
+pub fn with_stack_source<R>(source: &dyn StackSource, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<*const dyn StackSource>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SOURCE.with(|s| s.set(self.0));
+        }
+    }
+    // SAFETY (of the later dereference in `capture`): the pointer is only
+    // read while `f` runs, and `source` outlives this call. The lifetime is
+    // erased to store it; `Restore` takes it out again, even on unwinding.
+    let erased: *const (dyn StackSource + '_) = source;
+    let erased: *const dyn StackSource = unsafe { std::mem::transmute(erased) };
+    let _restore = Restore(SOURCE.with(|s| s.replace(Some(erased))));
+    f()
+}
+
+/// The Tern stack of the calling thread at a failure: the host's
+/// [`StackSource`] if one is installed, else the native frames.
+pub fn capture() -> Vec<Frame> {
+    match SOURCE.with(Cell::get) {
+        // SAFETY: set by `with_stack_source`, whose `source` is alive while
+        // it is installed.
+        Some(source) => unsafe { (*source).frames() },
+        None => native::capture(),
+    }
+}
+
+/// Consecutive frames of one function beyond this many are collapsed.
+const RUN_SHOWN: usize = 3;
+
+/// The backtrace lines (each `  in NAME at LOC\n`), empty for no frames.
+pub fn render(frames: &[Frame]) -> String {
+    // The first user frame is marked when library frames come before it.
+    let marked = match frames.iter().position(|f| !f.library) {
+        Some(i) if i > 0 => Some(i),
+        _ => None,
+    };
+    let mut lines: Vec<(String, String)> = Vec::new();
+    let mut i = 0;
+    while i < frames.len() {
+        let f = &frames[i];
+        let run = frames[i..]
+            .iter()
+            .take_while(|g| g.name == f.name && g.loc == f.loc)
+            .count();
+        let shown = if run > RUN_SHOWN + 1 { RUN_SHOWN } else { run };
+        for (k, g) in frames[i..i + shown].iter().enumerate() {
+            let mut loc = g.loc.clone();
+            if marked == Some(i + k) {
+                loc.push_str("  <- your code");
+            }
+            lines.push((g.name.clone(), loc));
+        }
+        if shown < run {
+            lines.push((
+                String::new(),
+                format!("{} more frames in {}", grouped(run - shown), f.name),
+            ));
+        }
+        i += run;
+    }
+    let width = lines
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (name, loc) in lines {
+        if name.is_empty() {
+            out.push_str(&format!("  ... {loc}\n"));
+        } else {
+            out.push_str(&format!("  in {name:width$} at {loc}\n"));
+        }
+    }
+    out
+}
+
+/// `9996` as `9 996`: digits in groups of three.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(name: &str, loc: &str, library: bool) -> Frame {
+        Frame {
+            name: name.into(),
+            loc: loc.into(),
+            library,
+        }
+    }
+
+    #[test]
+    fn names_are_padded_to_one_column() {
+        let text = render(&[
+            frame("inner", "p.tern:2:12", false),
+            frame("outer", "p.tern:5:12", false),
+            frame("main", "p.tern:9:11", false),
+        ]);
+        assert_eq!(
+            text,
+            "  in inner at p.tern:2:12\n  in outer at p.tern:5:12\n  in main  at p.tern:9:11\n"
+        );
+    }
+
+    #[test]
+    fn recursion_is_collapsed() {
+        let mut frames = vec![frame("down", "p.tern:3:5", false)];
+        frames.extend((0..9_999).map(|_| frame("down", "p.tern:4:12", false)));
+        frames.push(frame("main", "p.tern:8:5", false));
+        assert_eq!(
+            render(&frames),
+            "  in down at p.tern:3:5\n  in down at p.tern:4:12\n  in down at p.tern:4:12\n  \
+             in down at p.tern:4:12\n  ... 9 996 more frames in down\n  in main at p.tern:8:5\n"
+        );
+        // A run one longer than shown is printed whole.
+        let four: Vec<Frame> = (0..4).map(|_| frame("f", "p.tern:1:1", false)).collect();
+        assert_eq!(render(&four).lines().count(), 4);
+    }
+
+    #[test]
+    fn first_user_frame_is_marked_after_library_frames() {
+        let text = render(&[
+            frame("slice_pool::free", "stdlib/slice_pool.tern:40:5", true),
+            frame("drop", "p.tern:3:5", false),
+            frame("main", "p.tern:7:5", false),
+        ]);
+        assert_eq!(
+            text,
+            "  in slice_pool::free at stdlib/slice_pool.tern:40:5\n  \
+             in drop             at p.tern:3:5  <- your code\n  \
+             in main             at p.tern:7:5\n"
+        );
+        // No mark when the innermost frame is already the user's.
+        assert!(!render(&[frame("main", "p.tern:1:1", false)]).contains("<-"));
+    }
+
+    #[test]
+    fn digits_are_grouped() {
+        assert_eq!(grouped(7), "7");
+        assert_eq!(grouped(996), "996");
+        assert_eq!(grouped(9_996), "9 996");
+        assert_eq!(grouped(1_234_567), "1 234 567");
+    }
+}
