@@ -13,7 +13,8 @@ use tern_codegen::runtime_fns::{AbiTy, RUNTIME_FNS};
 fn abi_type(rust: &str) -> Result<AbiTy, String> {
     let t = rust.trim();
     Ok(match t {
-        "i64" => AbiTy::I64,
+        // A 64-bit integer is one register whatever its signedness.
+        "i64" | "u64" => AbiTy::I64,
         "i32" => AbiTy::I32,
         "u8" => AbiTy::U8,
         _ if t.starts_with("*const") || t.starts_with("*mut") || t.starts_with("extern") => {

@@ -50,6 +50,7 @@ runtime_fns! {
     RtMain = "tern_rt_main"(Ptr) -> I32;
     DebugTable = "tern_rt_debug_table"(Ptr);
     PrintI64 = "tern_print_i64"(I64);
+    PrintU64 = "tern_print_u64"(I64);
     PrintBool = "tern_print_bool"(U8);
     PrintStr = "tern_print_str"(Ptr, I64);
     Panic = "tern_panic"(Ptr, I64, Ptr, I64, Ptr);

@@ -70,6 +70,9 @@ pub enum Type {
     I64,
     I32,
     U8,
+    /// Unsigned 64-bit: the same bits as `I64`, with logical `>>`, unsigned
+    /// `/ % < <= > >=` and unsigned printing.
+    U64,
     Bool,
     Unit,
     Str,
@@ -86,11 +89,14 @@ pub enum Type {
 
 impl Type {
     pub fn is_integer(&self) -> bool {
-        matches!(self, Type::I64 | Type::I32 | Type::U8)
+        matches!(self, Type::I64 | Type::I32 | Type::U8 | Type::U64)
     }
     /// Scalars live in one Cranelift value; everything else in memory.
     pub fn is_scalar(&self) -> bool {
-        matches!(self, Type::I64 | Type::I32 | Type::U8 | Type::Bool)
+        matches!(
+            self,
+            Type::I64 | Type::I32 | Type::U8 | Type::U64 | Type::Bool
+        )
     }
     /// The element type of a slice, reusable slice or array.
     pub fn element(&self) -> Option<&Type> {
@@ -503,7 +509,7 @@ impl Program {
     /// `N * size` with the element's alignment; structs use `StructDef::layout`.
     pub fn layout(&self, ty: &Type) -> Layout {
         match ty {
-            Type::I64 => Layout { size: 8, align: 8 },
+            Type::I64 | Type::U64 => Layout { size: 8, align: 8 },
             Type::I32 => Layout { size: 4, align: 4 },
             Type::U8 | Type::Bool => Layout { size: 1, align: 1 },
             Type::Unit => Layout { size: 0, align: 1 },
@@ -531,6 +537,7 @@ impl Program {
             Type::I64 => "i64".into(),
             Type::I32 => "i32".into(),
             Type::U8 => "u8".into(),
+            Type::U64 => "u64".into(),
             Type::Bool => "bool".into(),
             Type::Unit | Type::Str => return None,
             Type::Slice(e) => format!("[]{}", self.type_name(e)?),
@@ -560,6 +567,7 @@ impl Program {
             Type::I64 => out.push_str("i64"),
             Type::I32 => out.push_str("i32"),
             Type::U8 => out.push_str("u8"),
+            Type::U64 => out.push_str("u64"),
             Type::Bool => out.push_str("bool"),
             Type::Unit => out.push_str("()"),
             Type::Str => out.push_str("str"),
@@ -622,6 +630,7 @@ impl fmt::Display for Type {
             Type::I64 => write!(f, "i64"),
             Type::I32 => write!(f, "i32"),
             Type::U8 => write!(f, "u8"),
+            Type::U64 => write!(f, "u64"),
             Type::Bool => write!(f, "bool"),
             Type::Unit => write!(f, "()"),
             Type::Str => write!(f, "str"),

@@ -46,7 +46,7 @@ fn sexpr(e: &Expr) -> String {
         }
         ExprKind::Binary(op, a, b) => format!("({} {} {})", op.text(), sexpr(a), sexpr(b)),
         ExprKind::Cast(x, _) => format!("(as {})", sexpr(x)),
-        ExprKind::StructLit { name, fields } => {
+        ExprKind::StructLit { name, fields, .. } => {
             let f: Vec<String> = fields
                 .iter()
                 .map(|(n, e)| format!("{}: {}", n.name, sexpr(e)))

@@ -630,7 +630,7 @@ impl<'a> Machine<'a> {
     fn load(&self, ty: &Type, addr: Addr) -> Val {
         match ty {
             Type::Unit => Val::Unit,
-            Type::I64 | Type::I32 | Type::U8 | Type::Bool => {
+            Type::I64 | Type::I32 | Type::U8 | Type::U64 | Type::Bool => {
                 Val::Scalar(memory::load_scalar(ty, addr))
             }
             Type::Str | Type::Slice(_) | Type::Reusable(_) => {
@@ -998,6 +998,7 @@ impl<'a> Machine<'a> {
                         unsafe { output::tern_print_str(p as *const u8, l) }
                     }
                     (Type::Bool, Val::Scalar(v)) => output::tern_print_bool(v as u8),
+                    (Type::U64, Val::Scalar(v)) => output::tern_print_u64(v as u64),
                     // `i32` sign- and `u8` zero-extended: the canonical form.
                     (_, Val::Scalar(v)) => output::tern_print_i64(v),
                     (ty, _) => return internal(loc, format!("print of {ty}")),

@@ -26,14 +26,14 @@ pub fn canonical(ty: &Type, v: i64) -> i64 {
 /// are 8.
 pub fn bits(ty: &Type) -> u32 {
     match ty {
-        Type::I64 => 64,
+        Type::I64 | Type::U64 => 64,
         Type::I32 => 32,
         _ => 8,
     }
 }
 
-/// Signed types: `i64`, `i32` (`sdiv`, `sshr`, signed compares); `u8` and
-/// `bool` are unsigned.
+/// Signed types: `i64`, `i32` (`sdiv`, `sshr`, signed compares); `u8`,
+/// `u64` and `bool` are unsigned.
 pub fn is_signed(ty: &Type) -> bool {
     matches!(ty, Type::I64 | Type::I32)
 }
@@ -239,6 +239,13 @@ mod tests {
     #[test]
     fn u8_compares_unsigned_and_signed_types_signed() {
         assert_eq!(bin(BinOp::Lt, Type::U8, 1, 255), 1);
+        // u64: the i64 bits, compared, divided and shifted as unsigned.
+        assert_eq!(bin(BinOp::Lt, Type::U64, 1, -1), 1);
+        assert_eq!(bin(BinOp::Div, Type::U64, -1, 2), i64::MAX);
+        assert_eq!(bin(BinOp::Rem, Type::U64, -1, 10), 5);
+        assert_eq!(bin(BinOp::Shr, Type::U64, i64::MIN, 63), 1);
+        assert_eq!(cast(&Type::U64, &Type::U8, -1), 255);
+        assert_eq!(cast(&Type::I32, &Type::U64, -2), -2);
         assert_eq!(bin(BinOp::Gt, Type::U8, 200, 100), 1);
         assert_eq!(bin(BinOp::Lt, Type::I32, -1, 1), 1);
         assert_eq!(bin(BinOp::Ge, Type::I64, MIN, 0), 0);

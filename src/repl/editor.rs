@@ -17,8 +17,8 @@ use rustyline::{Context, Editor, Helper};
 /// The words completion offers besides the builtins and the session's names.
 const KEYWORDS: &[&str] = &[
     "fn", "struct", "const", "use", "extern", "let", "var", "if", "else", "while", "for", "in",
-    "return", "break", "continue", "ref", "true", "false", "i64", "i32", "u8", "bool", ":help",
-    ":quit", ":load", ":type", ":clif", ":time", ":set", ":reset", ":list",
+    "return", "break", "continue", "ref", "true", "false", "i64", "i32", "u8", "u64", "bool",
+    ":help", ":quit", ":load", ":type", ":clif", ":time", ":set", ":reset", ":list",
 ];
 
 /// Completes the word before the cursor from the keywords and the names the

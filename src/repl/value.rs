@@ -20,6 +20,7 @@ pub unsafe fn format_value(p: &Program, ty: &Type, ptr: *const u8) -> String {
             Type::I64 => ptr.cast::<i64>().read_unaligned().to_string(),
             Type::I32 => ptr.cast::<i32>().read_unaligned().to_string(),
             Type::U8 => ptr.read().to_string(),
+            Type::U64 => ptr.cast::<u64>().read_unaligned().to_string(),
             Type::Bool => (ptr.read() != 0).to_string(),
             Type::Unit | Type::Str => "()".into(),
             Type::Slice(_) | Type::Reusable(_) => {

@@ -18,6 +18,9 @@ impl<M: Module> FnLower<'_, '_, M> {
                     (Type::Bool, Val::Scalar(x)) => {
                         self.call_rt(Rt::PrintBool, &[x])?;
                     }
+                    (Type::U64, Val::Scalar(x)) => {
+                        self.call_rt(Rt::PrintU64, &[x])?;
+                    }
                     (ty, Val::Scalar(x)) => {
                         let wide = match ty {
                             Type::I32 => self.b.ins().sextend(types::I64, x),

@@ -369,7 +369,7 @@ enum Repr {
 
 fn repr(ty: &Type) -> Repr {
     match ty {
-        Type::I64 => Repr::Scalar(types::I64),
+        Type::I64 | Type::U64 => Repr::Scalar(types::I64),
         Type::I32 => Repr::Scalar(types::I32),
         Type::U8 | Type::Bool => Repr::Scalar(types::I8),
         Type::Unit => Repr::Unit,
@@ -384,7 +384,7 @@ fn is_signed(ty: &Type) -> bool {
 
 fn bits(ty: &Type) -> u32 {
     match ty {
-        Type::I64 => 64,
+        Type::I64 | Type::U64 => 64,
         Type::I32 => 32,
         _ => 8,
     }

@@ -28,6 +28,21 @@ fn bits(ty: &Type) -> u32 {
     }
 }
 
+/// `u64` operations differ from `i64` ones in division, `>>` and ordering.
+fn unsigned_op(op: BinOp, x: i64, y: i64) -> Option<i64> {
+    let (a, b) = (x as u64, y as u64);
+    Some(match op {
+        BinOp::Div => (a / b) as i64,
+        BinOp::Rem => (a % b) as i64,
+        BinOp::Shr => (a >> (y as u32 % 64)) as i64,
+        BinOp::Lt => (a < b) as i64,
+        BinOp::Le => (a <= b) as i64,
+        BinOp::Gt => (a > b) as i64,
+        BinOp::Ge => (a >= b) as i64,
+        _ => return None,
+    })
+}
+
 /// The value of `e` (bools as 0/1), or why it has none.
 pub fn fold(e: &Expr) -> Result<i64, FoldError> {
     match &e.kind {
@@ -52,6 +67,14 @@ pub fn fold(e: &Expr) -> Result<i64, FoldError> {
             }
             let y = fold(b)?;
             let ty = &a.ty;
+            if matches!(op, BinOp::Div | BinOp::Rem) && y == 0 {
+                return Err(FoldError::DivZero);
+            }
+            if *ty == Type::U64
+                && let Some(v) = unsigned_op(*op, x, y)
+            {
+                return Ok(normalize(v, &e.ty));
+            }
             let v = match op {
                 BinOp::Add => x.wrapping_add(y),
                 BinOp::Sub => x.wrapping_sub(y),

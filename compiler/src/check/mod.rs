@@ -24,6 +24,7 @@ use crate::tir;
 use std::collections::HashMap;
 use std::rc::Rc;
 pub(crate) use ty::Ty;
+use ty::concrete;
 
 /// Names the checker treats as builtins; items may not take them.
 /// Deepest chain of constants referring to constants (or struct layouts
@@ -95,6 +96,9 @@ struct StructInfo<'a> {
     module: usize,
     ast: &'a ast::StructItem,
     name: String,
+    /// Its generic parameters (a generic struct's fields are resolved with
+    /// them opaque; an instance substitutes its type arguments).
+    generics: Vec<String>,
     /// Field types. Resolving them evaluates the constants in array lengths
     /// but never a layout: a layout is needed only by `struct_layout` and
     /// `size_of`, so the two states below depend on each other exactly as
@@ -103,8 +107,34 @@ struct StructInfo<'a> {
     fields: Lazy<Rc<Fields>>,
     /// Span of each written field type, by field index.
     field_spans: Vec<Span>,
-    /// Layout and field offsets; `None` after an error.
-    layout: Lazy<Option<(tir::Layout, Vec<u64>)>>,
+}
+
+/// A struct instance: the declaration's index and the type arguments.
+type Instance = (usize, Vec<Ty>);
+
+/// A struct layout and its field offsets; `None` after an error.
+type StructLayout = Option<(tir::Layout, Vec<u64>)>;
+
+/// The backend's struct ids: every struct instance lowered so far, in the
+/// order of first use (non-generic structs first, in declaration order, so a
+/// program without generic structs keeps its declaration numbering).
+#[derive(Default)]
+pub(crate) struct StructIds {
+    ids: HashMap<Instance, u32>,
+    list: Vec<Instance>,
+}
+
+impl StructIds {
+    fn id(&mut self, s: u32, args: &[Ty]) -> tir::StructId {
+        let key = (s as usize, args.to_vec());
+        if let Some(&id) = self.ids.get(&key) {
+            return tir::StructId(id);
+        }
+        let id = self.list.len() as u32;
+        self.ids.insert(key.clone(), id);
+        self.list.push(key);
+        tir::StructId(id)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -149,7 +179,12 @@ pub(crate) struct Checker<'a> {
     /// layout needed again with more field lists open than when it started
     /// depends on itself through a field type, not by containment.
     fields_open: u32,
-    layouts_open: Vec<(usize, u32)>,
+    layouts_open: Vec<(Instance, u32)>,
+    /// Layout and field offsets of each struct instance; `None` after an error.
+    layouts: HashMap<Instance, Lazy<StructLayout>>,
+    /// The backend's id of each struct instance (`tir_ty`). Shared: lowering
+    /// a type happens behind `&self` (expression nodes are made there).
+    struct_ids: std::cell::RefCell<StructIds>,
     // --- emit mode ---
     instances: HashMap<(usize, Vec<Ty>), tir::FuncId>,
     /// How many of `instances` have type arguments (`MAX_INSTANCES`).
@@ -159,9 +194,9 @@ pub(crate) struct Checker<'a> {
     extern_list: Vec<tir::ExternFn>,
     /// Monomorphization hit a limit (reported once); emission stops.
     mono_failed: bool,
-    /// Field types of every struct, for the escape pass (computed on first use,
-    /// after every struct's fields are resolved).
-    field_types: Option<Vec<Vec<tir::Type>>>,
+    /// Field types of every struct instance, by `tir::StructId`, for the
+    /// escape pass (extended as instances appear).
+    field_types: Vec<Vec<tir::Type>>,
     /// Escape summaries of every function item (`escape::Summary`).
     escape_summaries: Vec<escape::Summary>,
     /// The function item of each instance, by `tir::FuncId`.
@@ -187,13 +222,15 @@ pub(crate) fn check_program(
         item_depth: 0,
         fields_open: 0,
         layouts_open: Vec::new(),
+        layouts: HashMap::new(),
+        struct_ids: Default::default(),
         instances: HashMap::new(),
         generic_instances: 0,
         queue: Vec::new(),
         extern_ids: HashMap::new(),
         extern_list: Vec::new(),
         mono_failed: false,
-        field_types: None,
+        field_types: Vec::new(),
         escape_summaries: Vec::new(),
         instance_items: Vec::new(),
     };
@@ -246,9 +283,9 @@ impl<'a> Checker<'a> {
                             module: mi,
                             ast: si,
                             name: format!("{prefix}{}", si.name.name),
+                            generics: si.generics.iter().map(|g| g.name.clone()).collect(),
                             fields: Lazy::Todo,
                             field_spans: Vec::new(),
-                            layout: Lazy::Todo,
                         });
                         (&si.name, ItemRef::Struct(self.structs.len() - 1))
                     }
@@ -279,7 +316,7 @@ impl<'a> Checker<'a> {
                     }
                 };
                 if tir::BuiltinSpec::named(&name.name).is_some()
-                    || ["i64", "i32", "u8", "bool"].contains(&name.name.as_str())
+                    || ["i64", "i32", "u8", "u64", "bool"].contains(&name.name.as_str())
                 {
                     self.sink
                         .error(ErrorKind::ReservedName(name.name.clone()), name.span);
@@ -303,9 +340,19 @@ impl<'a> Checker<'a> {
 
     fn resolve_items(&mut self) {
         for s in 0..self.structs.len() {
-            let span = self.structs[s].ast.name.span;
+            let ast = self.structs[s].ast;
+            for (i, g) in ast.generics.iter().enumerate() {
+                if ast.generics[..i].iter().any(|h| h.name == g.name) {
+                    self.sink
+                        .error(ErrorKind::DuplicateParam(g.name.clone()), g.span);
+                }
+            }
             self.struct_fields(s);
-            self.struct_layout(s, span);
+            // A generic struct's layout is its instances'.
+            if self.structs[s].generics.is_empty() {
+                self.struct_layout(s, &[], ast.name.span);
+                self.struct_ids.borrow_mut().id(s as u32, &[]);
+            }
         }
         // Arrays behind a slice in a field type (`[][N]T`) are not part of
         // the struct's layout; their size is checked now that every layout
@@ -351,7 +398,7 @@ impl<'a> Checker<'a> {
             let module = self.externs[e].module;
             let params = self.param_sigs(&ast.params, module, &[]);
             for (p, pa) in params.iter().zip(&ast.params) {
-                let ok = p.ty.is_scalar() || (p.by_ref && matches!(p.ty, Ty::Struct(_)));
+                let ok = p.ty.is_scalar() || (p.by_ref && matches!(p.ty, Ty::Struct(..)));
                 if !ok && !p.ty.has_error() {
                     let name = self.ty_name(&p.ty);
                     self.sink.error(ErrorKind::ExternType(name), pa.ty.span);
@@ -465,22 +512,61 @@ impl<'a> Checker<'a> {
                 }
                 ty
             }
-            ast::TypeExprKind::Path(p) => {
+            ast::TypeExprKind::Path(p, targs) => {
+                let args: Vec<Ty> = targs
+                    .iter()
+                    .map(|t| self.resolve_type_sized(t, module, generics, check_sizes))
+                    .collect();
                 if p.segments.len() == 1 {
                     let name = p.segments[0].name.as_str();
-                    match name {
-                        "i64" => return Ty::I64,
-                        "i32" => return Ty::I32,
-                        "u8" => return Ty::U8,
-                        "bool" => return Ty::Bool,
-                        _ => {}
-                    }
-                    if let Some((_, t)) = generics.iter().find(|(n, _)| n == name) {
-                        return t.clone();
+                    let found = match name {
+                        "i64" => Some(Ty::I64),
+                        "i32" => Some(Ty::I32),
+                        "u8" => Some(Ty::U8),
+                        "u64" => Some(Ty::U64),
+                        "bool" => Some(Ty::Bool),
+                        _ => generics
+                            .iter()
+                            .find(|(n, _)| n == name)
+                            .map(|(_, t)| t.clone()),
+                    };
+                    if let Some(found) = found {
+                        if !targs.is_empty() {
+                            self.sink.error(ErrorKind::NotGeneric(name.into()), t.span);
+                            return Ty::Error;
+                        }
+                        return found;
                     }
                 }
                 match self.resolve_path(p, module) {
-                    Some(ItemRef::Struct(s)) => Ty::Struct(s as u32),
+                    Some(ItemRef::Struct(s)) => {
+                        let want = self.structs[s].generics.len();
+                        if args.len() != want {
+                            let name = self.structs[s].name.clone();
+                            let kind = if want == 0 {
+                                ErrorKind::NotGeneric(name)
+                            } else {
+                                ErrorKind::TypeArgCount {
+                                    name,
+                                    expected: want,
+                                    found: args.len(),
+                                }
+                            };
+                            self.sink.error(kind, t.span);
+                            return Ty::Error;
+                        }
+                        if args.iter().any(Ty::has_error) {
+                            return Ty::Error;
+                        }
+                        let ty = Ty::Struct(s as u32, args);
+                        if ty.depth() > MAX_TYPE_DEPTH {
+                            let name = self.structs[s].name.clone();
+                            self.sink
+                                .error(ErrorKind::InstantiationTooDeep(name), t.span);
+                            return Ty::Error;
+                        }
+                        ty
+                    }
                     Some(_) => {
                         self.sink.error(ErrorKind::NotAType(p.text()), p.span);
                         Ty::Error
@@ -628,12 +714,53 @@ impl<'a> Checker<'a> {
         value
     }
 
-    /// Index and type of field `name` of struct `s`; `Err(())` when the
-    /// fields themselves are in error (reported).
+    /// Index and type of field `name` of the instance `args` of struct `s`;
+    /// `Err(())` when the fields themselves are in error (reported).
     #[allow(clippy::result_unit_err)]
-    pub(crate) fn field(&mut self, s: usize, name: &str) -> Result<Option<(usize, Ty)>, ()> {
+    pub(crate) fn field(
+        &mut self,
+        s: usize,
+        args: &[Ty],
+        name: &str,
+    ) -> Result<Option<(usize, Ty)>, ()> {
         let fields = self.struct_fields(s).ok_or(())?;
-        Ok(fields.position(name).map(|i| (i, fields.list[i].1.clone())))
+        let subst = self.struct_subst(s, args);
+        Ok(fields
+            .position(name)
+            .map(|i| (i, fields.list[i].1.subst(&subst))))
+    }
+
+    /// The substitution of struct `s`'s generic parameters by `args`.
+    pub(crate) fn struct_subst(&self, s: usize, args: &[Ty]) -> Vec<(String, Ty)> {
+        self.structs[s]
+            .generics
+            .iter()
+            .cloned()
+            .zip(args.iter().cloned())
+            .collect()
+    }
+
+    /// The field types of the instance `args` of struct `s`.
+    fn instance_fields(&mut self, s: usize, args: &[Ty]) -> Option<Vec<(String, Ty)>> {
+        let fields = self.struct_fields(s)?;
+        let subst = self.struct_subst(s, args);
+        Some(
+            fields
+                .list
+                .iter()
+                .map(|(n, t)| (n.clone(), t.subst(&subst)))
+                .collect(),
+        )
+    }
+
+    /// The backend's type of `ty` (struct instances get their ids here).
+    pub(crate) fn tir_ty(&self, ty: &Ty) -> tir::Type {
+        let mut ids = self.struct_ids.borrow_mut();
+        // Opaque parameters stand in as `i64`, like everywhere in `to_tir`.
+        ty.to_tir(&mut |s, args| {
+            let args: Vec<Ty> = args.iter().map(concrete).collect();
+            ids.id(s, &args)
+        })
     }
 
     /// The fields of struct `s`, resolving them on first use. `None` when
@@ -663,7 +790,12 @@ impl<'a> Checker<'a> {
                     .error(ErrorKind::DuplicateField(name.name.clone()), name.span);
                 continue;
             }
-            let ty = self.resolve_type_sized(t, module, &[], false);
+            let generics: Vec<(String, Ty)> = self.structs[s]
+                .generics
+                .iter()
+                .map(|g| (g.clone(), Ty::Param(g.clone())))
+                .collect();
+            let ty = self.resolve_type_sized(t, module, &generics, false);
             index.insert(name.name.clone(), list.len());
             list.push((name.name.clone(), ty));
             spans.push(t.span);
@@ -688,19 +820,25 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// C layout of struct `s`; `None` after an error (recursive by value,
-    /// too large, or a field type in error).
-    fn struct_layout(&mut self, s: usize, use_span: Span) -> Option<(tir::Layout, Vec<u64>)> {
-        match &self.structs[s].layout {
-            Lazy::Done(l) => return l.clone(),
-            Lazy::Busy => {
+    /// C layout of the instance `args` of struct `s`; `None` after an error
+    /// (recursive by value, too large, or a field type in error).
+    fn struct_layout(
+        &mut self,
+        s: usize,
+        args: &[Ty],
+        use_span: Span,
+    ) -> Option<(tir::Layout, Vec<u64>)> {
+        let key: Instance = (s, args.to_vec());
+        match self.layouts.get(&key) {
+            Some(Lazy::Done(l)) => return l.clone(),
+            Some(Lazy::Busy) => {
                 let name = self.structs[s].name.clone();
                 let span = self.structs[s].ast.name.span;
                 let through_field_type = self
                     .layouts_open
                     .iter()
                     .rev()
-                    .find(|(t, _)| *t == s)
+                    .find(|(t, _)| *t == key)
                     .is_some_and(|(_, open)| *open < self.fields_open);
                 let kind = if through_field_type {
                     ErrorKind::StructLayoutCycle(name)
@@ -710,33 +848,41 @@ impl<'a> Checker<'a> {
                 self.sink.error(kind, span);
                 return None;
             }
-            Lazy::Todo => {}
+            _ => {}
         }
         if self.item_depth >= MAX_ITEM_DEPTH {
             self.sink.error(ErrorKind::ConstTooDeep, use_span);
             return None;
         }
-        self.structs[s].layout = Lazy::Busy;
+        self.layouts.insert(key.clone(), Lazy::Busy);
         self.item_depth += 1;
-        self.layouts_open.push((s, self.fields_open));
-        let result = self.compute_layout(s);
+        self.layouts_open.push((key.clone(), self.fields_open));
+        let result = self.compute_layout(s, args);
         self.layouts_open.pop();
         self.item_depth -= 1;
-        self.structs[s].layout = Lazy::Done(result.clone());
+        self.layouts.insert(key, Lazy::Done(result.clone()));
         result
     }
 
-    fn compute_layout(&mut self, s: usize) -> Option<(tir::Layout, Vec<u64>)> {
-        let fields = self.struct_fields(s)?;
+    fn compute_layout(&mut self, s: usize, args: &[Ty]) -> Option<(tir::Layout, Vec<u64>)> {
+        let fields = self.instance_fields(s, args)?;
+        // `struct W<T> { w: W<[2]T> }` has no end of instances: stop where
+        // a type argument list would nest too deep.
+        if fields.iter().any(|(_, t)| t.depth() > MAX_TYPE_DEPTH) {
+            let name = self.structs[s].name.clone();
+            let span = self.structs[s].ast.name.span;
+            self.sink.error(ErrorKind::InstantiationTooDeep(name), span);
+            return None;
+        }
         let mut offset: u64 = 0;
         let mut align: u64 = 1;
-        let mut offsets = Vec::with_capacity(fields.list.len());
+        let mut offsets = Vec::with_capacity(fields.len());
         let mut ok = true;
         let span = self.structs[s].ast.name.span;
-        for (i, (_, ty)) in fields.list.iter().enumerate() {
+        for (i, (_, ty)) in fields.iter().enumerate() {
             match self.layout_of(ty, span) {
                 Some(l) if l.size > MAX_TYPE_SIZE => {
-                    let field_span = self.structs[s].field_spans[i];
+                    let field_span = self.structs[s].field_spans.get(i).copied().unwrap_or(span);
                     self.sink.error(ErrorKind::TypeTooLarge, field_span);
                     ok = false;
                 }
@@ -760,7 +906,7 @@ impl<'a> Checker<'a> {
     /// Layout of a concrete type; `None` for errors and generic parameters.
     fn layout_of(&mut self, ty: &Ty, span: Span) -> Option<tir::Layout> {
         Some(match ty {
-            Ty::I64 => tir::Layout { size: 8, align: 8 },
+            Ty::I64 | Ty::U64 => tir::Layout { size: 8, align: 8 },
             Ty::I32 => tir::Layout { size: 4, align: 4 },
             Ty::U8 | Ty::Bool => tir::Layout { size: 1, align: 1 },
             Ty::Unit => tir::Layout { size: 0, align: 1 },
@@ -772,7 +918,10 @@ impl<'a> Checker<'a> {
                     align: l.align,
                 }
             }
-            Ty::Struct(s) => self.struct_layout(*s as usize, span)?.0,
+            Ty::Struct(s, args) if !args.iter().any(Ty::has_param) => {
+                self.struct_layout(*s as usize, args, span)?.0
+            }
+            Ty::Struct(..) => return None,
             Ty::Param(_) | Ty::Error => return None,
         })
     }
@@ -783,13 +932,18 @@ impl<'a> Checker<'a> {
             Ty::I64 => "i64".into(),
             Ty::I32 => "i32".into(),
             Ty::U8 => "u8".into(),
+            Ty::U64 => "u64".into(),
             Ty::Bool => "bool".into(),
             Ty::Unit => "()".into(),
             Ty::Str => "str".into(),
             Ty::Slice(t) => format!("[]{}", self.ty_name(t)),
             Ty::Array(t, n) => format!("[{n}]{}", self.ty_name(t)),
             Ty::Reusable(t) => format!("reusable[]{}", self.ty_name(t)),
-            Ty::Struct(s) => self.structs[*s as usize].name.clone(),
+            Ty::Struct(s, args) if args.is_empty() => self.structs[*s as usize].name.clone(),
+            Ty::Struct(s, args) => {
+                let list: Vec<String> = args.iter().map(|a| self.ty_name(a)).collect();
+                format!("{}<{}>", self.structs[*s as usize].name, list.join(", "))
+            }
             Ty::Param(n) => n.clone(),
             Ty::Error => "{error}".into(),
         }
@@ -866,29 +1020,41 @@ impl<'a> Checker<'a> {
             let list: Vec<String> = targs.iter().map(|t| self.ty_name(t)).collect();
             name = format!("{name}::<{}>", list.join(", "));
         }
+        let mut locals = cx.locals;
+        for (local, ty) in locals.iter_mut().zip(&cx.local_tys) {
+            local.ty = self.tir_ty(ty);
+        }
         let func = tir::Function {
             name,
             params,
-            ret: ret.to_tir(),
-            locals: cx.locals,
+            ret: self.tir_ty(&ret),
+            locals,
             body,
             loc: self.loc(ast.name.span),
         };
         (func, cx.local_spans)
     }
 
-    /// Field types of every struct, for the escape pass.
+    /// Field types of every struct instance lowered so far, by
+    /// `tir::StructId`, for the escape pass. Lowering a field type may lower
+    /// a new instance: the list grows until it covers them all.
     fn field_types(&mut self) -> Vec<Vec<tir::Type>> {
-        if self.field_types.is_none() {
-            let all = (0..self.structs.len())
-                .map(|s| match self.struct_fields(s) {
-                    Some(fields) => fields.list.iter().map(|(_, t)| t.to_tir()).collect(),
-                    None => Vec::new(),
-                })
-                .collect();
-            self.field_types = Some(all);
+        while self.field_types.len() < self.struct_ids.borrow().list.len() {
+            let (s, args) = self.struct_ids.borrow().list[self.field_types.len()].clone();
+            // An instance without a layout (reported) lowers no field types,
+            // so an endless family of instances ends here.
+            let span = self.structs[s].ast.name.span;
+            let types = match self.struct_layout(s, &args, span) {
+                Some(_) => self
+                    .instance_fields(s, &args)
+                    .map_or_else(Vec::new, |fields| {
+                        fields.iter().map(|(_, t)| self.tir_ty(t)).collect()
+                    }),
+                None => Vec::new(),
+            };
+            self.field_types.push(types);
         }
-        self.field_types.clone().unwrap_or_default()
+        self.field_types.clone()
     }
 
     /// Reports every way a slice of a local array leaves its function, for
@@ -995,9 +1161,9 @@ impl<'a> Checker<'a> {
             params: sig
                 .params
                 .iter()
-                .map(|p| (p.ty.to_tir(), p.by_ref))
+                .map(|p| (self.tir_ty(&p.ty), p.by_ref))
                 .collect(),
-            ret: sig.ret.to_tir(),
+            ret: self.tir_ty(&sig.ret),
         };
         let id = tir::ExternId(self.extern_list.len() as u32);
         self.extern_list.push(def);
@@ -1030,24 +1196,30 @@ impl<'a> Checker<'a> {
         if !self.sink.is_empty() {
             return None;
         }
+        // Every struct instance the program lowered (lowering a field type
+        // may add one: the list is walked as it grows).
         let mut structs = Vec::new();
-        for s in 0..self.structs.len() {
-            let fields = self.struct_fields(s)?;
-            let (layout, offsets) = self.struct_layout(s, Span::default())?;
+        while structs.len() < self.struct_ids.borrow().list.len() {
+            let (s, args) = self.struct_ids.borrow().list[structs.len()].clone();
+            let fields = self.instance_fields(s, &args)?;
+            let (layout, offsets) = self.struct_layout(s, &args, Span::default())?;
+            let name = self.ty_name(&Ty::Struct(s as u32, args));
             structs.push(tir::StructDef {
-                name: self.structs[s].name.clone(),
+                name,
                 fields: fields
-                    .list
                     .iter()
                     .zip(offsets)
                     .map(|((n, t), offset)| tir::Field {
                         name: n.clone(),
-                        ty: t.to_tir(),
+                        ty: self.tir_ty(t),
                         offset,
                     })
                     .collect(),
                 layout,
             });
+        }
+        if !self.sink.is_empty() {
+            return None;
         }
         let program = tir::Program {
             files: self.sources.files.iter().map(|f| f.name.clone()).collect(),

@@ -9,14 +9,18 @@ pub enum Ty {
     I64,
     I32,
     U8,
+    U64,
     Bool,
     Unit,
     Str,
     Slice(Box<Ty>),
     Array(Box<Ty>, u64),
     Reusable(Box<Ty>),
-    /// Index into the program's struct list (also its `tir::StructId`).
-    Struct(u32),
+    /// A struct: the index of its declaration in the checker's struct list,
+    /// and its type arguments (empty unless the struct is generic). The
+    /// backend's `tir::StructId` of an instance is assigned when it is first
+    /// lowered (`Checker::tir_ty`).
+    Struct(u32, Vec<Ty>),
     /// A generic parameter of the function being checked, by name.
     Param(String),
     /// The type of an expression that already produced an error.
@@ -25,10 +29,10 @@ pub enum Ty {
 
 impl Ty {
     pub fn is_integer(&self) -> bool {
-        matches!(self, Ty::I64 | Ty::I32 | Ty::U8)
+        matches!(self, Ty::I64 | Ty::I32 | Ty::U8 | Ty::U64)
     }
     pub fn is_scalar(&self) -> bool {
-        matches!(self, Ty::I64 | Ty::I32 | Ty::U8 | Ty::Bool)
+        matches!(self, Ty::I64 | Ty::I32 | Ty::U8 | Ty::U64 | Ty::Bool)
     }
     pub fn is_error(&self) -> bool {
         matches!(self, Ty::Error)
@@ -38,6 +42,7 @@ impl Ty {
         match self {
             Ty::Error => true,
             Ty::Slice(t) | Ty::Array(t, _) | Ty::Reusable(t) => t.has_error(),
+            Ty::Struct(_, args) => args.iter().any(Ty::has_error),
             _ => false,
         }
     }
@@ -46,6 +51,7 @@ impl Ty {
         match self {
             Ty::Param(_) => true,
             Ty::Slice(t) | Ty::Array(t, _) | Ty::Reusable(t) => t.has_param(),
+            Ty::Struct(_, args) => args.iter().any(Ty::has_param),
             _ => false,
         }
     }
@@ -54,6 +60,7 @@ impl Ty {
         match self {
             Ty::Param(n) => vec![n.clone()],
             Ty::Slice(t) | Ty::Array(t, _) | Ty::Reusable(t) => t.params(),
+            Ty::Struct(_, args) => args.iter().flat_map(Ty::params).collect(),
             _ => Vec::new(),
         }
     }
@@ -61,6 +68,7 @@ impl Ty {
     pub fn depth(&self) -> u32 {
         match self {
             Ty::Slice(t) | Ty::Array(t, _) | Ty::Reusable(t) => 1 + t.depth(),
+            Ty::Struct(_, args) => 1 + args.iter().map(Ty::depth).max().unwrap_or(0),
             _ => 1,
         }
     }
@@ -81,6 +89,7 @@ impl Ty {
             Ty::Slice(t) => Ty::Slice(Box::new(t.subst(subst))),
             Ty::Array(t, n) => Ty::Array(Box::new(t.subst(subst)), *n),
             Ty::Reusable(t) => Ty::Reusable(Box::new(t.subst(subst))),
+            Ty::Struct(s, args) => Ty::Struct(*s, args.iter().map(|a| a.subst(subst)).collect()),
             other => other.clone(),
         }
     }
@@ -92,23 +101,29 @@ impl Ty {
         match (self, other) {
             (Ty::Slice(a), Ty::Slice(b)) | (Ty::Reusable(a), Ty::Reusable(b)) => a.compatible(b),
             (Ty::Array(a, n), Ty::Array(b, m)) => n == m && a.compatible(b),
+            (Ty::Struct(s, a), Ty::Struct(t, b)) => {
+                s == t && a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.compatible(y))
+            }
             _ => self == other,
         }
     }
-    /// The backend's type. Generic parameters and errors only occur while
-    /// checking opaquely, whose output is discarded, so any stand-in works.
-    pub fn to_tir(&self) -> tir::Type {
+    /// The backend's type, with `struct_id` giving the id of each struct
+    /// instance (`Checker::tir_ty`). Generic parameters and errors only occur
+    /// while checking opaquely, whose output is discarded, so any stand-in
+    /// works (`i64`).
+    pub fn to_tir(&self, struct_id: &mut impl FnMut(u32, &[Ty]) -> tir::StructId) -> tir::Type {
         match self {
             Ty::I64 | Ty::Param(_) | Ty::Error => tir::Type::I64,
             Ty::I32 => tir::Type::I32,
             Ty::U8 => tir::Type::U8,
+            Ty::U64 => tir::Type::U64,
             Ty::Bool => tir::Type::Bool,
             Ty::Unit => tir::Type::Unit,
             Ty::Str => tir::Type::Str,
-            Ty::Slice(t) => tir::Type::Slice(Box::new(t.to_tir())),
-            Ty::Array(t, n) => tir::Type::Array(Box::new(t.to_tir()), *n),
-            Ty::Reusable(t) => tir::Type::Reusable(Box::new(t.to_tir())),
-            Ty::Struct(id) => tir::Type::Struct(tir::StructId(*id)),
+            Ty::Slice(t) => tir::Type::Slice(Box::new(t.to_tir(struct_id))),
+            Ty::Array(t, n) => tir::Type::Array(Box::new(t.to_tir(struct_id)), *n),
+            Ty::Reusable(t) => tir::Type::Reusable(Box::new(t.to_tir(struct_id))),
+            Ty::Struct(s, args) => tir::Type::Struct(struct_id(*s, args)),
         }
     }
 }
@@ -127,6 +142,22 @@ pub fn unify(pattern: &Ty, actual: &Ty, bindings: &mut Vec<(String, Ty)>) -> boo
         },
         (Ty::Slice(a), Ty::Slice(b)) | (Ty::Reusable(a), Ty::Reusable(b)) => unify(a, b, bindings),
         (Ty::Array(a, n), Ty::Array(b, m)) => n == m && unify(a, b, bindings),
+        (Ty::Struct(s, a), Ty::Struct(t, b)) if s == t && a.len() == b.len() => {
+            a.iter().zip(b).all(|(x, y)| unify(x, y, bindings))
+        }
         _ => !pattern.has_param() && pattern.compatible(actual),
+    }
+}
+
+/// `ty` with every generic parameter (and error) replaced by `i64`: the
+/// stand-in opaque checking lowers them to (see [`Ty::to_tir`]).
+pub fn concrete(ty: &Ty) -> Ty {
+    match ty {
+        Ty::Param(_) | Ty::Error => Ty::I64,
+        Ty::Slice(t) => Ty::Slice(Box::new(concrete(t))),
+        Ty::Array(t, n) => Ty::Array(Box::new(concrete(t)), *n),
+        Ty::Reusable(t) => Ty::Reusable(Box::new(concrete(t))),
+        Ty::Struct(s, args) => Ty::Struct(*s, args.iter().map(concrete).collect()),
+        other => other.clone(),
     }
 }

@@ -53,10 +53,11 @@ pub struct ConstItem {
     pub value: Expr,
 }
 
-/// `struct Name { field: T, ... }`
+/// `struct Name<generics> { field: T, ... }`
 #[derive(Clone, Debug, PartialEq)]
 pub struct StructItem {
     pub name: Ident,
+    pub generics: Vec<Ident>,
     pub fields: Vec<(Ident, TypeExpr)>,
 }
 
@@ -89,8 +90,8 @@ pub struct FnItem {
 /// A type as written.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeExprKind {
-    /// `i64`, `Pair`, `T`, `m::Pair`.
-    Path(Path),
+    /// `i64`, `Pair`, `T`, `m::Pair`; with type arguments, `Vec<i64>`.
+    Path(Path, Vec<TypeExpr>),
     Slice(Box<TypeExpr>),
     /// `[N]T`; `N` is a constant expression.
     Array(Box<Expr>, Box<TypeExpr>),
@@ -253,8 +254,10 @@ pub enum ExprKind {
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     Cast(Box<Expr>, TypeExpr),
+    /// `Name { f: e }`, `Name::<T> { f: e }`.
     StructLit {
         name: Path,
+        type_args: Vec<TypeExpr>,
         fields: Vec<(Ident, Expr)>,
     },
     ArrayRepeat(Box<Expr>, Box<Expr>),

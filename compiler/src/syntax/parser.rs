@@ -332,6 +332,7 @@ impl<'s> Parser<'s> {
             Tok::Struct => {
                 self.bump();
                 let name = self.ident()?;
+                let generics = self.generic_params()?;
                 self.expect(&Tok::LBrace)?;
                 let mut fields = Vec::new();
                 while *self.peek() != Tok::RBrace {
@@ -344,7 +345,11 @@ impl<'s> Parser<'s> {
                     }
                 }
                 self.expect(&Tok::RBrace)?;
-                Ok(Item::Struct(StructItem { name, fields }))
+                Ok(Item::Struct(StructItem {
+                    name,
+                    generics,
+                    fields,
+                }))
             }
             Tok::Extern => {
                 self.bump();
@@ -358,16 +363,7 @@ impl<'s> Parser<'s> {
             Tok::Fn => {
                 self.bump();
                 let name = self.ident()?;
-                let mut generics = Vec::new();
-                if self.eat(&Tok::Lt) {
-                    loop {
-                        generics.push(self.ident()?);
-                        if !self.eat(&Tok::Comma) || *self.peek() == Tok::Gt {
-                            break;
-                        }
-                    }
-                    self.expect(&Tok::Gt)?;
-                }
+                let generics = self.generic_params()?;
                 let params = self.params()?;
                 let ret = self.ret_type()?;
                 let saved = self.tail_depth.replace(self.depth + 1);
@@ -462,13 +458,37 @@ impl<'s> Parser<'s> {
             }
             Tok::Ident(_) => {
                 let path = self.path()?;
+                // A primitive takes no arguments: `x as i64 < y` compares.
+                let primitive = matches!(
+                    path.segments.as_slice(),
+                    [one] if ["i64", "i32", "u8", "u64", "bool"].contains(&one.name.as_str())
+                );
+                let mut args = Vec::new();
+                if !primitive && self.eat(&Tok::Lt) {
+                    args = self.type_arg_list()?;
+                }
                 Ok(TypeExpr {
-                    span: path.span,
-                    kind: TypeExprKind::Path(path),
+                    span: path.span.to(self.prev_span()),
+                    kind: TypeExprKind::Path(path, args),
                 })
             }
             _ => Err(self.error_expected("a type")),
         }
+    }
+
+    /// `<T, U>` after a function or struct name, or nothing.
+    fn generic_params(&mut self) -> PResult<Vec<Ident>> {
+        let mut generics = Vec::new();
+        if self.eat(&Tok::Lt) {
+            loop {
+                generics.push(self.ident()?);
+                if !self.eat(&Tok::Comma) || *self.peek() == Tok::Gt {
+                    break;
+                }
+            }
+            self.expect(&Tok::Gt)?;
+        }
+        Ok(generics)
     }
 
     /// `a` or `a::b` (stops before `::<`).
@@ -496,19 +516,42 @@ impl<'s> Parser<'s> {
 
     /// `::<T, U>` after a path, if present.
     fn type_args(&mut self) -> PResult<Vec<TypeExpr>> {
-        let mut args = Vec::new();
         if *self.peek() == Tok::ColonColon && *self.peek_at(1) == Tok::Lt {
             self.bump();
             self.bump();
-            while *self.peek() != Tok::Gt {
-                args.push(self.ty()?);
-                if !self.eat(&Tok::Comma) {
-                    break;
-                }
-            }
-            self.expect(&Tok::Gt)?;
+            return self.type_arg_list();
         }
+        Ok(Vec::new())
+    }
+
+    /// After `<`: `T, U>`. A closing `>>` (`Vec<Vec<i64>>`) or `>=` is split,
+    /// its first `>` closing this list.
+    fn type_arg_list(&mut self) -> PResult<Vec<TypeExpr>> {
+        let mut args = Vec::new();
+        while !matches!(self.peek(), Tok::Gt | Tok::Shr | Tok::Ge) {
+            args.push(self.ty()?);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.close_angle()?;
         Ok(args)
+    }
+
+    /// Consumes one `>`, splitting `>>` and `>=` (the rest stays next).
+    fn close_angle(&mut self) -> PResult<()> {
+        let rest = match self.peek() {
+            Tok::Shr => Tok::Gt,
+            Tok::Ge => Tok::Eq,
+            _ => {
+                self.expect(&Tok::Gt)?;
+                return Ok(());
+            }
+        };
+        let t = &mut self.toks[self.pos];
+        t.tok = rest;
+        t.span.lo += 1;
+        Ok(())
     }
 
     // ---- statements ----
@@ -1143,7 +1186,7 @@ impl<'s> Parser<'s> {
                     span,
                 })
             }
-            Tok::LBrace if !self.no_struct && type_args.is_empty() => {
+            Tok::LBrace if !self.no_struct => {
                 self.bump();
                 let saved = std::mem::replace(&mut self.no_struct, false);
                 let fields = self.struct_fields();
@@ -1151,7 +1194,11 @@ impl<'s> Parser<'s> {
                 let fields = fields?;
                 let span = path.span.to(self.prev_span());
                 Ok(Expr {
-                    kind: ExprKind::StructLit { name: path, fields },
+                    kind: ExprKind::StructLit {
+                        name: path,
+                        type_args,
+                        fields,
+                    },
                     span,
                 })
             }

@@ -41,6 +41,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
             interrupt::tern_rt_interrupted as *const u8,
         ),
         ("tern_print_i64", output::tern_print_i64 as *const u8),
+        ("tern_print_u64", output::tern_print_u64 as *const u8),
         ("tern_print_bool", output::tern_print_bool as *const u8),
         ("tern_print_str", output::tern_print_str as *const u8),
         ("tern_panic", output::tern_panic as *const u8),

@@ -11,11 +11,21 @@ use crate::stdout;
 /// widened to `i64` by the generated code.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_print_i64(v: i64) {
+    print_decimal(v.unsigned_abs(), v < 0);
+}
+
+/// Prints `v` (a `u64`) in unsigned decimal and a newline.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_print_u64(v: u64) {
+    print_decimal(v, false);
+}
+
+/// `-`, if `negative`, then `n` in decimal and a newline.
+fn print_decimal(mut n: u64, negative: bool) {
     // Formatted on the stack: no allocation per `print`.
-    let mut text = [0u8; 21];
+    let mut text = [0u8; 22];
     let mut at = text.len() - 1;
     text[at] = b'\n';
-    let mut n = v.unsigned_abs();
     loop {
         at -= 1;
         text[at] = b'0' + (n % 10) as u8;
@@ -24,7 +34,7 @@ pub extern "C" fn tern_print_i64(v: i64) {
             break;
         }
     }
-    if v < 0 {
+    if negative {
         at -= 1;
         text[at] = b'-';
     }

@@ -28,7 +28,7 @@ impl Checker<'_> {
             ast::ExprKind::Field(base, field) => {
                 let (tb, bty) = self.expr(cx, base, None);
                 let found = match &bty {
-                    Ty::Struct(s) => self.field(*s as usize, &field.name),
+                    Ty::Struct(s, args) => self.field(*s as usize, args, &field.name),
                     _ => Ok(None),
                 };
                 let Ok(found) = found else {
@@ -164,7 +164,11 @@ impl Checker<'_> {
                     target,
                 )
             }
-            ast::ExprKind::StructLit { name, fields } => self.struct_lit(cx, name, fields, span),
+            ast::ExprKind::StructLit {
+                name,
+                type_args,
+                fields,
+            } => self.struct_lit(cx, name, type_args, fields, expected, span),
             ast::ExprKind::ArrayRepeat(value, count) => {
                 let elem_hint = match expected {
                     Some(Ty::Array(t, _)) => Some((**t).clone()),
@@ -299,6 +303,7 @@ impl Checker<'_> {
         let (min, max): (i128, i128) = match ty {
             Ty::I32 => (i32::MIN as i128, i32::MAX as i128),
             Ty::U8 => (0, 255),
+            Ty::U64 => (0, u64::MAX as i128),
             _ => (i64::MIN as i128, i64::MAX as i128),
         };
         let value = if neg { -(v as i128) } else { v as i128 };
@@ -309,6 +314,7 @@ impl Checker<'_> {
                 .error(ErrorKind::LiteralOutOfRange { literal, ty: t }, span);
             return self.error_expr(span);
         }
+        // A `u64` above `i64::MAX` keeps its bits.
         (self.mk(tir::ExprKind::Int(value as i64), &ty, span), ty)
     }
 
@@ -427,13 +433,24 @@ impl Checker<'_> {
         }
     }
 
+    /// `Name { f: e, ... }`. A generic struct's type arguments are the ones
+    /// written (`Name::<T> { ... }`), else the expected type's, else inferred
+    /// from the field values.
     pub(super) fn struct_lit(
         &mut self,
         cx: &mut FnCx,
         name: &ast::Path,
+        type_args: &[ast::TypeExpr],
         fields: &[(ast::Ident, ast::Expr)],
+        expected: Option<&Ty>,
         span: Span,
     ) -> Typed {
+        let fail = |this: &mut Self, cx: &mut FnCx| {
+            for (_, e) in fields {
+                this.expr(cx, e, None);
+            }
+            this.error_expr(span)
+        };
         let s = match self.resolve_path(name, cx.module) {
             Some(ItemRef::Struct(s)) => s,
             other => {
@@ -443,27 +460,65 @@ impl Checker<'_> {
                     self.sink
                         .error(ErrorKind::UnknownType(name.text()), name.span);
                 }
-                for (_, e) in fields {
-                    self.expr(cx, e, None);
-                }
-                return self.error_expr(span);
+                return fail(self, cx);
             }
         };
         let Some(decl) = self.struct_fields(s) else {
-            for (_, e) in fields {
-                self.expr(cx, e, None);
-            }
-            return self.error_expr(span);
+            return fail(self, cx);
         };
         let sname = self.structs[s].name.clone();
-        let mut values: Vec<Option<tir::Expr>> = vec![None; decl.list.len()];
+        let generics = self.structs[s].generics.clone();
+        let mut bindings: Vec<(String, Ty)> = Vec::new();
+        if !type_args.is_empty() {
+            if generics.is_empty() || type_args.len() != generics.len() {
+                let kind = if generics.is_empty() {
+                    ErrorKind::NotGeneric(sname)
+                } else {
+                    ErrorKind::TypeArgCount {
+                        name: sname,
+                        expected: generics.len(),
+                        found: type_args.len(),
+                    }
+                };
+                self.sink.error(kind, name.span);
+                return fail(self, cx);
+            }
+            let scope = cx.generics.clone();
+            for (g, t) in generics.iter().zip(type_args) {
+                let ty = self.resolve_type(t, cx.module, &scope);
+                if ty.has_error() {
+                    return fail(self, cx);
+                }
+                bindings.push((g.clone(), ty));
+            }
+        } else if let Some(Ty::Struct(es, eargs)) = expected
+            && *es as usize == s
+            && eargs.len() == generics.len()
+        {
+            bindings = generics
+                .iter()
+                .cloned()
+                .zip(eargs.iter().cloned())
+                .collect();
+        }
+        let mut values: Vec<Option<(tir::Expr, Ty, Span)>> = vec![None; decl.list.len()];
         let mut bad = false;
         for (fname, e) in fields {
             match decl.position(&fname.name) {
                 Some(i) => {
-                    let fty = decl.list[i].1.clone();
-                    let (te, ty) = self.expr(cx, e, Some(&fty));
-                    bad |= !self.expect_ty(&fty, &ty, e.span) || ty.has_error();
+                    let template = &decl.list[i].1;
+                    let fty = template.subst(&bindings);
+                    // A field type naming an unbound parameter of the struct
+                    // guides nothing; its value binds the parameter.
+                    let unbound = template
+                        .params()
+                        .iter()
+                        .any(|p| !bindings.iter().any(|(n, _)| n == p));
+                    let hint = (!unbound).then_some(&fty);
+                    let (te, ty) = self.expr(cx, e, hint);
+                    if unbound {
+                        unify(template, &ty, &mut bindings);
+                    }
                     if values[i].is_some() {
                         self.sink.error(
                             ErrorKind::StructLitDuplicate(fname.name.clone()),
@@ -471,7 +526,7 @@ impl Checker<'_> {
                         );
                         bad = true;
                     }
-                    values[i] = Some(te);
+                    values[i] = Some((te, ty, e.span));
                 }
                 None => {
                     self.expr(cx, e, None);
@@ -501,11 +556,44 @@ impl Checker<'_> {
         if bad {
             return self.error_expr(span);
         }
-        let ty = Ty::Struct(s as u32);
-        let kind = tir::ExprKind::StructLit {
-            id: tir::StructId(s as u32),
-            fields: values.into_iter().flatten().collect(),
+        let mut args = Vec::with_capacity(generics.len());
+        for g in &generics {
+            match bindings.iter().find(|(n, _)| n == g) {
+                Some((_, t)) => args.push(t.clone()),
+                None => {
+                    // A value in error binds nothing: already reported.
+                    let value_error = values.iter().flatten().any(|(_, t, _)| t.has_error());
+                    if value_error || expected.is_some_and(Ty::has_error) {
+                        return self.error_expr(span);
+                    }
+                    self.sink.error(
+                        ErrorKind::CannotInfer {
+                            name: sname,
+                            param: g.clone(),
+                        },
+                        name.span,
+                    );
+                    return self.error_expr(span);
+                }
+            }
+        }
+        // Every value against its field's type in this instance.
+        let mut exprs = Vec::with_capacity(values.len());
+        for (i, v) in values.into_iter().enumerate() {
+            let (te, ty, at) = v.expect("every field has a value (checked above)");
+            let fty = decl.list[i].1.subst(&bindings);
+            bad |= !self.expect_ty(&fty, &ty, at) || ty.has_error();
+            exprs.push(te);
+        }
+        if bad || args.iter().any(Ty::has_error) {
+            return self.error_expr(span);
+        }
+        let ty = Ty::Struct(s as u32, args);
+        let id = match self.tir_ty(&ty) {
+            tir::Type::Struct(id) => id,
+            _ => unreachable!("a struct type lowers to a struct"),
         };
+        let kind = tir::ExprKind::StructLit { id, fields: exprs };
         (self.mk(kind, &ty, span), ty)
     }
 }

@@ -79,7 +79,9 @@ impl FnCx {
         let id = self.locals.len() as u32;
         self.locals.push(tir::Local {
             name: name.to_string(),
-            ty: ty.to_tir(),
+            // The backend's type is filled in with the body (`fn_body`),
+            // where struct instances get their ids.
+            ty: tir::Type::Unit,
             mutable,
         });
         self.local_tys.push(ty);
@@ -222,7 +224,7 @@ impl Checker<'_> {
     fn mk(&self, kind: tir::ExprKind, ty: &Ty, span: Span) -> tir::Expr {
         tir::Expr {
             kind,
-            ty: ty.to_tir(),
+            ty: self.tir_ty(ty),
             loc: self.loc(span),
             span,
         }
