@@ -160,7 +160,11 @@ fn calls_in_block(b: &Block, out: &mut Vec<usize>) {
 
 fn calls_in(e: &Expr, out: &mut Vec<usize>) {
     match &e.kind {
-        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Local(_) => {}
+        ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Bytes(_)
+        | ExprKind::Local(_) => {}
         ExprKind::Field(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x) | ExprKind::Len(x) => {
             calls_in(x, out)
         }

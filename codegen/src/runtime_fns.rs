@@ -51,6 +51,10 @@ runtime_fns! {
     DebugTable = "tern_rt_debug_table"(Ptr);
     PrintI64 = "tern_print_i64"(I64);
     PrintU64 = "tern_print_u64"(I64);
+    WriteI64 = "tern_write_i64"(I64);
+    WriteU64 = "tern_write_u64"(I64);
+    WriteBool = "tern_write_bool"(U8);
+    WriteStr = "tern_write_str"(Ptr, I64);
     PrintBool = "tern_print_bool"(U8);
     PrintStr = "tern_print_str"(Ptr, I64);
     Panic = "tern_panic"(Ptr, I64, Ptr, I64, Ptr);

@@ -204,6 +204,7 @@ fn expr(p: &Program, f: &Function, e: &Expr) -> String {
         }
         ExprKind::ArrayRepeat { value, count } => format!("[{}; {count}]", expr(p, f, value)),
         ExprKind::ArrayLit(es) => format!("[{}]", list(p, f, es)),
+        ExprKind::Bytes(b) => format!("{:?}", String::from_utf8_lossy(b)),
         ExprKind::Len(x) => format!("len {}", expr(p, f, x)),
         ExprKind::Builtin(b, a) => format!("{b:?}({})", list(p, f, a)),
     };

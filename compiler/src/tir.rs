@@ -294,6 +294,8 @@ pub enum ExprKind {
     },
     /// `[a, b, c]` (beyond the fixed surface syntax of docs/language.md §1, used by tests).
     ArrayLit(Vec<Expr>),
+    /// A string literal used as a value: its bytes, as a fresh `[N]u8`.
+    Bytes(Vec<u8>),
     /// `len(s)` of a slice, array or reusable slice, as `i64`.
     Len(Box<Expr>),
     Builtin(Builtin, Vec<Expr>),
@@ -385,6 +387,7 @@ impl BinOp {
 pub const BUILTINS: &[BuiltinSpec] = &[
     BuiltinSpec::new("len", BuiltinFn::Len, 1, false),
     BuiltinSpec::new("print", BuiltinFn::Op(Builtin::Print), 1, false),
+    BuiltinSpec::new("write", BuiltinFn::Op(Builtin::Write), 1, false),
     BuiltinSpec::new("panic", BuiltinFn::Op(Builtin::Panic), 1, false),
     BuiltinSpec::new("assert", BuiltinFn::Op(Builtin::Assert), 2, false),
     BuiltinSpec::new("size_of", BuiltinFn::SizeOf, 0, true),
@@ -474,9 +477,12 @@ impl BuiltinSpec {
 /// Built-in operations. Argument lists are listed per variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {
-    /// `print(x)`: one scalar or string literal and a newline. Integers in
-    /// decimal (u8 unsigned), bools as `true`/`false`. Returns `Unit`.
+    /// `print(x)`: one scalar or text and a newline. Integers in decimal
+    /// (u8, u64 unsigned), bools as `true`/`false`, text (a string literal of
+    /// type `Str`, a `[]u8` or a `[N]u8`) as its bytes. Returns `Unit`.
     Print,
+    /// `write(x)`: what `print(x)` prints, without the newline.
+    Write,
     /// `panic("msg")` or `panic("msg", detail)`: runtime error at the
     /// expression's location; the optional `detail: []u8` (bytes computed at
     /// run time, e.g. a library's error text) is appended to the literal.

@@ -100,6 +100,7 @@ pub fn is_fresh_aggregate(e: &Expr) -> bool {
             | ExprKind::StructLit { .. }
             | ExprKind::ArrayRepeat { .. }
             | ExprKind::ArrayLit(_)
+            | ExprKind::Bytes(_)
     )
 }
 
@@ -342,6 +343,9 @@ impl<'p> LayoutBuilder<'p> {
             ExprKind::ArrayLit(items) => {
                 self.temp(e);
                 children.extend(items.iter().map(Node::Expr));
+            }
+            ExprKind::Bytes(_) => {
+                self.temp(e);
             }
             ExprKind::Builtin(builtin, args) => {
                 if *builtin == Builtin::UnsafeAddr

@@ -836,6 +836,11 @@ impl<'a> Machine<'a> {
             ExprKind::StructLit { id, fields } => self.struct_lit(fr, e, id.0, fields),
             ExprKind::ArrayRepeat { value, count } => self.array_repeat(fr, e, value, *count),
             ExprKind::ArrayLit(items) => self.array_lit(fr, e, items),
+            ExprKind::Bytes(bytes) => {
+                let addr = self.temp(fr, e)?;
+                memory::copy(addr, bytes.as_ptr() as Addr, bytes.len() as u64);
+                Ok(Val::Mem(addr))
+            }
             ExprKind::Len(x) => self.len(fr, x),
             ExprKind::Builtin(builtin, args) => self.builtin(fr, builtin, args, e),
         }
@@ -990,17 +995,37 @@ impl<'a> Machine<'a> {
         // of the program, or a value the program computed and hands to the
         // same function in compiled code.
         match builtin {
-            Builtin::Print => {
+            Builtin::Print | Builtin::Write => {
                 let x = arg(0)?;
+                let line = *builtin == Builtin::Print;
                 match (&x.ty, self.expr(fr, x)?) {
                     (Type::Str | Type::Slice(_), Val::Pair(p, l)) => {
-                        let p = self.sanitize_slice(&x.ty, p, l, loc);
-                        unsafe { output::tern_print_str(p as *const u8, l) }
+                        let p = self.sanitize_slice(&x.ty, p, l, loc) as *const u8;
+                        match line {
+                            true => unsafe { output::tern_print_str(p, l) },
+                            false => unsafe { output::tern_write_str(p, l) },
+                        }
                     }
-                    (Type::Bool, Val::Scalar(v)) => output::tern_print_bool(v as u8),
-                    (Type::U64, Val::Scalar(v)) => output::tern_print_u64(v as u64),
+                    (Type::Array(_, n), Val::Mem(a)) => {
+                        let (p, l) = (a as *const u8, *n as i64);
+                        match line {
+                            true => unsafe { output::tern_print_str(p, l) },
+                            false => unsafe { output::tern_write_str(p, l) },
+                        }
+                    }
+                    (Type::Bool, Val::Scalar(v)) => match line {
+                        true => output::tern_print_bool(v as u8),
+                        false => output::tern_write_bool(v as u8),
+                    },
+                    (Type::U64, Val::Scalar(v)) => match line {
+                        true => output::tern_print_u64(v as u64),
+                        false => output::tern_write_u64(v as u64),
+                    },
                     // `i32` sign- and `u8` zero-extended: the canonical form.
-                    (_, Val::Scalar(v)) => output::tern_print_i64(v),
+                    (_, Val::Scalar(v)) => match line {
+                        true => output::tern_print_i64(v),
+                        false => output::tern_write_i64(v),
+                    },
                     (ty, _) => return internal(loc, format!("print of {ty}")),
                 }
                 Ok(Val::Unit)

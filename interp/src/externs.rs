@@ -137,6 +137,22 @@ pub fn runtime_call(name: &str) -> Option<RuntimeCall> {
         // The interpreter's frames come from its own call stack; a table
         // handed over by a program describes no code it runs.
         "tern_rt_debug_table" => |_| 0,
+        "tern_write_i64" => |a| {
+            output::tern_write_i64(word(a, 0));
+            0
+        },
+        "tern_write_u64" => |a| {
+            output::tern_write_u64(word(a, 0) as u64);
+            0
+        },
+        "tern_write_bool" => |a| {
+            output::tern_write_bool(word(a, 0) as u8);
+            0
+        },
+        "tern_write_str" => |a| {
+            unsafe { output::tern_write_str(ptr(a, 0), word(a, 1)) };
+            0
+        },
         "tern_print_u64" => |a| {
             output::tern_print_u64(word(a, 0) as u64);
             0

@@ -21,6 +21,7 @@ pub(super) fn is_fresh_aggregate(e: &Expr) -> bool {
             | ExprKind::StructLit { .. }
             | ExprKind::ArrayRepeat { .. }
             | ExprKind::ArrayLit(_)
+            | ExprKind::Bytes(_)
     )
 }
 
@@ -66,7 +67,11 @@ fn collect_addressed(e: &Expr, out: &mut HashSet<LocalId>) {
         }
     };
     match &e.kind {
-        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Local(_) => {}
+        ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Bytes(_)
+        | ExprKind::Local(_) => {}
         ExprKind::Field(b, _) => collect_addressed(b, out),
         ExprKind::Index(b, i) => {
             collect_addressed(b, out);

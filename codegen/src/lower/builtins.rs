@@ -7,19 +7,29 @@ impl<M: Module> FnLower<'_, '_, M> {
     pub(super) fn builtin(&mut self, builtin: &Builtin, args: &[Expr], e: &Expr) -> R<Val> {
         let loc = e.loc;
         match builtin {
-            Builtin::Print => {
+            Builtin::Print | Builtin::Write => {
                 let arg = &args[0];
                 let v = self.expr(arg)?;
+                // The runtime function for each kind of value, with and
+                // without the newline.
+                let pick = |print: Rt, write: Rt| match builtin {
+                    Builtin::Print => print,
+                    _ => write,
+                };
                 match (&arg.ty, v) {
                     (Type::Str | Type::Slice(_), Val::Pair(p, l)) => {
                         let p = self.sanitize_slice(&arg.ty, p, l, loc)?;
-                        self.call_rt(Rt::PrintStr, &[p, l])?;
+                        self.call_rt(pick(Rt::PrintStr, Rt::WriteStr), &[p, l])?;
+                    }
+                    (Type::Array(_, n), Val::Mem(p)) => {
+                        let l = self.b.ins().iconst(types::I64, *n as i64);
+                        self.call_rt(pick(Rt::PrintStr, Rt::WriteStr), &[p, l])?;
                     }
                     (Type::Bool, Val::Scalar(x)) => {
-                        self.call_rt(Rt::PrintBool, &[x])?;
+                        self.call_rt(pick(Rt::PrintBool, Rt::WriteBool), &[x])?;
                     }
                     (Type::U64, Val::Scalar(x)) => {
-                        self.call_rt(Rt::PrintU64, &[x])?;
+                        self.call_rt(pick(Rt::PrintU64, Rt::WriteU64), &[x])?;
                     }
                     (ty, Val::Scalar(x)) => {
                         let wide = match ty {
@@ -27,7 +37,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                             Type::U8 => self.b.ins().uextend(types::I64, x),
                             _ => x,
                         };
-                        self.call_rt(Rt::PrintI64, &[wide])?;
+                        self.call_rt(pick(Rt::PrintI64, Rt::WriteI64), &[wide])?;
                     }
                     (ty, _) => {
                         return Err(CodegenError::Unsupported(format!("print of {ty}")));

@@ -137,6 +137,17 @@ impl<M: Module> FnLower<'_, '_, M> {
                 }
                 Val::Mem(addr)
             }
+            ExprKind::Bytes(bytes) => {
+                // Copied from the read-only bytes into a fresh temporary: the
+                // value is an array the program may change.
+                let addr = self.temp(&e.ty)?;
+                if !bytes.is_empty() {
+                    let id = self.tr.string(self.module, bytes)?;
+                    let src = self.data_addr(id);
+                    self.copy(addr, src, self.program.layout(&e.ty));
+                }
+                Val::Mem(addr)
+            }
             ExprKind::Len(x) => match &x.ty {
                 Type::Array(_, n) => Val::Scalar(self.b.ins().iconst(types::I64, *n as i64)),
                 _ => Val::Scalar(self.expr(x)?.pair().1),

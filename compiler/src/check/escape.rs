@@ -173,7 +173,11 @@ fn callees_of_block(b: &Block, out: &mut Vec<FuncId>) {
 
 fn callees(e: &Expr, out: &mut Vec<FuncId>) {
     match &e.kind {
-        ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Local(_) => {}
+        ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Bytes(_)
+        | ExprKind::Local(_) => {}
         ExprKind::Field(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x) | ExprKind::Len(x) => {
             callees(x, out)
         }
@@ -367,7 +371,9 @@ impl Pass<'_, '_> {
     /// The taint of the value of `e`, applying the effects of the calls in it.
     fn value(&mut self, e: &Expr) -> Taint {
         match &e.kind {
-            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Str(_) => Taint::default(),
+            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Bytes(_) => {
+                Taint::default()
+            }
             ExprKind::Local(id) => self.taint[id.0 as usize].clone(),
             ExprKind::Field(b, _) => {
                 let t = self.value(b);

@@ -44,6 +44,7 @@ fn fresh(e: &Expr) -> bool {
             | ExprKind::StructLit { .. }
             | ExprKind::ArrayRepeat { .. }
             | ExprKind::ArrayLit(_)
+            | ExprKind::Bytes(_)
     )
 }
 
@@ -112,7 +113,11 @@ impl Walk<'_> {
             self.add(&e.ty);
         }
         match &e.kind {
-            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Local(_) => {}
+            ExprKind::Int(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Str(_)
+            | ExprKind::Bytes(_)
+            | ExprKind::Local(_) => {}
             ExprKind::Field(x, _)
             | ExprKind::Unary(_, x)
             | ExprKind::Cast(x)

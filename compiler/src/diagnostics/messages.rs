@@ -120,8 +120,10 @@ pub enum ErrorKind {
     AddrNotPlace,
     UnitValue,
     EmptyArrayInfer,
-    StrNotAllowed,
-    PrintArg(String),
+    PrintArg {
+        name: String,
+        ty: String,
+    },
     NeedsStrLit(String),
     ExternType(String),
     ExternMismatch(String),
@@ -390,13 +392,9 @@ impl fmt::Display for ErrorKind {
             ),
             UnitValue => write!(f, "this expression has no value"),
             EmptyArrayInfer => write!(f, "cannot infer the element type of an empty array"),
-            StrNotAllowed => write!(
+            PrintArg { name, ty } => write!(
                 f,
-                "string literals are only allowed as arguments of `print`, `panic` and `assert`"
-            ),
-            PrintArg(t) => write!(
-                f,
-                "`print` expects an integer, a bool or a string literal, found `{t}`"
+                "`{name}` expects an integer, a bool or text (a string, `[]u8`, `[N]u8`), found `{ty}`"
             ),
             NeedsStrLit(n) => write!(f, "`{n}` expects a string literal message"),
             ExternType(t) => write!(f, "type `{t}` cannot cross the C boundary"),

@@ -11,21 +11,50 @@ use crate::stdout;
 /// widened to `i64` by the generated code.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_print_i64(v: i64) {
-    print_decimal(v.unsigned_abs(), v < 0);
+    print_decimal(v.unsigned_abs(), v < 0, true);
 }
 
 /// Prints `v` (a `u64`) in unsigned decimal and a newline.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_print_u64(v: u64) {
-    print_decimal(v, false);
+    print_decimal(v, false, true);
 }
 
-/// `-`, if `negative`, then `n` in decimal and a newline.
-fn print_decimal(mut n: u64, negative: bool) {
+/// `write(x)` of an integer: `tern_print_i64` without the newline.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_write_i64(v: i64) {
+    print_decimal(v.unsigned_abs(), v < 0, false);
+}
+
+/// `write(x)` of a `u64`: `tern_print_u64` without the newline.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_write_u64(v: u64) {
+    print_decimal(v, false, false);
+}
+
+/// `write(x)` of a bool: `true` or `false`.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_write_bool(v: u8) {
+    stdout::write(&[if v != 0 { b"true" } else { b"false" }]);
+}
+
+/// `write(x)` of text: `len` bytes at `ptr`.
+///
+/// # Safety
+/// `ptr` points to `len` readable bytes, or `len <= 0`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_write_str(ptr: *const u8, len: i64) {
+    // SAFETY: caller contract.
+    stdout::write(&[unsafe { bytes(ptr, len) }]);
+}
+
+/// `-`, if `negative`, then `n` in decimal, then a newline if `newline`.
+fn print_decimal(mut n: u64, negative: bool, newline: bool) {
     // Formatted on the stack: no allocation per `print`.
     let mut text = [0u8; 22];
     let mut at = text.len() - 1;
     text[at] = b'\n';
+    let end = if newline { text.len() } else { text.len() - 1 };
     loop {
         at -= 1;
         text[at] = b'0' + (n % 10) as u8;
@@ -38,7 +67,7 @@ fn print_decimal(mut n: u64, negative: bool) {
         at -= 1;
         text[at] = b'-';
     }
-    stdout::write(&[&text[at..]]);
+    stdout::write(&[&text[at..end]]);
 }
 
 /// Prints `true` or `false` (any non-zero byte is `true`) and a newline.
@@ -50,7 +79,8 @@ pub extern "C" fn tern_print_bool(v: u8) {
 /// Prints `len` bytes at `ptr` and a newline.
 ///
 /// # Safety
-/// `ptr` points to `len` readable bytes (a string literal of the program).
+/// `ptr` points to `len` readable bytes (a string literal, or a `[]u8` or
+/// `[N]u8` of the program), or `len <= 0`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_print_str(ptr: *const u8, len: i64) {
     // SAFETY: caller contract.

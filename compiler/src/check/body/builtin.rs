@@ -94,22 +94,27 @@ impl Checker<'_> {
                     Ty::I64,
                 )
             }
-            Op(Builtin::Print) => {
+            Op(op @ (Builtin::Print | Builtin::Write)) => {
                 let a = &args[0].expr;
                 if let ast::ExprKind::Str(s) = &a.kind {
                     let lit = self.mk(tir::ExprKind::Str(s.clone()), &Ty::Str, a.span);
-                    return builtin(self, Builtin::Print, vec![lit], &unit);
+                    return builtin(self, op, vec![lit], &unit);
                 }
                 let (te, ty) = self.expr(cx, a, None);
                 if ty.has_error() {
                     return self.error_expr(span);
                 }
-                if !ty.is_scalar() {
-                    let n = self.ty_name(&ty);
-                    self.sink.error(ErrorKind::PrintArg(n), a.span);
+                // Scalars, and bytes as text.
+                let text = matches!(&ty, Ty::Slice(e) | Ty::Array(e, _) if **e == Ty::U8);
+                if !ty.is_scalar() && !text {
+                    let kind = ErrorKind::PrintArg {
+                        name: name.into(),
+                        ty: self.ty_name(&ty),
+                    };
+                    self.sink.error(kind, a.span);
                     return self.error_expr(span);
                 }
-                builtin(self, Builtin::Print, vec![te], &unit)
+                builtin(self, op, vec![te], &unit)
             }
             Op(Builtin::Panic) => {
                 let lit = self.str_arg(&args[0].expr, "panic");

@@ -14,9 +14,14 @@ impl Checker<'_> {
             ast::ExprKind::Error => self.error_expr(span),
             ast::ExprKind::Int(v) => self.int_literal(*v, false, expected, span),
             ast::ExprKind::Bool(b) => (self.mk(tir::ExprKind::Bool(*b), &Ty::Bool, span), Ty::Bool),
-            ast::ExprKind::Str(_) => {
-                self.sink.error(ErrorKind::StrNotAllowed, span);
-                self.error_expr(span)
+            ast::ExprKind::Str(s) => {
+                // Text as data: the bytes, a `[N]u8` value like any array.
+                let ty = Ty::Array(Box::new(Ty::U8), s.len() as u64);
+                if !self.size_ok(&ty, span) {
+                    return self.error_expr(span);
+                }
+                let bytes = s.as_bytes().to_vec();
+                (self.mk(tir::ExprKind::Bytes(bytes), &ty, span), ty)
             }
             ast::ExprKind::Paren(inner) => self.expr(cx, inner, expected),
             ast::ExprKind::Path(path, targs) => self.path_value(cx, path, targs, span),
