@@ -137,7 +137,11 @@ fn a_module_error_is_reported_in_the_module_file() {
 fn every_program_and_stdlib_module_checks() {
     let loader = TestLoader::default();
     let mut checked = 0;
-    for file in tern_files("tests/programs") {
+    // The application sketches of bench/apps too (measured by their script).
+    let files = tern_files("tests/programs")
+        .into_iter()
+        .chain(tern_files("bench/apps"));
+    for file in files {
         let text = std::fs::read_to_string(root().join(&file)).unwrap();
         if let Err(d) = compile(&file, &text, &loader) {
             panic!("{file} does not check:\n{}", d.render());
