@@ -106,15 +106,10 @@ pub fn compile_jit(
         .0;
     let functions = tr
         .debug
-        .funcs
-        .iter()
-        .map(|f| {
-            let name = &program.functions[f.index as usize].name;
-            (
-                name.clone(),
-                module.get_finalized_function(f.id),
-                f.size as usize,
-            )
+        .named(program)
+        .map(|(name, f)| {
+            let addr = module.get_finalized_function(f.id);
+            (name.to_string(), addr, f.size as usize)
         })
         .collect();
     Ok(JitProgram {

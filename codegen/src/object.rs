@@ -83,10 +83,8 @@ pub fn compile_object(program: &Program, opts: &Options) -> Result<ObjectOutput,
     if opts.emit_asm {
         let notes = tr
             .debug
-            .funcs
-            .iter()
-            .map(|f| {
-                let name = &program.functions[f.index as usize].name;
+            .named(program)
+            .map(|(name, f)| {
                 let rows = f.rows.iter().map(|&(at, loc)| {
                     let file = program
                         .files

@@ -78,6 +78,16 @@ impl DebugInfo {
         SourceLoc::new(id)
     }
 
+    /// Every compiled function with its Tern display name.
+    pub fn named<'a>(
+        &'a self,
+        program: &'a tern_compiler::tir::Program,
+    ) -> impl Iterator<Item = (&'a str, &'a FuncDebug)> + 'a {
+        self.funcs
+            .iter()
+            .map(|f| (program.functions[f.index as usize].name.as_str(), f))
+    }
+
     /// Records function `index` (module id `id`) as Cranelift compiled it.
     pub fn record(&mut self, id: FuncId, index: u32, code: &CompiledCode) {
         let buffer = &code.buffer;
