@@ -14,6 +14,9 @@ pub enum Workload {
     Fragmented,
     /// Slices resized up and down at random.
     Resize,
+    /// An application: adjacency lists of a random graph grown with spare
+    /// capacity, then a breadth-first search (not in the default set).
+    Graph,
 }
 
 /// One implementation of growable slices.

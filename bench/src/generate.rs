@@ -17,6 +17,7 @@ pub fn template(w: Workload) -> &'static str {
         Workload::Append => include_str!("../workloads/append.tern"),
         Workload::Fragmented => include_str!("../workloads/fragmented.tern"),
         Workload::Resize => include_str!("../workloads/resize.tern"),
+        Workload::Graph => include_str!("../workloads/graph.tern"),
     }
 }
 
@@ -26,6 +27,7 @@ pub fn c_source(w: Workload) -> &'static str {
         Workload::Append => include_str!("../workloads/c/append.c"),
         Workload::Fragmented => include_str!("../workloads/c/fragmented.c"),
         Workload::Resize => include_str!("../workloads/c/resize.c"),
+        Workload::Graph => include_str!("../workloads/c/graph.c"),
     }
 }
 
@@ -54,6 +56,9 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         (Workload::Fragmented, _) => (6_000, 4),
         (Workload::Resize, 8) => (4_000_000, 32),
         (Workload::Resize, _) => (2_000_000, 8),
+        // `graph` counts edges; its parameter is the vertex count.
+        (Workload::Graph, 8) => (1_000_000, 100_000),
+        (Workload::Graph, _) => (200_000, 20_000),
     };
     Scale {
         ops: if quick { (ops / 20).max(1) } else { ops },
@@ -157,7 +162,12 @@ pub fn c_flags(w: Workload, elem_bytes: u32, quick: bool) -> Vec<String> {
 mod tests {
     use super::*;
 
-    const ALL: [Workload; 3] = [Workload::Append, Workload::Fragmented, Workload::Resize];
+    const ALL: [Workload; 4] = [
+        Workload::Append,
+        Workload::Fragmented,
+        Workload::Resize,
+        Workload::Graph,
+    ];
 
     #[test]
     fn no_placeholder_survives_substitution() {

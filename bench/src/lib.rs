@@ -354,12 +354,13 @@ impl Bench {
                 ""
             }
         );
-        if cfg!(debug_assertions) {
-            // A debug driver links the debug (unoptimized) runtime library,
-            // so every Tern side is measured against unoptimized Rust.
+        if cfg!(debug_assertions) && self.wants_jit() {
+            // A debug driver runs JIT code against its own debug
+            // (unoptimized) runtime; executables link the embedded release
+            // runtime whatever the driver's profile.
             text.push_str(
-                "warning: this `tern` is a debug build; its runtime is unoptimized and \
-                 these figures do not measure Tern (use `cargo run --release -- bench`)\n",
+                "warning: this `tern` is a debug build; its in-process runtime is unoptimized and \
+                 the JIT figures do not measure Tern (use `cargo run --release -- bench`)\n",
             );
         }
         text.push_str(&report::ratio_tables(&self.cfg, &results));
