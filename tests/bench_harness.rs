@@ -186,6 +186,9 @@ fn a_tiny_run_writes_every_artifact() {
         "tern bench: metric cpu, calls natural, 1 rep(s) after 0 warm-up(s), --quick (not a measurement)\n"
     ));
     assert!(stdout.contains("Ratios side/builtin (CPU time, median), AOT (executable), -O2:\ncase                     c\nfragmented/8 "));
+    assert!(stdout.contains(
+        "\nPeak resident memory (MiB, median), AOT (executable), -O2:\ncase               builtin         c\nfragmented/8 "
+    ), "{stdout}");
     for file in [
         "report.txt",
         "samples.csv",
@@ -198,6 +201,8 @@ fn a_tiny_run_writes_every_artifact() {
         "src/builtin/fragmented-8.tern",
         "src/c/fragmented.c",
         "src/c/common.h",
+        "src/c/launcher.c",
+        "bin/launcher",
         "clif/builtin-O2/fragmented-8.clif",
         "bin/builtin-O2/fragmented-8",
         "bin/c/fragmented-8",
@@ -208,8 +213,14 @@ fn a_tiny_run_writes_every_artifact() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms"
+        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms,peak_rss_kib"
     );
+    // Every executable sample has its peak memory, in KiB: more than the
+    // launcher's own few hundred, far less than the driver's tens of MiB.
+    for line in &lines[1..] {
+        let kib: u64 = line.rsplit(',').next().unwrap().parse().expect(line);
+        assert!((500..64 * 1024).contains(&kib), "{line}");
+    }
     assert_eq!(lines.len(), 3, "{csv}");
     assert!(
         lines[1].starts_with("0,false,fragmented,8,builtin,O2,aot,"),

@@ -34,6 +34,10 @@ pub fn c_source(w: Workload) -> &'static str {
 /// `common.h`, included by every C baseline.
 pub const C_HEADER: &str = include_str!("../workloads/c/common.h");
 
+/// The launcher executables run under, for their peak memory (see its
+/// comment: `ru_maxrss` of a child of the driver would count the driver).
+pub const LAUNCHER: &str = include_str!("../workloads/c/launcher.c");
+
 /// How big one generated program is: the operation count and the workload's
 /// length parameter (maximum length, in elements).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -190,6 +190,9 @@ struct Bench {
     out: PathBuf,
     tern: PathBuf,
     host: Host,
+    /// The launcher executables run under (`bench/workloads/c/launcher.c`),
+    /// built with the programs when executables are measured by CPU time.
+    launcher: std::cell::OnceCell<PathBuf>,
 }
 
 /// One row of `samples.csv`.
@@ -201,6 +204,9 @@ struct Row {
     cpu_s: f64,
     wall_s: f64,
     compile_ms: Option<f64>,
+    /// Peak resident memory of an executable's process, KiB (AOT samples
+    /// run through the launcher).
+    peak_rss_kib: Option<u64>,
 }
 
 impl Bench {
@@ -212,6 +218,7 @@ impl Bench {
             out,
             tern,
             host,
+            launcher: std::cell::OnceCell::new(),
         })
     }
 
@@ -304,6 +311,10 @@ impl Bench {
                         if !warmup {
                             for row in &new_rows {
                                 results.values.entry(row.key).or_default().push(row.value);
+                                if let Some(kib) = row.peak_rss_kib {
+                                    let mib = kib as f64 / 1024.0;
+                                    results.peak_rss_mib.entry(row.key).or_default().push(mib);
+                                }
                             }
                             // One JIT process reports one compile time,
                             // however many modes its sample fed.
@@ -367,6 +378,7 @@ impl Bench {
         text.push_str(&report::absolute_tables(&self.cfg, &results));
         if self.cfg.metric == Metric::Cpu {
             text.push_str(&report::compile_tables(&self.cfg, &results));
+            text.push_str(&report::memory_tables(&self.cfg, &results));
         }
         text.push_str(&report::size_table(&results));
         let failures = report::failure_list(&results);
@@ -386,6 +398,16 @@ impl Bench {
     fn build_all(&self, results: &mut Results, log: &mut String) -> Result<Vec<Job>, String> {
         let mut jobs = Vec::new();
         let aot = self.cfg.modes.contains(&Mode::Aot);
+        if aot && self.cfg.metric == Metric::Cpu {
+            // Without it the executables still run, and memory shows `-`.
+            let src = self.write(&["src", "c", "launcher.c"], generate::LAUNCHER)?;
+            let exe = self.path(&["bin", "launcher"]);
+            let mut cmd = Command::new("cc");
+            cmd.arg("-O2").arg("-o").arg(&exe).arg(&src);
+            if run_logged(&mut cmd, log).is_ok() {
+                let _ = self.launcher.set(exe);
+            }
+        }
         let building = ProgressBar::new(self.cases().len() as u64);
         building.set_style(
             ProgressStyle::with_template("building {bar:40} {pos}/{len} {msg}")
@@ -519,6 +541,7 @@ impl Bench {
             cpu_s,
             wall_s,
             compile_ms,
+            peak_rss_kib: None,
         };
         let key = |mode: Mode, level: u8| Key {
             mode,
@@ -529,22 +552,47 @@ impl Bench {
         };
         match job {
             Job::Exe { exe, level, .. } => {
-                let cmd = Command::new(exe);
+                // CPU samples run through the launcher, which reports the
+                // program's peak memory.
+                let rss_file = self.path(&["logs", "last.rss"]);
+                let launcher = self
+                    .launcher
+                    .get()
+                    .filter(|_| self.cfg.metric == Metric::Cpu);
+                let cmd = match launcher {
+                    Some(l) => {
+                        let _ = std::fs::remove_file(&rss_file);
+                        let mut c = Command::new(l);
+                        c.arg(&rss_file).arg(exe);
+                        c
+                    }
+                    None => Command::new(exe),
+                };
                 let (o, ir) = self.measure(cmd, None, &label, log)?;
                 checks.check((w, size), side, &label, &o.stdout)?;
+                let peak = launcher.and_then(|_| {
+                    std::fs::read_to_string(&rss_file)
+                        .ok()?
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                });
                 // The C baseline (one build) stands in every level's AOT table.
                 let levels = match level {
                     Some(l) => vec![*l],
                     None => self.cfg.levels.clone(),
                 };
                 for l in levels {
-                    rows.push(row(
-                        key(Mode::Aot, l),
-                        ir.unwrap_or(o.cpu_s),
-                        o.cpu_s,
-                        o.wall_s,
-                        None,
-                    ));
+                    rows.push(Row {
+                        peak_rss_kib: peak,
+                        ..row(
+                            key(Mode::Aot, l),
+                            ir.unwrap_or(o.cpu_s),
+                            o.cpu_s,
+                            o.wall_s,
+                            None,
+                        )
+                    });
                 }
             }
             Job::Jit { src, level, .. } => {
@@ -703,12 +751,12 @@ fn samples_csv(rows: &[Row], metric: Metric) -> String {
         "instructions"
     };
     let mut out = String::from(
-        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms\n",
+        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms,peak_rss_kib\n",
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{unit},{:.6},{:.6},{}",
+            "{},{},{},{},{},{},{},{},{unit},{:.6},{:.6},{},{}",
             r.rep,
             r.warmup,
             name(&r.key.workload),
@@ -723,7 +771,8 @@ fn samples_csv(rows: &[Row], metric: Metric) -> String {
             r.value,
             r.cpu_s,
             r.wall_s,
-            r.compile_ms.map(|m| format!("{m:.3}")).unwrap_or_default()
+            r.compile_ms.map(|m| format!("{m:.3}")).unwrap_or_default(),
+            r.peak_rss_kib.map(|k| k.to_string()).unwrap_or_default()
         );
     }
     out

@@ -36,6 +36,8 @@ pub struct Results {
     pub failed: BTreeMap<(Workload, u32, Side), String>,
     /// Executable bytes and machine-code (`.text`) bytes per (side, level, workload, size).
     pub sizes: BTreeMap<(Side, u8, Workload, u32), Sizes>,
+    /// Peak resident memory of an executable's process, MiB, one per repetition.
+    pub peak_rss_mib: BTreeMap<Key, Vec<f64>>,
 }
 
 impl Results {
@@ -185,6 +187,45 @@ pub fn absolute_tables(cfg: &Config, r: &Results) -> String {
                 }
                 out.push('\n');
             }
+        }
+    }
+    out
+}
+
+/// Peak resident memory of the executables (AOT: the program's whole
+/// process, what a user pays; a JIT process also holds the compiler, so it
+/// is not shown), median of the repetitions.
+pub fn memory_tables(cfg: &Config, r: &Results) -> String {
+    let mut out = String::new();
+    if !cfg.modes.contains(&Mode::Aot) {
+        return out;
+    }
+    for &level in &cfg.levels {
+        let sides = sides_in(cfg, Mode::Aot);
+        let _ = writeln!(
+            out,
+            "\nPeak resident memory (MiB, median), {}:",
+            mode_title(Mode::Aot, level)
+        );
+        header_row(&mut out, &sides);
+        for (w, size) in cases(cfg) {
+            case_label(&mut out, w, size);
+            for s in &sides {
+                let key = Key {
+                    mode: Mode::Aot,
+                    level,
+                    workload: w,
+                    size,
+                    side: *s,
+                };
+                let text = match r.peak_rss_mib.get(&key).and_then(|v| median(v)) {
+                    _ if r.failed.contains_key(&(w, size, *s)) => "FAIL".into(),
+                    Some(v) => format!("{v:.1}"),
+                    None => "-".into(),
+                };
+                let _ = write!(out, "{text:>10}");
+            }
+            out.push('\n');
         }
     }
     out
@@ -427,6 +468,34 @@ mod tests {
             side,
         };
         r.values.insert(key, vals.to_vec());
+    }
+
+    #[test]
+    fn memory_table_shows_medians_in_mib_and_fail() {
+        let c = cfg("--workloads append,resize --sizes 8 --sides library --modes aot");
+        let mut r = Results::default();
+        let key = |w, side| Key {
+            mode: Mode::Aot,
+            level: 2,
+            workload: w,
+            size: 8,
+            side,
+        };
+        r.peak_rss_mib
+            .insert(key(Workload::Append, Side::Builtin), vec![2.0, 9.0, 3.0]);
+        r.peak_rss_mib
+            .insert(key(Workload::Append, Side::Library), vec![4.25]);
+        r.failed
+            .insert((Workload::Resize, 8, Side::Library), "boom".into());
+        assert_eq!(
+            memory_tables(&c, &r),
+            "\nPeak resident memory (MiB, median), AOT (executable), -O2:\n\
+             case               builtin   library\n\
+             append/8               3.0       4.2\n\
+             resize/8                 -      FAIL\n"
+        );
+        // No AOT mode, no table (a JIT process holds the compiler too).
+        assert_eq!(memory_tables(&cfg("--modes jit-exec"), &r), "");
     }
 
     #[test]
