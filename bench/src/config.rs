@@ -17,6 +17,9 @@ pub enum Workload {
     /// An application: adjacency lists of a random graph grown with spare
     /// capacity, then a breadth-first search (not in the default set).
     Graph,
+    /// An application: a factorial in a growing vector of limbs (not in
+    /// the default set).
+    Bignum,
 }
 
 /// One implementation of growable slices.

@@ -18,6 +18,7 @@ pub fn template(w: Workload) -> &'static str {
         Workload::Fragmented => include_str!("../workloads/fragmented.tern"),
         Workload::Resize => include_str!("../workloads/resize.tern"),
         Workload::Graph => include_str!("../workloads/graph.tern"),
+        Workload::Bignum => include_str!("../workloads/bignum.tern"),
     }
 }
 
@@ -28,6 +29,7 @@ pub fn c_source(w: Workload) -> &'static str {
         Workload::Fragmented => include_str!("../workloads/c/fragmented.c"),
         Workload::Resize => include_str!("../workloads/c/resize.c"),
         Workload::Graph => include_str!("../workloads/c/graph.c"),
+        Workload::Bignum => include_str!("../workloads/c/bignum.c"),
     }
 }
 
@@ -63,6 +65,9 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         // `graph` counts edges; its parameter is the vertex count.
         (Workload::Graph, 8) => (1_000_000, 100_000),
         (Workload::Graph, _) => (200_000, 20_000),
+        // `bignum` computes N_OPS! (the parameter is unused).
+        (Workload::Bignum, 8) => (12_000, 0),
+        (Workload::Bignum, _) => (4_000, 0),
     };
     Scale {
         ops: if quick { (ops / 20).max(1) } else { ops },
@@ -166,11 +171,12 @@ pub fn c_flags(w: Workload, elem_bytes: u32, quick: bool) -> Vec<String> {
 mod tests {
     use super::*;
 
-    const ALL: [Workload; 4] = [
+    const ALL: [Workload; 5] = [
         Workload::Append,
         Workload::Fragmented,
         Workload::Resize,
         Workload::Graph,
+        Workload::Bignum,
     ];
 
     #[test]
