@@ -20,6 +20,9 @@ pub enum Workload {
     /// An application: a factorial in a growing vector of limbs (not in
     /// the default set).
     Bignum,
+    /// An application: binary trees of small node slices, built, walked and
+    /// freed (the benchmarks-game shape; not in the default set).
+    Binarytrees,
 }
 
 /// One implementation of growable slices.

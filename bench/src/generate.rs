@@ -19,6 +19,7 @@ pub fn template(w: Workload) -> &'static str {
         Workload::Resize => include_str!("../workloads/resize.tern"),
         Workload::Graph => include_str!("../workloads/graph.tern"),
         Workload::Bignum => include_str!("../workloads/bignum.tern"),
+        Workload::Binarytrees => include_str!("../workloads/binarytrees.tern"),
     }
 }
 
@@ -30,6 +31,7 @@ pub fn c_source(w: Workload) -> &'static str {
         Workload::Resize => include_str!("../workloads/c/resize.c"),
         Workload::Graph => include_str!("../workloads/c/graph.c"),
         Workload::Bignum => include_str!("../workloads/c/bignum.c"),
+        Workload::Binarytrees => include_str!("../workloads/c/binarytrees.c"),
     }
 }
 
@@ -68,6 +70,10 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         // `bignum` computes N_OPS! (the parameter is unused).
         (Workload::Bignum, 8) => (12_000, 0),
         (Workload::Bignum, _) => (4_000, 0),
+        // `binarytrees`: about N_OPS nodes per depth; the parameter is the
+        // largest depth.
+        (Workload::Binarytrees, 8) => (2_000_000, 16),
+        (Workload::Binarytrees, _) => (1_000_000, 14),
     };
     Scale {
         ops: if quick { (ops / 20).max(1) } else { ops },
@@ -171,12 +177,13 @@ pub fn c_flags(w: Workload, elem_bytes: u32, quick: bool) -> Vec<String> {
 mod tests {
     use super::*;
 
-    const ALL: [Workload; 5] = [
+    const ALL: [Workload; 6] = [
         Workload::Append,
         Workload::Fragmented,
         Workload::Resize,
         Workload::Graph,
         Workload::Bignum,
+        Workload::Binarytrees,
     ];
 
     #[test]
