@@ -23,6 +23,9 @@ pub enum Workload {
     /// An application: binary trees of small node slices, built, walked and
     /// freed (the benchmarks-game shape; not in the default set).
     Binarytrees,
+    /// An application: records encoded into a growing byte buffer and
+    /// decoded back (not in the default set).
+    Bytebuf,
 }
 
 /// One implementation of growable slices.

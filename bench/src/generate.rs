@@ -3,7 +3,7 @@
 //!
 //! A template (`bench/workloads/*.tern`) spells every slice operation with
 //! a placeholder (`ALLOC(n)`, `APPEND(s, v)`, `RESIZE(s, n)`, `FREE(s)`,
-//! `OFFSET(s)`, `SLICE`), and the side's table below replaces it with the
+//! `OFFSET(s)`, `SLICE_T`; `ALLOC_BYTES(n)` and `BYTES_T` for byte slices), and the side's table below replaces it with the
 //! natural code a user of that side writes: `reusable::append(s, v)` for the
 //! builtin, `slice_pool::append(ref ctx, s, v)` for the library. So the sides
 //! differ only in those calls (no wrapper functions that only one side
@@ -20,6 +20,7 @@ pub fn template(w: Workload) -> &'static str {
         Workload::Graph => include_str!("../workloads/graph.tern"),
         Workload::Bignum => include_str!("../workloads/bignum.tern"),
         Workload::Binarytrees => include_str!("../workloads/binarytrees.tern"),
+        Workload::Bytebuf => include_str!("../workloads/bytebuf.tern"),
     }
 }
 
@@ -32,6 +33,7 @@ pub fn c_source(w: Workload) -> &'static str {
         Workload::Graph => include_str!("../workloads/c/graph.c"),
         Workload::Bignum => include_str!("../workloads/c/bignum.c"),
         Workload::Binarytrees => include_str!("../workloads/c/binarytrees.c"),
+        Workload::Bytebuf => include_str!("../workloads/c/bytebuf.c"),
     }
 }
 
@@ -74,6 +76,9 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         // largest depth.
         (Workload::Binarytrees, 8) => (2_000_000, 16),
         (Workload::Binarytrees, _) => (1_000_000, 14),
+        // `bytebuf` counts records; the parameter is the string field's bytes.
+        (Workload::Bytebuf, 8) => (1_000_000, 8),
+        (Workload::Bytebuf, _) => (200_000, 128),
     };
     Scale {
         ops: if quick { (ops / 20).max(1) } else { ops },
@@ -115,6 +120,8 @@ pub fn substitute(template: &str, elem_bytes: u32, side: Side, s: Scale) -> Stri
             ("CTX_PARAM ", String::new()),
             ("CTX_ARG ", String::new()),
             ("SLICE_T", format!("reusable[]{elem}")),
+            ("BYTES_T", "reusable[]u8".into()),
+            ("ALLOC_BYTES(", "reusable::alloc::<u8>(".into()),
             ("ALLOC(", format!("reusable::alloc::<{elem}>(")),
             ("APPEND(", "reusable::append(".into()),
             ("RESIZE(", "reusable::resize(".into()),
@@ -137,6 +144,8 @@ pub fn substitute(template: &str, elem_bytes: u32, side: Side, s: Scale) -> Stri
                 ("CTX_PARAM ", format!("ref ctx: {m}::Pool, ")),
                 ("CTX_ARG ", "ref ctx, ".into()),
                 ("SLICE_T", format!("[]{elem}")),
+                ("BYTES_T", "[]u8".into()),
+                ("ALLOC_BYTES(", format!("{m}::alloc_slice::<u8>(ref ctx, ")),
                 ("ALLOC(", format!("{m}::alloc_slice::<{elem}>(ref ctx, ")),
                 ("APPEND(", format!("{m}::append(ref ctx, ")),
                 ("RESIZE(", format!("{m}::realloc_slice(ref ctx, ")),
@@ -177,13 +186,14 @@ pub fn c_flags(w: Workload, elem_bytes: u32, quick: bool) -> Vec<String> {
 mod tests {
     use super::*;
 
-    const ALL: [Workload; 6] = [
+    const ALL: [Workload; 7] = [
         Workload::Append,
         Workload::Fragmented,
         Workload::Resize,
         Workload::Graph,
         Workload::Bignum,
         Workload::Binarytrees,
+        Workload::Bytebuf,
     ];
 
     #[test]
@@ -209,6 +219,8 @@ mod tests {
                         "CTX_PARAM",
                         "CTX_ARG",
                         "SLICE_T",
+                        "BYTES_T",
+                        "ALLOC_BYTES(",
                     ] {
                         assert!(
                             !src.contains(p),
