@@ -26,6 +26,9 @@ pub enum Workload {
     /// An application: records encoded into a growing byte buffer and
     /// decoded back (not in the default set).
     Bytebuf,
+    /// An application: rounds of similar strings kept and dropped together;
+    /// the library sides drop them with one `reset` (not in the default set).
+    Strings,
 }
 
 /// One implementation of growable slices.

@@ -3,7 +3,8 @@
 //!
 //! A template (`bench/workloads/*.tern`) spells every slice operation with
 //! a placeholder (`ALLOC(n)`, `APPEND(s, v)`, `RESIZE(s, n)`, `FREE(s)`,
-//! `OFFSET(s)`, `SLICE_T`; `ALLOC_BYTES(n)` and `BYTES_T` for byte slices), and the side's table below replaces it with the
+//! `OFFSET(s)`, `SLICE_T`; `ALLOC_BYTES(n)` and `BYTES_T` for byte slices;
+//! `DROP_ALL` for dropping the `strings` workload's kept strings), and the side's table below replaces it with the
 //! natural code a user of that side writes: `reusable::append(s, v)` for the
 //! builtin, `slice_pool::append(ref ctx, s, v)` for the library. So the sides
 //! differ only in those calls (no wrapper functions that only one side
@@ -21,6 +22,7 @@ pub fn template(w: Workload) -> &'static str {
         Workload::Bignum => include_str!("../workloads/bignum.tern"),
         Workload::Binarytrees => include_str!("../workloads/binarytrees.tern"),
         Workload::Bytebuf => include_str!("../workloads/bytebuf.tern"),
+        Workload::Strings => include_str!("../workloads/strings.tern"),
     }
 }
 
@@ -34,6 +36,7 @@ pub fn c_source(w: Workload) -> &'static str {
         Workload::Bignum => include_str!("../workloads/c/bignum.c"),
         Workload::Binarytrees => include_str!("../workloads/c/binarytrees.c"),
         Workload::Bytebuf => include_str!("../workloads/c/bytebuf.c"),
+        Workload::Strings => include_str!("../workloads/c/strings.c"),
     }
 }
 
@@ -79,6 +82,10 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         // `bytebuf` counts records; the parameter is the string field's bytes.
         (Workload::Bytebuf, 8) => (1_000_000, 8),
         (Workload::Bytebuf, _) => (200_000, 128),
+        // `strings` counts strings (rounds of 1000); the parameter is their
+        // typical length.
+        (Workload::Strings, 8) => (4_000_000, 16),
+        (Workload::Strings, _) => (1_000_000, 128),
     };
     Scale {
         ops: if quick { (ops / 20).max(1) } else { ops },
@@ -117,6 +124,10 @@ pub fn substitute(template: &str, elem_bytes: u32, side: Side, s: Scale) -> Stri
             ("USE_SIDE\n", String::new()),
             ("SETUP_SIDE\n", String::new()),
             ("FINISH_SIDE\n", String::new()),
+            (
+                "DROP_ALL\n",
+                "for i in 0..K {\n            FREE(keep[i]);\n        }\n".into(),
+            ),
             ("CTX_PARAM ", String::new()),
             ("CTX_ARG ", String::new()),
             ("SLICE_T", format!("reusable[]{elem}")),
@@ -141,6 +152,7 @@ pub fn substitute(template: &str, elem_bytes: u32, side: Side, s: Scale) -> Stri
                     format!("    var ctx = {m}::new({LIBRARY_ARENA_BYTES});\n"),
                 ),
                 ("FINISH_SIDE\n", format!("    {m}::finish(ref ctx);\n")),
+                ("DROP_ALL\n", format!("{m}::reset(ref ctx);\n")),
                 ("CTX_PARAM ", format!("ref ctx: {m}::Pool, ")),
                 ("CTX_ARG ", "ref ctx, ".into()),
                 ("SLICE_T", format!("[]{elem}")),
@@ -186,7 +198,7 @@ pub fn c_flags(w: Workload, elem_bytes: u32, quick: bool) -> Vec<String> {
 mod tests {
     use super::*;
 
-    const ALL: [Workload; 7] = [
+    const ALL: [Workload; 8] = [
         Workload::Append,
         Workload::Fragmented,
         Workload::Resize,
@@ -194,6 +206,7 @@ mod tests {
         Workload::Bignum,
         Workload::Binarytrees,
         Workload::Bytebuf,
+        Workload::Strings,
     ];
 
     #[test]
@@ -221,6 +234,7 @@ mod tests {
                         "SLICE_T",
                         "BYTES_T",
                         "ALLOC_BYTES(",
+                        "DROP_ALL",
                     ] {
                         assert!(
                             !src.contains(p),
