@@ -107,9 +107,11 @@ pub fn name<T: ValueEnum>(v: &T) -> String {
                   machine; ask for all levels with --levels 0,1,2."
 )]
 struct Args {
-    /// Workloads to run (comma separated).
-    #[arg(long, value_delimiter = ',', default_values = ["append", "fragmented", "resize"])]
-    workloads: Vec<Workload>,
+    /// Workloads to run (comma separated): the synthetic append, fragmented,
+    /// resize (the default); the applications graph, bignum, binarytrees,
+    /// bytebuf, strings; or all.
+    #[arg(long, value_delimiter = ',', default_values = ["append", "fragmented", "resize"], value_parser = parse_workload)]
+    workloads: Vec<WorkloadArg>,
     /// Element sizes in bytes: 8 (i64) and/or 128 ([16]i64).
     #[arg(long, value_delimiter = ',', default_values = ["8", "128"], value_parser = parse_size)]
     sizes: Vec<u32>,
@@ -203,7 +205,15 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
     let mut sides = vec![Side::Builtin];
     sides.extend(dedup(a.sides).into_iter().filter(|s| *s != Side::Builtin));
     Ok(Parsed::Run(Config {
-        workloads: dedup(a.workloads),
+        workloads: dedup(
+            a.workloads
+                .into_iter()
+                .flat_map(|w| match w {
+                    WorkloadArg::One(w) => vec![w],
+                    WorkloadArg::All => Workload::value_variants().to_vec(),
+                })
+                .collect(),
+        ),
         sizes: dedup(a.sizes),
         sides,
         modes: dedup(a.modes),
@@ -224,6 +234,25 @@ fn dedup<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v.sort();
     v.dedup();
     v
+}
+
+/// One `--workloads` item: a workload, or `all` of them.
+#[derive(Clone, Copy, Debug)]
+enum WorkloadArg {
+    One(Workload),
+    All,
+}
+
+fn parse_workload(s: &str) -> Result<WorkloadArg, String> {
+    if s == "all" {
+        return Ok(WorkloadArg::All);
+    }
+    Workload::from_str(s, false)
+        .map(WorkloadArg::One)
+        .map_err(|_| {
+            let names: Vec<String> = Workload::value_variants().iter().map(name).collect();
+            format!("`{s}` is not a workload (use {}, or all)", names.join(", "))
+        })
 }
 
 fn parse_size(s: &str) -> Result<u32, String> {
@@ -284,6 +313,24 @@ mod tests {
         match parse(&args(s)) {
             Ok(Parsed::Run(c)) => c,
             other => panic!("expected a configuration, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn all_workloads_expand_in_declaration_order() {
+        assert_eq!(
+            config("--workloads all").workloads,
+            Workload::value_variants().to_vec()
+        );
+        // Named again beside `all`, a workload still runs once.
+        assert_eq!(
+            config("--workloads graph,all").workloads,
+            Workload::value_variants().to_vec()
+        );
+        assert_eq!(config("--workloads all").workloads.len(), 8);
+        match parse(&args("--workloads nope")) {
+            Err(e) => assert!(e.contains("`nope` is not a workload (use append,"), "{e}"),
+            other => panic!("{other:?}"),
         }
     }
 
