@@ -17,6 +17,9 @@ pub enum Workload {
     /// An application: adjacency lists of a random graph grown with spare
     /// capacity, then a breadth-first search (not in the default set).
     Graph,
+    /// `graph` with every list grown to exactly its length (the cost of no
+    /// spare capacity; not in the default set).
+    GraphExact,
     /// An application: a factorial in a growing vector of limbs (not in
     /// the default set).
     Bignum,
@@ -108,8 +111,8 @@ pub fn name<T: ValueEnum>(v: &T) -> String {
 )]
 struct Args {
     /// Workloads to run (comma separated): the synthetic append, fragmented,
-    /// resize (the default); the applications graph, bignum, binarytrees,
-    /// bytebuf, strings; or all.
+    /// resize (the default); the applications graph, graph-exact, bignum,
+    /// binarytrees, bytebuf, strings; or all.
     #[arg(long, value_delimiter = ',', default_values = ["append", "fragmented", "resize"], value_parser = parse_workload)]
     workloads: Vec<WorkloadArg>,
     /// Element sizes in bytes: 8 (i64) and/or 128 ([16]i64).
@@ -327,7 +330,7 @@ mod tests {
             config("--workloads graph,all").workloads,
             Workload::value_variants().to_vec()
         );
-        assert_eq!(config("--workloads all").workloads.len(), 8);
+        assert_eq!(config("--workloads all").workloads.len(), 9);
         match parse(&args("--workloads nope")) {
             Err(e) => assert!(e.contains("`nope` is not a workload (use append,"), "{e}"),
             other => panic!("{other:?}"),

@@ -19,6 +19,7 @@ pub fn template(w: Workload) -> &'static str {
         Workload::Fragmented => include_str!("../workloads/fragmented.tern"),
         Workload::Resize => include_str!("../workloads/resize.tern"),
         Workload::Graph => include_str!("../workloads/graph.tern"),
+        Workload::GraphExact => include_str!("../workloads/graph_exact.tern"),
         Workload::Bignum => include_str!("../workloads/bignum.tern"),
         Workload::Binarytrees => include_str!("../workloads/binarytrees.tern"),
         Workload::Bytebuf => include_str!("../workloads/bytebuf.tern"),
@@ -32,7 +33,7 @@ pub fn c_source(w: Workload) -> &'static str {
         Workload::Append => include_str!("../workloads/c/append.c"),
         Workload::Fragmented => include_str!("../workloads/c/fragmented.c"),
         Workload::Resize => include_str!("../workloads/c/resize.c"),
-        Workload::Graph => include_str!("../workloads/c/graph.c"),
+        Workload::Graph | Workload::GraphExact => include_str!("../workloads/c/graph.c"),
         Workload::Bignum => include_str!("../workloads/c/bignum.c"),
         Workload::Binarytrees => include_str!("../workloads/c/binarytrees.c"),
         Workload::Bytebuf => include_str!("../workloads/c/bytebuf.c"),
@@ -72,6 +73,8 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         // `graph` counts edges; its parameter is the vertex count.
         (Workload::Graph, 8) => (1_000_000, 100_000),
         (Workload::Graph, _) => (200_000, 20_000),
+        (Workload::GraphExact, 8) => (1_000_000, 100_000),
+        (Workload::GraphExact, _) => (200_000, 20_000),
         // `bignum` computes N_OPS! (the parameter is unused).
         (Workload::Bignum, 8) => (12_000, 0),
         (Workload::Bignum, _) => (4_000, 0),
@@ -186,23 +189,28 @@ pub fn substitute(template: &str, elem_bytes: u32, side: Side, s: Scale) -> Stri
 /// The `cc` arguments (besides source and output) of a C baseline.
 pub fn c_flags(w: Workload, elem_bytes: u32, quick: bool) -> Vec<String> {
     let s = scale(w, elem_bytes, quick);
-    vec![
+    let mut flags = vec![
         "-O2".into(),
         format!("-DELEM_BYTES={elem_bytes}"),
         format!("-DN_OPS={}", s.ops),
         format!("-DPARAM={}", s.param),
-    ]
+    ];
+    if w == Workload::GraphExact {
+        flags.push("-DEXACT_GROWTH".into());
+    }
+    flags
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const ALL: [Workload; 8] = [
+    const ALL: [Workload; 9] = [
         Workload::Append,
         Workload::Fragmented,
         Workload::Resize,
         Workload::Graph,
+        Workload::GraphExact,
         Workload::Bignum,
         Workload::Binarytrees,
         Workload::Bytebuf,

@@ -1,9 +1,14 @@
-/* C baseline of bench/workloads/graph.tern (same operations). */
+/* C baseline of bench/workloads/graph.tern (same operations); with
+ * -DEXACT_GROWTH, of graph_exact.tern (every list grown by one element). */
 #include "common.h"
 
 static inline void push(slice *s, int64_t *n, int64_t to) {
+#ifdef EXACT_GROWTH
+    *s = s_append(*s, mk(to));
+#else
     if (*n == s->len) *s = s_resize(*s, 2 * *n + 4);
     s->p[*n] = mk(to);
+#endif
     (*n)++;
 }
 
