@@ -22,12 +22,13 @@ def run(exe):
     return cpu, out
 
 
-def peak_kib(exe):
-    # A fresh process per figure: RUSAGE_CHILDREN's maxrss is a maximum.
-    code = ("import resource,subprocess,sys;subprocess.run([sys.argv[1]],capture_output=True);"
-            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    return int(subprocess.run([sys.executable, "-c", code, exe],
-                              capture_output=True, text=True, check=True).stdout)
+def peak_kib(launcher, exe, tmp):
+    # Through tern bench's launcher: measured from this Python process, the
+    # child's ru_maxrss would count the interpreter's image it was forked from.
+    rss = os.path.join(tmp, "peak.rss")
+    subprocess.run([launcher, rss, exe], capture_output=True, check=True)
+    with open(rss) as f:
+        return int(f.read())
 
 
 def main():
@@ -35,6 +36,9 @@ def main():
     reps = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     here = os.path.dirname(os.path.abspath(__file__))
     tmp = tempfile.mkdtemp(prefix="tern-apps-")
+    launcher = os.path.join(tmp, "launcher")
+    subprocess.run(["cc", "-O2", "-o", launcher,
+                    os.path.join(here, "..", "workloads", "c", "launcher.c")], check=True)
     for group in GROUPS:
         exes = {}
         for name in group:
@@ -53,7 +57,7 @@ def main():
         base = statistics.median(times[group[0]])
         for name in group:
             med = statistics.median(times[name])
-            print(f"{name:14} {med * 1000:8.1f} ms  x{med / base:5.2f}  {peak_kib(exes[name]) / 1024:7.1f} MiB")
+            print(f"{name:14} {med * 1000:8.1f} ms  x{med / base:5.2f}  {peak_kib(launcher, exes[name], tmp) / 1024:7.1f} MiB")
 
 
 if __name__ == "__main__":

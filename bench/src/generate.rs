@@ -18,8 +18,8 @@ pub fn template(w: Workload) -> &'static str {
         Workload::Append => include_str!("../workloads/append.tern"),
         Workload::Fragmented => include_str!("../workloads/fragmented.tern"),
         Workload::Resize => include_str!("../workloads/resize.tern"),
-        Workload::Graph => include_str!("../workloads/graph.tern"),
-        Workload::GraphExact => include_str!("../workloads/graph_exact.tern"),
+        // One template: `EXACT_GROWTH` selects the growth (see `tern_source`).
+        Workload::Graph | Workload::GraphExact => include_str!("../workloads/graph.tern"),
         Workload::Bignum => include_str!("../workloads/bignum.tern"),
         Workload::Binarytrees => include_str!("../workloads/binarytrees.tern"),
         Workload::Bytebuf => include_str!("../workloads/bytebuf.tern"),
@@ -103,7 +103,13 @@ pub const LIBRARY_ARENA_BYTES: i64 = 1 << 30;
 /// The Tern source of one (workload, element size, side). `Side::C` has no
 /// Tern source: use [`c_source`] and [`c_flags`].
 pub fn tern_source(w: Workload, elem_bytes: u32, side: Side, quick: bool) -> String {
+    let exact = if w == Workload::GraphExact {
+        "true"
+    } else {
+        "false"
+    };
     substitute(template(w), elem_bytes, side, scale(w, elem_bytes, quick))
+        .replace("EXACT_GROWTH", exact)
 }
 
 /// Fills a template's placeholders for one side and element type.
@@ -243,6 +249,7 @@ mod tests {
                         "BYTES_T",
                         "ALLOC_BYTES(",
                         "DROP_ALL",
+                        "EXACT_GROWTH",
                     ] {
                         assert!(
                             !src.contains(p),

@@ -1,5 +1,5 @@
 /* C baseline of bench/workloads/graph.tern (same operations); with
- * -DEXACT_GROWTH, of graph_exact.tern (every list grown by one element). */
+ * -DEXACT_GROWTH, of its graph-exact form (every list grown by one element). */
 #include "common.h"
 
 static inline void push(slice *s, int64_t *n, int64_t to) {
