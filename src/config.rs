@@ -1,9 +1,10 @@
 //! The environment variables the driver reads, all here: the compiler crates
 //! take what they mean as options and never read the environment.
 //!
-//! The one variable read elsewhere is `TERN_POOL_BYTES`: it configures the
-//! program's builtin pool, so the runtime reads it when the program starts
-//! (an AOT executable runs without the driver).
+//! The variables read elsewhere are `TERN_POOL_BYTES` and `TERN_POOL_STATS`:
+//! they configure the program's pools and their report, so the runtime reads
+//! them when the program starts and ends (an AOT executable runs without the
+//! driver).
 
 use std::path::PathBuf;
 

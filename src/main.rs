@@ -42,10 +42,12 @@ struct Cli {
 }
 
 /// The environment variables `tern` reads (`tern --help`); `src/config.rs`
-/// and the runtime (`TERN_POOL_BYTES`) are where they are read.
+/// and the runtime (`TERN_POOL_BYTES`, `TERN_POOL_STATS`) are where they are read.
 const ENVIRONMENT: &str = "\
 Environment:
   TERN_POOL_BYTES   size of the builtin pool's arena in bytes (default 4 GiB; also read by built executables)
+  TERN_POOL_STATS   a file: when the program ends normally, the runtime writes there each pool kind's
+                    arena high-water mark in bytes (`builtin N`, `library N`, `pure N`; tern bench uses it)
   TERN_STDLIB       directory of stdlib modules to use instead of the embedded ones
   TERN_RUNTIME_LIB  the runtime static library `tern build` links (default: the copy inside tern,
                     unpacked to $XDG_CACHE_HOME/tern, else ~/.cache/tern)

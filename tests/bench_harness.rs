@@ -213,13 +213,19 @@ fn a_tiny_run_writes_every_artifact() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms,peak_rss_kib"
+        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms,peak_rss_kib,pool_high_water_bytes"
     );
     // Every executable sample has its peak memory, in KiB: more than the
-    // launcher's own few hundred, far less than the driver's tens of MiB.
+    // launcher's own few hundred, far less than the driver's tens of MiB;
+    // the builtin side its pool's high-water mark (C has no pool).
     for line in &lines[1..] {
-        let kib: u64 = line.rsplit(',').next().unwrap().parse().expect(line);
+        let fields: Vec<&str> = line.rsplit(',').take(2).collect();
+        let kib: u64 = fields[1].parse().expect(line);
         assert!((500..64 * 1024).contains(&kib), "{line}");
+        match line.contains(",builtin,") {
+            true => assert!(fields[0].parse::<u64>().expect(line) > 0, "{line}"),
+            false => assert_eq!(fields[0], "", "{line}"),
+        }
     }
     assert_eq!(lines.len(), 3, "{csv}");
     assert!(

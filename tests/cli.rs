@@ -163,6 +163,7 @@ fn help_lists_the_subcommands_and_the_environment() {
         "repl",
         "bench",
         "TERN_POOL_BYTES",
+        "TERN_POOL_STATS",
         "TERN_STDLIB",
         "TERN_RUNTIME_LIB",
         "TERN_VERIFY",
@@ -194,6 +195,60 @@ fn time_reports_three_phases() {
         ["time: front end", "time: cranelift", "time: execution"],
         "{err}"
     );
+}
+
+/// `TERN_POOL_STATS`: each pool kind's arena high-water mark, the same from
+/// `tern run` and from the executable; frees and resets do not lower it.
+#[test]
+fn pool_stats_report_each_pools_high_water_mark() {
+    let dir = scratch("pool-stats");
+    let file = dir.join("stats.tern");
+    std::fs::write(
+        &file,
+        "use slice_pool;\nuse slice_pool_pure;\n\
+         fn main() {\n\
+         \x20   var a = reusable::alloc::<i64>(3);\n\
+         \x20   a = reusable::resize(a, 5);\n\
+         \x20   reusable::free(a);\n\
+         \x20   var p = slice_pool::new(1 << 16);\n\
+         \x20   let s = slice_pool::alloc_slice::<i64>(ref p, 10);\n\
+         \x20   let t = slice_pool::alloc_slice::<u8>(ref p, 3);\n\
+         \x20   slice_pool::free_slice(ref p, s);\n\
+         \x20   slice_pool::free_slice(ref p, t);\n\
+         \x20   slice_pool::finish(ref p);\n\
+         \x20   var q = slice_pool_pure::new(1 << 16);\n\
+         \x20   let u = slice_pool_pure::alloc_slice::<i64>(ref q, 2);\n\
+         \x20   slice_pool_pure::reset(ref q);\n\
+         \x20   let v = slice_pool_pure::alloc_slice::<i64>(ref q, 1);\n\
+         \x20   slice_pool_pure::free_slice(ref q, v);\n\
+         \x20   slice_pool_pure::finish(ref q);\n\
+         \x20   print(len(u));\n\
+         }\n",
+    )
+    .unwrap();
+    let stats = dir.join("stats.txt");
+    let exe = dir.join("stats");
+    let b = tern(&["build", file.to_str().unwrap(), "-o", exe.to_str().unwrap()]);
+    assert!(b.status.success(), "{}", stderr(&b));
+    let mut jit = Command::new(TERN);
+    jit.args(["run", file.to_str().unwrap()]);
+    for mut cmd in [jit, Command::new(&exe)] {
+        let _ = std::fs::remove_file(&stats);
+        let o = cmd.env("TERN_POOL_STATS", &stats).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&o.stdout), "2\n", "{}", stderr(&o));
+        // The builtin span grew in place from 24 to 40 bytes; the library
+        // pool's two spans ended at 80 + 8; the pure pool's first span ended
+        // at 16 (before the reset), its second at 8.
+        assert_eq!(
+            std::fs::read_to_string(&stats).unwrap(),
+            "builtin 40\nlibrary 88\npure 16\n"
+        );
+    }
+    // Unset, nothing is written.
+    let _ = std::fs::remove_file(&stats);
+    assert!(Command::new(&exe).output().unwrap().status.success());
+    assert!(!stats.exists());
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]

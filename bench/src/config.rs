@@ -32,6 +32,11 @@ pub enum Workload {
     /// An application: rounds of similar strings kept and dropped together;
     /// the library sides drop them with one `reset` (not in the default set).
     Strings,
+    /// `strings` with every side freeing each string (not in the default set).
+    StringsFree,
+    /// `strings` with the builtin side's strings carved from a bump `arena`
+    /// and dropped by its `reset` (not in the default set).
+    StringsArena,
 }
 
 /// One implementation of growable slices.
@@ -112,7 +117,7 @@ pub fn name<T: ValueEnum>(v: &T) -> String {
 struct Args {
     /// Workloads to run (comma separated): the synthetic append, fragmented,
     /// resize (the default); the applications graph, graph-exact, bignum,
-    /// binarytrees, bytebuf, strings; or all.
+    /// binarytrees, bytebuf, strings, strings-free, strings-arena; or all.
     #[arg(long, value_delimiter = ',', default_values = ["append", "fragmented", "resize"], value_parser = parse_workload)]
     workloads: Vec<WorkloadArg>,
     /// Element sizes in bytes: 8 (i64) and/or 128 ([16]i64).
@@ -330,7 +335,7 @@ mod tests {
             config("--workloads graph,all").workloads,
             Workload::value_variants().to_vec()
         );
-        assert_eq!(config("--workloads all").workloads.len(), 9);
+        assert_eq!(config("--workloads all").workloads.len(), 11);
         match parse(&args("--workloads nope")) {
             Err(e) => assert!(e.contains("`nope` is not a workload (use append,"), "{e}"),
             other => panic!("{other:?}"),

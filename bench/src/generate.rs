@@ -23,7 +23,10 @@ pub fn template(w: Workload) -> &'static str {
         Workload::Bignum => include_str!("../workloads/bignum.tern"),
         Workload::Binarytrees => include_str!("../workloads/binarytrees.tern"),
         Workload::Bytebuf => include_str!("../workloads/bytebuf.tern"),
-        Workload::Strings => include_str!("../workloads/strings.tern"),
+        // One template: `tern_source` sets the drop of the variants.
+        Workload::Strings | Workload::StringsFree | Workload::StringsArena => {
+            include_str!("../workloads/strings.tern")
+        }
     }
 }
 
@@ -37,7 +40,9 @@ pub fn c_source(w: Workload) -> &'static str {
         Workload::Bignum => include_str!("../workloads/c/bignum.c"),
         Workload::Binarytrees => include_str!("../workloads/c/binarytrees.c"),
         Workload::Bytebuf => include_str!("../workloads/c/bytebuf.c"),
-        Workload::Strings => include_str!("../workloads/c/strings.c"),
+        Workload::Strings | Workload::StringsFree | Workload::StringsArena => {
+            include_str!("../workloads/c/strings.c")
+        }
     }
 }
 
@@ -87,8 +92,8 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         (Workload::Bytebuf, _) => (200_000, 128),
         // `strings` counts strings (rounds of 1000); the parameter is their
         // typical length.
-        (Workload::Strings, 8) => (4_000_000, 16),
-        (Workload::Strings, _) => (1_000_000, 128),
+        (Workload::Strings | Workload::StringsFree | Workload::StringsArena, 8) => (4_000_000, 16),
+        (Workload::Strings | Workload::StringsFree | Workload::StringsArena, _) => (1_000_000, 128),
     };
     Scale {
         ops: if quick { (ops / 20).max(1) } else { ops },
@@ -100,6 +105,13 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
 /// far more than any workload keeps live, so exhaustion is never measured.
 pub const LIBRARY_ARENA_BYTES: i64 = 1 << 30;
 
+/// The per-string free of `strings` (the builtin side's `DROP_ALL`).
+const FREE_EACH: &str = "for i in 0..K {\n            FREE(keep[i]);\n        }\n";
+
+/// Chunk bytes of the `strings-arena` builtin side's arena: a whole round of
+/// strings fits one chunk, so the placement checksum matches the pools'.
+const ARENA_CHUNK_BYTES: i64 = 1 << 18;
+
 /// The Tern source of one (workload, element size, side). `Side::C` has no
 /// Tern source: use [`c_source`] and [`c_flags`].
 pub fn tern_source(w: Workload, elem_bytes: u32, side: Side, quick: bool) -> String {
@@ -108,8 +120,43 @@ pub fn tern_source(w: Workload, elem_bytes: u32, side: Side, quick: bool) -> Str
     } else {
         "false"
     };
-    substitute(template(w), elem_bytes, side, scale(w, elem_bytes, quick))
-        .replace("EXACT_GROWTH", exact)
+    substitute(
+        &variant(template(w), w, side),
+        elem_bytes,
+        side,
+        scale(w, elem_bytes, quick),
+    )
+    .replace("EXACT_GROWTH", exact)
+}
+
+/// The template of a workload that shares another's, for one side: the
+/// `strings` variants fix how the strings are dropped before the side's
+/// substitution (`strings-free`: every side frees each string;
+/// `strings-arena`: the builtin side carves them from an `arena`).
+fn variant(template: &str, w: Workload, side: Side) -> String {
+    match (w, side) {
+        (Workload::StringsFree, _) => template.replace("DROP_ALL\n", FREE_EACH),
+        (Workload::StringsArena, Side::Builtin) => {
+            let arena: [(&str, String); 9] = [
+                ("USE_SIDE\n", "use arena;\n".into()),
+                (
+                    "SETUP_SIDE\n",
+                    format!("var ctx = arena::new({ARENA_CHUNK_BYTES});\n"),
+                ),
+                ("FINISH_SIDE\n", "arena::free(ref ctx);\n".into()),
+                ("DROP_ALL\n", "arena::reset(ref ctx);\n".into()),
+                ("CTX_PARAM ", "ref ctx: arena::Arena, ".into()),
+                ("CTX_ARG ", "ref ctx, ".into()),
+                ("BYTES_T", "[]u8".into()),
+                ("ALLOC_BYTES(", "arena::alloc::<u8>(ref ctx, ".into()),
+                ("OFFSET(", "arena::offset_of(ctx, ".into()),
+            ];
+            arena
+                .iter()
+                .fold(template.to_string(), |t, (from, to)| t.replace(from, to))
+        }
+        _ => template.to_string(),
+    }
 }
 
 /// Fills a template's placeholders for one side and element type.
@@ -133,10 +180,7 @@ pub fn substitute(template: &str, elem_bytes: u32, side: Side, s: Scale) -> Stri
             ("USE_SIDE\n", String::new()),
             ("SETUP_SIDE\n", String::new()),
             ("FINISH_SIDE\n", String::new()),
-            (
-                "DROP_ALL\n",
-                "for i in 0..K {\n            FREE(keep[i]);\n        }\n".into(),
-            ),
+            ("DROP_ALL\n", FREE_EACH.into()),
             ("CTX_PARAM ", String::new()),
             ("CTX_ARG ", String::new()),
             ("SLICE_T", format!("reusable[]{elem}")),
@@ -211,7 +255,7 @@ pub fn c_flags(w: Workload, elem_bytes: u32, quick: bool) -> Vec<String> {
 mod tests {
     use super::*;
 
-    const ALL: [Workload; 9] = [
+    const ALL: [Workload; 11] = [
         Workload::Append,
         Workload::Fragmented,
         Workload::Resize,
@@ -221,6 +265,8 @@ mod tests {
         Workload::Binarytrees,
         Workload::Bytebuf,
         Workload::Strings,
+        Workload::StringsFree,
+        Workload::StringsArena,
     ];
 
     #[test]
@@ -281,6 +327,34 @@ mod tests {
              slice_pool::free_slice(ref ctx, s);\n    slice_pool::finish(ref ctx);\n}\n"
         );
         assert!(substitute(t, 8, Side::Pure, scale).starts_with("use slice_pool_pure;\n"));
+    }
+
+    #[test]
+    fn strings_variants_differ_only_in_the_drop() {
+        let src = |w, side| tern_source(w, 8, side, true);
+        let (free, reset) = ("reusable::free(keep[i]);", "slice_pool::reset(ref ctx);");
+        assert!(src(Workload::Strings, Side::Library).contains(reset));
+        assert!(
+            src(Workload::StringsFree, Side::Library)
+                .contains("slice_pool::free_slice(ref ctx, keep[i]);")
+        );
+        assert!(src(Workload::StringsFree, Side::Builtin).contains(free));
+        let arena = src(Workload::StringsArena, Side::Builtin);
+        for line in [
+            "use arena;",
+            "    var ctx = arena::new(262144);",
+            "fn exercise(ref ctx: arena::Arena, r: i64, i: i64) -> []u8 {",
+            "    var s = arena::alloc::<u8>(ref ctx, n);",
+            "        arena::reset(ref ctx);",
+            "    arena::free(ref ctx);",
+        ] {
+            assert!(arena.lines().any(|l| l == line), "{line} not in:\n{arena}");
+        }
+        assert!(!arena.contains(free));
+        assert_eq!(
+            src(Workload::StringsArena, Side::Library),
+            src(Workload::Strings, Side::Library)
+        );
     }
 
     #[test]

@@ -207,6 +207,9 @@ struct Row {
     /// Peak resident memory of an executable's process, KiB (AOT samples
     /// run through the launcher).
     peak_rss_kib: Option<u64>,
+    /// The side's pool arena high-water mark, bytes (AOT samples; the
+    /// runtime's `TERN_POOL_STATS` report).
+    pool_high_water: Option<u64>,
 }
 
 impl Bench {
@@ -314,6 +317,14 @@ impl Bench {
                                 if let Some(kib) = row.peak_rss_kib {
                                     let mib = kib as f64 / 1024.0;
                                     results.peak_rss_mib.entry(row.key).or_default().push(mib);
+                                }
+                                if let Some(bytes) = row.pool_high_water {
+                                    let kib = bytes as f64 / 1024.0;
+                                    results
+                                        .pool_high_water_kib
+                                        .entry(row.key)
+                                        .or_default()
+                                        .push(kib);
                                 }
                             }
                             // One JIT process reports one compile time,
@@ -542,6 +553,7 @@ impl Bench {
             wall_s,
             compile_ms,
             peak_rss_kib: None,
+            pool_high_water: None,
         };
         let key = |mode: Mode, level: u8| Key {
             mode,
@@ -555,11 +567,12 @@ impl Bench {
                 // CPU samples run through the launcher, which reports the
                 // program's peak memory.
                 let rss_file = self.path(&["logs", "last.rss"]);
+                let stats_file = self.path(&["logs", "last.stats"]);
                 let launcher = self
                     .launcher
                     .get()
                     .filter(|_| self.cfg.metric == Metric::Cpu);
-                let cmd = match launcher {
+                let mut cmd = match launcher {
                     Some(l) => {
                         let _ = std::fs::remove_file(&rss_file);
                         let mut c = Command::new(l);
@@ -568,6 +581,8 @@ impl Bench {
                     }
                     None => Command::new(exe),
                 };
+                let _ = std::fs::remove_file(&stats_file);
+                cmd.env("TERN_POOL_STATS", &stats_file);
                 let (o, ir) = self.measure(cmd, None, &label, log)?;
                 checks.check((w, size), side, &label, &o.stdout)?;
                 let peak = launcher.and_then(|_| {
@@ -582,9 +597,13 @@ impl Bench {
                     Some(l) => vec![*l],
                     None => self.cfg.levels.clone(),
                 };
+                let high_water = std::fs::read_to_string(&stats_file)
+                    .ok()
+                    .and_then(|r| sample::pool_high_water(&r, side));
                 for l in levels {
                     rows.push(Row {
                         peak_rss_kib: peak,
+                        pool_high_water: high_water,
                         ..row(
                             key(Mode::Aot, l),
                             ir.unwrap_or(o.cpu_s),
@@ -751,12 +770,12 @@ fn samples_csv(rows: &[Row], metric: Metric) -> String {
         "instructions"
     };
     let mut out = String::from(
-        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms,peak_rss_kib\n",
+        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms,peak_rss_kib,pool_high_water_bytes\n",
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{unit},{:.6},{:.6},{},{}",
+            "{},{},{},{},{},{},{},{},{unit},{:.6},{:.6},{},{},{}",
             r.rep,
             r.warmup,
             name(&r.key.workload),
@@ -772,7 +791,8 @@ fn samples_csv(rows: &[Row], metric: Metric) -> String {
             r.cpu_s,
             r.wall_s,
             r.compile_ms.map(|m| format!("{m:.3}")).unwrap_or_default(),
-            r.peak_rss_kib.map(|k| k.to_string()).unwrap_or_default()
+            r.peak_rss_kib.map(|k| k.to_string()).unwrap_or_default(),
+            r.pool_high_water.map(|b| b.to_string()).unwrap_or_default()
         );
     }
     out

@@ -38,6 +38,8 @@ pub struct Results {
     pub sizes: BTreeMap<(Side, u8, Workload, u32), Sizes>,
     /// Peak resident memory of an executable's process, MiB, one per repetition.
     pub peak_rss_mib: BTreeMap<Key, Vec<f64>>,
+    /// The side's pool arena high-water mark, KiB, one per repetition.
+    pub pool_high_water_kib: BTreeMap<Key, Vec<f64>>,
 }
 
 impl Results {
@@ -120,10 +122,10 @@ pub fn ratio_tables(cfg: &Config, r: &Results) -> String {
                 "\nRatios side/builtin ({unit}, median), {}:",
                 mode_title(mode, level)
             );
-            header_row(&mut out, &sides);
+            header_row(&mut out, cfg, &sides);
             let mut per_side: Vec<Vec<Option<f64>>> = vec![Vec::new(); sides.len()];
             for (w, size) in cases(cfg) {
-                case_label(&mut out, w, size);
+                case_label(&mut out, cfg, w, size);
                 for (i, s) in sides.iter().enumerate() {
                     let key = Key {
                         mode,
@@ -140,7 +142,7 @@ pub fn ratio_tables(cfg: &Config, r: &Results) -> String {
                 }
                 out.push('\n');
             }
-            let _ = write!(out, "{:<16}", "geomean");
+            let _ = write!(out, "{:<1$}", "geomean", label_width(cfg));
             for col in &per_side {
                 let all: Option<Vec<f64>> = col.iter().copied().collect();
                 let _ = write!(
@@ -166,9 +168,9 @@ pub fn absolute_tables(cfg: &Config, r: &Results) -> String {
         for &level in &cfg.levels {
             let sides = sides_in(cfg, mode);
             let _ = writeln!(out, "\nMedians ({unit}), {}:", mode_title(mode, level));
-            header_row(&mut out, &sides);
+            header_row(&mut out, cfg, &sides);
             for (w, size) in cases(cfg) {
-                case_label(&mut out, w, size);
+                case_label(&mut out, cfg, w, size);
                 for s in &sides {
                     let key = Key {
                         mode,
@@ -194,46 +196,69 @@ pub fn absolute_tables(cfg: &Config, r: &Results) -> String {
 
 /// Peak resident memory of the executables (AOT: the program's whole
 /// process, what a user pays; a JIT process also holds the compiler, so it
-/// is not shown), median of the repetitions.
+/// is not shown), and the pools' arena high-water marks (the highest end
+/// offset any allocation reached in the side's pool: how far the placement
+/// policy spread, whatever the OS made resident), medians of the repetitions.
 pub fn memory_tables(cfg: &Config, r: &Results) -> String {
     let mut out = String::new();
     if !cfg.modes.contains(&Mode::Aot) {
         return out;
     }
-    for &level in &cfg.levels {
-        let sides = sides_in(cfg, Mode::Aot);
-        let _ = writeln!(
-            out,
-            "\nPeak resident memory (MiB, median), {}:",
-            mode_title(Mode::Aot, level)
-        );
-        header_row(&mut out, &sides);
-        for (w, size) in cases(cfg) {
-            case_label(&mut out, w, size);
-            for s in &sides {
-                let key = Key {
-                    mode: Mode::Aot,
-                    level,
-                    workload: w,
-                    size,
-                    side: *s,
-                };
-                let text = match r.peak_rss_mib.get(&key).and_then(|v| median(v)) {
-                    _ if r.failed.contains_key(&(w, size, *s)) => "FAIL".into(),
-                    Some(v) => format!("{v:.1}"),
-                    None => "-".into(),
-                };
-                let _ = write!(out, "{text:>10}");
+    // (title, figures, decimals): a pool's mark can be a few KiB.
+    let tables = [
+        ("Peak resident memory (MiB, median)", &r.peak_rss_mib, 1),
+        (
+            "Pool high-water mark (KiB, median)",
+            &r.pool_high_water_kib,
+            0,
+        ),
+    ];
+    for (title, figures, decimals) in tables {
+        if figures.is_empty() {
+            continue;
+        }
+        for &level in &cfg.levels {
+            let sides = sides_in(cfg, Mode::Aot);
+            let _ = writeln!(out, "\n{title}, {}:", mode_title(Mode::Aot, level));
+            header_row(&mut out, cfg, &sides);
+            for (w, size) in cases(cfg) {
+                case_label(&mut out, cfg, w, size);
+                for s in &sides {
+                    let key = Key {
+                        mode: Mode::Aot,
+                        level,
+                        workload: w,
+                        size,
+                        side: *s,
+                    };
+                    let text = match figures.get(&key).and_then(|v| median(v)) {
+                        _ if r.failed.contains_key(&(w, size, *s)) => "FAIL".into(),
+                        Some(v) => format!("{v:.decimals$}"),
+                        None => "-".into(),
+                    };
+                    let _ = write!(out, "{text:>10}");
+                }
+                out.push('\n');
             }
-            out.push('\n');
         }
     }
     out
 }
 
+/// The width of a per-case table's first column: 16, or wider when a case
+/// label (`strings-arena/128`) needs it, so the columns stay aligned.
+fn label_width(cfg: &Config) -> usize {
+    cases(cfg)
+        .iter()
+        .map(|(w, size)| name(w).len() + 1 + size.to_string().len() + 1)
+        .max()
+        .unwrap_or(0)
+        .max(16)
+}
+
 /// The header row of a per-case table: `case` and one column per side.
-fn header_row(out: &mut String, sides: &[Side]) {
-    let _ = write!(out, "{:<16}", "case");
+fn header_row(out: &mut String, cfg: &Config, sides: &[Side]) {
+    let _ = write!(out, "{:<1$}", "case", label_width(cfg));
     for s in sides {
         let _ = write!(out, "{:>10}", name(s));
     }
@@ -241,8 +266,13 @@ fn header_row(out: &mut String, sides: &[Side]) {
 }
 
 /// The first column of a per-case row, `workload/size`.
-fn case_label(out: &mut String, w: Workload, size: u32) {
-    let _ = write!(out, "{:<16}", format!("{}/{size}", name(&w)));
+fn case_label(out: &mut String, cfg: &Config, w: Workload, size: u32) {
+    let _ = write!(
+        out,
+        "{:<1$}",
+        format!("{}/{size}", name(&w)),
+        label_width(cfg)
+    );
 }
 
 /// JIT compile time (front end + Cranelift), apart from run time.
@@ -257,9 +287,9 @@ pub fn compile_tables(cfg: &Config, r: &Results) -> String {
             out,
             "\nJIT compile time (front end + Cranelift, ms, median), -O{level}:"
         );
-        header_row(&mut out, &sides);
+        header_row(&mut out, cfg, &sides);
         for (w, size) in cases(cfg) {
-            case_label(&mut out, w, size);
+            case_label(&mut out, cfg, w, size);
             for s in &sides {
                 let v = r
                     .compile_ms
@@ -494,6 +524,14 @@ mod tests {
              append/8               3.0       4.2\n\
              resize/8                 -      FAIL\n"
         );
+        r.pool_high_water_kib
+            .insert(key(Workload::Append, Side::Library), vec![24.0]);
+        assert!(memory_tables(&c, &r).ends_with(
+            "\nPool high-water mark (KiB, median), AOT (executable), -O2:\n\
+             case               builtin   library\n\
+             append/8                 -        24\n\
+             resize/8                 -      FAIL\n"
+        ));
         // No AOT mode, no table (a JIT process holds the compiler too).
         assert_eq!(memory_tables(&cfg("--modes jit-exec"), &r), "");
     }
@@ -522,6 +560,29 @@ mod tests {
              resize/8            3000.0    1500.0\n"
         );
         assert!(ratio_svg(&c, &r).contains("<title>library geomean: 1.000</title>"));
+    }
+
+    #[test]
+    fn a_long_case_label_widens_the_first_column() {
+        let c = cfg("--workloads strings-arena --sizes 128 --sides library --modes aot");
+        let mut r = Results::default();
+        for (side, v) in [(Side::Builtin, 1.0), (Side::Library, 2.0)] {
+            let key = Key {
+                mode: Mode::Aot,
+                level: 2,
+                workload: Workload::StringsArena,
+                size: 128,
+                side,
+            };
+            r.values.insert(key, vec![v]);
+        }
+        assert_eq!(
+            ratio_tables(&c, &r),
+            "\nRatios side/builtin (CPU time, median), AOT (executable), -O2:\n\
+             case                 library\n\
+             strings-arena/128      2.000\n\
+             geomean                2.000\n"
+        );
     }
 
     #[test]

@@ -7,6 +7,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use super::config::Side;
+
 /// What one child process did and cost.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
@@ -155,6 +157,23 @@ pub fn parse_jit_times(stderr: &str) -> (Option<JitTimes>, String) {
     (if seen == 15 { Some(t) } else { None }, rest)
 }
 
+/// The pool high-water mark a side's report holds (the runtime writes the
+/// report to the file `TERN_POOL_STATS` names: `KIND BYTES` lines). Each
+/// side reads its own pool's line (the builtin side the builtin pool, whose
+/// tables every side shares; the library sides their pools); C has none.
+pub fn pool_high_water(report: &str, side: Side) -> Option<u64> {
+    let kind = match side {
+        Side::Builtin => "builtin",
+        Side::Library => "library",
+        Side::Pure => "pure",
+        Side::C => return None,
+    };
+    report.lines().find_map(|l| {
+        let (k, v) = l.split_once(' ')?;
+        (k == kind).then(|| v.trim().parse().ok())?
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +195,16 @@ mod tests {
         assert_eq!(rest, "warning: x\n");
         let (t, _) = parse_jit_times("time: front end 1.0 ms\n");
         assert_eq!(t, None);
+    }
+
+    #[test]
+    fn reads_each_sides_pool_high_water() {
+        let report = "builtin 4096\nlibrary 1048576\n";
+        assert_eq!(pool_high_water(report, Side::Builtin), Some(4096));
+        assert_eq!(pool_high_water(report, Side::Library), Some(1 << 20));
+        assert_eq!(pool_high_water(report, Side::Pure), None);
+        assert_eq!(pool_high_water(report, Side::C), None);
+        assert_eq!(pool_high_water("builtin x\n", Side::Builtin), None);
     }
 
     #[test]

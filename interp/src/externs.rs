@@ -16,7 +16,7 @@
 use std::ffi::{CString, c_char};
 
 use tern_compiler::tir::{ExternFn, Type};
-use tern_runtime::abi::{fail, interrupt, mem, output, process, reusable, sanitize, span};
+use tern_runtime::abi::{fail, interrupt, mem, output, process, reusable, sanitize, span, stats};
 
 /// A runtime function adapted to the interpreter: arguments as the words the
 /// generated code would pass (missing ones read as 0), the raw result word
@@ -222,6 +222,11 @@ pub fn runtime_call(name: &str) -> Option<RuntimeCall> {
         },
         "tern_span_new" => |a| unsafe { span::tern_span_new(ptr(a, 0), word(a, 1), ptr(a, 2)) },
         "tern_span_finish" => |a| unsafe { span::tern_span_finish(ptr(a, 0), ptr(a, 1)) },
+        "tern_span_reset" => |a| unsafe { span::tern_span_reset(ptr(a, 0), ptr(a, 1)) },
+        "tern_stats_note_high_water" => |a| {
+            stats::tern_stats_note_high_water(word(a, 0));
+            0
+        },
         "tern_span_error_message" => {
             |a| unsafe { span::tern_span_error_message(word(a, 0), ptr(a, 1), word(a, 2)) }
         }
@@ -254,6 +259,10 @@ pub fn runtime_call(name: &str) -> Option<RuntimeCall> {
             )
         },
         "tern_sanitize_region" => |a| sanitize::tern_sanitize_region(word(a, 0), word(a, 1)),
+        "tern_sanitize_region_reset" => |a| {
+            unsafe { sanitize::tern_sanitize_region_reset(word(a, 0), word(a, 1), ptr(a, 2)) };
+            0
+        },
         "tern_sanitize_region_end" => |a| {
             unsafe { sanitize::tern_sanitize_region_end(word(a, 0), ptr(a, 1)) };
             0

@@ -9,6 +9,7 @@
 //! * [`builtin`] — the process-wide builtin pool behind `reusable[]T`;
 //! * [`sanitize`] — the sanitizer behind `--sanitize` (tags and shadow);
 //! * [`memory`] — virtual memory reservations;
+//! * [`stats`] — pool statistics written at exit for measurements;
 //! * [`stdout`] — the program's output buffer and its flushing policy;
 //! * [`abi`] — the `tern_*` externs;
 //! * [`exit_status`] — the statuses a program ends with (a leaf module).
@@ -21,6 +22,7 @@ pub mod memory;
 pub mod pool;
 pub mod sanitize;
 pub mod span_tree;
+pub mod stats;
 pub mod stdout;
 
 pub use pool::SpanPool;

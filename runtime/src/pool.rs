@@ -281,6 +281,12 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         (self.arena.resident(), self.nodes.resident())
     }
 
+    /// The arena's high-water mark: the highest end offset of any allocation
+    /// the pool has held (see [`crate::stats`]).
+    pub fn high_water(&self) -> i64 {
+        self.ext.high_water()
+    }
+
     /// The node capacity reserved.
     pub fn node_capacity(&self) -> i64 {
         self.node_cap

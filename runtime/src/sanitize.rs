@@ -139,6 +139,8 @@ struct TagRecord {
     freed_at: At,
     /// Where it last shrank (its tail was freed there).
     shrunk_at: At,
+    /// Whether its pool's reset freed it (at `freed_at`).
+    reset: bool,
 }
 
 struct State {
@@ -285,6 +287,34 @@ pub fn region_end(id: i64, loc: *const c_char) {
     }
 }
 
+/// Every allocation of region `id` was freed at once at `loc` (null: the
+/// current site): its pool was reset. The shadow is cleared up to
+/// `high_water` bytes into the region (nothing past it was ever tagged) and
+/// every live tag of the region is released, so a slice taken before fails
+/// with `its pool was reset at ...`. The region stays, for the pool's new
+/// allocations.
+pub fn region_reset(id: i64, high_water: i64, loc: *const c_char) {
+    if !enabled() {
+        return;
+    }
+    let st = state();
+    let at = recorded(st, loc);
+    let Some(r) = region_mut(st, id) else {
+        return;
+    };
+    let shadow = r.shadow();
+    if !shadow.is_null() {
+        let granules = (high_water.clamp(0, r.bytes) as usize).div_ceil(8);
+        // SAFETY: the shadow holds one u16 per granule of the region.
+        unsafe { std::ptr::write_bytes(shadow, 0, granules) };
+    }
+    for rec in st.tags.iter_mut().filter(|t| t.live && t.region == id) {
+        rec.live = false;
+        rec.reset = true;
+        rec.freed_at = at.clone();
+    }
+}
+
 fn region_mut(st: &mut State, id: i64) -> Option<&mut Region> {
     usize::try_from(id - 1)
         .ok()
@@ -390,6 +420,7 @@ fn new_tag(st: &mut State, id: i64) -> u16 {
     rec.region = id;
     rec.freed_at = At::Nowhere;
     rec.shrunk_at = At::Nowhere;
+    rec.reset = false;
     st.next as u16
 }
 
@@ -523,6 +554,15 @@ fn check_slow(st: &mut State, a: i64, t: u16, bytes: i64, loc: *const c_char) ->
 /// The message for a slice with tag `t` that failed its check.
 fn freed_message(st: &State, t: u16) -> String {
     let rec = &st.tags[t as usize];
+    if !rec.live && rec.reset {
+        return match rec.freed_at.is_some() {
+            true => format!(
+                "use of a freed slice (its pool was reset at {})",
+                rec.freed_at.text()
+            ),
+            false => "use of a freed slice (its pool was reset)".into(),
+        };
+    }
     if !rec.live && rec.freed_at.is_some() {
         return format!("use of a freed slice (freed at {})", rec.freed_at.text());
     }

@@ -286,6 +286,46 @@ fn the_checked_externs_refuse_stale_spans_and_stale_pools() {
 }
 
 #[test]
+fn reset_frees_every_span_in_place_and_refuses_a_stale_header() {
+    let mut hdr = [0i64; HEADER_WORDS];
+    let mut mem = PoolMemory::default();
+    let h = hdr.as_mut_ptr();
+    unsafe {
+        let id = tern_span_new(h, 4096, &mut mem);
+        assert!(id > 0);
+        let n = mem.nodes as *mut i64;
+        let spans: Vec<i64> = (0..40).map(|_| tern_span_alloc(h, n, 24)).collect();
+        // Holes, so the tree has many spans.
+        for s in spans.iter().step_by(2) {
+            assert_eq!(tern_span_free(h, n, *s, 24), 0);
+        }
+        *(spans[1] as *mut i64) = 7;
+        let copy = hdr;
+        assert_eq!(tern_span_reset(h, n), 0);
+        // One free span over the whole arena, the same pool id, the same arena.
+        assert_eq!(hdr[layout::H_SPANS], 1);
+        assert_eq!(hdr[layout::H_FREE_BYTES], 4096);
+        assert_eq!(hdr[layout::H_POOL_ID], id);
+        // The record forgot every span: the old ones are not live...
+        assert_eq!(tern_span_live_bytes(h, n, spans[1]), 0);
+        assert_eq!(tern_span_free(h, n, spans[1], 24), DOUBLE_FREE);
+        // ... and allocation starts again at the arena's start, zero-filled.
+        let a = tern_span_alloc(h, n, 4096);
+        assert_eq!(a, mem.arena);
+        assert_eq!(*(spans[1] as *const i64), 0);
+        assert_eq!(tern_span_free(h, n, a, 4096), 0);
+        // A copy of the header taken before the reset no longer describes
+        // the tree: refused, and the pool is unchanged.
+        let mut copy = copy;
+        assert_eq!(tern_span_reset(copy.as_mut_ptr(), n), STALE_POOL);
+        assert_eq!(tern_span_alloc(h, n, 8), mem.arena);
+        assert_eq!(tern_span_reset(h, n), 0);
+        assert_eq!(tern_span_finish(h, n), 0);
+        assert_eq!(tern_span_reset(h, n), BAD_POOL);
+    }
+}
+
+#[test]
 fn init_refuses_a_node_array_smaller_than_the_worst_case() {
     let mut hdr = [0i64; HEADER_WORDS];
     let mut nodes = vec![0i64; 64];

@@ -8,6 +8,8 @@
 //!   generated code calls (`tern_print_*`, `tern_panic`, `tern_*_fail`, ...);
 //! * [`process`] — program entry and exit (`tern_rt_main`, `tern_rt_flush`,
 //!   `tern_rt_debug_table`);
+//! * [`stats`] — what a Tern pool reports for measurements
+//!   (`tern_stats_note_high_water`);
 //! * [`interrupt`] — stopping a running program from outside (the REPL's
 //!   Ctrl-C: `tern_rt_interrupted`);
 //! * [`fail`] — the single failure path.
@@ -20,6 +22,7 @@ pub mod process;
 pub mod reusable;
 pub mod sanitize;
 pub mod span;
+pub mod stats;
 
 /// Every `tern_*` extern of the runtime with its address, for the JIT: the
 /// driver hands this list to `tern-codegen`, which registers each symbol so
@@ -72,6 +75,10 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
             reusable::tern_reusable_offset as *const u8,
         ),
         ("tern_mem_reserve", mem::tern_mem_reserve as *const u8),
+        (
+            "tern_stats_note_high_water",
+            stats::tern_stats_note_high_water as *const u8,
+        ),
         ("tern_mem_release", mem::tern_mem_release as *const u8),
         ("tern_span_alloc", span::tern_span_alloc as *const u8),
         ("tern_span_free", span::tern_span_free as *const u8),
@@ -87,6 +94,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("tern_span_init", span::tern_span_init as *const u8),
         ("tern_span_new", span::tern_span_new as *const u8),
         ("tern_span_finish", span::tern_span_finish as *const u8),
+        ("tern_span_reset", span::tern_span_reset as *const u8),
         (
             "tern_span_error_message",
             span::tern_span_error_message as *const u8,
@@ -128,6 +136,10 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
             sanitize::tern_sanitize_region as *const u8,
         ),
         (
+            "tern_sanitize_region_reset",
+            sanitize::tern_sanitize_region_reset as *const u8,
+        ),
+        (
             "tern_sanitize_region_end",
             sanitize::tern_sanitize_region_end as *const u8,
         ),
@@ -149,6 +161,7 @@ mod tests {
             include_str!("reusable.rs"),
             include_str!("sanitize.rs"),
             include_str!("span.rs"),
+            include_str!("stats.rs"),
         ];
         let mut declared = Vec::new();
         for src in sources {

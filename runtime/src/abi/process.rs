@@ -16,6 +16,7 @@ pub unsafe extern "C" fn tern_rt_main(main: extern "C" fn() -> i64) -> i32 {
     set_up();
     let status = main();
     stdout::flush();
+    crate::stats::write_if_requested();
     status as i32
 }
 

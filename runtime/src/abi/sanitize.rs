@@ -108,3 +108,22 @@ pub extern "C" fn tern_sanitize_region(base: i64, bytes: i64) -> i64 {
 pub unsafe extern "C" fn tern_sanitize_region_end(region: i64, loc: *const c_char) {
     sanitize::region_end(region, loc);
 }
+
+/// Every allocation of region `region` was freed at once at `loc` (null: the
+/// current call site): its pool was reset in place (`slice_pool_pure::reset`;
+/// the checked pools do it inside `tern_span_reset`). Its shadow is cleared up
+/// to `high_water` bytes (the highest end of any allocation in it) and slices
+/// taken before fail their next check with `use of a freed slice (its pool was
+/// reset at ...)`; the region stays for new allocations.
+///
+/// # Safety
+/// `loc` is null or a NUL-terminated location string that lives as long as
+/// the program.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_sanitize_region_reset(
+    region: i64,
+    high_water: i64,
+    loc: *const c_char,
+) {
+    sanitize::region_reset(region, high_water, loc);
+}

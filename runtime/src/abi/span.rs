@@ -155,6 +155,21 @@ pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, nodes: *mut i64) -> i6
     guard(|| unsafe { checked::release(tree, nodes).map(|_| 0) })
 }
 
+/// Frees every slice of the pool at `tree`/`nodes` at once and keeps the pool:
+/// its tree becomes one free span over the whole arena, the runtime's record of
+/// live allocations is cleared, the memory stays reserved and resident (see
+/// `span_tree::checked::reset`). Under the sanitizer every slice taken before
+/// fails its next use. Returns 0, or a negative error code (`STALE_POOL` when
+/// the header does not describe the tree: nothing changes; `BAD_POOL`).
+///
+/// # Safety
+/// As for [`tern_span_alloc`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_span_reset(tree: *mut i64, nodes: *mut i64) -> i64 {
+    // SAFETY: the caller's contract.
+    guard(|| unsafe { checked::reset(tree, nodes).map(|()| 0) })
+}
+
 /// The size in bytes of the live allocation that starts at address `addr` of the
 /// pool at `tree`/`nodes` (0 when none starts there), from the boundary record
 /// the runtime keeps for the pool; a negative error code (`BAD_POOL`,

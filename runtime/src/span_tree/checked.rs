@@ -11,12 +11,15 @@
 //! at [`init`] and finds through the registry: frees and resizes must name
 //! exactly one live allocation (`STALE_FREE`, `STALE_RESIZE` otherwise).
 
+use std::sync::atomic::{AtomicI64, Ordering};
+
 use super::error::{BAD_POOL, BAD_SIZE, MUST_MOVE, OUTSIDE_ARENA};
 use super::extents::{Extents, Record};
 use super::layout::{self, FANOUT, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC};
 use super::registry::{self, PoolBounds};
 use super::tree::{MAX_ARENA_BYTES, Mem, Path, Tree, TreeResult};
 use super::validate::Checked;
+
 use crate::memory::Reservation;
 use crate::sanitize::{self, ADDR_MASK};
 
@@ -284,6 +287,7 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut i64) -> TreeResult<PoolBounds>
     // SAFETY: `open` checked the pointer; H_POOL_ID/H_MAGIC < HEADER_WORDS.
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::unregister(id)?;
+    FINISHED_HIGH_WATER.fetch_max(extents(&b).high_water(), Ordering::Relaxed);
     unsafe { tree.add(H_MAGIC).write(!MAGIC) };
     if b.san != 0 {
         sanitize::region_end(b.san, std::ptr::null());
@@ -291,6 +295,50 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut i64) -> TreeResult<PoolBounds>
     }
     drop_owned(id);
     Ok(b)
+}
+
+/// Frees every span of the pool `tree` belongs to at once, in place: the
+/// tree becomes one free span over the whole arena again, the boundary
+/// record forgets every allocation, and the pool keeps its id, its
+/// registration and its memory (the arena's pages stay resident; every later
+/// allocation is zero-filled as always). Under the sanitizer every
+/// allocation of the pool ends here: a slice taken before fails its next
+/// check with `its pool was reset at` the current site.
+///
+/// As for [`release`], the header must describe the tree, else `STALE_POOL`
+/// and nothing changes. Time: a walk of the free spans (that check) and
+/// clearing the record up to the arena's high-water mark; independent of how
+/// many slices are live.
+///
+/// # Safety
+/// As for [`alloc`].
+pub unsafe fn reset(tree: *mut i64, nodes: *mut i64) -> TreeResult<()> {
+    // SAFETY: the caller's contract.
+    let (t, b) = unsafe { open(tree, nodes)? };
+    t.check_totals()?;
+    let ext = extents(&b);
+    if b.san != 0 {
+        sanitize::region_reset(b.san, ext.high_water(), std::ptr::null());
+    }
+    ext.clear();
+    // SAFETY: `open` checked the pointer; H_POOL_ID < HEADER_WORDS.
+    t.init(unsafe { tree.add(H_POOL_ID).read() });
+    Ok(())
+}
+
+/// The largest arena high-water mark of the checked pools finished so far;
+/// -1 while none was.
+static FINISHED_HIGH_WATER: AtomicI64 = AtomicI64::new(-1);
+
+/// The largest arena high-water mark of any checked pool, finished or live
+/// (for `crate::stats`); `None` when no checked pool was made.
+pub fn high_water() -> Option<i64> {
+    let live = registry::live()
+        .iter()
+        .map(|b| extents(b).high_water())
+        .max();
+    let finished = FINISHED_HIGH_WATER.load(Ordering::Relaxed);
+    live.max((finished >= 0).then_some(finished))
 }
 
 /// The offset of `addr` in pool `b`'s arena, or `OUTSIDE_ARENA`. (The tree

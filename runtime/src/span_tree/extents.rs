@@ -23,8 +23,13 @@
 //!   longer than the block). A large span is live exactly when its block's word
 //!   is its own.
 //!
-//! Each check is one load and one compare, each update one store: the record
-//! costs a few instructions per operation. Address space: `1/8 + 1/128` of the
+//! * `high_water`: one word after the large table, the highest end offset of
+//!   any allocation the pool ever held (its arena's high-water mark, which
+//!   `tern bench` reports beside peak resident memory; see `crate::stats`).
+//!
+//! Each check is one load and one compare, each update one store (and a
+//! compare against the high-water mark): the record costs a few instructions
+//! per operation. Address space: `1/8 + 1/128` of the
 //! arena; what is touched is committed: the pages of `sizes` where allocations
 //! start (one page per 32 KiB of arena), of `large` where large ones do.
 
@@ -39,9 +44,14 @@ pub const SMALL: u64 = 128;
 const SMALL_SHIFT: u32 = 7;
 
 /// Bytes of record an arena of `arena_bytes` needs (the size map, rounded up
-/// to words, then the large table).
+/// to words, the large table, then the high-water word).
 pub const fn record_bytes(arena_bytes: i64) -> usize {
-    let granules = arena_bytes as usize / 8;
+    high_water_at(arena_bytes as usize / 8) + 8
+}
+
+/// Where the high-water word sits in a record: after the large table.
+#[inline(always)]
+const fn high_water_at(granules: usize) -> usize {
     large_at(granules) + 8 * (granules / SMALL as usize + 1)
 }
 
@@ -57,6 +67,7 @@ const fn large_at(granules: usize) -> usize {
 pub struct Extents {
     sizes: *mut u8,
     large: *mut u64,
+    high: *mut i64,
 }
 
 impl Extents {
@@ -68,10 +79,13 @@ impl Extents {
     /// long as the view is used.
     #[inline(always)]
     pub unsafe fn from_raw(base: *mut u8, arena_bytes: i64) -> Extents {
+        let granules = arena_bytes as usize / 8;
         Extents {
             sizes: base,
             // SAFETY: inside the record (the caller's contract), 8-byte aligned.
-            large: unsafe { base.add(large_at(arena_bytes as usize / 8)) }.cast(),
+            large: unsafe { base.add(large_at(granules)) }.cast(),
+            // SAFETY: as above: the record's last word.
+            high: unsafe { base.add(high_water_at(granules)) }.cast(),
         }
     }
 
@@ -134,6 +148,7 @@ impl Extents {
     /// [`Extents::is_live`]; the range holds no live allocation).
     #[inline(always)]
     pub fn record(&self, off: i64, bytes: i64) {
+        self.reach(off + bytes);
         let s = off as u64 >> 3;
         let n = bytes as u64 >> 3;
         if n <= SMALL {
@@ -161,6 +176,7 @@ impl Extents {
     /// The live allocation `[off, off + old)` now ends at `off + new` (`new > 0`).
     #[inline(always)]
     pub fn resize(&self, off: i64, old: i64, new: i64) {
+        self.reach(off + new);
         let s = off as u64 >> 3;
         let (o, n) = (old as u64 >> 3, new as u64 >> 3);
         if o.max(n) <= SMALL {
@@ -169,6 +185,39 @@ impl Extents {
         } else {
             self.forget(off, old);
             self.record(off, new);
+        }
+    }
+
+    /// Raises the high-water mark to `end` (the end offset of a live
+    /// allocation) if it is higher.
+    #[inline(always)]
+    fn reach(&self, end: i64) {
+        // SAFETY: the record's last word (`from_raw`).
+        unsafe {
+            if end > *self.high {
+                *self.high = end;
+            }
+        }
+    }
+
+    /// The highest end offset of any allocation recorded since the record
+    /// was created (0 when none was): the arena's high-water mark in bytes.
+    pub fn high_water(&self) -> i64 {
+        // SAFETY: as in `reach`.
+        unsafe { *self.high }
+    }
+
+    /// Forgets every live allocation at once (a pool's reset): clears the
+    /// record up to the high-water mark, past which nothing was ever
+    /// recorded. The mark itself stays: it is the arena's, over its life.
+    pub fn clear(&self) {
+        let granules = (self.high_water() as usize).div_ceil(8);
+        // SAFETY: the mark is the end of a span of the arena, so the first
+        // `granules` bytes of `sizes` and the blocks up to the one holding its
+        // last granule lie in the record.
+        unsafe {
+            std::ptr::write_bytes(self.sizes, 0, granules);
+            std::ptr::write_bytes(self.large, 0, granules.div_ceil(SMALL as usize));
         }
     }
 
@@ -270,5 +319,29 @@ mod tests {
         x.record(end, 8);
         assert!(x.is_live(end, 8));
         assert_eq!(x.live_bytes_at(end), 8);
+        assert_eq!(x.high_water(), 1 << 16);
+    }
+
+    #[test]
+    fn high_water_is_the_highest_end_ever_recorded() {
+        let r = Record::new(1 << 16).unwrap();
+        let x = r.view();
+        assert_eq!(x.high_water(), 0);
+        x.record(0, 32);
+        x.record(64, 8);
+        assert_eq!(x.high_water(), 72);
+        x.forget(64, 8);
+        x.resize(0, 32, 16);
+        assert_eq!(x.high_water(), 72, "frees and shrinks keep the mark");
+        x.resize(0, 16, 128);
+        assert_eq!(x.high_water(), 128, "growth in place raises it");
+        x.record(8192, 8 * 200);
+        assert_eq!(x.high_water(), 8192 + 1600);
+        x.clear();
+        assert!(!x.is_live(0, 128) && !x.is_live(8192, 1600));
+        assert_eq!(x.live_bytes_at(0), 0);
+        assert_eq!(x.high_water(), 8192 + 1600, "a reset keeps the mark");
+        x.record(0, 8);
+        assert!(x.is_live(0, 8));
     }
 }

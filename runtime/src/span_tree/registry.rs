@@ -116,6 +116,14 @@ pub fn lookup(id: i64) -> Result<PoolBounds, i64> {
     })
 }
 
+/// The bounds of every live pool (for reports at exit).
+pub fn live() -> Vec<PoolBounds> {
+    SLOTS
+        .iter()
+        .filter_map(|s| lookup(s.id.load(Ordering::Acquire)).ok())
+        .collect()
+}
+
 /// Forgets the pool whose node array is at `nodes` (used when a pool's header was
 /// overwritten and its id can no longer be read). Returns its id, if one was found.
 pub fn unregister_nodes(nodes: i64) -> Option<i64> {

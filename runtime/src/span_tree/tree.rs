@@ -275,7 +275,7 @@ impl<V: Validate, const F: usize> Mem<V, F> {
 
     /// Writes a fresh tree: one free span covering the whole arena (none if the
     /// arena is empty), the root a leaf at node 0.
-    fn init(&self, pool_id: i64) {
+    pub(crate) fn init(&self, pool_id: i64) {
         self.set_h(H_MAGIC, MAGIC);
         self.set_h(H_POOL_ID, pool_id);
         self.set_h(H_ROOT, 0);
