@@ -23,7 +23,7 @@
 //!   longer than the block). A large span is live exactly when its block's word
 //!   is its own.
 //!
-//! * `high_water`: one word after the large table, the highest end offset of
+//! * `high_water`: one word before the size map, the highest end offset of
 //!   any allocation the pool ever held (its arena's high-water mark, which
 //!   `tern bench` reports beside peak resident memory; see `crate::stats`).
 //!
@@ -43,17 +43,16 @@ pub const SMALL: u64 = 128;
 /// `log2(SMALL)`.
 const SMALL_SHIFT: u32 = 7;
 
-/// Bytes of record an arena of `arena_bytes` needs (the size map, rounded up
-/// to words, the large table, then the high-water word).
+/// Bytes of record an arena of `arena_bytes` needs (the high-water word, the
+/// size map rounded up to words, then the large table).
 pub const fn record_bytes(arena_bytes: i64) -> usize {
-    high_water_at(arena_bytes as usize / 8) + 8
+    let granules = arena_bytes as usize / 8;
+    SIZES_AT + large_at(granules) + 8 * (granules / SMALL as usize + 1)
 }
 
-/// Where the high-water word sits in a record: after the large table.
-#[inline(always)]
-const fn high_water_at(granules: usize) -> usize {
-    large_at(granules) + 8 * (granules / SMALL as usize + 1)
-}
+/// Where the size map starts in a record: after the high-water word (which
+/// is found from `sizes` itself, so the view stays two pointers).
+const SIZES_AT: usize = 8;
 
 /// Where the large table starts in a record: after the size map, rounded up to
 /// a word.
@@ -67,7 +66,6 @@ const fn large_at(granules: usize) -> usize {
 pub struct Extents {
     sizes: *mut u8,
     large: *mut u64,
-    high: *mut i64,
 }
 
 impl Extents {
@@ -79,13 +77,12 @@ impl Extents {
     /// long as the view is used.
     #[inline(always)]
     pub unsafe fn from_raw(base: *mut u8, arena_bytes: i64) -> Extents {
-        let granules = arena_bytes as usize / 8;
+        // SAFETY: inside the record (the caller's contract), 8-byte aligned.
+        let sizes = unsafe { base.add(SIZES_AT) };
         Extents {
-            sizes: base,
-            // SAFETY: inside the record (the caller's contract), 8-byte aligned.
-            large: unsafe { base.add(large_at(granules)) }.cast(),
-            // SAFETY: as above: the record's last word.
-            high: unsafe { base.add(high_water_at(granules)) }.cast(),
+            sizes,
+            // SAFETY: as above.
+            large: unsafe { sizes.add(large_at(arena_bytes as usize / 8)) }.cast(),
         }
     }
 
@@ -148,7 +145,6 @@ impl Extents {
     /// [`Extents::is_live`]; the range holds no live allocation).
     #[inline(always)]
     pub fn record(&self, off: i64, bytes: i64) {
-        self.reach(off + bytes);
         let s = off as u64 >> 3;
         let n = bytes as u64 >> 3;
         if n <= SMALL {
@@ -158,6 +154,7 @@ impl Extents {
             // SAFETY: see `large_at`.
             unsafe { *self.large_at(s) = (n << SMALL_SHIFT) | (s & (SMALL - 1)) };
         }
+        self.reach(off + bytes);
     }
 
     /// Forgets the live allocation `[off, off + bytes)` (it was recorded).
@@ -192,19 +189,25 @@ impl Extents {
     /// allocation) if it is higher.
     #[inline(always)]
     fn reach(&self, end: i64) {
-        // SAFETY: the record's last word (`from_raw`).
-        unsafe {
-            if end > *self.high {
-                *self.high = end;
-            }
+        let high = self.high();
+        // SAFETY: the record's first word (`from_raw`).
+        if end > unsafe { *high } {
+            raise(high, end);
         }
+    }
+
+    /// The high-water word, just before the size map.
+    #[inline(always)]
+    fn high(&self) -> *mut i64 {
+        // SAFETY: `from_raw` placed `sizes` one word into the record.
+        unsafe { self.sizes.sub(SIZES_AT) }.cast()
     }
 
     /// The highest end offset of any allocation recorded since the record
     /// was created (0 when none was): the arena's high-water mark in bytes.
     pub fn high_water(&self) -> i64 {
         // SAFETY: as in `reach`.
-        unsafe { *self.high }
+        unsafe { *self.high() }
     }
 
     /// Forgets every live allocation at once (a pool's reset): clears the
@@ -236,6 +239,15 @@ impl Extents {
             0
         }
     }
+}
+
+/// Stores a new high-water mark: out of line, since a pool in a steady state
+/// rarely reaches past its mark and the store would only lengthen the hot path.
+#[cold]
+#[inline(never)]
+fn raise(high: *mut i64, end: i64) {
+    // SAFETY: `Extents::reach` passes the record's high-water word.
+    unsafe { *high = end };
 }
 
 /// A record the runtime owns: reserved with the pool, released with it.
