@@ -207,8 +207,8 @@ struct Row {
     /// Peak resident memory of an executable's process, KiB (AOT samples
     /// run through the launcher).
     peak_rss_kib: Option<u64>,
-    /// The side's pool arena high-water mark, bytes (AOT samples; the
-    /// runtime's `TERN_POOL_STATS` report).
+    /// The side's pools' arena high-water marks, summed, bytes (AOT
+    /// samples; the runtime's `TERN_POOL_STATS` report).
     pool_high_water: Option<u64>,
 }
 

@@ -38,7 +38,7 @@ pub struct Results {
     pub sizes: BTreeMap<(Side, u8, Workload, u32), Sizes>,
     /// Peak resident memory of an executable's process, MiB, one per repetition.
     pub peak_rss_mib: BTreeMap<Key, Vec<f64>>,
-    /// The side's pool arena high-water mark, KiB, one per repetition.
+    /// The side's pools' arena high-water marks (summed), KiB, one per repetition.
     pub pool_high_water_kib: BTreeMap<Key, Vec<f64>>,
 }
 
@@ -197,8 +197,9 @@ pub fn absolute_tables(cfg: &Config, r: &Results) -> String {
 /// Peak resident memory of the executables (AOT: the program's whole
 /// process, what a user pays; a JIT process also holds the compiler, so it
 /// is not shown), and the pools' arena high-water marks (the highest end
-/// offset any allocation reached in the side's pool: how far the placement
-/// policy spread, whatever the OS made resident), medians of the repetitions.
+/// offset any allocation reached in each pool the side used, summed: how far
+/// the placement policy spread, whatever the OS made resident; see
+/// `sample::pool_high_water`), medians of the repetitions.
 pub fn memory_tables(cfg: &Config, r: &Results) -> String {
     let mut out = String::new();
     if !cfg.modes.contains(&Mode::Aot) {

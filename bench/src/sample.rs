@@ -157,21 +157,26 @@ pub fn parse_jit_times(stderr: &str) -> (Option<JitTimes>, String) {
     (if seen == 15 { Some(t) } else { None }, rest)
 }
 
-/// The pool high-water mark a side's report holds (the runtime writes the
-/// report to the file `TERN_POOL_STATS` names: `KIND BYTES` lines). Each
-/// side reads its own pool's line (the builtin side the builtin pool, whose
-/// tables every side shares; the library sides their pools); C has none.
+/// The arena a side's pools reached, from the runtime's report (written to
+/// the file `TERN_POOL_STATS` names: `KIND BYTES` lines, one per kind of
+/// pool, each its high-water mark): the builtin side's builtin pool; a
+/// library side's pools plus the builtin pool, where every side keeps the
+/// workload's tables; `None` for C (no pool) or a report without the side's
+/// own pool.
 pub fn pool_high_water(report: &str, side: Side) -> Option<u64> {
-    let kind = match side {
-        Side::Builtin => "builtin",
-        Side::Library => "library",
-        Side::Pure => "pure",
+    let mark = |kind: &str| {
+        report.lines().find_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            (k == kind).then(|| v.trim().parse::<u64>().ok())?
+        })
+    };
+    let own = match side {
+        Side::Builtin => return mark("builtin"),
+        Side::Library => mark("library")?,
+        Side::Pure => mark("pure")?,
         Side::C => return None,
     };
-    report.lines().find_map(|l| {
-        let (k, v) = l.split_once(' ')?;
-        (k == kind).then(|| v.trim().parse().ok())?
-    })
+    Some(own + mark("builtin").unwrap_or(0))
 }
 
 #[cfg(test)]
@@ -201,7 +206,7 @@ mod tests {
     fn reads_each_sides_pool_high_water() {
         let report = "builtin 4096\nlibrary 1048576\n";
         assert_eq!(pool_high_water(report, Side::Builtin), Some(4096));
-        assert_eq!(pool_high_water(report, Side::Library), Some(1 << 20));
+        assert_eq!(pool_high_water(report, Side::Library), Some((1 << 20) + 4096));
         assert_eq!(pool_high_water(report, Side::Pure), None);
         assert_eq!(pool_high_water(report, Side::C), None);
         assert_eq!(pool_high_water("builtin x\n", Side::Builtin), None);
