@@ -206,7 +206,10 @@ mod tests {
     fn reads_each_sides_pool_high_water() {
         let report = "builtin 4096\nlibrary 1048576\n";
         assert_eq!(pool_high_water(report, Side::Builtin), Some(4096));
-        assert_eq!(pool_high_water(report, Side::Library), Some((1 << 20) + 4096));
+        assert_eq!(
+            pool_high_water(report, Side::Library),
+            Some((1 << 20) + 4096)
+        );
         assert_eq!(pool_high_water(report, Side::Pure), None);
         assert_eq!(pool_high_water(report, Side::C), None);
         assert_eq!(pool_high_water("builtin x\n", Side::Builtin), None);

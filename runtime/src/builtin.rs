@@ -85,8 +85,8 @@ pub fn with_pool<R>(f: impl FnOnce(&mut BuiltinPool) -> R) -> Result<R, String> 
 }
 
 /// Runs `f` on the builtin pool if it exists (`None` when no pool was made).
-pub fn with_existing<R>(f: impl FnOnce(&mut BuiltinPool) -> R) -> Result<Option<R>, String> {
-    Ok(slot().as_mut().map(f))
+pub fn with_existing<R>(f: impl FnOnce(&mut BuiltinPool) -> R) -> Option<R> {
+    slot().as_mut().map(f)
 }
 
 /// Allocates `bytes` zero-filled; returns the address (null for 0 bytes).
