@@ -540,18 +540,8 @@ impl<'a> Checker<'a> {
                 }
                 match self.resolve_path(p, module) {
                     Some(ItemRef::Struct(s)) => {
-                        let want = self.structs[s].generics.len();
-                        if args.len() != want {
-                            let name = self.structs[s].name.clone();
-                            let kind = if want == 0 {
-                                ErrorKind::NotGeneric(name)
-                            } else {
-                                ErrorKind::TypeArgCount {
-                                    name,
-                                    expected: want,
-                                    found: args.len(),
-                                }
-                            };
+                        let (name, want) = (&self.structs[s].name, self.structs[s].generics.len());
+                        if let Some(kind) = type_arg_count_error(name, want, args.len()) {
                             self.sink.error(kind, t.span);
                             return Ty::Error;
                         }
@@ -1241,6 +1231,21 @@ impl<'a> Checker<'a> {
             }
         }
         self.sink.is_empty().then_some(program)
+    }
+}
+
+/// The error for `found` type arguments written after `name`, which takes
+/// `expected` (`None` when they agree): functions, struct types and struct
+/// literals share it.
+fn type_arg_count_error(name: &str, expected: usize, found: usize) -> Option<ErrorKind> {
+    match (expected, found) {
+        _ if expected == found => None,
+        (0, _) => Some(ErrorKind::NotGeneric(name.into())),
+        _ => Some(ErrorKind::TypeArgCount {
+            name: name.into(),
+            expected,
+            found,
+        }),
     }
 }
 

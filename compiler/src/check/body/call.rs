@@ -102,20 +102,8 @@ impl Checker<'_> {
         let name = callee.text();
         let mut bindings: Vec<(String, Ty)> = Vec::new();
         if !targs.is_empty() {
-            if sig.generics.is_empty() {
-                self.sink.error(ErrorKind::NotGeneric(name), callee.span);
-                self.args_for_errors(cx, args);
-                return self.error_expr(span);
-            }
-            if targs.len() != sig.generics.len() {
-                self.sink.error(
-                    ErrorKind::TypeArgCount {
-                        name,
-                        expected: sig.generics.len(),
-                        found: targs.len(),
-                    },
-                    callee.span,
-                );
+            if let Some(kind) = type_arg_count_error(&name, sig.generics.len(), targs.len()) {
+                self.sink.error(kind, callee.span);
                 self.args_for_errors(cx, args);
                 return self.error_expr(span);
             }

@@ -475,16 +475,7 @@ impl Checker<'_> {
         let generics = self.structs[s].generics.clone();
         let mut bindings: Vec<(String, Ty)> = Vec::new();
         if !type_args.is_empty() {
-            if generics.is_empty() || type_args.len() != generics.len() {
-                let kind = if generics.is_empty() {
-                    ErrorKind::NotGeneric(sname)
-                } else {
-                    ErrorKind::TypeArgCount {
-                        name: sname,
-                        expected: generics.len(),
-                        found: type_args.len(),
-                    }
-                };
+            if let Some(kind) = type_arg_count_error(&sname, generics.len(), type_args.len()) {
                 self.sink.error(kind, name.span);
                 return fail(self, cx);
             }

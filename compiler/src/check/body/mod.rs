@@ -4,7 +4,7 @@
 
 use super::fold::{self, FoldError};
 use super::ty::{Ty, unify};
-use super::{Checker, ItemRef};
+use super::{Checker, ItemRef, type_arg_count_error};
 use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind, NoteKind};
 use crate::source::Span;
 use crate::syntax::ast;
