@@ -40,12 +40,24 @@ impl E {
     }
 }
 
+/// A literal expression of value `v` at type `t`: untyped, except a `u64`
+/// value past `i64::MAX`, whose text is typed by its own cast (`lit_text`).
+fn lit_expr(t: &Ty, v: i128, rng: &mut crate::rng::Rng) -> E {
+    let text = lit_text(t, v, rng);
+    if v > i64::MAX.into() {
+        E::typed(text)
+    } else {
+        E::lit(text)
+    }
+}
+
 /// Shift amounts worth trying for each type: in range, at the width, past
 /// it, negative.
 fn shift_amounts(t: &Ty) -> &'static [i64] {
     match t {
         Ty::I64 => &[0, 1, 7, 63, 64, 65, 127, 200, -1, -64, -65],
         Ty::I32 => &[0, 1, 7, 31, 32, 33, 64, 200, -1, -32, -33],
+        Ty::U64 => &[0, 1, 7, 63, 64, 65, 127, 200],
         _ => &[0, 1, 3, 7, 8, 9, 15, 200, 255],
     }
 }
@@ -54,7 +66,7 @@ impl Gen {
     /// An expression of type `t`: scalars, arrays and structs.
     pub fn expr(&mut self, t: &Ty, depth: u32) -> E {
         match t {
-            Ty::I64 | Ty::I32 | Ty::U8 | Ty::Bool => self.scalar(t, depth),
+            Ty::I64 | Ty::I32 | Ty::U8 | Ty::U64 | Ty::Bool => self.scalar(t, depth),
             Ty::Array(e, n) => self.array_expr(e, *n, depth),
             Ty::Struct(k) => self.struct_expr(*k, depth),
             Ty::Slice(e) => {
@@ -200,7 +212,7 @@ impl Gen {
                     choices.extend([-1, -2, t.min()]);
                 }
                 let v = *self.rng.pick(&choices);
-                E::lit(lit_text(t, v, &mut self.rng))
+                lit_expr(t, v, &mut self.rng)
             }
         }
     }
@@ -291,7 +303,7 @@ impl Gen {
             });
         }
         let v = self.int_value(t);
-        E::lit(lit_text(t, v, &mut self.rng))
+        lit_expr(t, v, &mut self.rng)
     }
 
     /// `len(x)` of some array, slice or reusable slice in scope.

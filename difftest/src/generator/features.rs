@@ -899,6 +899,8 @@ fn round8(v: i64) -> i64 {
 fn edge_values(t: &Ty) -> Vec<i128> {
     if *t == Ty::U8 {
         vec![0, 255, 1, 128, 127]
+    } else if *t == Ty::U64 {
+        vec![0, t.max(), 1, 1 << 63, i64::MAX.into()]
     } else {
         vec![t.min(), t.max(), 0, -1, 1]
     }
@@ -911,6 +913,7 @@ fn edge_ops(t: &Ty, a: &str, b: &str, rng: &mut crate::rng::Rng) -> Vec<String> 
     let ts = match t {
         Ty::I64 => "i64",
         Ty::I32 => "i32",
+        Ty::U64 => "u64",
         _ => "u8",
     };
     let mut ops = vec![
@@ -932,11 +935,13 @@ fn edge_ops(t: &Ty, a: &str, b: &str, rng: &mut crate::rng::Rng) -> Vec<String> 
         format!("{a} as i64"),
         format!("{a} as i32"),
         format!("{a} as u8"),
+        format!("{a} as u64"),
         format!("({a} < {b}) as {ts}"),
     ];
     let amounts: &[i64] = match t {
         Ty::I64 => &[64, 65, 200, -1],
         Ty::I32 => &[32, 33, 200, -1],
+        Ty::U64 => &[64, 65, 200, 255],
         _ => &[8, 9, 200, 255],
     };
     for &k in amounts {

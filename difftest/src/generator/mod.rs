@@ -458,12 +458,13 @@ impl Gen {
         }
     }
 
-    /// `i64`, `i32`, `u8` or `bool`.
+    /// `i64`, `i32`, `u8`, `u64` or `bool`.
     pub fn scalar_type(&mut self) -> Ty {
-        match self.rng.weighted(&[4, 3, 3, 2]) {
+        match self.rng.weighted(&[4, 3, 3, 2, 2]) {
             0 => Ty::I64,
             1 => Ty::I32,
             2 => Ty::U8,
+            3 => Ty::U64,
             _ => Ty::Bool,
         }
     }
@@ -626,7 +627,11 @@ impl Gen {
                 *self.rng.pick(&edges)
             }
             1 => i128::from(self.rng.range(0, 16)),
-            _ => i128::from(self.rng.range(ty.min() as i64, ty.max() as i64)),
+            // `u64` draws from the low half, as `i64` values do.
+            _ => i128::from(
+                self.rng
+                    .range(ty.min() as i64, ty.max().min(i64::MAX.into()) as i64),
+            ),
         }
     }
 }
@@ -641,6 +646,12 @@ pub(crate) fn lit_text(ty: &Ty, v: i128, rng: &mut Rng) -> String {
     );
     if v < 0 {
         return format!("({v})");
+    }
+    // A literal takes `i64` where nothing gives it a type (an operand of
+    // `as`, of an untyped expression): `u64` values past `i64::MAX` are
+    // written as the complement of one that fits, typed by its own cast.
+    if v > i64::MAX.into() {
+        return format!("(!({} as u64))", u64::MAX as i128 - v);
     }
     match rng.weighted(&[6, 1, 1]) {
         1 => format!("0x{v:x}"),
@@ -724,6 +735,11 @@ mod tests {
         assert_eq!(fold(&Ty::I64, "*", i64::MAX.into(), 2), -2);
         assert_eq!(fold(&Ty::I64, "/", -7, 2), -3);
         assert_eq!(fold(&Ty::I64, "%", -7, 2), -1);
+        let max = i128::from(u64::MAX);
+        assert_eq!(fold(&Ty::U64, "/", max, 2), i128::from(u64::MAX / 2));
+        assert_eq!(fold(&Ty::U64, ">>", max, 65), i128::from(u64::MAX >> 1));
+        assert_eq!(fold(&Ty::U64, "*", max, max), 1);
+        assert_eq!(fold(&Ty::U64, "-", 0, 1), max);
     }
 
     #[test]
@@ -733,6 +749,7 @@ mod tests {
             lit_text(&Ty::I64, i64::MIN.into(), &mut r),
             "(-9223372036854775808)"
         );
+        assert_eq!(lit_text(&Ty::U64, u64::MAX.into(), &mut r), "(!(0 as u64))");
         for _ in 0..50 {
             let t = lit_text(&Ty::U8, 255, &mut r);
             assert!(t == "255" || t == "0xff", "{t}");
@@ -816,6 +833,9 @@ mod sample_tests {
             "as u8",
             "as i32",
             "as i64",
+            "as u64",
+            "(!(0 as u64))",
+            ": u64",
             "true as",
             " >> ",
             " ^ ",

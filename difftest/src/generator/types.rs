@@ -11,6 +11,8 @@ pub enum Ty {
     I32,
     /// `u8`
     U8,
+    /// `u64`
+    U64,
     /// `bool`
     Bool,
     /// `[N]T`
@@ -24,7 +26,7 @@ pub enum Ty {
 }
 
 /// The integer types, in the order the generator picks from.
-pub const INTS: [Ty; 3] = [Ty::I64, Ty::I32, Ty::U8];
+pub const INTS: [Ty; 4] = [Ty::I64, Ty::I32, Ty::U8, Ty::U64];
 
 /// A generated struct.
 #[derive(Clone, Debug)]
@@ -36,9 +38,9 @@ pub struct StructDef {
 }
 
 impl Ty {
-    /// `i64`, `i32` or `u8`.
+    /// `i64`, `i32`, `u8` or `u64`.
     pub fn is_int(&self) -> bool {
-        matches!(self, Ty::I64 | Ty::I32 | Ty::U8)
+        matches!(self, Ty::I64 | Ty::I32 | Ty::U8 | Ty::U64)
     }
 
     /// An integer or `bool`.
@@ -49,7 +51,7 @@ impl Ty {
     /// Width in bits of an integer type.
     pub fn bits(&self) -> u32 {
         match self {
-            Ty::I64 => 64,
+            Ty::I64 | Ty::U64 => 64,
             Ty::I32 => 32,
             Ty::U8 => 8,
             _ => panic!("bits of non-integer {self:?}"),
@@ -61,7 +63,7 @@ impl Ty {
         match self {
             Ty::I64 => i64::MIN.into(),
             Ty::I32 => i32::MIN.into(),
-            Ty::U8 => 0,
+            Ty::U8 | Ty::U64 => 0,
             _ => panic!("min of non-integer {self:?}"),
         }
     }
@@ -72,6 +74,7 @@ impl Ty {
             Ty::I64 => i64::MAX.into(),
             Ty::I32 => i32::MAX.into(),
             Ty::U8 => u8::MAX.into(),
+            Ty::U64 => u64::MAX.into(),
             _ => panic!("max of non-integer {self:?}"),
         }
     }
@@ -83,6 +86,7 @@ impl Ty {
             Ty::I64 => i128::from(v as i64),
             Ty::I32 => i128::from(v as i32),
             Ty::U8 => i128::from(v as u8),
+            Ty::U64 => i128::from(v as u64),
             _ => panic!("wrap of non-integer {self:?}"),
         }
     }
@@ -101,6 +105,7 @@ impl Ty {
             Ty::I64 => "i64".into(),
             Ty::I32 => "i32".into(),
             Ty::U8 => "u8".into(),
+            Ty::U64 => "u64".into(),
             Ty::Bool => "bool".into(),
             Ty::Array(e, n) => format!("[{n}]{}", e.src(structs)),
             Ty::Struct(k) => structs[*k].name.clone(),
@@ -112,7 +117,7 @@ impl Ty {
     /// `(size, align)` in bytes, following the C layout rules of the language.
     pub fn layout(&self, structs: &[StructDef]) -> (i64, i64) {
         match self {
-            Ty::I64 => (8, 8),
+            Ty::I64 | Ty::U64 => (8, 8),
             Ty::I32 => (4, 4),
             Ty::U8 | Ty::Bool => (1, 1),
             Ty::Array(e, n) => {
@@ -209,5 +214,7 @@ mod tests {
         assert_eq!(Ty::U8.wrap(256 + 3), 3);
         assert_eq!(Ty::I32.wrap(i128::from(i32::MAX) + 1), i128::from(i32::MIN));
         assert_eq!(Ty::U8.wrap(-1), 255);
+        assert_eq!(Ty::U64.wrap(-1), u64::MAX.into());
+        assert_eq!(Ty::U64.wrap(i128::from(u64::MAX) + 2), 1);
     }
 }
