@@ -12,36 +12,49 @@
 
 use super::config::{Side, Workload};
 
+/// The workload whose template, C baseline and scale a variant shares
+/// (`graph-exact` is `graph`'s, `strings-free` and `strings-arena` are
+/// `strings`'); `tern_source`, `variant` and `c_flags` apply the difference.
+fn base(w: Workload) -> Workload {
+    match w {
+        Workload::GraphExact => Workload::Graph,
+        Workload::StringsFree | Workload::StringsArena => Workload::Strings,
+        w => w,
+    }
+}
+
 /// The template text of a workload (embedded at build time).
 pub fn template(w: Workload) -> &'static str {
-    match w {
+    match base(w) {
         Workload::Append => include_str!("../workloads/append.tern"),
         Workload::Fragmented => include_str!("../workloads/fragmented.tern"),
         Workload::Resize => include_str!("../workloads/resize.tern"),
-        // One template: `EXACT_GROWTH` selects the growth (see `tern_source`).
-        Workload::Graph | Workload::GraphExact => include_str!("../workloads/graph.tern"),
+        // `EXACT_GROWTH` selects the growth (see `tern_source`).
+        Workload::Graph => include_str!("../workloads/graph.tern"),
         Workload::Bignum => include_str!("../workloads/bignum.tern"),
         Workload::Binarytrees => include_str!("../workloads/binarytrees.tern"),
         Workload::Bytebuf => include_str!("../workloads/bytebuf.tern"),
-        // One template: `tern_source` sets the drop of the variants.
-        Workload::Strings | Workload::StringsFree | Workload::StringsArena => {
-            include_str!("../workloads/strings.tern")
+        // `variant` sets the drop of the variants.
+        Workload::Strings => include_str!("../workloads/strings.tern"),
+        Workload::GraphExact | Workload::StringsFree | Workload::StringsArena => {
+            unreachable!("a variant maps to its base workload")
         }
     }
 }
 
 /// The C baseline source of a workload and the shared header.
 pub fn c_source(w: Workload) -> &'static str {
-    match w {
+    match base(w) {
         Workload::Append => include_str!("../workloads/c/append.c"),
         Workload::Fragmented => include_str!("../workloads/c/fragmented.c"),
         Workload::Resize => include_str!("../workloads/c/resize.c"),
-        Workload::Graph | Workload::GraphExact => include_str!("../workloads/c/graph.c"),
+        Workload::Graph => include_str!("../workloads/c/graph.c"),
         Workload::Bignum => include_str!("../workloads/c/bignum.c"),
         Workload::Binarytrees => include_str!("../workloads/c/binarytrees.c"),
         Workload::Bytebuf => include_str!("../workloads/c/bytebuf.c"),
-        Workload::Strings | Workload::StringsFree | Workload::StringsArena => {
-            include_str!("../workloads/c/strings.c")
+        Workload::Strings => include_str!("../workloads/c/strings.c"),
+        Workload::GraphExact | Workload::StringsFree | Workload::StringsArena => {
+            unreachable!("a variant maps to its base workload")
         }
     }
 }
@@ -67,7 +80,7 @@ pub struct Scale {
 /// O2 AOT takes roughly 0.2-1 s on the 2-vCPU reference machine;
 /// `quick` divides the operation count by 20.
 pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
-    let (ops, param) = match (w, elem_bytes) {
+    let (ops, param) = match (base(w), elem_bytes) {
         (Workload::Append, 8) => (4_000_000, 32),
         (Workload::Append, _) => (2_000_000, 8),
         // `fragmented` counts rounds; each frees and refills K/3 = 341 slices.
@@ -78,8 +91,6 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         // `graph` counts edges; its parameter is the vertex count.
         (Workload::Graph, 8) => (1_000_000, 100_000),
         (Workload::Graph, _) => (200_000, 20_000),
-        (Workload::GraphExact, 8) => (1_000_000, 100_000),
-        (Workload::GraphExact, _) => (200_000, 20_000),
         // `bignum` computes N_OPS! (the parameter is unused).
         (Workload::Bignum, 8) => (12_000, 0),
         (Workload::Bignum, _) => (4_000, 0),
@@ -92,8 +103,11 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         (Workload::Bytebuf, _) => (200_000, 128),
         // `strings` counts strings (rounds of 1000); the parameter is their
         // typical length.
-        (Workload::Strings | Workload::StringsFree | Workload::StringsArena, 8) => (4_000_000, 16),
-        (Workload::Strings | Workload::StringsFree | Workload::StringsArena, _) => (1_000_000, 128),
+        (Workload::Strings, 8) => (4_000_000, 16),
+        (Workload::Strings, _) => (1_000_000, 128),
+        (Workload::GraphExact | Workload::StringsFree | Workload::StringsArena, _) => {
+            unreachable!("a variant maps to its base workload")
+        }
     };
     Scale {
         ops: if quick { (ops / 20).max(1) } else { ops },
