@@ -68,20 +68,32 @@ pub fn init(arena_bytes: i64) -> Result<(), String> {
 
 /// Runs `f` on the builtin pool, creating it from the environment on first use.
 pub fn with_pool<R>(f: impl FnOnce(&mut BuiltinPool) -> R) -> Result<R, String> {
-    let g = slot();
-    if g.is_none() {
-        let bytes = configured_bytes()?;
-        *g = Some(BuiltinPool::new(bytes).map_err(|e| {
-            format!(
-                "cannot reserve the builtin pool ({bytes} bytes): {}",
-                crate::span_tree::error::message(e)
-            )
-        })?);
+    Ok(f(pool()?))
+}
+
+/// The builtin pool, created from the environment on first use.
+#[inline(always)]
+fn pool() -> Result<&'static mut BuiltinPool, String> {
+    match slot() {
+        Some(p) => Ok(p),
+        None => create(),
     }
-    match g.as_mut() {
-        Some(p) => Ok(f(p)),
-        None => Err("builtin pool missing".into()),
-    }
+}
+
+/// Creates the pool from the environment: out of line, so that the entry
+/// points keep a small frame (inlined, this path's error formatting cost
+/// every `reusable` operation register saves and stack set-up).
+#[cold]
+#[inline(never)]
+fn create() -> Result<&'static mut BuiltinPool, String> {
+    let bytes = configured_bytes()?;
+    let pool = BuiltinPool::new(bytes).map_err(|e| {
+        format!(
+            "cannot reserve the builtin pool ({bytes} bytes): {}",
+            crate::span_tree::error::message(e)
+        )
+    })?;
+    Ok(slot().insert(pool))
 }
 
 /// Runs `f` on the builtin pool if it exists (`None` when no pool was made).
@@ -90,16 +102,17 @@ pub fn with_existing<R>(f: impl FnOnce(&mut BuiltinPool) -> R) -> Option<R> {
 }
 
 /// Allocates `bytes` zero-filled; returns the address (null for 0 bytes).
+#[inline]
 pub fn alloc(bytes: i64) -> Result<*mut u8, String> {
     if bytes == 0 {
         return Ok(std::ptr::null_mut());
     }
-    with_pool(|p| -> TreeResult<*mut u8> {
-        let off = p.alloc_zeroed(bytes)?;
+    let p = pool()?;
+    match p.alloc_zeroed(bytes) {
         // SAFETY: offsets returned by the tree lie inside the arena.
-        Ok(unsafe { p.base().add(off as usize) })
-    })?
-    .map_err(|e| crate::span_tree::error::message_with_size(e, bytes))
+        Ok(off) => Ok(unsafe { p.base().add(off as usize) }),
+        Err(e) => Err(crate::span_tree::error::message_with_size(e, bytes)),
+    }
 }
 
 /// Converts an address to an offset in `p`'s arena (`-1` for null), or `OUTSIDE_ARENA`.
@@ -129,31 +142,28 @@ fn describe(p: &BuiltinPool, code: i64, off: i64, bytes: i64, want: i64) -> Stri
 }
 
 /// The resize contract on addresses (see `SpanPool::resize`).
+#[inline]
 pub fn resize(ptr: *mut u8, old: i64, new: i64) -> Result<*mut u8, String> {
-    with_pool(|p| -> Result<*mut u8, String> {
-        let off = offset_in(p, ptr).map_err(crate::span_tree::error::message)?;
-        let to = p
-            .resize(if old == 0 { -1 } else { off }, old, new)
-            .map_err(|e| describe(p, e, off, old, new))?;
+    let p = pool()?;
+    let off = offset_in(p, ptr).map_err(crate::span_tree::error::message)?;
+    match p.resize(if old == 0 { -1 } else { off }, old, new) {
+        Ok(to) if to < 0 => Ok(std::ptr::null_mut()),
         // SAFETY: offsets returned by the tree lie inside the arena.
-        Ok(if to < 0 {
-            std::ptr::null_mut()
-        } else {
-            unsafe { p.base().add(to as usize) }
-        })
-    })?
+        Ok(to) => Ok(unsafe { p.base().add(to as usize) }),
+        Err(e) => Err(describe(p, e, off, old, new)),
+    }
 }
 
 /// Frees the span at `ptr` of `bytes` (no-op for null or 0 bytes).
+#[inline]
 pub fn free(ptr: *mut u8, bytes: i64) -> Result<(), String> {
     if ptr.is_null() || bytes == 0 {
         return Ok(());
     }
-    with_pool(|p| -> Result<(), String> {
-        let off = offset_in(p, ptr).map_err(crate::span_tree::error::message)?;
-        p.free(off, bytes)
-            .map_err(|e| describe(p, e, off, bytes, bytes))
-    })?
+    let p = pool()?;
+    let off = offset_in(p, ptr).map_err(crate::span_tree::error::message)?;
+    p.free(off, bytes)
+        .map_err(|e| describe(p, e, off, bytes, bytes))
 }
 
 /// The byte offset of `ptr` in the arena; -1 for null.

@@ -68,6 +68,26 @@ pub fn resident_bytes(base: *const u8, bytes: usize) -> usize {
     vec.iter().filter(|&&b| b & 1 != 0).count() * page
 }
 
+/// Zero-fills `bytes` bytes at `p`. The most common fill, a slice grown by
+/// one small element (8 to 16 bytes), is two possibly overlapping word
+/// stores instead of a `memset` call (3 % of the instructions of `tern
+/// bench`'s `append/8` on the builtin side).
+///
+/// # Safety
+/// `p` must be valid for writes of `bytes` bytes.
+#[inline(always)]
+pub unsafe fn zero(p: *mut u8, bytes: usize) {
+    // SAFETY (every arm): the caller's contract.
+    unsafe {
+        if (8..=16).contains(&bytes) {
+            p.cast::<u64>().write_unaligned(0);
+            p.add(bytes - 8).cast::<u64>().write_unaligned(0);
+        } else {
+            std::ptr::write_bytes(p, 0, bytes);
+        }
+    }
+}
+
 /// An owned reservation, released on drop.
 #[derive(Debug)]
 pub struct Reservation {

@@ -179,10 +179,11 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         self.ext.live_bytes_at(off)
     }
 
+    #[inline(always)]
     fn zero(&mut self, off: i64, bytes: i64) {
         if bytes > 0 {
             // SAFETY: the tree only returns spans inside the arena.
-            unsafe { std::ptr::write_bytes(self.base().add(off as usize), 0, bytes as usize) };
+            unsafe { crate::memory::zero(self.base().add(off as usize), bytes as usize) };
         }
     }
 

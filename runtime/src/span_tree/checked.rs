@@ -76,7 +76,7 @@ fn zero(b: &PoolBounds, off: i64, bytes: i64) {
     if b.arena_base != 0 && bytes > 0 {
         // SAFETY: the tree returns only spans inside the registered arena
         // (validated against the authoritative arena size).
-        unsafe { std::ptr::write_bytes((b.arena_base + off) as *mut u8, 0, bytes as usize) };
+        unsafe { crate::memory::zero((b.arena_base + off) as *mut u8, bytes as usize) };
     }
 }
 

@@ -114,6 +114,17 @@ impl Extents {
         }
     }
 
+    /// Whether a live allocation starts at `off` (a multiple of 8 inside the
+    /// arena). A growth of the allocation that ends there cannot happen in
+    /// place, and is known to move without a look at the tree.
+    #[inline(always)]
+    pub fn starts_live(&self, off: i64) -> bool {
+        let s = off as u64 >> 3;
+        // SAFETY: see `size_at` and `large_at`.
+        let (small, large) = unsafe { (*self.size_at(s), *self.large_at(s)) };
+        (small != 0) | ((large != 0) & (large & (SMALL - 1) == s & (SMALL - 1)))
+    }
+
     /// [`Extents::is_live`], and if so [`Extents::forget`] in the same step.
     #[inline(always)]
     pub fn take(&self, off: i64, bytes: i64) -> bool {
@@ -332,6 +343,24 @@ mod tests {
         assert!(x.is_live(end, 8));
         assert_eq!(x.live_bytes_at(end), 8);
         assert_eq!(x.high_water(), 1 << 16);
+    }
+
+    #[test]
+    fn starts_live_names_exactly_the_starts_of_live_allocations() {
+        let r = Record::new(1 << 16).unwrap();
+        let x = r.view();
+        x.record(0, 32);
+        x.record(2048, 8 * 200);
+        assert!(x.starts_live(0) && x.starts_live(2048));
+        for off in [8, 24, 32, 1024, 2056, 2048 + 1600] {
+            assert!(!x.starts_live(off), "{off}");
+        }
+        // A large allocation's block word names its start only.
+        x.record(2048 + 1600, 8);
+        assert!(x.starts_live(2048 + 1600));
+        x.forget(2048, 8 * 200);
+        x.forget(0, 32);
+        assert!(!x.starts_live(0) && !x.starts_live(2048));
     }
 
     #[test]
