@@ -1166,9 +1166,16 @@ impl<V: Validate, const F: usize> Mem<V, F> {
         if !ext.take(off, b) {
             return Err(self.not_live(path, off, b, DOUBLE_FREE, STALE_FREE));
         }
-        // Only a corrupt (checked) tree can fail here: keep the record as it was.
-        self.free_range(path, off, b)
-            .inspect_err(|_| ext.record(off, b))
+        // Only a corrupt (checked) tree can fail here: keep the record as it
+        // was. (A `match`: `Result::inspect_err` stayed an out-of-line call,
+        // 6 instructions on every free.)
+        match self.free_range(path, off, b) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                ext.record(off, b);
+                Err(e)
+            }
+        }
     }
 
     /// `resize` of exactly one live allocation (see [`Tree::resize_tracked`]).
