@@ -135,8 +135,9 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
     /// First-fit alloc with the span zero-filled.
     #[inline]
     pub fn alloc_zeroed(&mut self, bytes: i64) -> TreeResult<i64> {
+        let fresh = self.ext.high_water();
         let off = self.alloc(bytes)?;
-        self.zero(off, round8(bytes));
+        self.zero_new(off, off + round8(bytes), fresh);
         Ok(off)
     }
 
@@ -187,6 +188,17 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         }
     }
 
+    /// Zero-fills `[from, to)` of the arena except what lies at or past
+    /// `fresh`, the pool's high-water mark before the operation: no allocation
+    /// ever reached past it, so those bytes are still the zero pages the OS
+    /// gave the reservation (calloc's economy: a large zeroed allocation at the
+    /// frontier writes, and commits, nothing). The caller passes a `fresh` no
+    /// lower than the end of anything it wrote in this operation.
+    #[inline(always)]
+    fn zero_new(&mut self, from: i64, to: i64, fresh: i64) {
+        self.zero(from, to.min(fresh) - from);
+    }
+
     /// The whole resize contract on bytes: `off == -1` (or `old == 0`) is an empty
     /// slice, growing it allocates; resizing to 0 frees and returns -1; otherwise
     /// resize in place, or allocate `new` while the old span is held, copy
@@ -210,12 +222,14 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
             return self.resize_checked(off, old, new);
         }
         let (old_r, new_r) = (round8(old), round8(new));
+        let fresh = self.ext.high_water();
         match self.resize_in_place(off, old, new) {
             Ok(o) => {
                 // From `old`, not `old_r`: a shrink inside the last 8-byte
-                // granule left stale bytes that growing must clear again.
+                // granule left stale bytes that growing must clear again
+                // (they lie below `fresh`: the span reached `o + old_r`).
                 if new > old {
-                    self.zero(o + old, new_r - old);
+                    self.zero_new(o + old, o + new_r, fresh);
                 }
                 Ok(o)
             }
@@ -229,8 +243,9 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
                         old_r.min(new_r) as usize,
                     )
                 };
-                // Moving only ever grows (`new > old`); clear the copied slack too.
-                self.zero(to + old, new_r - old);
+                // Moving only ever grows (`new > old`); clear the copied slack
+                // too (the copy wrote up to `to + old_r`, whatever `fresh` says).
+                self.zero_new(to + old, to + new_r, fresh.max(to + old_r));
                 // `resize_in_place` found `[off, off + old)` live.
                 let ext = self.ext;
                 self.view().free_moved(&ext, off, old)?;

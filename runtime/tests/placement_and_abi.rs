@@ -73,6 +73,39 @@ fn resize_moves_data_and_zero_fills_growth() {
 }
 
 #[test]
+fn zero_fill_skips_memory_no_allocation_ever_reached() {
+    // Past the high-water mark the arena is the zero pages of the
+    // reservation: a large zeroed allocation there writes nothing, so it
+    // commits nothing either (calloc's economy).
+    let mut p = SpanPool::<Unchecked>::new(1 << 30).unwrap();
+    let big = 256 << 20;
+    let a = p.alloc_zeroed(big).unwrap();
+    assert_eq!(a, 0);
+    assert!(p.resident_bytes().0 < 1 << 20, "{:?}", p.resident_bytes());
+    // Memory an allocation reached is zero-filled when reused, in part:
+    // dirty the first 64 KiB, free everything, and allocate 128 KiB.
+    // SAFETY: [0, 64 KiB) lies in the live span `a`.
+    unsafe { std::ptr::write_bytes(p.base(), 0x5a, 64 << 10) };
+    p.free(a, big).unwrap();
+    let b = p.alloc_zeroed(128 << 10).unwrap();
+    assert_eq!(b, 0);
+    // SAFETY: [0, 128 KiB) is the live span `b`.
+    let bytes = unsafe { std::slice::from_raw_parts(p.base(), 128 << 10) };
+    assert!(bytes.iter().all(|&x| x == 0));
+    // Growth in place clears the same way: dirty the span, shrink it (its
+    // dirty tail is free again), grow it back past its old end.
+    // SAFETY: as above.
+    unsafe { std::ptr::write_bytes(p.base(), 0x77, 128 << 10) };
+    assert_eq!(p.resize(b, 128 << 10, 64 << 10), Ok(0));
+    let c = p.resize(b, 64 << 10, (256 << 10) + 8).unwrap();
+    assert_eq!(c, 0);
+    // SAFETY: [0, 256 KiB + 8) is the live span `c`.
+    let bytes = unsafe { std::slice::from_raw_parts(p.base(), (256 << 10) + 8) };
+    assert!(bytes[..64 << 10].iter().all(|&x| x == 0x77));
+    assert!(bytes[64 << 10..].iter().all(|&x| x == 0));
+}
+
+#[test]
 fn user_errors_get_codes_and_clear_messages() {
     let mut p = SpanPool::<Unchecked>::new(128).unwrap();
     let a = p.alloc(64).unwrap();
@@ -194,10 +227,16 @@ fn checked_externs_over_program_memory() {
         assert_eq!(*(arena as *const u8).add(20), 0);
         let b = tern_span_alloc(h, n, 8);
         assert_eq!(b, arena + 48);
+        // Dirty the memory the move will land in, through an allocation
+        // (the runtime zero-fills only what an allocation ever reached: past
+        // the pool's high-water mark the reservation is still zero).
+        let d = tern_span_alloc(h, n, 56);
+        assert_eq!(d, arena + 56);
+        std::ptr::write_bytes((arena + 56) as *mut u8, 0xEE, 56);
+        assert_eq!(tern_span_free(h, n, d, 56), 0);
         // No room after it: the move is placed in the same call (first fit
         // while the old span is held, then the old span is freed), the new
         // span zero-filled past the old bytes, the old bytes left intact.
-        std::ptr::write_bytes((arena + 56) as *mut u8, 0xEE, 56);
         let c = tern_span_resize(h, n, arena, 48, 56);
         assert_eq!(c, arena + 56);
         assert_eq!(*(arena as *const u8).add(19), 0xCD, "old bytes untouched");

@@ -70,9 +70,14 @@ unsafe fn open(tree: *mut i64, nodes: *mut i64) -> TreeResult<(Mem<Checked, FANO
     ))
 }
 
-/// Zero-fills `[off, off+bytes)` of the arena when the pool registered its base.
+/// Zero-fills `[off, end)` of the arena, when the pool registered its base,
+/// except what lies at or past `fresh`, the pool's high-water mark before the
+/// call: no allocation ever reached there, so it is still the zero pages the
+/// OS gave the reservation (see `SpanPool::zero_new`; the runtime writes no
+/// other arena bytes, and the program only those of its live slices).
 #[inline(always)]
-fn zero(b: &PoolBounds, off: i64, bytes: i64) {
+fn zero_new(b: &PoolBounds, off: i64, end: i64, fresh: i64) {
+    let bytes = end.min(fresh) - off;
     if b.arena_base != 0 && bytes > 0 {
         // SAFETY: the tree returns only spans inside the registered arena
         // (validated against the authoritative arena size).
@@ -366,9 +371,11 @@ pub unsafe fn alloc(
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
-    let off = with_scratch(|p| t.alloc_tracked(&extents(&b), p, bytes))?;
+    let ext = extents(&b);
+    let fresh = ext.high_water();
+    let off = with_scratch(|p| t.alloc_tracked(&ext, p, bytes))?;
     if zero_fill {
-        zero(&b, off, super::tree::round8(bytes));
+        zero_new(&b, off, off + super::tree::round8(bytes), fresh);
     }
     if b.san != 0 {
         return Ok(sanitize::tag(b.san, b.arena_base + off, bytes));
@@ -443,6 +450,7 @@ pub unsafe fn resize(
     };
     let off = offset_in(&b, addr)?;
     let ext = extents(&b);
+    let fresh = ext.high_water();
     let to = with_scratch(|p| match t.resize_tracked(&ext, p, off, old, new) {
         Err(MUST_MOVE) if place_move => {
             let to = t.alloc_tracked(&ext, p, new)?;
@@ -455,7 +463,7 @@ pub unsafe fn resize(
     // From `old`, not its rounding: a shrink inside the last 8-byte granule
     // left stale bytes that growing must clear again. A move only grows.
     if zero_fill && new > old {
-        zero(&b, to + old, super::tree::round8(new) - old);
+        zero_new(&b, to + old, to + super::tree::round8(new), fresh);
     }
     if b.san != 0 {
         let at = b.arena_base + to;
