@@ -63,8 +63,13 @@ pub unsafe extern "C" fn tern_reusable_free(ptr: *mut u8, bytes: i64, loc: *cons
 /// `loc` must be null or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_reusable_offset(ptr: *const u8, loc: *const c_char) -> i64 {
-    match builtin::offset(ptr) {
-        Ok(o) => o,
-        Err(msg) => report(loc, msg),
+    #[cold]
+    #[inline(never)]
+    fn slow(ptr: *const u8, loc: *const c_char) -> i64 {
+        match builtin::offset(ptr) {
+            Ok(o) => o,
+            Err(msg) => report(loc, msg),
+        }
     }
+    builtin::offset_quick(ptr).unwrap_or_else(|| slow(ptr, loc))
 }
