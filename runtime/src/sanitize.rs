@@ -555,13 +555,13 @@ fn check_slow(st: &mut State, a: i64, t: u16, bytes: i64, loc: *const c_char) ->
 fn freed_message(st: &State, t: u16) -> String {
     let rec = &st.tags[t as usize];
     if !rec.live && rec.reset {
-        return match rec.freed_at.is_some() {
-            true => format!(
+        if rec.freed_at.is_some() {
+            return format!(
                 "use of a freed slice (its pool was reset at {})",
                 rec.freed_at.text()
-            ),
-            false => "use of a freed slice (its pool was reset)".into(),
-        };
+            );
+        }
+        return "use of a freed slice (its pool was reset)".into();
     }
     if !rec.live && rec.freed_at.is_some() {
         return format!("use of a freed slice (freed at {})", rec.freed_at.text());
