@@ -19,6 +19,11 @@ use std::process::Command;
 fn embed_runtime(manifest: &Path, out: &Path) {
     let runtime = manifest.join("runtime");
     println!("cargo:rerun-if-changed={}", runtime.join("src").display());
+    // The runtime's symbol list is made from the ABI's table.
+    println!(
+        "cargo:rerun-if-changed={}",
+        manifest.join("abi/src").display()
+    );
     println!(
         "cargo:rerun-if-changed={}",
         runtime.join("Cargo.toml").display()

@@ -58,23 +58,37 @@ pub fn build(
     opts.emit_asm = emit == Some(Emit::Asm);
     let object = crate::stack::object(&program, &opts)
         .map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    for note in &object.listing.notes {
+        eprintln!("{note}");
+    }
     match emit {
         Some(Emit::Clif) => return write(&out, object.listing.clif.as_bytes()),
         Some(Emit::Asm) => return write(&out, object.listing.asm.as_bytes()),
         Some(Emit::Obj) => return write(&out, &object.bytes),
         None => {}
     }
-    let runtime = find_runtime_lib().map_err(|e| Failure::new(1, format!("error: {e}")))?;
     // A missing directory is the user's path, not the linker's problem.
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.is_dir()
     {
         return Err(cannot_write(&out, "no such directory"));
     }
-    // The object goes into a private temporary directory, so no file of the
-    // user's (nor a failure message about one) is ever a temporary name.
-    let scratch = Scratch::new().map_err(|e| Failure::new(1, format!("error: {e}")))?;
-    let obj_path = scratch.0.join("program.o");
+    // The object (and the runtime library, when no cache directory can be
+    // trusted) goes into a private temporary directory (mode 0700, a fresh
+    // unpredictable name, removed on drop), so no file of the user's (nor a
+    // failure message about one) is ever a temporary name.
+    let scratch = tempfile::Builder::new()
+        .prefix("tern-build-")
+        .tempdir()
+        .map_err(|e| {
+            Failure::new(
+                1,
+                format!("error: cannot create a temporary directory: {e}"),
+            )
+        })?;
+    let runtime =
+        find_runtime_lib(scratch.path()).map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    let obj_path = scratch.path().join("program.o");
     std::fs::write(&obj_path, &object.bytes).map_err(|e| {
         Failure::new(
             1,
@@ -106,12 +120,19 @@ fn cannot_write(path: &Path, why: &str) -> Failure {
 
 /// The output must never be the input: `tern build prog` on a source file
 /// without an extension would otherwise replace the source by the executable.
+/// The same file is the same path, or the same device and inode (a hard
+/// link, or a path through links that canonicalizing cannot see).
 fn refuse_to_overwrite_input(file: &str, out: &Path) -> Result<(), Failure> {
-    let same = match (std::fs::canonicalize(file), std::fs::canonicalize(out)) {
+    use std::os::unix::fs::MetadataExt as _;
+    let same_path = match (std::fs::canonicalize(file), std::fs::canonicalize(out)) {
         (Ok(a), Ok(b)) => a == b,
         _ => Path::new(file) == out,
     };
-    if same {
+    let same_inode = match (std::fs::metadata(file), std::fs::metadata(out)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    };
+    if same_path || same_inode {
         return Err(Failure::new(
             1,
             format!(
@@ -121,29 +142,4 @@ fn refuse_to_overwrite_input(file: &str, out: &Path) -> Result<(), Failure> {
         ));
     }
     Ok(())
-}
-
-/// A temporary directory removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Result<Scratch, String> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let dir = std::env::temp_dir().join(format!("tern-build-{}-{nanos}", std::process::id()));
-        std::fs::create_dir(&dir).map_err(|e| {
-            format!(
-                "cannot create a temporary directory `{}`: {e}",
-                dir.display()
-            )
-        })?;
-        Ok(Scratch(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }

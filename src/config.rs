@@ -25,19 +25,20 @@ pub fn runtime_lib() -> Option<PathBuf> {
     std::env::var_os("TERN_RUNTIME_LIB").map(PathBuf::from)
 }
 
-/// Where `tern build` unpacks the runtime library it embeds:
-/// `$XDG_CACHE_HOME/tern`, else `$HOME/.cache/tern`, else the temporary
-/// directory.
-pub fn cache_dir() -> PathBuf {
+/// Where `tern build` keeps the runtime library it embeds:
+/// `$XDG_CACHE_HOME/tern`, else `$HOME/.cache/tern`; `None` without either
+/// (never a shared directory such as `/tmp`: `src/staticlib.rs` then unpacks
+/// the library into the build's private temporary directory).
+pub fn cache_dir() -> Option<PathBuf> {
     let nonempty = |v: &str| {
         std::env::var_os(v)
             .filter(|s| !s.is_empty())
             .map(PathBuf::from)
     };
     match (nonempty("XDG_CACHE_HOME"), nonempty("HOME")) {
-        (Some(cache), _) => cache.join("tern"),
-        (None, Some(home)) => home.join(".cache").join("tern"),
-        (None, None) => std::env::temp_dir().join("tern"),
+        (Some(cache), _) => Some(cache.join("tern")),
+        (None, Some(home)) => Some(home.join(".cache").join("tern")),
+        (None, None) => None,
     }
 }
 

@@ -13,8 +13,8 @@ use crate::loader::FsLoader;
 /// missing-file error (status 1). Returns the program and the
 /// time the front end took (reading excluded).
 pub fn compile_file(file: &str) -> Result<(Program, Duration), Failure> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| Failure::new(1, format!("error: cannot read `{file}`: {e}")))?;
+    let text = crate::loader::read_source(std::path::Path::new(file))
+        .map_err(|e| Failure::new(1, e.message(file)))?;
     let loader = FsLoader::from_env();
     let start = Instant::now();
     let result = tern_compiler::compile(file, &text, &loader);

@@ -2,9 +2,10 @@
 //! the importing file, else the stdlib module `NAME` — from `TERN_STDLIB=DIR`
 //! when set (development), otherwise the copy embedded in the binary.
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use tern_compiler::{Loaded, Loader};
+use tern_compiler::{Loaded, Loader, MAX_SOURCE_BYTES};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/stdlib.rs"));
@@ -40,7 +41,7 @@ impl FsLoader {
             if let (Some("tern"), Some(name)) = (
                 path.extension().and_then(|e| e.to_str()),
                 path.file_stem().and_then(|s| s.to_str()),
-            ) && let Ok(text) = std::fs::read_to_string(&path)
+            ) && let Ok(text) = read_source(&path)
             {
                 out.push((name.to_string(), text));
             }
@@ -63,13 +64,12 @@ impl Loader for FsLoader {
         };
         // A file that exists but is not UTF-8 is reported as such, not
         // passed over for the stdlib.
-        match Loaded::from_bytes(beside.display().to_string(), std::fs::read(&beside)) {
+        match load_file(&beside) {
             Loaded::NotFound => {}
             found => return found,
         }
         if let Some(dir) = &self.stdlib_dir {
-            let path = dir.join(&file);
-            return Loaded::from_bytes(path.display().to_string(), std::fs::read(&path));
+            return load_file(&dir.join(&file));
         }
         match embedded::STDLIB.iter().find(|(n, _)| *n == name) {
             Some((_, text)) => Loaded::Source(format!("stdlib/{file}"), (*text).to_string()),
@@ -90,5 +90,56 @@ impl Loader for FsLoader {
                         .is_some_and(|stem| embedded::STDLIB.iter().any(|(n, _)| stem == *n))
             }
         }
+    }
+}
+
+/// Why a source file could not be read.
+#[derive(Debug)]
+pub enum SourceError {
+    Io(std::io::Error),
+    NotUtf8,
+    /// Longer than [`MAX_SOURCE_BYTES`], or a file that never ends.
+    TooLarge,
+}
+
+impl SourceError {
+    /// The driver's one-line message for the file shown as `file`.
+    pub fn message(&self, file: &str) -> String {
+        match self {
+            SourceError::Io(e) => format!("error: cannot read `{file}`: {e}"),
+            SourceError::NotUtf8 => {
+                format!("error: cannot read `{file}`: stream did not contain valid UTF-8")
+            }
+            SourceError::TooLarge => format!(
+                "error: cannot read `{file}`: it is larger than {} MiB, the limit of a source file",
+                MAX_SOURCE_BYTES >> 20
+            ),
+        }
+    }
+}
+
+/// Reads a source file, at most [`MAX_SOURCE_BYTES`] of it: one byte more
+/// is refused, so `/dev/zero` or a FIFO that never ends costs 64 MiB once
+/// and an error, not the machine's memory.
+pub fn read_source(path: &Path) -> Result<String, SourceError> {
+    let file = std::fs::File::open(path).map_err(SourceError::Io)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SOURCE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(SourceError::Io)?;
+    if bytes.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(SourceError::TooLarge);
+    }
+    String::from_utf8(bytes).map_err(|_| SourceError::NotUtf8)
+}
+
+/// A module's file as the front end's loader answer.
+fn load_file(path: &Path) -> Loaded {
+    let display = path.display().to_string();
+    match read_source(path) {
+        Ok(text) => Loaded::Source(display, text),
+        Err(SourceError::NotUtf8) => Loaded::NotUtf8(display),
+        Err(SourceError::TooLarge) => Loaded::TooLarge(display),
+        Err(SourceError::Io(_)) => Loaded::NotFound,
     }
 }

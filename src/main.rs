@@ -50,16 +50,22 @@ Environment:
                     arena high-water mark in bytes (`builtin N`, `library N`, `pure N`; tern bench uses it)
   TERN_STDLIB       directory of stdlib modules to use instead of the embedded ones
   TERN_RUNTIME_LIB  the runtime static library `tern build` links (default: the copy inside tern,
-                    unpacked to $XDG_CACHE_HOME/tern, else ~/.cache/tern)
+                    unpacked to $XDG_CACHE_HOME/tern, else ~/.cache/tern, else a private
+                    temporary directory; see docs/security.md)
   TERN_VERIFY       1: run Cranelift's verifier on every function (always on in debug builds)
   CC                the C compiler `tern build` links with (default: cc)";
 
 #[derive(Subcommand)]
 enum Command {
-    /// Compile FILE in-process (JIT) and run its `main`.
+    /// Compile FILE in-process (JIT) and run its `main`. Arguments after
+    /// `--` are the program's (`io::arg_count()`, `io::arg(i)`):
+    /// `tern run prog.tern -- a b`.
     Run {
         /// The Tern source file (its `fn main` runs).
         file: String,
+        /// The program's arguments (after `--`).
+        #[arg(last = true, value_name = "ARGS")]
+        args: Vec<std::ffi::OsString>,
         #[command(flatten)]
         codegen: CodegenArgs,
         /// Report front-end, Cranelift and execution time on stderr.
@@ -156,8 +162,16 @@ impl CodegenArgs {
 /// `tern bench`: the harness (crate `tern-bench`), told what this driver
 /// links and compiles with.
 fn run_bench(args: &[String]) -> Result<(), Failure> {
+    // Holds the runtime library while the harness runs when no cache
+    // directory can be trusted (removed on return).
+    let scratch = tempfile::Builder::new()
+        .prefix("tern-bench-")
+        .tempdir()
+        .ok();
     let host = tern_bench::Host {
-        runtime_lib: staticlib::find_runtime_lib().ok(),
+        runtime_lib: scratch
+            .as_ref()
+            .and_then(|s| staticlib::find_runtime_lib(s.path()).ok()),
         stdlib: loader::FsLoader::from_env().stdlib_sources(),
     };
     tern_bench::main(args, host).map_err(|f| Failure::new(f.status, f.message))
@@ -172,11 +186,17 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run {
             file,
+            args,
             codegen,
             time,
             interp,
             perf_map,
-        } => run::run(&file, codegen.options(), time, interp, perf_map).map(|status| {
+        } => {
+            use std::os::unix::ffi::OsStringExt;
+            tern_runtime::io::set_args(args.into_iter().map(OsStringExt::into_vec).collect());
+            run::run(&file, codegen.options(), time, interp, perf_map)
+        }
+        .map(|status| {
             // The OS keeps the low 8 bits, exactly as for the AOT
             // executable whose C `main` returns the same value.
             std::process::exit(status)

@@ -28,6 +28,13 @@ pub fn run(
     let jit = crate::stack::jit(&program, &opts, &symbols)
         .map_err(|e| Failure::new(1, format!("error: {e}")))?;
     let cranelift = start.elapsed();
+    // A budget's note is about compiling: shown with the other compile
+    // reports (`--time`), never mixed into the program's own stderr.
+    if time {
+        for note in &jit.listing.notes {
+            eprintln!("{note}");
+        }
+    }
     if perf_map {
         write_perf_map(&jit.functions)?;
     }
@@ -50,14 +57,25 @@ pub fn run(
 }
 
 /// `--perf-map`: the JIT's functions in the format `perf` reads from
-/// `/tmp/perf-PID.map` (`START SIZE NAME`, hexadecimal, one per line).
+/// `/tmp/perf-PID.map` (`START SIZE NAME`, hexadecimal, one per line). The
+/// file is created fresh (`O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0644, as perf's
+/// own tools expect): a file or link another user placed at the name is an
+/// error, never followed or truncated.
 fn write_perf_map(functions: &[(String, *const u8, usize)]) -> Result<(), Failure> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
     let path = format!("/tmp/perf-{}.map", std::process::id());
     let mut text = String::new();
     for (name, addr, size) in functions {
         text.push_str(&format!("{:x} {size:x} {name}\n", *addr as usize));
     }
-    std::fs::write(&path, text)
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
         .map_err(|e| Failure::new(1, format!("error: cannot write the perf map {path}: {e}")))
 }
 

@@ -356,6 +356,25 @@ fn build_never_writes_over_its_input() {
     let o = tern(&["build", n, "-o", n]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(std::fs::read_to_string(&named).unwrap(), src);
+    // A hard link of the source is the source too, for every kind of output.
+    let link = dir.join("link.s");
+    std::fs::hard_link(&named, &link).unwrap();
+    let l = link.to_str().unwrap();
+    for emit in [
+        &["--emit", "asm"][..],
+        &["--emit", "clif"],
+        &["--emit", "obj"],
+        &[],
+    ] {
+        let o = tern(&[&["build", n, "-o", l][..], emit].concat());
+        assert_eq!(o.status.code(), Some(1), "{emit:?}");
+        assert_eq!(
+            stderr(&o),
+            format!("error: the output `{l}` is the input file; choose another name with `-o`\n"),
+            "{emit:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&named).unwrap(), src, "{emit:?}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -637,4 +656,35 @@ fn diagnostics_are_coloured_on_a_terminal_unless_no_color() {
     // Not a terminal: plain (every other test of this file).
     let o = tern(&["check", "tests/errors/addr_and_slices.tern"]);
     assert!(!stderr(&o).contains('\x1b'));
+}
+
+/// A source that never ends is refused after 64 MiB, as the entry file and
+/// as a module (at its `use`), not read until memory runs out.
+#[test]
+fn a_source_that_never_ends_is_refused() {
+    for cmd in ["check", "run", "build"] {
+        let o = tern(&[cmd, "/dev/zero"]);
+        assert_eq!(o.status.code(), Some(1), "{cmd}");
+        assert_eq!(
+            stderr(&o),
+            "error: cannot read `/dev/zero`: it is larger than 64 MiB, the limit of a source file\n",
+            "{cmd}"
+        );
+    }
+    let dir = scratch("endless");
+    std::os::unix::fs::symlink("/dev/zero", dir.join("m.tern")).unwrap();
+    let main = dir.join("main.tern");
+    std::fs::write(&main, "use m;\nfn main() {}\n").unwrap();
+    let o = tern(&["check", main.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).starts_with(&format!(
+            "{}:1:5: error: module `m` ({}) is larger than 64 MiB, the limit of a source file\n",
+            main.display(),
+            dir.join("m.tern").display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -197,3 +197,38 @@ fn perf_map_lists_every_function() {
         );
     }
 }
+
+#[test]
+fn perf_map_never_follows_a_planted_link() {
+    let dir = scratch("perf-link");
+    program(&dir);
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "precious\n").unwrap();
+    // `exec` keeps the shell's PID, so the link sits at the map's exact name
+    // before tern starts, as another user could place it.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ln -s '{}' /tmp/perf-$$.map && exec '{TERN}' run --perf-map prog.tern",
+            victim.display()
+        ))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let pid_link = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{pid_link}");
+    assert!(
+        pid_link.starts_with("error: cannot write the perf map /tmp/perf-")
+            && pid_link.ends_with(".map: File exists (os error 17)\n"),
+        "{pid_link}"
+    );
+    let map = pid_link
+        .trim_start_matches("error: cannot write the perf map ")
+        .split(':')
+        .next()
+        .unwrap()
+        .to_string();
+    let _ = std::fs::remove_file(&map);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert!(o.stdout.is_empty(), "the program did not run");
+}

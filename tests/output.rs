@@ -196,3 +196,38 @@ fn read_line_within(fd: &OwnedFd, limit: Duration) -> Option<String> {
     }
     Some(String::from_utf8_lossy(&got).into_owned())
 }
+
+/// Started with stdout closed (`prog >&-`), every mode does what a C program
+/// does: the output is discarded, the status is `main`'s, nothing on stderr.
+#[test]
+fn a_closed_stdout_discards_the_output_in_every_mode() {
+    use std::os::unix::process::CommandExt as _;
+    let dir = scratch("output-closed");
+    let file = program(
+        &dir,
+        "closed",
+        "fn main() -> i64 {\n    print(1);\n    print(2);\n    return 7;\n}\n",
+    );
+    let interp = {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_tern"));
+        c.args(["run", "--interp", file.to_str().unwrap()]);
+        c
+    };
+    let jit = program_command(&file, Mode::Jit, "-O2", &dir).unwrap();
+    let aot = program_command(&file, Mode::Aot, "-O2", &dir).unwrap();
+    for (label, mut cmd) in [("JIT", jit), ("AOT", aot), ("interp", interp)] {
+        // SAFETY: only `close`, async-signal-safe, between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::close(1);
+                Ok(())
+            });
+        }
+        let mut child = cmd.stderr(Stdio::piped()).spawn().unwrap();
+        let err = stderr_of(&mut child);
+        let status = wait(child);
+        assert_eq!(status.code(), Some(7), "{label}: {err}");
+        assert_eq!(err, "", "{label}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -14,22 +14,12 @@
 mod program_support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Mutex;
 
 use program_support::{
-    Expect, FLAG_SETS, ROOT, TERN, expectations_of, mismatch, parse_all, parse_expectations,
-    program_files,
+    Expect, FLAG_SETS, exe_with, expectations_of, mismatch, parse_all, parse_expectations,
+    program_files, tern_with,
 };
-
-fn tern(args: &[&str]) -> Output {
-    Command::new(TERN)
-        .args(args)
-        .current_dir(ROOT)
-        .env("TERN_VERIFY", "1")
-        .output()
-        .expect("run tern")
-}
 
 /// Every (file, flags, mode, level) run of one file; returns the mismatches.
 fn check_file(rel: &str, scratch: &Path) -> Vec<String> {
@@ -46,19 +36,23 @@ fn check_file(rel: &str, scratch: &Path) -> Vec<String> {
             format!("{rel} [{mode} {level}{sep}{flags}]")
         };
         for &level in levels {
+            let run_id = format!("{stem}{level}{}", flags.replace(' ', ""));
+            let prog_args = all.args_with(&scratch.join(format!("{run_id}-jit")));
             let mut args = vec!["run", level];
             args.extend(&extra);
             args.push(rel);
-            let out = tern(&args);
+            args.push("--");
+            args.extend(prog_args.iter().map(String::as_str));
+            let out = tern_with(&args, &all.stdin);
             if let Some(m) = mismatch(expect, &out) {
                 failures.push(format!("{}\n  {m}", label("JIT", level)));
             }
-            let exe = scratch.join(format!("{stem}{level}{}", flags.replace(' ', "")));
+            let exe = scratch.join(&run_id);
             let exe_s = exe.to_str().expect("utf-8 temp path");
             let mut args = vec!["build", level];
             args.extend(&extra);
             args.extend([rel, "-o", exe_s]);
-            let built = tern(&args);
+            let built = tern_with(&args, b"");
             if !built.status.success() {
                 failures.push(format!(
                     "{}\n  build failed ({}): {}",
@@ -68,10 +62,8 @@ fn check_file(rel: &str, scratch: &Path) -> Vec<String> {
                 ));
                 continue;
             }
-            let ran = Command::new(&exe)
-                .current_dir(ROOT)
-                .output()
-                .expect("run built executable");
+            let prog_args = all.args_with(&scratch.join(format!("{run_id}-aot")));
+            let ran = exe_with(&exe, &prog_args, &all.stdin);
             if let Some(m) = mismatch(expect, &ran) {
                 failures.push(format!("{}\n  {m}", label("AOT", level)));
             }

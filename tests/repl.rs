@@ -140,6 +140,7 @@ transcripts!(
     slice_pool,
     sanitize,
     session,
+    user_terms,
 );
 
 /// Every transcript file has a test above.

@@ -114,3 +114,29 @@ fn the_reader_understands_the_signatures_it_must() {
     );
     assert_eq!(defs["tern_div_zero"], (vec![AbiTy::Ptr], None));
 }
+
+/// docs/runtime-abi.md documents exactly the functions of the ABI's table:
+/// every `tern_*` name in the first column of its tables is an entry, and
+/// every entry is there.
+#[test]
+fn the_abi_page_lists_exactly_the_table() {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/runtime-abi.md"))
+            .expect("docs/runtime-abi.md");
+    let mut documented: Vec<String> = page
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('|').next())
+        .flat_map(|cell| {
+            cell.split('`')
+                .map(|w| w.split('(').next().unwrap_or("").trim().to_string())
+                .filter(|w| w.starts_with("tern_"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    documented.sort();
+    documented.dedup();
+    let mut table: Vec<String> = RUNTIME_FNS.iter().map(|f| f.name.to_string()).collect();
+    table.sort();
+    assert_eq!(documented, table);
+}

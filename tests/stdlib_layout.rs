@@ -222,13 +222,3 @@ fn committed_stdlib_checks() {
     assert!(o.status.success(), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
-
-/// The backend's copies of the sanitizer's constants are the runtime's.
-#[test]
-fn sanitizer_constants_agree_with_the_backend() {
-    use tern_codegen::lower;
-    use tern_runtime::sanitize;
-    assert_eq!(lower::SANITIZE_ADDR_MASK, sanitize::ADDR_MASK);
-    assert_eq!(lower::SANITIZE_TAG_SHIFT, i64::from(sanitize::TAG_SHIFT));
-    assert_eq!(lower::SANITIZE_BUILTIN_REGION, sanitize::BUILTIN_REGION);
-}

@@ -19,7 +19,9 @@ use cranelift_codegen::ir::{
     self, ExternalName, Function, GlobalValueData, Opcode, UserExternalName, UserExternalNameRef,
 };
 use cranelift_module::FuncId;
-use tern_compiler::tir::{Arg, Block, Expr, ExprKind, Program, Stmt};
+use tern_compiler::tir::Program;
+
+use crate::budget::InlineBudget;
 
 /// Which calls are inlined.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,8 +61,9 @@ impl CallGraph {
             .functions
             .iter()
             .map(|f| {
-                let mut out = Vec::new();
-                calls_in_block(&f.body, &mut out);
+                let mut calls = Vec::new();
+                tern_compiler::tir::visit::callees(&f.body, &mut calls);
+                let mut out: Vec<usize> = calls.iter().map(|c| c.0 as usize).collect();
                 out.sort_unstable();
                 out.dedup();
                 out
@@ -124,80 +127,6 @@ impl CallGraph {
     }
 }
 
-fn calls_in_block(b: &Block, out: &mut Vec<usize>) {
-    for s in &b.stmts {
-        match s {
-            Stmt::Let { init: e, .. } | Stmt::Expr(e) | Stmt::Return(Some(e)) => calls_in(e, out),
-            Stmt::Assign { place, value } | Stmt::CompoundAssign { place, value, .. } => {
-                calls_in(place, out);
-                calls_in(value, out);
-            }
-            Stmt::If { .. } => {
-                let chain = s.if_arms().expect("an if");
-                for (cond, then) in chain.arms {
-                    calls_in(cond, out);
-                    calls_in_block(then, out);
-                }
-                if let Some(e) = chain.last {
-                    calls_in_block(e, out);
-                }
-            }
-            Stmt::While { cond, body } => {
-                calls_in(cond, out);
-                calls_in_block(body, out);
-            }
-            Stmt::For {
-                start, end, body, ..
-            } => {
-                calls_in(start, out);
-                calls_in(end, out);
-                calls_in_block(body, out);
-            }
-            Stmt::Break | Stmt::Continue | Stmt::Return(None) => {}
-        }
-    }
-}
-
-fn calls_in(e: &Expr, out: &mut Vec<usize>) {
-    match &e.kind {
-        ExprKind::Int(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Str(_)
-        | ExprKind::Bytes(_)
-        | ExprKind::Local(_) => {}
-        ExprKind::Field(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x) | ExprKind::Len(x) => {
-            calls_in(x, out)
-        }
-        ExprKind::ArrayRepeat { value: x, .. } => calls_in(x, out),
-        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
-            calls_in(a, out);
-            calls_in(b, out);
-        }
-        ExprKind::SliceRange { base, lo, hi } => {
-            calls_in(base, out);
-            for x in [lo, hi].into_iter().flatten() {
-                calls_in(x, out);
-            }
-        }
-        ExprKind::Call { func, args } => {
-            out.push(func.0 as usize);
-            args_in(args, out);
-        }
-        ExprKind::CallExtern { args, .. } => args_in(args, out),
-        ExprKind::StructLit { fields: xs, .. }
-        | ExprKind::ArrayLit(xs)
-        | ExprKind::Builtin(_, xs) => xs.iter().for_each(|x| calls_in(x, out)),
-    }
-}
-
-fn args_in(args: &[Arg], out: &mut Vec<usize>) {
-    for a in args {
-        match a {
-            Arg::Value(x) | Arg::Ref(x) => calls_in(x, out),
-        }
-    }
-}
-
 /// Instructions outside cold blocks: what a call site pays when inlined.
 pub fn hot_size(f: &Function) -> usize {
     f.layout
@@ -220,6 +149,14 @@ pub struct Inliner<'a> {
     pub policy: &'a Inlining,
     /// Every function's current body, by Tern function index.
     pub bodies: &'a [Function],
+    /// [`hot_size`] of every body in `bodies`.
+    pub sizes: &'a [usize],
+    /// The program's budget (every mode: `crate::budget`).
+    pub budget: &'a mut InlineBudget,
+    /// The caller's size so far (its own, plus what it inlined) and the
+    /// largest it may reach.
+    pub size: usize,
+    pub limit: usize,
     /// Tern function index of each module function id.
     pub index_of: &'a HashMap<FuncId, usize>,
     pub graph: &'a CallGraph,
@@ -256,18 +193,23 @@ impl Inline for Inliner<'_> {
             return InlineCommand::KeepCall;
         };
         let body = &self.bodies[j];
+        let size = self.sizes[j];
         let recursive = self.graph.component[j] == self.graph.component[self.caller];
         let small = match self.policy {
             Inlining::All => true,
-            _ => hot_size(body) <= NATURAL_LIMIT && !self.returns_memory[j],
+            _ => size <= NATURAL_LIMIT && !self.returns_memory[j],
         };
         if recursive
             || !small
             || slot_bytes(body) > MAX_INLINED_SLOTS
             || self.keep_calls.iter().any(|k| *k == self.names[j])
+            || !self
+                .budget
+                .admit(&self.names[self.caller], self.size, self.limit, size)
         {
             return InlineCommand::KeepCall;
         }
+        self.size += size;
         let mut body = body.clone();
         rename_symbols_for(caller, &mut body);
         InlineCommand::Inline {

@@ -9,6 +9,7 @@
 //! addresses (JIT) or its static library (AOT) in.
 
 pub mod asm;
+pub mod budget;
 pub mod debug;
 pub mod error;
 pub mod inline;
@@ -124,4 +125,8 @@ pub struct Listing {
     pub clif: String,
     /// The object as assembly source (`Options::emit_asm`).
     pub asm: String,
+    /// `note: ...` lines for the user, always collected: a compile-time
+    /// budget that kept calls from being inlined (`crate::budget`). The
+    /// driver prints them on stderr.
+    pub notes: Vec<String>,
 }

@@ -29,6 +29,7 @@ pub fn compile_object(program: &Program, opts: &Options) -> Result<ObjectOutput,
     let mut tr = translate(&mut module, program, opts)?;
 
     // int main(int argc, char **argv) {
+    //     tern_rt_args(argc, argv);
     //     tern_rt_debug_table(tern.debug_table);
     //     return tern_rt_main(tern.entry);
     // }
@@ -42,6 +43,7 @@ pub fn compile_object(program: &Program, opts: &Options) -> Result<ObjectOutput,
         .map_err(|e| CodegenError::cranelift("main", e))?;
     let rt_main = tr.runtime_func(&mut module, Rt::RtMain)?;
     let rt_table = tr.runtime_func(&mut module, Rt::DebugTable)?;
+    let rt_args = tr.runtime_func(&mut module, Rt::RtArgs)?;
     let table = tr.debug_table.expect("translate defines the table");
     let mut ctx = module.make_context();
     ctx.func.signature = sig;
@@ -51,6 +53,9 @@ pub fn compile_object(program: &Program, opts: &Options) -> Result<ObjectOutput,
         let block = b.create_block();
         b.append_block_params_for_function_params(block);
         b.switch_to_block(block);
+        let (argc, argv) = (b.block_params(block)[0], b.block_params(block)[1]);
+        let rt_args = module.declare_func_in_func(rt_args, b.func);
+        b.ins().call(rt_args, &[argc, argv]);
         let table = module.declare_data_in_func(table, b.func);
         let table = b.ins().symbol_value(types::I64, table);
         let rt_table = module.declare_func_in_func(rt_table, b.func);

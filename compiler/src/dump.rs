@@ -132,6 +132,22 @@ fn block(p: &Program, f: &Function, b: &Block, depth: usize, out: &mut String) {
                 );
                 block(p, f, body, depth + 1, out);
             }
+            Stmt::ForEach {
+                index,
+                var,
+                seq,
+                body,
+            } => {
+                let name =
+                    |id: &crate::tir::LocalId| format!("{}#{}", f.locals[id.0 as usize].name, id.0);
+                let index = index.map_or(String::new(), |i| format!("{}, ", name(&i)));
+                let _ = writeln!(out, "{pad}for {index}{} in {}", name(var), expr(p, f, seq));
+                block(p, f, body, depth + 1, out);
+            }
+            Stmt::Block(b) => {
+                let _ = writeln!(out, "{pad}block");
+                block(p, f, b, depth + 1, out);
+            }
             Stmt::Break => {
                 let _ = writeln!(out, "{pad}break");
             }
@@ -205,6 +221,12 @@ fn expr(p: &Program, f: &Function, e: &Expr) -> String {
         ExprKind::ArrayRepeat { value, count } => format!("[{}; {count}]", expr(p, f, value)),
         ExprKind::ArrayLit(es) => format!("[{}]", list(p, f, es)),
         ExprKind::Bytes(b) => format!("{:?}", String::from_utf8_lossy(b)),
+        ExprKind::Text { local, bytes } => format!(
+            "{:?} in {}#{}",
+            String::from_utf8_lossy(bytes),
+            f.locals[local.0 as usize].name,
+            local.0
+        ),
         ExprKind::Len(x) => format!("len {}", expr(p, f, x)),
         ExprKind::Builtin(b, a) => format!("{b:?}({})", list(p, f, a)),
     };

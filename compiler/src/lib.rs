@@ -35,8 +35,16 @@ pub enum Loaded {
     Source(String, String),
     /// The module exists (display name) but its bytes are not UTF-8.
     NotUtf8(String),
+    /// The module exists (display name) but is longer than
+    /// [`MAX_SOURCE_BYTES`] (or never ends: a device, a FIFO).
+    TooLarge(String),
     NotFound,
 }
+
+/// The longest source file the driver reads (an entry file, a module, a
+/// REPL `:load`): 64 MiB. A loader reads at most one byte more, so a file
+/// that never ends (`/dev/zero`, a FIFO) is refused instead of filling memory.
+pub const MAX_SOURCE_BYTES: u64 = 64 << 20;
 
 impl Loaded {
     /// The result of reading `bytes` (or failing to) for a module shown as
@@ -197,6 +205,16 @@ fn load_modules(
                         Loaded::NotUtf8(display) => {
                             sink.error(
                                 ErrorKind::ModuleNotUtf8 {
+                                    module: name.name.clone(),
+                                    file: display,
+                                },
+                                name.span,
+                            );
+                            None
+                        }
+                        Loaded::TooLarge(display) => {
+                            sink.error(
+                                ErrorKind::ModuleTooLarge {
                                     module: name.name.clone(),
                                     file: display,
                                 },

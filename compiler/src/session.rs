@@ -162,6 +162,25 @@ pub fn input_shape(text: &str) -> InputShape {
     }
 }
 
+/// `text` with the final `;` a REPL user may leave out, when it parses
+/// (as statements, or as `items`) with that one `;` added and fails without
+/// it (`var p = P { x: 1 }`, `use vec`, `x = 5`); `None` when the text needs
+/// no `;` (`if c { ... }`) or has other errors.
+pub fn with_final_semicolon(text: &str, items: bool) -> Option<String> {
+    let parses = |t: &str| {
+        let mut sink = Sink::default();
+        let toks = syntax::lexer::lex(0, t, &mut sink);
+        if items {
+            syntax::parser::parse_with_ranges(toks, t, &mut sink);
+        } else {
+            syntax::parser::parse_stmts(toks, t, &mut sink);
+        }
+        sink.is_empty()
+    };
+    let with = format!("{};", text.trim_end());
+    (!parses(text) && parses(&with)).then_some(with)
+}
+
 /// The items of `source` one by one: the name each defines (`use m` for a
 /// use) and its text, or the syntax errors.
 pub fn split_items(source: &Source) -> Result<Vec<Item>, Diagnostics> {
@@ -262,8 +281,36 @@ fn compile_here(
     loader: &dyn Loader,
 ) -> Result<Compiled, Diagnostics> {
     // Pass 1: the input as written, reading the bindings: the types of the
-    // value and the new bindings, and which bindings changed shape.
-    let first = assemble(items, entry, &Keep::default(), loader)?;
+    // value and the new bindings, and which bindings changed shape (or
+    // cannot be read at all any more: then again without them).
+    let first = match assemble(items, entry, &Keep::default(), loader) {
+        Ok(first) => first,
+        Err(Failed { broken, .. }) if !broken.is_empty() => {
+            let rest: Vec<Binding> = (0..entry.bindings.len())
+                .filter(|k| !broken.contains(k))
+                .map(|k| entry.bindings[k].clone())
+                .collect();
+            let mut compiled = compile_here(
+                items,
+                &Entry {
+                    bindings: &rest,
+                    input: entry.input,
+                },
+                slots,
+                loader,
+            )?;
+            // Indices into `rest` back to indices into the entry's bindings.
+            let kept: Vec<usize> = (0..entry.bindings.len())
+                .filter(|k| !broken.contains(k))
+                .collect();
+            let mut changed: Vec<usize> = compiled.changed.iter().map(|&k| kept[k]).collect();
+            changed.extend(broken);
+            changed.sort_unstable();
+            compiled.changed = changed;
+            return Ok(compiled);
+        }
+        Err(failed) => return Err(failed.diagnostics),
+    };
     let program = &first.program;
     let main = program.function(program.main);
     let changed: Vec<usize> = entry
@@ -345,7 +392,7 @@ fn compile_here(
         return Err(sink.finish(first.sources));
     }
     // Pass 2: the same with the stores; this is the program that runs.
-    let second = assemble(items, entry, &keep, loader)?;
+    let second = assemble(items, entry, &keep, loader).map_err(|f| f.diagnostics)?;
     Ok(Compiled {
         value: keep.value.map(|v| Value {
             ty: v.ty,
@@ -407,7 +454,7 @@ fn assemble(
     entry: &Entry,
     keep: &Keep,
     loader: &dyn Loader,
-) -> Result<Assembled, Diagnostics> {
+) -> Result<Assembled, Failed> {
     let mut sources = SourceMap::default();
     let mut sink = Sink::default();
     let mut root = ast::Module { items: Vec::new() };
@@ -416,7 +463,7 @@ fn assemble(
         root.items
             .extend(syntax::parse_file(file, &s.text, &mut sink).items);
     }
-    let (prelude, post) = generated(entry, keep);
+    let (prelude, post, post_lines) = generated(entry, keep);
     let pre_file = sources.add(GENERATED.into(), prelude.clone());
     let mut body = generated_stmts(pre_file, &prelude, &mut sink);
     let (input_file, input_span) = match entry.input {
@@ -471,14 +518,40 @@ fn assemble(
     let modules = load_modules(root, loader, &mut sources, &mut sink);
     let program = check::check_program(&modules, &sources, &mut sink, parsed_cleanly);
     let post_text = sources.file(post_file).clone();
+    let pre_text = sources.file(pre_file).clone();
+    // Bindings the generated code cannot even read or write back any more
+    // (their type no longer resolves after a redefinition): the host drops them.
+    // (A write-back refused by the escape rule is the input's error, below.)
+    let mut broken: Vec<usize> = sink
+        .iter()
+        .filter_map(|d| {
+            let span = d.span;
+            let line = |f: &crate::source::SourceFile| f.line_col(span.lo).0 as usize - 1;
+            if span.file == pre_file && span.hi > span.lo {
+                // Line `k` reads `entry.bindings[k]` (the entry function
+                // itself, whose errors point at an empty span here, is not one).
+                Some(line(&pre_text)).filter(|&k| k < entry.bindings.len())
+            } else if span.file == post_file && !matches!(d.kind, ErrorKind::EscapeStore { .. }) {
+                match post_lines.get(line(&post_text)) {
+                    Some(PostLine::WriteBack(b)) => Some(*b),
+                    _ => None,
+                }
+            } else {
+                None
+            }
+        })
+        .collect();
+    broken.sort_unstable();
+    broken.dedup();
     sink.rewrite(|d| {
-        in_user_terms(
-            d,
-            |span| post_text.line_col(span.lo).0 as usize - 1,
-            post_file,
-            keep,
-            input_span,
-        )
+        let post_line = (d.span.file == post_file)
+            .then(|| {
+                post_lines
+                    .get(post_text.line_col(d.span.lo).0 as usize - 1)
+                    .copied()
+            })
+            .flatten();
+        in_user_terms(d, post_line, entry, keep, input_span)
     });
     let sources = Arc::new(sources);
     match program {
@@ -488,32 +561,48 @@ fn assemble(
             input_file,
             input_span,
         }),
-        _ => Err(sink.finish(sources)),
+        _ => Err(Failed {
+            diagnostics: sink.finish(sources),
+            broken,
+        }),
     }
 }
 
+/// A failed assembly: the diagnostics, and the bindings whose generated
+/// read or write-back failed (indices into the entry's bindings).
+struct Failed {
+    diagnostics: Diagnostics,
+    broken: Vec<usize>,
+}
+
 /// A diagnostic about generated code, said about the input: a store of a
-/// new binding that holds a slice of the input's frame (line `k` of the
-/// stores is `keep.bindings[k]`), or the entry's frame, which is the
-/// input's.
+/// binding that holds a slice of the input's frame (a new binding: at its
+/// initializer; an existing `var` the input assigned: at the input), or the
+/// entry's frame, which is the input's.
 fn in_user_terms(
     mut d: Diagnostic,
-    line_of: impl Fn(Span) -> usize,
-    post_file: FileId,
+    post_line: Option<PostLine>,
+    entry: &Entry,
     keep: &Keep,
     input_span: Span,
 ) -> Diagnostic {
-    match &d.kind {
-        ErrorKind::EscapeStore { array, .. } if d.span.file == post_file => {
-            if let Some(k) = keep.bindings.get(line_of(d.span)) {
-                d.kind = ErrorKind::CannotKeep {
-                    name: k.name.clone(),
-                    array: array.clone(),
-                };
-                d.span = k.at;
-            }
+    match (&d.kind, post_line) {
+        (ErrorKind::EscapeStore { array, .. }, Some(PostLine::Keep(k))) => {
+            let k = &keep.bindings[k];
+            d.kind = ErrorKind::CannotKeep {
+                name: k.name.clone(),
+                array: array.clone(),
+            };
+            d.span = k.at;
         }
-        ErrorKind::FrameTooLarge { name, bytes } if name == "main" => {
+        (ErrorKind::EscapeStore { array, .. }, Some(PostLine::WriteBack(b))) => {
+            d.kind = ErrorKind::CannotKeep {
+                name: entry.bindings[b].name.clone(),
+                array: array.clone(),
+            };
+            d.span = input_span;
+        }
+        (ErrorKind::FrameTooLarge { name, bytes }, _) if name == "main" => {
             d.kind = ErrorKind::InputFrameTooLarge { bytes: *bytes };
             d.span = input_span;
         }
@@ -528,21 +617,36 @@ fn generated_stmts(file: FileId, text: &str, sink: &mut Sink) -> Vec<ast::Stmt> 
     syntax::parser::parse_stmts(toks, text, sink)
 }
 
-/// The text before and after the input: read every binding from its slot;
-/// afterwards store each kept binding (line `k`: `keep.bindings[k]`) and the
-/// value, and write back each `var` the input did not rebind.
-fn generated(entry: &Entry, keep: &Keep) -> (String, String) {
+/// What a line of the generated text after the input does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PostLine {
+    /// Stores the new binding `keep.bindings[k]`.
+    Keep(usize),
+    /// Stores the value.
+    Value,
+    /// Writes back `entry.bindings[k]`, a `var` the input did not rebind.
+    WriteBack(usize),
+}
+
+/// The text before and after the input: read every binding from its slot
+/// (line `k`: `entry.bindings[k]`); afterwards store each kept binding and
+/// the value, and write back each `var` the input did not rebind (what each
+/// line after does, in order).
+fn generated(entry: &Entry, keep: &Keep) -> (String, String, Vec<PostLine>) {
     let mut pre = String::new();
     let mut post = String::new();
+    let mut lines = Vec::new();
     let slot = |ty: &str, addr: u64| format!("unsafe::slice::<{ty}>({addr}, 1)[0]");
     for b in entry.bindings {
         let kw = if b.mutable { "var" } else { "let" };
         let _ = writeln!(pre, "{kw} {}: {} = {};", b.name, b.ty, slot(&b.ty, b.addr));
     }
-    for k in &keep.bindings {
+    for (i, k) in keep.bindings.iter().enumerate() {
         let _ = writeln!(post, "{} = {};", slot(&k.text, k.addr), k.name);
+        lines.push(PostLine::Keep(i));
     }
     if let Some(v) = &keep.value {
+        lines.push(PostLine::Value);
         let addr = v.addr;
         let _ = match v.ty {
             Type::Slice(_) | Type::Reusable(_) => {
@@ -558,10 +662,11 @@ fn generated(entry: &Entry, keep: &Keep) -> (String, String) {
             _ => writeln!(post, "{} = {VALUE};", slot(&v.text, addr)),
         };
     }
-    for b in entry.bindings {
+    for (i, b) in entry.bindings.iter().enumerate() {
         if b.mutable && !keep.bindings.iter().any(|k| k.name == b.name) {
             let _ = writeln!(post, "{} = {};", slot(&b.ty, b.addr), b.name);
+            lines.push(PostLine::WriteBack(i));
         }
     }
-    (pre, post)
+    (pre, post, lines)
 }

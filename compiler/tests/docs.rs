@@ -1,4 +1,5 @@
-//! Every ```tern block of docs/language.md compiles as the page says:
+//! Every ```tern block of docs/language.md and docs/stdlib.md compiles as
+//! the page says:
 //! plain blocks check cleanly, `tern,error` blocks produce exactly their
 //! `// error:` lines, `tern,module=NAME` blocks become modules for the
 //! blocks after them, `tern,ignore` blocks are skipped.
@@ -46,11 +47,29 @@ fn blocks(md: &str) -> Vec<Block> {
 
 #[test]
 fn every_example_in_the_language_reference_checks() {
-    let md = std::fs::read_to_string(root().join("docs/language.md")).unwrap();
+    let counts = check_page("docs/language.md");
+    // The page has examples of every kind; losing them silently would
+    // make this test vacuous.
+    assert!(
+        counts.0 >= 8 && counts.1 >= 5 && counts.2 >= 1,
+        "{counts:?}"
+    );
+}
+
+#[test]
+fn every_example_of_the_stdlib_page_checks() {
+    let counts = check_page("docs/stdlib.md");
+    assert!(counts.0 >= 4, "{counts:?}");
+}
+
+/// Checks every block of the page at `rel`; how many (plain, error,
+/// module) blocks it had.
+fn check_page(rel: &str) -> (usize, usize, usize) {
+    let md = std::fs::read_to_string(root().join(rel)).unwrap();
     let mut loader = TestLoader::default();
     let mut counts = (0, 0, 0);
     for b in blocks(&md) {
-        let name = format!("docs/language.md:{}", b.line);
+        let name = format!("{rel}:{}", b.line);
         if b.info == "tern,ignore" {
             continue;
         }
@@ -102,10 +121,5 @@ fn every_example_in_the_language_reference_checks() {
             other => panic!("{name}: unknown block kind `{other}`"),
         }
     }
-    // The page has examples of every kind; losing them silently would
-    // make this test vacuous.
-    assert!(
-        counts.0 >= 8 && counts.1 >= 5 && counts.2 >= 1,
-        "{counts:?}"
-    );
+    counts
 }

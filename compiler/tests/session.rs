@@ -198,3 +198,25 @@ fn the_shape_of_an_input() {
     // host stops waiting), and incomplete.
     assert_eq!(shape("/* open"), (statements, false));
 }
+
+#[test]
+fn the_final_semicolon_is_added_where_it_is_missing() {
+    let stmts = |t: &str| session::with_final_semicolon(t, false);
+    assert_eq!(
+        stmts("var p = P { x: 1 }").as_deref(),
+        Some("var p = P { x: 1 };")
+    );
+    assert_eq!(stmts("x = 5  ").as_deref(), Some("x = 5;"));
+    assert_eq!(stmts("let y = 2;"), None);
+    assert_eq!(stmts("if c { print(1); }"), None);
+    assert_eq!(stmts("while c { x += 1; }"), None);
+    // Not a missing `;`: left alone, its own error is reported.
+    assert_eq!(stmts("let = 3"), None);
+    let items = |t: &str| session::with_final_semicolon(t, true);
+    assert_eq!(items("use vec").as_deref(), Some("use vec;"));
+    assert_eq!(
+        items("const N: i64 = 3").as_deref(),
+        Some("const N: i64 = 3;")
+    );
+    assert_eq!(items("fn f() {}"), None);
+}

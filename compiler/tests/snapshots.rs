@@ -13,6 +13,7 @@ use tern_compiler::{compile, dump::dump};
 fn sexpr(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Int(v) => v.map_or("<big>".into(), |v| v.to_string()),
+        ExprKind::Byte(b) => format!("b{b}"),
         ExprKind::Bool(b) => b.to_string(),
         ExprKind::Str(s) => format!("{s:?}"),
         ExprKind::Path(p, t) => {
@@ -114,7 +115,7 @@ fn parser_statement_forms() {
                 s.name.name,
                 s.fields
                     .iter()
-                    .map(|(n, _)| n.name.as_str())
+                    .map(|f| f.name.name.as_str())
                     .collect::<Vec<_>>()
                     .join(" ")
             ),
@@ -166,6 +167,7 @@ fn stmt_name(s: &StmtKind) -> String {
                 .join(",")
         ),
         StmtKind::For { .. } => "for".into(),
+        StmtKind::ForEach { index, .. } => format!("for-each(index:{})", index.is_some()),
         StmtKind::Break => "break".into(),
         StmtKind::Continue => "continue".into(),
         StmtKind::Return(v) => format!("return({})", v.is_some()),

@@ -230,16 +230,19 @@ impl Runner {
     pub fn run(&self, dir: &Path, file: &str, mode: Mode) -> Outcome {
         let (engine, sanitize) = mode.split();
         let sanitize = if sanitize { &["--sanitize"][..] } else { &[] };
+        let (stdin, args) = input_of(&dir.join(file));
         match engine {
             Engine::Interp => {
                 let mut c = self.tern(dir);
                 c.args(["run", "--interp"]).args(sanitize).arg(file);
-                run_with_timeout(c, self.timeout)
+                c.arg("--").args(&args);
+                run_with_input(c, &stdin, self.timeout)
             }
             Engine::Jit(l) => {
                 let mut c = self.tern(dir);
                 c.args(["run", l.flag()]).args(sanitize).arg(file);
-                run_with_timeout(c, self.timeout)
+                c.arg("--").args(&args);
+                run_with_input(c, &stdin, self.timeout)
             }
             Engine::Aot(l) => {
                 let exe_name = format!("{}.{}.exe", file.trim_end_matches(".tern"), mode.name());
@@ -254,8 +257,8 @@ impl Runner {
                     return built;
                 }
                 let mut c = Command::new(&exe);
-                c.current_dir(dir);
-                let o = run_with_timeout(c, self.timeout);
+                c.current_dir(dir).args(&args);
+                let o = run_with_input(c, &stdin, self.timeout);
                 let _ = std::fs::remove_file(&exe);
                 o
             }
@@ -268,12 +271,40 @@ impl Runner {
     }
 }
 
+/// The standard input and arguments a program's header gives it: its
+/// `// stdin: LINE` lines (each ending in a newline) and its `// args: A B`
+/// words, the format of the test programs. None: empty input, no arguments.
+pub fn input_of(file: &Path) -> (Vec<u8>, Vec<String>) {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let mut stdin = Vec::new();
+    let mut args = Vec::new();
+    for line in text.lines().take_while(|l| l.starts_with("//")) {
+        if let Some(l) = line.strip_prefix("// stdin:") {
+            stdin.extend_from_slice(l.strip_prefix(' ').unwrap_or(l).as_bytes());
+            stdin.push(b'\n');
+        } else if let Some(a) = line.strip_prefix("// args:") {
+            args.extend(a.split_whitespace().map(str::to_string));
+        }
+    }
+    (stdin, args)
+}
+
 /// Runs `cmd` to completion or until `timeout` (then kills it and every
 /// process it started), with stdin closed, collecting its output.
-pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Outcome {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+pub fn run_with_timeout(cmd: Command, timeout: Duration) -> Outcome {
+    run_with_input(cmd, &[], timeout)
+}
+
+/// [`run_with_timeout`] with `stdin` written to the program's standard
+/// input (closed when empty).
+pub fn run_with_input(mut cmd: Command, stdin: &[u8], timeout: Duration) -> Outcome {
+    cmd.stdin(if stdin.is_empty() {
+        Stdio::null()
+    } else {
+        Stdio::piped()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
     // Its own process group, so that a timeout also ends what it started
     // (`tern build` runs the C compiler), which would otherwise keep the
     // output pipes open.
@@ -292,6 +323,15 @@ pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Outcome {
             };
         }
     };
+    // The input from a thread of its own: a program that reads nothing (or
+    // less than all of it) must not block the runner.
+    let input = stdin.to_vec();
+    let writer = child.stdin.take().map(|mut p| {
+        std::thread::spawn(move || {
+            use std::io::Write as _;
+            let _ = p.write_all(&input);
+        })
+    });
     let out = child
         .stdout
         .take()
@@ -326,6 +366,9 @@ pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Outcome {
     let join = |h: Option<std::thread::JoinHandle<String>>| {
         h.map(|h| h.join().unwrap_or_default()).unwrap_or_default()
     };
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
     let stdout = join(out);
     let stderr = join(err);
     #[cfg(unix)]

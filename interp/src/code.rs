@@ -269,6 +269,11 @@ impl<'p> LayoutBuilder<'p> {
                 children.push(Node::Expr(end));
                 children.push(Node::Block(body));
             }
+            Stmt::ForEach { seq, body, .. } => {
+                children.push(Node::Expr(seq));
+                children.push(Node::Block(body));
+            }
+            Stmt::Block(b) => children.push(Node::Block(b)),
             Stmt::Return(Some(e)) => children.push(Node::Expr(e)),
             Stmt::Return(None) | Stmt::Break | Stmt::Continue => {}
         }
@@ -281,7 +286,8 @@ impl<'p> LayoutBuilder<'p> {
         strings: &mut HashMap<String, Box<[u8]>>,
     ) {
         match &e.kind {
-            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Local(_) => {}
+            // A text's copy lives in its hidden local, laid out as any local.
+            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Local(_) | ExprKind::Text { .. } => {}
             ExprKind::Str(s) => {
                 if !strings.contains_key(s) {
                     // An empty literal still gets one byte, so that every

@@ -184,10 +184,11 @@ pub struct Machine<'a> {
     pub calls: Rc<CallStack<'a>>,
 }
 
-/// The backend's `SANITIZE_*` constants (`tern_runtime::sanitize`; a test compares).
-pub(crate) const SANITIZE_TAG_SHIFT: u32 = 48;
-pub(crate) const SANITIZE_ADDR_MASK: i64 = (1 << SANITIZE_TAG_SHIFT) - 1;
-pub(crate) const SANITIZE_BUILTIN_REGION: i64 = 1;
+// The sanitizer's tag layout, from the ABI's one table (as the backend's).
+pub(crate) use tern_runtime::sanitize::{
+    ADDR_MASK as SANITIZE_ADDR_MASK, BUILTIN_REGION as SANITIZE_BUILTIN_REGION,
+    TAG_SHIFT as SANITIZE_TAG_SHIFT,
+};
 
 /// The current host stack address (of a local of the caller's frame).
 #[inline(always)]
@@ -428,7 +429,15 @@ impl<'a> Machine<'a> {
         for arg in args {
             match self.push_arg(fr, arg)? {
                 Passed::Address(a) | Passed::Value(Val::Scalar(a)) => words.push(a),
-                Passed::Value(Val::Pair(p, l)) => words.extend([p, l]),
+                // The backend's: a slice's span is checked under
+                // `--sanitize` and the C side gets the real address.
+                Passed::Value(Val::Pair(p, l)) => {
+                    let p = match arg {
+                        Arg::Value(x) => self.sanitize_slice(&x.ty, p, l, x.loc),
+                        Arg::Ref(_) => p,
+                    };
+                    words.extend([p, l]);
+                }
                 Passed::Value(Val::Unit) => {}
                 Passed::Value(Val::Mem(a)) => words.push(a),
             }
@@ -482,6 +491,13 @@ impl<'a> Machine<'a> {
                 end,
                 body,
             } => self.for_loop(fr, *var, start, end, body),
+            Stmt::ForEach {
+                index,
+                var,
+                seq,
+                body,
+            } => self.for_each(fr, *index, *var, seq, body),
+            Stmt::Block(b) => self.block(fr, b),
             Stmt::Break => Ok(Flow::Break),
             Stmt::Continue => Ok(Flow::Continue),
             Stmt::Return(value) => self.return_stmt(fr, value.as_ref()),
@@ -615,6 +631,45 @@ impl<'a> Machine<'a> {
             }
             let i = memory::load_scalar(ty, addr);
             memory::store_scalar(ty, ops::canonical(ty, i.wrapping_add(1)), addr);
+        }
+        Ok(Flow::Next)
+    }
+
+    /// `for [index,] var in seq`: the backend's `for_each` (the sequence's
+    /// pointer and length once; each element read unchecked below the
+    /// length, checked under `--sanitize`).
+    #[inline(never)]
+    fn for_each(
+        &mut self,
+        fr: &Frame<'a>,
+        index: Option<LocalId>,
+        var: LocalId,
+        seq: &'a Expr,
+        body: &'a Block,
+    ) -> R<Flow> {
+        let (ptr, len) = self.sequence(fr, seq)?;
+        let elem = seq.ty.element().cloned().unwrap_or(Type::Unit);
+        let size = self.size_of(&elem);
+        let tagged = self.sanitize && matches!(seq.ty, Type::Slice(_) | Type::Reusable(_));
+        let var_addr = fr.addr(var, seq.loc)?;
+        let index_addr = index.map(|i| fr.addr(i, seq.loc)).transpose()?;
+        let mut i: i64 = 0;
+        while (i as u64) < (len as u64) {
+            let mut at = ptr.wrapping_add(scaled(i, size));
+            if tagged {
+                at = self.sanitize_check(at, size.max(1) as i64, seq.loc);
+            }
+            let v = self.load(&elem, at as Addr);
+            self.store(&elem, v, var_addr);
+            if let Some(a) = index_addr {
+                memory::store_scalar(&Type::I64, i, a);
+            }
+            match self.block(fr, body)? {
+                Flow::Break => break,
+                Flow::Return(v) => return Ok(Flow::Return(v)),
+                Flow::Next | Flow::Continue => {}
+            }
+            i += 1;
         }
         Ok(Flow::Next)
     }
@@ -841,6 +896,12 @@ impl<'a> Machine<'a> {
                 memory::copy(addr, bytes.as_ptr() as Addr, bytes.len() as u64);
                 Ok(Val::Mem(addr))
             }
+            ExprKind::Text { local, bytes } => {
+                // A fresh copy in the literal's own frame array, viewed.
+                let addr = fr.addr(*local, e.loc)?;
+                memory::copy(addr, bytes.as_ptr() as Addr, bytes.len() as u64);
+                Ok(Val::Pair(addr, bytes.len() as i64))
+            }
             ExprKind::Len(x) => self.len(fr, x),
             ExprKind::Builtin(builtin, args) => self.builtin(fr, builtin, args, e),
         }
@@ -977,6 +1038,62 @@ impl<'a> Machine<'a> {
         scaled(n, size)
     }
 
+    /// One value of the print family, on stdout or (`err`) stderr, with a
+    /// newline when `newline`: the runtime function compiled code calls.
+    fn print_value(
+        &mut self,
+        fr: &Frame<'a>,
+        x: &'a Expr,
+        err: bool,
+        newline: bool,
+        loc: Loc,
+    ) -> R<()> {
+        type Text = unsafe extern "C" fn(*const u8, i64);
+        let text: Text = match (err, newline) {
+            (false, true) => output::tern_print_str,
+            (false, false) => output::tern_write_str,
+            (true, true) => output::tern_eprint_str,
+            (true, false) => output::tern_ewrite_str,
+        };
+        let pick = |f: [extern "C" fn(i64); 4]| f[usize::from(err) * 2 + usize::from(!newline)];
+        // SAFETY (the text calls): the bytes are a string literal of the
+        // program, or a slice or array it holds, as in compiled code.
+        match (&x.ty, self.expr(fr, x)?) {
+            (Type::Str | Type::Slice(_) | Type::Reusable(_), Val::Pair(p, l)) => {
+                let p = self.sanitize_slice(&x.ty, p, l, loc) as *const u8;
+                unsafe { text(p, l) }
+            }
+            (Type::Array(_, n), Val::Mem(a)) => unsafe { text(a as *const u8, *n as i64) },
+            (Type::Bool, Val::Scalar(v)) => {
+                let f: [extern "C" fn(u8); 4] = [
+                    output::tern_print_bool,
+                    output::tern_write_bool,
+                    output::tern_eprint_bool,
+                    output::tern_ewrite_bool,
+                ];
+                f[usize::from(err) * 2 + usize::from(!newline)](v as u8)
+            }
+            (Type::U64, Val::Scalar(v)) => {
+                let f: [extern "C" fn(u64); 4] = [
+                    output::tern_print_u64,
+                    output::tern_write_u64,
+                    output::tern_eprint_u64,
+                    output::tern_ewrite_u64,
+                ];
+                f[usize::from(err) * 2 + usize::from(!newline)](v as u64)
+            }
+            // `i32` sign- and `u8` zero-extended: the canonical form.
+            (_, Val::Scalar(v)) => pick([
+                output::tern_print_i64,
+                output::tern_write_i64,
+                output::tern_eprint_i64,
+                output::tern_ewrite_i64,
+            ])(v),
+            (ty, _) => return internal(loc, format!("print of {ty}")),
+        }
+        Ok(())
+    }
+
     #[inline(never)]
     fn builtin(
         &mut self,
@@ -995,38 +1112,21 @@ impl<'a> Machine<'a> {
         // of the program, or a value the program computed and hands to the
         // same function in compiled code.
         match builtin {
-            Builtin::Print | Builtin::Write => {
-                let x = arg(0)?;
-                let line = *builtin == Builtin::Print;
-                match (&x.ty, self.expr(fr, x)?) {
-                    (Type::Str | Type::Slice(_), Val::Pair(p, l)) => {
-                        let p = self.sanitize_slice(&x.ty, p, l, loc) as *const u8;
-                        match line {
-                            true => unsafe { output::tern_print_str(p, l) },
-                            false => unsafe { output::tern_write_str(p, l) },
+            Builtin::Print | Builtin::Write | Builtin::Eprint | Builtin::Ewrite => {
+                // The backend's: values separated by one space for the
+                // `print`s, the last one with its newline.
+                let err = matches!(builtin, Builtin::Eprint | Builtin::Ewrite);
+                let line = matches!(builtin, Builtin::Print | Builtin::Eprint);
+                for (i, x) in args.iter().enumerate() {
+                    let last = i + 1 == args.len();
+                    self.print_value(fr, x, err, line && last, loc)?;
+                    if line && !last {
+                        let sep = b" ".as_ptr();
+                        match err {
+                            false => unsafe { output::tern_write_str(sep, 1) },
+                            true => unsafe { output::tern_ewrite_str(sep, 1) },
                         }
                     }
-                    (Type::Array(_, n), Val::Mem(a)) => {
-                        let (p, l) = (a as *const u8, *n as i64);
-                        match line {
-                            true => unsafe { output::tern_print_str(p, l) },
-                            false => unsafe { output::tern_write_str(p, l) },
-                        }
-                    }
-                    (Type::Bool, Val::Scalar(v)) => match line {
-                        true => output::tern_print_bool(v as u8),
-                        false => output::tern_write_bool(v as u8),
-                    },
-                    (Type::U64, Val::Scalar(v)) => match line {
-                        true => output::tern_print_u64(v as u64),
-                        false => output::tern_write_u64(v as u64),
-                    },
-                    // `i32` sign- and `u8` zero-extended: the canonical form.
-                    (_, Val::Scalar(v)) => match line {
-                        true => output::tern_print_i64(v),
-                        false => output::tern_write_i64(v),
-                    },
-                    (ty, _) => return internal(loc, format!("print of {ty}")),
                 }
                 Ok(Val::Unit)
             }

@@ -1,22 +1,24 @@
 //! `extern fn` calls.
 //!
-//! * The runtime's own symbols (every name of `tern_runtime::abi::symbols()`)
-//!   are called as typed Rust calls, from a table by name: the same functions
-//!   the JIT registers and AOT links.
-//! * Any other symbol is looked up as the JIT does (`dlsym(RTLD_DEFAULT, name)`);
-//!   an unknown one is the JIT's load-time error. A found one is called
-//!   through its address when its arguments are at most six integer-class
-//!   words, which every Tern extern signature is (scalars and `ref`
-//!   pointers): an **interpreter extension** that relies on the C calling
-//!   convention of x86-64 (System V) and AArch64, where the first six integer
-//!   arguments travel in registers and a callee ignores registers it does
-//!   not declare. Anything else is reported at the call: `extern fn `NAME`
-//!   is not available in the interpreter`.
+//! Every symbol is resolved as the JIT resolves it: the runtime's own (the
+//! ABI's one table, `tern_runtime::abi::symbols()`: the same functions the
+//! JIT registers and AOT links), then the process (`dlsym(RTLD_DEFAULT,
+//! name)`); an unknown one is the JIT's load-time error. A found function is
+//! called through its address when its arguments are at most six
+//! integer-class words, which every Tern extern signature is (scalars and
+//! `ref` pointers) and every runtime function is (a test of the table): an
+//! **interpreter extension** that relies on the C calling convention of
+//! x86-64 (System V) and AArch64, where the first six integer arguments
+//! travel in registers and a callee ignores registers it does not declare;
+//! the result register is read at the declared type's width by the caller.
+//! Anything else is reported at the call: `extern fn `NAME` is not available
+//! in the interpreter`. Two runtime functions mean something else here and
+//! are the interpreter's own ([`interpreted`]).
 
-use std::ffi::{CString, c_char};
+use std::ffi::CString;
 
 use tern_compiler::tir::{ExternFn, Type};
-use tern_runtime::abi::{fail, interrupt, mem, output, process, reusable, sanitize, span, stats};
+use tern_runtime::abi::{fail, process};
 
 /// A runtime function adapted to the interpreter: arguments as the words the
 /// generated code would pass (missing ones read as 0), the raw result word
@@ -26,9 +28,10 @@ pub type RuntimeCall = fn(&[i64]) -> i64;
 /// How an `extern fn` is called.
 #[derive(Clone, Copy, Debug)]
 pub enum Extern {
-    /// A runtime function, through the typed table.
+    /// A runtime function the interpreter does itself ([`interpreted`]).
     Runtime(RuntimeCall),
-    /// A C function at this address, called with up to six integer words.
+    /// A C function at this address (one of the runtime's, or any other the
+    /// process has), called with up to six integer words.
     Native(usize),
     /// Found, but not callable by the interpreter (more than six words, or a
     /// host whose calling convention the interpreter does not model).
@@ -48,10 +51,10 @@ const NATIVE_CALLS: bool = cfg!(all(
 /// `Err` carries the message of the JIT's load-time error for an unknown
 /// symbol.
 pub fn resolve(x: &ExternFn) -> Result<Extern, String> {
-    if let Some(call) = runtime_call(&x.name) {
+    if let Some(call) = interpreted(&x.name) {
         return Ok(Extern::Runtime(call));
     }
-    let Some(addr) = process_symbol(&x.name) else {
+    let Some(addr) = runtime_symbol(&x.name).or_else(|| process_symbol(&x.name)) else {
         return Err(format!(
             "linking failed: undefined symbol `{}` (declared by `extern fn`)",
             x.name
@@ -80,6 +83,14 @@ fn words_of(ty: &Type, by_ref: bool) -> usize {
     }
 }
 
+/// The address of runtime function `name` (the ABI's table).
+fn runtime_symbol(name: &str) -> Option<usize> {
+    tern_runtime::abi::symbols()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, addr)| addr as usize)
+}
+
 /// The address of `name` in this process, if the dynamic linker has it.
 fn process_symbol(name: &str) -> Option<usize> {
     let c_name = CString::new(name).ok()?;
@@ -105,181 +116,28 @@ fn word(words: &[i64], i: usize) -> i64 {
     words.get(i).copied().unwrap_or(0)
 }
 
-fn ptr<T>(words: &[i64], i: usize) -> *mut T {
-    word(words, i) as usize as *mut T
-}
-
-/// The typed call of runtime function `name`, or `None` if the runtime has
-/// no such symbol. Covers every name of `tern_runtime::abi::symbols()` (a test
-/// checks it). Arguments are narrowed to the Rust parameter types exactly as
-/// the C callee would read its registers.
-pub fn runtime_call(name: &str) -> Option<RuntimeCall> {
-    // SAFETY (every `unsafe` below): the arguments are what the program passes
-    // to the same function in compiled code; the runtime validates what it
-    // can, and what it cannot (raw addresses) faults the same way.
+/// The runtime functions whose meaning differs in the interpreter, or `None`
+/// for a name that is called as compiled code calls it.
+pub fn interpreted(name: &str) -> Option<RuntimeCall> {
     let f: RuntimeCall = match name {
         "tern_rt_main" => |a| {
             // `Option<extern fn>` has the null niche: 0 is `None`.
+            // SAFETY: a program's entry, or 0 (the transmute maps 0 to None).
             let main = unsafe {
                 std::mem::transmute::<usize, Option<extern "C" fn() -> i64>>(word(a, 0) as usize)
             };
             match main {
+                // SAFETY: the program's entry, with the signature
+                // `tern_rt_main` expects.
                 Some(main) => i64::from(unsafe { process::tern_rt_main(main) }),
                 // Compiled code would jump to address 0 inside `tern_rt_main`
                 // and fault; the fault handler prints this very line.
                 None => fail::report_stack_overflow(),
             }
         },
-        "tern_rt_flush" => |_| {
-            process::tern_rt_flush();
-            0
-        },
         // The interpreter's frames come from its own call stack; a table
         // handed over by a program describes no code it runs.
         "tern_rt_debug_table" => |_| 0,
-        "tern_write_i64" => |a| {
-            output::tern_write_i64(word(a, 0));
-            0
-        },
-        "tern_write_u64" => |a| {
-            output::tern_write_u64(word(a, 0) as u64);
-            0
-        },
-        "tern_write_bool" => |a| {
-            output::tern_write_bool(word(a, 0) as u8);
-            0
-        },
-        "tern_write_str" => |a| {
-            unsafe { output::tern_write_str(ptr(a, 0), word(a, 1)) };
-            0
-        },
-        "tern_print_u64" => |a| {
-            output::tern_print_u64(word(a, 0) as u64);
-            0
-        },
-        "tern_print_i64" => |a| {
-            output::tern_print_i64(word(a, 0));
-            0
-        },
-        "tern_print_bool" => |a| {
-            output::tern_print_bool(word(a, 0) as u8);
-            0
-        },
-        "tern_print_str" => |a| {
-            unsafe { output::tern_print_str(ptr(a, 0), word(a, 1)) };
-            0
-        },
-        "tern_panic" => |a| unsafe {
-            output::tern_panic(
-                ptr(a, 0),
-                word(a, 1),
-                ptr(a, 2),
-                word(a, 3),
-                ptr::<c_char>(a, 4),
-            )
-        },
-        "tern_assert_fail" => {
-            |a| unsafe { output::tern_assert_fail(ptr(a, 0), word(a, 1), ptr(a, 2)) }
-        }
-        "tern_bounds_fail" => {
-            |a| unsafe { output::tern_bounds_fail(word(a, 0), word(a, 1), ptr(a, 2)) }
-        }
-        "tern_slice_fail" => {
-            |a| unsafe { output::tern_slice_fail(word(a, 0), word(a, 1), word(a, 2), ptr(a, 3)) }
-        }
-        "tern_div_zero" => |a| unsafe { output::tern_div_zero(ptr(a, 0)) },
-        "tern_stack_fail" => |a| unsafe { output::tern_stack_fail(ptr(a, 0)) },
-        "tern_rt_interrupted" => |a| unsafe { interrupt::tern_rt_interrupted(ptr(a, 0)) },
-        "tern_length_fail" => {
-            |a| unsafe { output::tern_length_fail(ptr(a, 0), word(a, 1), word(a, 2), ptr(a, 3)) }
-        }
-        "tern_reusable_alloc" => {
-            |a| unsafe { reusable::tern_reusable_alloc(word(a, 0), ptr(a, 1)) as i64 }
-        }
-        "tern_reusable_resize" => |a| unsafe {
-            reusable::tern_reusable_resize(ptr(a, 0), word(a, 1), word(a, 2), ptr(a, 3)) as i64
-        },
-        "tern_reusable_free" => |a| {
-            unsafe { reusable::tern_reusable_free(ptr(a, 0), word(a, 1), ptr(a, 2)) };
-            0
-        },
-        "tern_reusable_offset" => {
-            |a| unsafe { reusable::tern_reusable_offset(ptr(a, 0), ptr(a, 1)) }
-        }
-        "tern_mem_reserve" => |a| mem::tern_mem_reserve(word(a, 0)),
-        "tern_mem_release" => |a| unsafe { mem::tern_mem_release(word(a, 0), word(a, 1)) },
-        "tern_span_alloc" => |a| unsafe { span::tern_span_alloc(ptr(a, 0), ptr(a, 1), word(a, 2)) },
-        "tern_span_free" => {
-            |a| unsafe { span::tern_span_free(ptr(a, 0), ptr(a, 1), word(a, 2), word(a, 3)) }
-        }
-        "tern_span_resize" => |a| unsafe {
-            span::tern_span_resize(ptr(a, 0), ptr(a, 1), word(a, 2), word(a, 3), word(a, 4))
-        },
-        "tern_span_header_words" => |_| span::tern_span_header_words(),
-        "tern_span_node_words" => |a| span::tern_span_node_words(word(a, 0)),
-        "tern_span_init" => |a| unsafe {
-            span::tern_span_init(ptr(a, 0), ptr(a, 1), word(a, 2), ptr(a, 3), word(a, 4))
-        },
-        "tern_span_new" => |a| unsafe { span::tern_span_new(ptr(a, 0), word(a, 1), ptr(a, 2)) },
-        "tern_span_finish" => |a| unsafe { span::tern_span_finish(ptr(a, 0), ptr(a, 1)) },
-        "tern_span_reset" => |a| unsafe { span::tern_span_reset(ptr(a, 0), ptr(a, 1)) },
-        "tern_stats_note_high_water" => |a| {
-            stats::tern_stats_note_high_water(word(a, 0));
-            0
-        },
-        "tern_span_error_message" => {
-            |a| unsafe { span::tern_span_error_message(word(a, 0), ptr(a, 1), word(a, 2)) }
-        }
-        "tern_sanitize_enable" => |_| {
-            sanitize::tern_sanitize_enable();
-            0
-        },
-        "tern_sanitize_site" => |a| {
-            unsafe { sanitize::tern_sanitize_site(ptr(a, 0)) };
-            0
-        },
-        "tern_sanitize_check" => {
-            |a| unsafe { sanitize::tern_sanitize_check(word(a, 0), word(a, 1), ptr(a, 2)) }
-        }
-        "tern_sanitize_tag" => |a| sanitize::tern_sanitize_tag(word(a, 0), word(a, 1), word(a, 2)),
-        "tern_sanitize_release" => |a| {
-            unsafe {
-                sanitize::tern_sanitize_release(word(a, 0), word(a, 1), word(a, 2), ptr(a, 3))
-            };
-            0
-        },
-        "tern_sanitize_retag" => |a| unsafe {
-            sanitize::tern_sanitize_retag(
-                word(a, 0),
-                word(a, 1),
-                word(a, 2),
-                word(a, 3),
-                word(a, 4),
-                ptr(a, 5),
-            )
-        },
-        "tern_sanitize_region" => |a| sanitize::tern_sanitize_region(word(a, 0), word(a, 1)),
-        "tern_sanitize_region_reset" => |a| {
-            unsafe { sanitize::tern_sanitize_region_reset(word(a, 0), word(a, 1), ptr(a, 2)) };
-            0
-        },
-        "tern_sanitize_region_end" => |a| {
-            unsafe { sanitize::tern_sanitize_region_end(word(a, 0), ptr(a, 1)) };
-            0
-        },
-        "tern_span_live_bytes" => {
-            |a| unsafe { span::tern_span_live_bytes(ptr(a, 0), ptr(a, 1), word(a, 2)) }
-        }
-        "tern_span_stale_message" => |a| unsafe {
-            span::tern_span_stale_message(
-                word(a, 0),
-                word(a, 1),
-                word(a, 2),
-                word(a, 3),
-                ptr(a, 4),
-                word(a, 5),
-            )
-        },
         _ => return None,
     };
     Some(f)
@@ -290,19 +148,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_runtime_symbol_has_a_typed_call() {
-        for (name, _) in tern_runtime::abi::symbols() {
-            assert!(runtime_call(name).is_some(), "no typed call for `{name}`");
+    fn every_runtime_symbol_resolves_to_its_own_address() {
+        for (name, addr) in tern_runtime::abi::symbols() {
+            match resolve(&ext(name, vec![])).unwrap() {
+                Extern::Native(a) => assert_eq!(a, addr as usize, "{name}"),
+                Extern::Runtime(_) => assert!(interpreted(name).is_some(), "{name}"),
+                Extern::Unavailable => panic!("{name} unavailable"),
+            }
         }
-        assert!(runtime_call("labs").is_none());
+        assert!(interpreted("labs").is_none());
     }
 
     #[test]
     fn runtime_calls_without_side_effects_answer_like_the_runtime() {
-        let header = runtime_call("tern_span_header_words").unwrap();
-        assert_eq!(header(&[]), span::tern_span_header_words());
-        let offset = runtime_call("tern_reusable_offset").unwrap();
-        assert_eq!(offset(&[0, 0]), -1);
+        let call = |name: &str, words: &[i64]| match resolve(&ext(name, vec![])).unwrap() {
+            Extern::Native(addr) => call_native(addr, words),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            call("tern_span_header_words", &[]),
+            tern_runtime::abi::span::tern_span_header_words()
+        );
+        assert_eq!(call("tern_reusable_offset", &[0, 0]), -1);
     }
 
     fn ext(name: &str, params: Vec<(Type, bool)>) -> ExternFn {

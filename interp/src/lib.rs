@@ -327,14 +327,6 @@ mod tests {
     }
 
     #[test]
-    fn sanitizer_constants_are_the_runtimes() {
-        use tern_runtime::sanitize;
-        assert_eq!(eval::SANITIZE_TAG_SHIFT, sanitize::TAG_SHIFT);
-        assert_eq!(eval::SANITIZE_ADDR_MASK, sanitize::ADDR_MASK);
-        assert_eq!(eval::SANITIZE_BUILTIN_REGION, sanitize::BUILTIN_REGION);
-    }
-
-    #[test]
     fn the_simulated_stack_follows_the_stack_limit() {
         let limit = stack_limit();
         assert!((MIN_STACK - DRIVER_RESERVE..=MAX_STACK - DRIVER_RESERVE).contains(&limit));

@@ -9,6 +9,8 @@
 //! * [`builtin`] — the process-wide builtin pool behind `reusable[]T`;
 //! * [`sanitize`] — the sanitizer behind `--sanitize` (tags and shadow);
 //! * [`memory`] — virtual memory reservations;
+//! * [`io`] — files, the standard streams, arguments and environment for
+//!   programs (the stdlib's `io`);
 //! * [`stats`] — pool statistics written at exit for measurements;
 //! * [`stdout`] — the program's output buffer and its flushing policy;
 //! * [`abi`] — the `tern_*` externs;
@@ -18,6 +20,7 @@ pub mod abi;
 pub mod backtrace;
 pub mod builtin;
 pub mod exit_status;
+pub mod io;
 pub mod memory;
 pub mod pool;
 pub mod sanitize;

@@ -1,5 +1,17 @@
 //! Virtual memory reservations: address space reserved up front and committed
 //! lazily by the OS on first touch, so a pool's arena and node array never move.
+//!
+//! **Program memory is never unmapped.** Memory a Tern slice or a program-
+//! writable field can point into (pool arenas, node arrays, the library
+//! pools' records) is reserved with [`reserve_program`] and given back with
+//! [`retire`]: its pages are returned to the OS (replaced by fresh zero pages)
+//! but its address range stays mapped, and is reused only for later program
+//! memory. So a slice kept past its pool's `finish`, or a stale copy of a
+//! `Pool`, reads zeros or another pool's data — memory of the program's own,
+//! as a stale `reusable[]` slice does, and what `--sanitize` reports — and
+//! never an unmapped page, nor memory the runtime has since mapped for itself
+//! (a pool's boundary record, the sanitizer's shadow), which comes from
+//! [`reserve`] and is unmapped on release.
 
 use crate::span_tree::error::RESERVE_FAILED;
 
@@ -37,6 +49,104 @@ pub fn reserve(bytes: usize) -> Result<*mut u8, i64> {
     } else {
         Ok(p as *mut u8)
     }
+}
+
+/// Address ranges of retired program memory, sorted by address, adjacent
+/// ranges merged: mapped and free for [`reserve_program`].
+#[derive(Debug, Default)]
+struct Retired(Vec<(usize, usize)>);
+
+impl Retired {
+    /// Takes `len` bytes from the lowest range that holds them.
+    fn take(&mut self, len: usize) -> Option<usize> {
+        let i = self.0.iter().position(|&(_, l)| l >= len)?;
+        let (base, have) = self.0[i];
+        if have == len {
+            self.0.remove(i);
+        } else {
+            self.0[i] = (base + len, have - len);
+        }
+        Some(base)
+    }
+
+    /// Gives `[base, base + len)` back, merged with its neighbours.
+    fn give(&mut self, base: usize, len: usize) {
+        let v = &mut self.0;
+        let i = v.partition_point(|&(b, _)| b < base);
+        v.insert(i, (base, len));
+        if i + 1 < v.len() && base + len == v[i + 1].0 {
+            v[i].1 += v[i + 1].1;
+            v.remove(i + 1);
+        }
+        if i > 0 && v[i - 1].0 + v[i - 1].1 == base {
+            v[i - 1].1 += v[i].1;
+            v.remove(i);
+        }
+    }
+}
+
+static RETIRED: std::sync::Mutex<Retired> = std::sync::Mutex::new(Retired(Vec::new()));
+
+fn retired() -> std::sync::MutexGuard<'static, Retired> {
+    RETIRED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Replaces `[base, base + len)` by fresh zero pages (the old pages go back to
+/// the OS), keeping the range mapped.
+///
+/// # Safety
+/// The range must be a whole-page part of a mapping of this module's.
+unsafe fn refresh(base: usize, len: usize) -> Result<(), i64> {
+    // SAFETY: MAP_FIXED over a range this module mapped: atomically replaces
+    // its pages, touching no other mapping.
+    let p = unsafe {
+        libc::mmap(
+            base as *mut libc::c_void,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        Err(RESERVE_FAILED)
+    } else {
+        Ok(())
+    }
+}
+
+/// Reserves `bytes` of program memory (see the module docs): part of a
+/// retired range when one is large enough (the lowest, its pages refreshed to
+/// zero, since stale slices may have written there), else a new [`reserve`].
+pub fn reserve_program(bytes: usize) -> Result<*mut u8, i64> {
+    let len = page_round(bytes.max(1)).ok_or(RESERVE_FAILED)?;
+    let taken = retired().take(len);
+    match taken {
+        Some(base) => {
+            // SAFETY: a retired range is part of a mapping of this module's.
+            if let Err(e) = unsafe { refresh(base, len) } {
+                retired().give(base, len);
+                return Err(e);
+            }
+            Ok(base as *mut u8)
+        }
+        None => reserve(len),
+    }
+}
+
+/// Gives back program memory reserved by [`reserve_program`] with the same
+/// `bytes`: its pages go back to the OS, its range stays mapped for later
+/// program memory.
+///
+/// # Safety
+/// `base` must come from `reserve_program(bytes)`, not yet retired.
+pub unsafe fn retire(base: *mut u8, bytes: usize) -> Result<(), i64> {
+    let len = page_round(bytes.max(1)).ok_or(RESERVE_FAILED)?;
+    // SAFETY: the caller's contract.
+    unsafe { refresh(base as usize, len)? };
+    retired().give(base as usize, len);
+    Ok(())
 }
 
 /// Releases a reservation made by [`reserve`] with the same `bytes`.
@@ -88,22 +198,37 @@ pub unsafe fn zero(p: *mut u8, bytes: usize) {
     }
 }
 
-/// An owned reservation, released on drop.
+/// An owned reservation, released on drop: unmapped if it is the runtime's
+/// own memory ([`Reservation::new`]), retired if it is program memory
+/// ([`Reservation::program`]).
 #[derive(Debug)]
 pub struct Reservation {
     base: *mut u8,
     bytes: usize,
+    program: bool,
 }
 
 // SAFETY: the reservation exclusively owns its mapping.
 unsafe impl Send for Reservation {}
 
 impl Reservation {
-    /// Reserves `bytes` of address space (see [`reserve`]).
+    /// Reserves `bytes` of address space for the runtime's own use (see
+    /// [`reserve`]): no slice may ever point into it.
     pub fn new(bytes: usize) -> Result<Self, i64> {
         Ok(Reservation {
             base: reserve(bytes)?,
             bytes,
+            program: false,
+        })
+    }
+
+    /// Reserves `bytes` of program memory (see [`reserve_program`]): an
+    /// arena or node array slices point into.
+    pub fn program(bytes: usize) -> Result<Self, i64> {
+        Ok(Reservation {
+            base: reserve_program(bytes)?,
+            bytes,
+            program: true,
         })
     }
 
@@ -125,7 +250,52 @@ impl Reservation {
 
 impl Drop for Reservation {
     fn drop(&mut self) {
-        // SAFETY: created by `reserve(self.bytes)`; dropped once.
-        let _ = unsafe { release(self.base, self.bytes) };
+        // SAFETY: created by `reserve(self.bytes)` or (program)
+        // `reserve_program(self.bytes)`; dropped once.
+        let _ = unsafe {
+            if self.program {
+                retire(self.base, self.bytes)
+            } else {
+                release(self.base, self.bytes)
+            }
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retired_program_memory_stays_mapped() {
+        let page = page_size();
+        let a = reserve_program(3 * page).unwrap();
+        // SAFETY: `a` is 3 pages of fresh, writable memory.
+        unsafe { a.add(page).write(7) };
+        // SAFETY: `a` came from reserve_program(3 pages).
+        unsafe { retire(a, 3 * page).unwrap() };
+        // A stale pointer still reads and writes without a fault (what it
+        // reads is not asserted: a test running beside may reuse the range).
+        // SAFETY: retired program memory stays mapped.
+        unsafe {
+            std::hint::black_box(a.add(page).read_volatile());
+            a.add(2 * page).write_volatile(9);
+        }
+    }
+
+    #[test]
+    fn retired_ranges_are_reused_lowest_first_and_merge() {
+        let mut r = Retired::default();
+        r.give(0x5000, 0x1000);
+        r.give(0x1000, 0x2000);
+        r.give(0x3000, 0x1000);
+        assert_eq!(r.0, [(0x1000, 0x3000), (0x5000, 0x1000)]);
+        assert_eq!(r.take(0x2000), Some(0x1000));
+        assert_eq!(r.0, [(0x3000, 0x1000), (0x5000, 0x1000)]);
+        assert_eq!(r.take(0x2000), None);
+        r.give(0x4000, 0x1000);
+        assert_eq!(r.0, [(0x3000, 0x3000)]);
+        assert_eq!(r.take(0x3000), Some(0x3000));
+        assert!(r.0.is_empty());
     }
 }

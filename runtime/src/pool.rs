@@ -49,7 +49,10 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         let arena_bytes = round8(arena_bytes);
         let node_cap = layout::node_capacity(arena_bytes, F);
         let node_words = node_cap * layout::node_words(F) as i64;
-        let arena = Reservation::new(arena_bytes as usize)?;
+        // Slices point into the arena (program memory, never unmapped); the
+        // node array is the runtime's own (the unchecked tree trusts it, so
+        // it must never be memory a stale slice could reach).
+        let arena = Reservation::program(arena_bytes as usize)?;
         let nodes = Reservation::new(node_words as usize * 8)?;
         let mut header = Box::new([0i64; HEADER_WORDS]);
         let hdr = header.as_mut_ptr();

@@ -49,16 +49,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::memory::Reservation;
 use crate::span_tree::round8;
 
-/// The first bit of a pointer's tag.
-pub const TAG_SHIFT: u32 = 48;
+/// The first bit of a pointer's tag (the ABI's, `tern_abi`).
+pub const TAG_SHIFT: u32 = tern_abi::SANITIZE_TAG_SHIFT;
 /// The address bits of a (tagged) pointer.
-pub const ADDR_MASK: i64 = (1 << TAG_SHIFT) - 1;
+pub const ADDR_MASK: i64 = tern_abi::SANITIZE_ADDR_MASK;
 /// The tag bits, after the shift (15 bits: the pointer stays positive).
 const TAG_BITS: i64 = 0x7fff;
 /// Number of tags (tag 0 means "untagged": never checked).
 const TAGS: usize = 1 << 15;
 /// The region id of the builtin pool's arena.
-pub const BUILTIN_REGION: i64 = 1;
+pub const BUILTIN_REGION: i64 = tern_abi::SANITIZE_BUILTIN_REGION;
 /// How many tags [`new_tag`] tries before reusing one whose allocation is live.
 const TAG_PROBES: usize = 64;
 
@@ -140,7 +140,22 @@ struct TagRecord {
     /// Where it last shrank (its tail was freed there).
     shrunk_at: At,
     /// Whether its pool's reset freed it (at `freed_at`).
-    reset: bool,
+    reset: Reset,
+    /// Set by [`mark_arena_reset`]: the arena that carves from this
+    /// allocation was reset there; the next same-size in-place
+    /// [`retag`] gives the allocation a new tag and ends this one.
+    renew: Option<At>,
+}
+
+/// What ended a tag's allocation all at once, for the message.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Reset {
+    #[default]
+    No,
+    /// Its pool was reset (`slice_pool::reset`, `slice_pool_pure::reset`).
+    Pool,
+    /// The `arena` that carved it from a chunk that lives on was reset.
+    Arena,
 }
 
 struct State {
@@ -310,9 +325,29 @@ pub fn region_reset(id: i64, high_water: i64, loc: *const c_char) {
     }
     for rec in st.tags.iter_mut().filter(|t| t.live && t.region == id) {
         rec.live = false;
-        rec.reset = true;
+        rec.reset = Reset::Pool;
         rec.freed_at = at.clone();
     }
+}
+
+/// The `arena` carving from the live allocation at `addr` (tagged) was
+/// reset at the current site: every slice carved from it must fail from now
+/// on, though the allocation itself (the arena's first chunk) lives on. Marks
+/// the allocation's tag; the arena then resizes the chunk to its own length,
+/// and that [`retag`] gives the chunk a new tag, ending the old one with `its
+/// arena was reset at ...`. Returns whether the sanitizer is on (when it is
+/// off the arena skips the resize).
+pub fn mark_arena_reset(addr: i64) -> bool {
+    if !enabled() {
+        return false;
+    }
+    let st = state();
+    let t = ((addr >> TAG_SHIFT) & TAG_BITS) as usize;
+    if t != 0 && st.tags[t].live {
+        let at = recorded(st, std::ptr::null());
+        st.tags[t].renew = Some(at);
+    }
+    true
 }
 
 fn region_mut(st: &mut State, id: i64) -> Option<&mut Region> {
@@ -420,7 +455,8 @@ fn new_tag(st: &mut State, id: i64) -> u16 {
     rec.region = id;
     rec.freed_at = At::Nowhere;
     rec.shrunk_at = At::Nowhere;
-    rec.reset = false;
+    rec.reset = Reset::No;
+    rec.renew = None;
     st.next as u16
 }
 
@@ -497,6 +533,19 @@ pub fn retag(id: i64, addr: i64, old: i64, to: i64, new: i64, loc: *const c_char
         return to;
     };
     let t = shadow_at(st, id, g0);
+    if new_n == old_n
+        && t != 0
+        && let Some(at) = st.tags[t as usize].renew.take()
+    {
+        // An arena reset (`mark_arena_reset`): the same memory, a new tag.
+        let rec = &mut st.tags[t as usize];
+        rec.live = false;
+        rec.reset = Reset::Arena;
+        rec.freed_at = at;
+        let fresh = new_tag(st, id);
+        fill(st, id, g0, old_n, fresh);
+        return with_tag(to, fresh);
+    }
     if new_n < old_n {
         fill(st, id, g0 + new_n, old_n - new_n, 0);
         if t != 0 {
@@ -554,14 +603,19 @@ fn check_slow(st: &mut State, a: i64, t: u16, bytes: i64, loc: *const c_char) ->
 /// The message for a slice with tag `t` that failed its check.
 fn freed_message(st: &State, t: u16) -> String {
     let rec = &st.tags[t as usize];
-    if !rec.live && rec.reset {
+    let reset = match rec.reset {
+        Reset::No => None,
+        Reset::Pool => Some("pool"),
+        Reset::Arena => Some("arena"),
+    };
+    if let (false, Some(what)) = (rec.live, reset) {
         if rec.freed_at.is_some() {
             return format!(
-                "use of a freed slice (its pool was reset at {})",
+                "use of a freed slice (its {what} was reset at {})",
                 rec.freed_at.text()
             );
         }
-        return "use of a freed slice (its pool was reset)".into();
+        return format!("use of a freed slice (its {what} was reset)");
     }
     if !rec.live && rec.freed_at.is_some() {
         return format!("use of a freed slice (freed at {})", rec.freed_at.text());

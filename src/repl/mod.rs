@@ -126,10 +126,10 @@ fn command(session: &mut Session, line: &str) -> bool {
 
 /// `:load FILE`: the file's items, except a `fn main`.
 fn load(session: &mut Session, file: &str) {
-    let text = match std::fs::read_to_string(file) {
+    let text = match crate::loader::read_source(std::path::Path::new(file)) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("error: cannot read `{file}`: {e}");
+            eprintln!("{}", e.message(file));
             return;
         }
     };

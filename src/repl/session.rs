@@ -237,9 +237,13 @@ impl Session {
     /// program still compiles with them; drops the bindings whose type they
     /// change the layout of.
     fn define(&mut self, input: &str, input_name: &str) {
+        let text = match input_name {
+            FILE => session::with_final_semicolon(input, true),
+            _ => None,
+        };
         let source = Source {
             name: input_name.to_string(),
-            text: input.to_string(),
+            text: text.unwrap_or_else(|| input.to_string()),
         };
         let new = match session::split_items(&source) {
             Ok(items) => items,
@@ -280,18 +284,31 @@ impl Session {
     /// Drops the bindings at indices `changed` (their type no longer lays
     /// out as when they were stored), with a note for each.
     fn drop_changed(&mut self, changed: &[usize]) {
-        for &k in changed {
-            let b = &self.bindings[k];
-            eprintln!(
-                "note: binding `{}` dropped: the layout of its type `{}` changed",
-                b.name, b.ty
-            );
+        let names: Vec<String> = changed
+            .iter()
+            .map(|&k| {
+                let b = &self.bindings[k];
+                eprintln!(
+                    "note: binding `{}` dropped: the layout of its type `{}` changed",
+                    b.name, b.ty
+                );
+                b.name.clone()
+            })
+            .collect();
+        for name in names {
+            self.forget(&name);
         }
-        let mut k = 0;
-        self.bindings.retain(|_| {
-            k += 1;
-            !changed.contains(&(k - 1))
-        });
+    }
+
+    /// Removes binding `name` (redefined or dropped) and frees its slot.
+    /// Nothing refers to the slot: every input reads the bindings into its
+    /// own frame (`session::compile`'s entry), and a slice of that frame
+    /// cannot be kept, so no other binding points into it.
+    fn forget(&mut self, name: &str) {
+        if let Some(k) = self.bindings.iter().position(|b| b.name == name) {
+            let old = self.bindings.remove(k);
+            self.memory.free(old.addr);
+        }
     }
 
     /// Runs a statement or expression input.
@@ -299,14 +316,11 @@ impl Session {
     /// the final `;` it may leave out).
     fn run_input(&mut self, input: &str, kind: InputKind, complete: bool) {
         let mut text = input.to_string();
-        let trimmed = text.trim_end();
         if kind == InputKind::Statements
             && complete
-            && !trimmed.ends_with(';')
-            && !trimmed.ends_with('}')
+            && let Some(t) = session::with_final_semicolon(&text, false)
         {
-            text.truncate(trimmed.len());
-            text.push(';');
+            text = t;
         }
         let sources = self.item_sources(&[]);
         let mut fresh = Slots::default();
@@ -352,6 +366,11 @@ impl Session {
             }
         };
         self.last_timing.cranelift = Some(start.elapsed());
+        if self.timing {
+            for note in &jit.listing.notes {
+                eprintln!("{note}");
+            }
+        }
         let start = Instant::now();
         // SAFETY: the table and its code live until `free` below, and are
         // unregistered first.
@@ -365,7 +384,7 @@ impl Session {
         match outcome {
             Outcome::Done => {
                 for nb in &compiled.new_bindings {
-                    self.bindings.retain(|b| b.name != nb.name);
+                    self.forget(&nb.name);
                     self.bindings.push(Binding {
                         name: nb.name.clone(),
                         ty: program.type_name(&nb.ty).unwrap_or_default(),

@@ -5,10 +5,12 @@
 
 #![allow(dead_code)]
 
-use std::io::Read;
+#[path = "../child_support/mod.rs"]
+pub mod child;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// The `tern` driver under test.
 pub const TERN: &str = env!("CARGO_BIN_EXE_tern");
@@ -56,61 +58,23 @@ pub fn scratch(name: &str) -> PathBuf {
 
 /// Runs `cmd` to completion or until `timeout` (then kills it), collecting output.
 pub fn run_with_timeout(cmd: Command, timeout: Duration) -> Outcome {
-    run_with(cmd, Stdio::null(), timeout)
+    outcome(child::run_timed(cmd, None, timeout))
 }
 
 /// As [`run_with_timeout`], with stdin read from the file `input`.
 pub fn run_with_timeout_input(cmd: Command, input: &Path, timeout: Duration) -> Outcome {
-    run_with(
-        cmd,
-        std::fs::File::open(input).expect("open input").into(),
-        timeout,
-    )
+    let bytes = std::fs::read(input).expect("read input");
+    outcome(child::run_timed(cmd, Some(&bytes), timeout))
 }
 
-fn run_with(mut cmd: Command, stdin: Stdio, timeout: Duration) -> Outcome {
-    cmd.stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn process");
-    let mut out = child.stdout.take().expect("stdout pipe");
-    let mut err = child.stderr.take().expect("stderr pipe");
-    // Readers on their own threads so a chatty child never blocks on a full pipe.
-    let out_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let start = Instant::now();
-    let mut timed_out = false;
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait for child") {
-            break s;
-        }
-        if start.elapsed() > timeout {
-            timed_out = true;
-            let _ = child.kill();
-            break child.wait().expect("wait for killed child");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let stdout = String::from_utf8_lossy(&out_t.join().unwrap_or_default()).into_owned();
-    let stderr = String::from_utf8_lossy(&err_t.join().unwrap_or_default()).into_owned();
-    #[cfg(unix)]
-    let signal = std::os::unix::process::ExitStatusExt::signal(&status);
-    #[cfg(not(unix))]
-    let signal = None;
+fn outcome((o, timed_out): (std::process::Output, bool)) -> Outcome {
+    use std::os::unix::process::ExitStatusExt as _;
     Outcome {
-        code: status.code(),
-        signal,
+        code: o.status.code(),
+        signal: o.status.signal(),
         timed_out,
-        stdout,
-        stderr,
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
     }
 }
 

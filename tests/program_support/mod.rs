@@ -5,7 +5,12 @@
 //! * `// out: TEXT`: one expected stdout line (`// out:` alone: empty line);
 //! * `// exit: N`: expected exit status (default 0);
 //! * `// err: TEXT`: expected stderr lines, exact and in order; without any,
-//!   stderr must be empty.
+//!   stderr must be empty;
+//! * `// stdin: TEXT`: a line of the program's standard input (the lines in
+//!   order, each ending in a newline; without any, stdin is empty);
+//! * `// args: A B ...`: the program's arguments (`tern run FILE -- A B`,
+//!   `./exe A B`), split on white space; `{tmp}` in one stands for a fresh
+//!   directory of that run's own.
 //!
 //! Every file also runs under each flag set of [`FLAG_SETS`] (today
 //! `--sanitize`). A line may be qualified by a flag set in brackets, written
@@ -19,9 +24,12 @@
 
 #![allow(dead_code)]
 
+#[path = "../child_support/mod.rs"]
+pub mod child;
+
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Output;
+use std::process::{Command, Output};
 
 /// The flag sets, besides none, every program runs under.
 pub const FLAG_SETS: &[&str] = &["--sanitize"];
@@ -40,11 +48,25 @@ pub struct Expect {
     pub exit: i32,
 }
 
-/// A file's expectations: unqualified, and per flag set that has lines.
+/// A file's expectations: unqualified, and per flag set that has lines;
+/// and what every run gets: its standard input and arguments.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Expectations {
     pub plain: Expect,
     pub by_flags: BTreeMap<String, Expect>,
+    pub stdin: Vec<u8>,
+    pub args: Vec<String>,
+}
+
+impl Expectations {
+    /// The arguments with `{tmp}` replaced by `tmp` (created when used).
+    pub fn args_with(&self, tmp: &Path) -> Vec<String> {
+        if self.args.iter().any(|a| a.contains("{tmp}")) {
+            std::fs::create_dir_all(tmp).expect("create the run's directory");
+        }
+        let dir = tmp.to_str().expect("utf-8 temp path");
+        self.args.iter().map(|a| a.replace("{tmp}", dir)).collect()
+    }
 }
 
 impl Expectations {
@@ -73,6 +95,8 @@ pub fn parse_all(text: &str) -> Expectations {
     let mut all = Expectations {
         plain: empty(),
         by_flags: BTreeMap::new(),
+        stdin: Vec::new(),
+        args: Vec::new(),
     };
     for line in text.lines() {
         let line = line.trim_start();
@@ -97,6 +121,17 @@ pub fn parse_all(text: &str) -> Expectations {
             rest.strip_prefix(key)
                 .map(|v| v.strip_prefix(' ').unwrap_or(v).to_string())
         };
+        if flags.is_none() {
+            if let Some(v) = field("stdin:") {
+                all.stdin.extend_from_slice(v.as_bytes());
+                all.stdin.push(b'\n');
+                continue;
+            }
+            if let Some(v) = field("args:") {
+                all.args.extend(v.split_whitespace().map(str::to_string));
+                continue;
+            }
+        }
         let e = match &flags {
             None => &mut all.plain,
             Some(f) => all.by_flags.entry(f.clone()).or_insert_with(empty),
@@ -151,6 +186,22 @@ pub fn mismatch(expect: &Expect, out: &Output) -> Option<String> {
         ));
     }
     (!problems.is_empty()).then(|| problems.join("\n  "))
+}
+
+/// Runs `tern ARGS`, from [`ROOT`], with the verifier on (`TERN_VERIFY=1`,
+/// for release-mode test runs) and the given standard input, killed after
+/// [`child::PATIENCE`].
+pub fn tern_with(args: &[&str], stdin: &[u8]) -> Output {
+    let mut cmd = Command::new(TERN);
+    cmd.args(args).current_dir(ROOT).env("TERN_VERIFY", "1");
+    child::run(cmd, Some(stdin), child::PATIENCE)
+}
+
+/// Runs the executable `exe` with `args` and `stdin` from [`ROOT`].
+pub fn exe_with(exe: &Path, args: &[String], stdin: &[u8]) -> Output {
+    let mut cmd = Command::new(exe);
+    cmd.args(args).current_dir(ROOT);
+    child::run(cmd, Some(stdin), child::PATIENCE)
 }
 
 /// Every `tests/programs/*.tern` and `examples/*.tern`, relative to [`ROOT`],

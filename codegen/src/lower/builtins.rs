@@ -4,43 +4,67 @@
 use super::*;
 
 impl<M: Module> FnLower<'_, '_, M> {
+    /// One value of the print family: on stdout or (`err`) stderr, with a
+    /// newline after it when `newline`.
+    fn print_value(&mut self, arg: &Expr, err: bool, newline: bool, loc: Loc) -> R<()> {
+        // The runtime function for each kind of value and stream, with and
+        // without the newline.
+        let pick = |[print, write, eprint, ewrite]: [Rt; 4]| match (err, newline) {
+            (false, true) => print,
+            (false, false) => write,
+            (true, true) => eprint,
+            (true, false) => ewrite,
+        };
+        let text = pick([Rt::PrintStr, Rt::WriteStr, Rt::EprintStr, Rt::EwriteStr]);
+        let v = self.expr(arg)?;
+        match (&arg.ty, v) {
+            (Type::Str | Type::Slice(_) | Type::Reusable(_), Val::Pair(p, l)) => {
+                let p = self.sanitize_slice(&arg.ty, p, l, loc)?;
+                self.call_rt(text, &[p, l])?;
+            }
+            (Type::Array(_, n), Val::Mem(p)) => {
+                let l = self.b.ins().iconst(types::I64, *n as i64);
+                self.call_rt(text, &[p, l])?;
+            }
+            (Type::Bool, Val::Scalar(x)) => {
+                let rt = pick([Rt::PrintBool, Rt::WriteBool, Rt::EprintBool, Rt::EwriteBool]);
+                self.call_rt(rt, &[x])?;
+            }
+            (Type::U64, Val::Scalar(x)) => {
+                let rt = pick([Rt::PrintU64, Rt::WriteU64, Rt::EprintU64, Rt::EwriteU64]);
+                self.call_rt(rt, &[x])?;
+            }
+            (ty, Val::Scalar(x)) => {
+                let wide = match ty {
+                    Type::I32 => self.b.ins().sextend(types::I64, x),
+                    Type::U8 => self.b.ins().uextend(types::I64, x),
+                    _ => x,
+                };
+                let rt = pick([Rt::PrintI64, Rt::WriteI64, Rt::EprintI64, Rt::EwriteI64]);
+                self.call_rt(rt, &[wide])?;
+            }
+            (ty, _) => {
+                return Err(CodegenError::Unsupported(format!("print of {ty}")));
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn builtin(&mut self, builtin: &Builtin, args: &[Expr], e: &Expr) -> R<Val> {
         let loc = e.loc;
         match builtin {
-            Builtin::Print | Builtin::Write => {
-                let arg = &args[0];
-                let v = self.expr(arg)?;
-                // The runtime function for each kind of value, with and
-                // without the newline.
-                let pick = |print: Rt, write: Rt| match builtin {
-                    Builtin::Print => print,
-                    _ => write,
-                };
-                match (&arg.ty, v) {
-                    (Type::Str | Type::Slice(_), Val::Pair(p, l)) => {
-                        let p = self.sanitize_slice(&arg.ty, p, l, loc)?;
-                        self.call_rt(pick(Rt::PrintStr, Rt::WriteStr), &[p, l])?;
-                    }
-                    (Type::Array(_, n), Val::Mem(p)) => {
-                        let l = self.b.ins().iconst(types::I64, *n as i64);
-                        self.call_rt(pick(Rt::PrintStr, Rt::WriteStr), &[p, l])?;
-                    }
-                    (Type::Bool, Val::Scalar(x)) => {
-                        self.call_rt(pick(Rt::PrintBool, Rt::WriteBool), &[x])?;
-                    }
-                    (Type::U64, Val::Scalar(x)) => {
-                        self.call_rt(pick(Rt::PrintU64, Rt::WriteU64), &[x])?;
-                    }
-                    (ty, Val::Scalar(x)) => {
-                        let wide = match ty {
-                            Type::I32 => self.b.ins().sextend(types::I64, x),
-                            Type::U8 => self.b.ins().uextend(types::I64, x),
-                            _ => x,
-                        };
-                        self.call_rt(pick(Rt::PrintI64, Rt::WriteI64), &[wide])?;
-                    }
-                    (ty, _) => {
-                        return Err(CodegenError::Unsupported(format!("print of {ty}")));
+            Builtin::Print | Builtin::Write | Builtin::Eprint | Builtin::Ewrite => {
+                // `print(a, b, c)`: `write(a); write(" "); write(b);
+                // write(" "); print(c)`, and the same on stderr.
+                let err = matches!(builtin, Builtin::Eprint | Builtin::Ewrite);
+                let line = matches!(builtin, Builtin::Print | Builtin::Eprint);
+                for (i, arg) in args.iter().enumerate() {
+                    let last = i + 1 == args.len();
+                    self.print_value(arg, err, line && last, loc)?;
+                    if line && !last {
+                        let (p, l) = self.str_val(" ")?.pair();
+                        let rt = if err { Rt::EwriteStr } else { Rt::WriteStr };
+                        self.call_rt(rt, &[p, l])?;
                     }
                 }
                 Ok(Val::Unit)

@@ -137,6 +137,22 @@ impl<M: Module> FnLower<'_, '_, M> {
                 }
                 Val::Mem(addr)
             }
+            ExprKind::Text { local, bytes } => {
+                // A fresh copy in the literal's own frame array, viewed.
+                let addr = match self.local_storage(*local)? {
+                    Storage::Slot(s) => self.b.ins().stack_addr(PTR, s, 0),
+                    Storage::Addr(a) => a,
+                    _ => return Err(CodegenError::Unsupported("text in a variable".into())),
+                };
+                if !bytes.is_empty() {
+                    let id = self.tr.string(self.module, bytes)?;
+                    let src = self.data_addr(id);
+                    let ty = &self.f.locals[local.0 as usize].ty;
+                    self.copy(addr, src, self.program.layout(ty));
+                }
+                let n = self.b.ins().iconst(types::I64, bytes.len() as i64);
+                Val::Pair(addr, n)
+            }
             ExprKind::Bytes(bytes) => {
                 // Copied from the read-only bytes into a fresh temporary: the
                 // value is an array the program may change.
@@ -302,6 +318,16 @@ impl<M: Module> FnLower<'_, '_, M> {
         let call = self.b.ins().call(f, &vals);
         self.tag_call(call);
         let results = self.b.inst_results(call).to_vec();
+        if self.opts.inlining != Inlining::Off {
+            // End the block here: Cranelift's inliner splits the block after
+            // a call it inlines, moving the rest of it, which would cost the
+            // square of the block's length in a block of many calls
+            // (docs/backend.md, "Compile-time budgets"). The jump to the
+            // next block costs nothing in the machine code.
+            let next = self.b.create_block();
+            self.b.ins().jump(next, &[]);
+            self.b.switch_to_block(next);
+        }
         Ok(match (repr(ret), sret) {
             (_, Some(t)) => Val::Mem(t),
             (Repr::Scalar(_), _) => Val::Scalar(results[0]),
@@ -313,6 +339,20 @@ impl<M: Module> FnLower<'_, '_, M> {
     pub(super) fn call_extern(&mut self, func: tir::ExternId, args: &[Arg], ret: &Type) -> R<Val> {
         let mut vals = Vec::new();
         for arg in args {
+            // A slice crosses as (pointer, length); under `--sanitize` its
+            // span is checked and the C side gets the real address.
+            if let Arg::Value(e) = arg
+                && self.opts.sanitize
+                && matches!(e.ty, Type::Slice(_))
+            {
+                let (p, l) = self.expr(e)?.pair();
+                // The check reports at the argument; the call stays the call's.
+                let outer = self.here;
+                let p = self.sanitize_slice(&e.ty, p, l, e.loc)?;
+                self.here = outer;
+                vals.extend([p, l]);
+                continue;
+            }
             self.push_arg(arg, &mut vals)?;
         }
         let id = self.tr.externs[func.0 as usize];

@@ -34,8 +34,9 @@ use tern_compiler::tir::{
     self, Arg, BinOp, Builtin, Expr, ExprKind, Loc, LocalId, Program, Stmt, Type, UnOp,
 };
 
+use crate::budget::{EGRAPH_WORK_LIMIT, InlineBudget, egraph_work};
 use crate::debug::{DebugInfo, table};
-use crate::inline::{CallGraph, Inliner, Inlining};
+use crate::inline::{CallGraph, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
 use analysis::is_fresh_aggregate;
@@ -52,14 +53,8 @@ const PTR: ir::Type = types::I64;
 /// `main` and returns its status (0 for `fn main()`).
 pub const ENTRY_SYMBOL: &str = "tern.entry";
 
-/// `--sanitize`: the address bits of a pool pointer, whose bits 48..62 carry
-/// the sanitizer's tag (`tern_runtime::sanitize::ADDR_MASK`; a test compares).
-pub const SANITIZE_ADDR_MASK: i64 = (1 << SANITIZE_TAG_SHIFT) - 1;
-/// `--sanitize`: the first bit of a pointer's tag (`tern_runtime::sanitize::TAG_SHIFT`).
-pub const SANITIZE_TAG_SHIFT: i64 = 48;
-/// `--sanitize`: the sanitizer's region of the builtin pool
-/// (`tern_runtime::sanitize::BUILTIN_REGION`).
-pub const SANITIZE_BUILTIN_REGION: i64 = 1;
+// `--sanitize`: the tag layout of pool pointers, from the ABI's one table.
+pub use tern_abi::{SANITIZE_ADDR_MASK, SANITIZE_BUILTIN_REGION, SANITIZE_TAG_SHIFT};
 
 /// Symbol name of a Tern function: its unique display name, prefixed so it
 /// can never collide with a C symbol (`main`, `memcpy`, runtime externs).
@@ -84,6 +79,9 @@ pub struct Translation {
     pub debug: DebugInfo,
     /// The backtrace table (`tern_rt_debug_table`'s argument), defined last.
     pub debug_table: Option<DataId>,
+    /// The host ISA without the mid-end optimizer, made when a function is
+    /// too large for it (`crate::budget::egraph_work`).
+    plain_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
 }
 
 impl Translation {
@@ -103,7 +101,11 @@ impl Translation {
         }
         let spec = rt.spec();
         let id = module
-            .declare_function(spec.name, Linkage::Import, &spec.signature(self.call_conv))
+            .declare_function(
+                spec.name,
+                Linkage::Import,
+                &crate::runtime_fns::signature(spec, self.call_conv),
+            )
             .map_err(|e| CodegenError::cranelift(spec.name, e))?;
         self.runtime.insert(rt, id);
         Ok(id)
@@ -179,6 +181,7 @@ pub fn translate<M: Module>(
         listing: Listing::default(),
         debug: DebugInfo::default(),
         debug_table: None,
+        plain_isa: None,
     };
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
@@ -203,12 +206,18 @@ pub fn translate<M: Module>(
         .iter()
         .map(|f| repr(&f.ret) == Repr::Mem)
         .collect();
+    let mut sizes: Vec<usize> = bodies.iter().map(hot_size).collect();
+    let mut budget = InlineBudget::new(sizes.iter().sum());
     for &index in &graph.order {
         ctx.func = bodies[index].clone();
         if opts.inlining != Inlining::Off {
             let inliner = Inliner {
                 policy: &opts.inlining,
                 bodies: &bodies,
+                sizes: &sizes,
+                budget: &mut budget,
+                size: sizes[index],
+                limit: InlineBudget::caller_limit(sizes[index]),
                 index_of: &index_of,
                 graph: &graph,
                 caller: index,
@@ -219,6 +228,7 @@ pub fn translate<M: Module>(
             ctx.inline(inliner)
                 .map_err(|e| CodegenError::cranelift(&names[index], e))?;
             bodies[index] = ctx.func.clone();
+            sizes[index] = hot_size(&bodies[index]);
         }
         let id = tr.funcs[index];
         define(
@@ -231,6 +241,7 @@ pub fn translate<M: Module>(
             &mut ctx,
         )?;
     }
+    tr.listing.notes.extend(budget.note());
     // The entry wrapper.
     ctx.func.signature = entry_sig;
     {
@@ -322,14 +333,54 @@ fn define<M: Module>(
             .clif
             .push_str(&format!("; fn {name}\n{}\n", shown.display()));
     }
-    module
-        .define_function(id, ctx)
-        .map_err(|e| CodegenError::cranelift(name, format_module_error(e)))?;
+    if opts.opt_level != OptLevel::O0 && egraph_work(&ctx.func) > EGRAPH_WORK_LIMIT {
+        define_unoptimized(module, tr, opts, id, name, ctx)?;
+    } else {
+        module
+            .define_function(id, ctx)
+            .map_err(|e| CodegenError::cranelift(name, format_module_error(e)))?;
+    }
     if let (Some(index), Some(code)) = (index, ctx.compiled_code()) {
         tr.debug.record(id, index as u32, code);
     }
     module.clear_context(ctx);
     Ok(())
+}
+
+/// Compiles `ctx` with the host ISA at `opt_level=none` (no e-graph pass:
+/// see `crate::budget`) and defines the code under `id`, as
+/// `Module::define_function` does with the module's own ISA.
+fn define_unoptimized<M: Module>(
+    module: &mut M,
+    tr: &mut Translation,
+    opts: &Options,
+    id: FuncId,
+    name: &str,
+    ctx: &mut Context,
+) -> Result<(), CodegenError> {
+    if tr.plain_isa.is_none() {
+        let plain = Options {
+            opt_level: OptLevel::O0,
+            ..opts.clone()
+        };
+        tr.plain_isa = Some(crate::isa::host_isa(&plain, module.isa().flags().is_pic())?);
+    }
+    let isa = tr.plain_isa.as_deref().expect("made above");
+    let mut ctrl = cranelift_codegen::control::ControlPlane::default();
+    ctx.compile(isa, &mut ctrl)
+        .map_err(|e| CodegenError::cranelift(name, format!("{:?}", e.inner)))?;
+    let code = ctx.compiled_code().expect("compiled above");
+    let alignment = u64::from(code.buffer.alignment);
+    let bytes = code.code_buffer().to_vec();
+    let relocs: Vec<cranelift_module::ModuleReloc> = code
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| cranelift_module::ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+        .collect();
+    module
+        .define_function_bytes(id, alignment, &bytes, &relocs)
+        .map_err(|e| CodegenError::cranelift(name, format_module_error(e)))
 }
 
 /// `; u0:N = symbol` for every function of the module, so that the
@@ -487,6 +538,11 @@ impl Val {
 /// Where a local lives.
 #[derive(Clone, Copy, Debug)]
 enum Storage {
+    /// An immutable scalar or pair (`let`, a value parameter): its SSA
+    /// value(s), which dominate every use. No Cranelift `Variable`: the SSA
+    /// builder keeps a block-indexed map per variable, which made a function
+    /// with many locals and many blocks quadratic to translate.
+    Value(Val),
     Var(Variable),
     VarPair(Variable, Variable),
     /// In its own stack slot (aggregates, address-taken scalars).
@@ -545,6 +601,11 @@ struct FnLower<'a, 'b, M: Module> {
     /// live in a stack slot, not in SSA variables. Found before
     /// translation ([`analysis::addressed_locals`]).
     addressed: HashSet<LocalId>,
+    /// Variables of `var` locals whose scope has ended, by type, reused by
+    /// later ones (see [`Storage::Value`]: fewer variables, less memory).
+    free_vars: HashMap<ir::Type, Vec<Variable>>,
+    /// The type of every variable declared.
+    var_types: cranelift_codegen::entity::SecondaryMap<Variable, ir::Type>,
 }
 
 type R<T> = Result<T, CodegenError>;
@@ -577,6 +638,8 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             func_refs: HashMap::new(),
             data_refs: HashMap::new(),
             addressed: analysis::addressed_locals(&f.body),
+            free_vars: HashMap::new(),
+            var_types: Default::default(),
         };
         this.body()?;
         this.b.seal_all_blocks();
@@ -640,34 +703,75 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
     // ----- locals -------------------------------------------------------
 
     fn init_local(&mut self, id: LocalId, val: Val) -> R<()> {
+        let local = &self.f.locals[id.0 as usize];
+        if !local.mutable
+            && !self.addressed.contains(&id)
+            && repr(&local.ty) != Repr::Mem
+            && self.locals[id.0 as usize].is_none()
+        {
+            self.locals[id.0 as usize] = Some(Storage::Value(val));
+            return Ok(());
+        }
+        let storage = self.local_storage(id)?;
         let ty = self.f.locals[id.0 as usize].ty.clone();
-        let storage = match self.locals[id.0 as usize] {
-            Some(s) => s,
-            None => {
-                let s = match repr(&ty) {
-                    _ if self.addressed.contains(&id) || repr(&ty) == Repr::Mem => Storage::Slot(
-                        self.b
-                            .create_sized_stack_slot(slot_data(self.program.layout(&ty))?),
-                    ),
-                    Repr::Scalar(t) => Storage::Var(self.b.declare_var(t)),
-                    Repr::Pair => Storage::VarPair(
-                        self.b.declare_var(types::I64),
-                        self.b.declare_var(types::I64),
-                    ),
-                    // Unit locals hold nothing; a dummy variable keeps the
-                    // storage uniform.
-                    Repr::Unit | Repr::Mem => Storage::Var(self.b.declare_var(types::I8)),
-                };
-                self.locals[id.0 as usize] = Some(s);
-                s
-            }
-        };
         self.write_storage(storage, &ty, val);
         Ok(())
     }
 
-    fn write_storage(&mut self, storage: Storage, ty: &Type, val: Val) {
+    /// The storage of local `id`, made on its first definition: a stack
+    /// slot, or (reused) variables.
+    pub(super) fn local_storage(&mut self, id: LocalId) -> R<Storage> {
+        if let Some(s) = self.locals[id.0 as usize] {
+            return Ok(s);
+        }
+        let ty = self.f.locals[id.0 as usize].ty.clone();
+        let s = match repr(&ty) {
+            _ if self.addressed.contains(&id) || repr(&ty) == Repr::Mem => Storage::Slot(
+                self.b
+                    .create_sized_stack_slot(slot_data(self.program.layout(&ty))?),
+            ),
+            Repr::Scalar(t) => Storage::Var(self.new_var(t)),
+            Repr::Pair => Storage::VarPair(self.new_var(types::I64), self.new_var(types::I64)),
+            // Unit locals hold nothing; a dummy variable keeps the
+            // storage uniform.
+            Repr::Unit | Repr::Mem => Storage::Var(self.new_var(types::I8)),
+        };
+        self.locals[id.0 as usize] = Some(s);
+        Ok(s)
+    }
+
+    /// A variable of type `t`: one whose local's scope has ended, or a new one.
+    pub(super) fn new_var(&mut self, t: ir::Type) -> Variable {
+        if let Some(v) = self.free_vars.get_mut(&t).and_then(Vec::pop) {
+            return v;
+        }
+        let v = self.b.declare_var(t);
+        self.var_types[v] = t;
+        v
+    }
+
+    /// The scope of local `id` has ended: its variables may serve a later
+    /// local (every use of that one follows its own definition).
+    pub(super) fn end_scope(&mut self, id: LocalId) {
+        match self.locals[id.0 as usize] {
+            Some(Storage::Var(v)) => self.free_var(v),
+            Some(Storage::VarPair(a, b)) => {
+                self.free_var(a);
+                self.free_var(b);
+            }
+            _ => {}
+        }
+    }
+
+    /// Variable `v` (of [`FnLower::new_var`]) is dead: a later one may reuse it.
+    pub(super) fn free_var(&mut self, v: Variable) {
+        let t = self.var_types[v];
+        self.free_vars.entry(t).or_default().push(v);
+    }
+
+    pub(super) fn write_storage(&mut self, storage: Storage, ty: &Type, val: Val) {
         match storage {
+            Storage::Value(_) => unreachable!("an immutable local is written once"),
             Storage::Var(v) => {
                 if let Val::Scalar(x) = val {
                     self.b.def_var(v, x);
@@ -698,6 +802,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
     fn read_local(&mut self, id: LocalId) -> R<Val> {
         let ty = self.f.locals[id.0 as usize].ty.clone();
         Ok(match self.storage(id)? {
+            Storage::Value(v) => v,
             Storage::Var(v) => {
                 if repr(&ty) == Repr::Unit {
                     Val::Unit

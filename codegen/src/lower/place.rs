@@ -15,7 +15,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                 Storage::Addr(a) => Ok(a),
                 // Not address-taken by the analysis (cannot happen for a
                 // well-typed program): give a snapshot's address.
-                Storage::Var(_) | Storage::VarPair(..) => {
+                Storage::Value(_) | Storage::Var(_) | Storage::VarPair(..) => {
                     let v = self.read_local(*id)?;
                     self.materialize(&e.ty, v)
                 }
@@ -138,7 +138,7 @@ impl<M: Module> FnLower<'_, '_, M> {
     /// runtime for `bytes` and comes back untagged; an untagged one passes
     /// as is (one shift and branch).
     pub(super) fn sanitize_check(&mut self, addr: Value, bytes: Value, loc: Loc) -> R<Value> {
-        let tag = self.b.ins().ushr_imm_u(addr, SANITIZE_TAG_SHIFT);
+        let tag = self.b.ins().ushr_imm_u(addr, i64::from(SANITIZE_TAG_SHIFT));
         let tagged = self.b.ins().icmp_imm_u(IntCC::NotEqual, tag, 0);
         let check = self.b.create_block();
         let cont = self.b.create_block();

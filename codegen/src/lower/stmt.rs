@@ -10,6 +10,11 @@ impl<M: Module> FnLower<'_, '_, M> {
         for stmt in &block.stmts {
             self.stmt(stmt)?;
         }
+        for stmt in &block.stmts {
+            if let Stmt::Let { local, .. } = stmt {
+                self.end_scope(*local);
+            }
+        }
         Ok(())
     }
 
@@ -93,6 +98,13 @@ impl<M: Module> FnLower<'_, '_, M> {
                 end,
                 body,
             } => self.for_loop(*var, start, end, body)?,
+            Stmt::ForEach {
+                index,
+                var,
+                seq,
+                body,
+            } => self.for_each(*index, *var, seq, body)?,
+            Stmt::Block(b) => self.block(b)?,
             Stmt::Break | Stmt::Continue => {
                 let target = self.loops.last().ok_or_else(|| {
                     CodegenError::Unsupported("`break`/`continue` outside a loop".into())
@@ -150,7 +162,9 @@ impl<M: Module> FnLower<'_, '_, M> {
         } else {
             IntCC::UnsignedLessThan
         };
-        self.init_local(var, Val::Scalar(s))?;
+        // The loop variable is rebound every iteration: variables, not a value.
+        let storage = self.local_storage(var)?;
+        self.write_storage(storage, &ty, Val::Scalar(s));
         let header = self.b.create_block();
         let body_b = self.b.create_block();
         let step = self.b.create_block();
@@ -183,6 +197,70 @@ impl<M: Module> FnLower<'_, '_, M> {
         self.write_storage(storage, &ty, Val::Scalar(next));
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(exit);
+        self.end_scope(var);
+        Ok(())
+    }
+
+    /// `for [index,] var in seq`: the sequence's pointer and length once,
+    /// then one load per element at `ptr + i * size` for `i` below the
+    /// length, with no bounds check (`tir::Stmt::ForEach`). Under
+    /// `--sanitize` each element read is checked, as an index would be.
+    pub(super) fn for_each(
+        &mut self,
+        index: Option<LocalId>,
+        var: LocalId,
+        seq: &Expr,
+        body: &tir::Block,
+    ) -> R<()> {
+        let (ptr, len) = self.sequence(seq)?;
+        let elem = seq.ty.element().cloned().unwrap_or(Type::Unit);
+        let size = self.elem_size(&seq.ty);
+        let tagged = self.opts.sanitize && matches!(seq.ty, Type::Slice(_) | Type::Reusable(_));
+        let counter = self.new_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(counter, zero);
+        let header = self.b.create_block();
+        let body_b = self.b.create_block();
+        let step = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        self.poll_interrupt(seq.loc)?;
+        let i = self.b.use_var(counter);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+        self.b.ins().brif(more, body_b, &[], exit, &[]);
+        self.b.switch_to_block(body_b);
+        let off = self.scaled(i, size);
+        let mut addr = self.b.ins().iadd(ptr, off);
+        if tagged {
+            let bytes = self.b.ins().iconst(types::I64, size.max(1) as i64);
+            addr = self.sanitize_check(addr, bytes, seq.loc)?;
+        }
+        let value = self.load(&elem, addr);
+        let storage = self.local_storage(var)?;
+        self.write_storage(storage, &elem, value);
+        if let Some(index) = index {
+            let storage = self.local_storage(index)?;
+            self.write_storage(storage, &Type::I64, Val::Scalar(i));
+        }
+        self.loops.push(LoopTarget {
+            continue_to: step,
+            break_to: exit,
+        });
+        self.block(body)?;
+        self.loops.pop();
+        self.b.ins().jump(step, &[]);
+        self.b.switch_to_block(step);
+        let i = self.b.use_var(counter);
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        self.b.def_var(counter, next);
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(exit);
+        self.end_scope(var);
+        if let Some(index) = index {
+            self.end_scope(index);
+        }
+        self.free_var(counter);
         Ok(())
     }
 

@@ -60,7 +60,7 @@ pub(crate) fn summaries(fns: &[FnFacts], struct_fields: &[Vec<Type>]) -> Vec<Sum
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); fns.len()];
     for (i, f) in fns.iter().enumerate() {
         let mut callees = Vec::new();
-        callees_of_block(f.body, &mut callees);
+        crate::tir::visit::callees(f.body, &mut callees);
         callees.sort_unstable();
         callees.dedup();
         for c in callees {
@@ -135,82 +135,6 @@ fn run<'s>(
     pass.report = report;
     pass.block(f.body);
     (pass.diags, pass.summary)
-}
-
-fn callees_of_block(b: &Block, out: &mut Vec<FuncId>) {
-    for s in &b.stmts {
-        match s {
-            Stmt::Let { init: e, .. } | Stmt::Expr(e) | Stmt::Return(Some(e)) => callees(e, out),
-            Stmt::Assign { place, value } | Stmt::CompoundAssign { place, value, .. } => {
-                callees(place, out);
-                callees(value, out);
-            }
-            Stmt::If { .. } => {
-                let chain = s.if_arms().expect("an if");
-                for (cond, then) in chain.arms {
-                    callees(cond, out);
-                    callees_of_block(then, out);
-                }
-                if let Some(e) = chain.last {
-                    callees_of_block(e, out);
-                }
-            }
-            Stmt::While { cond, body } => {
-                callees(cond, out);
-                callees_of_block(body, out);
-            }
-            Stmt::For {
-                start, end, body, ..
-            } => {
-                callees(start, out);
-                callees(end, out);
-                callees_of_block(body, out);
-            }
-            Stmt::Break | Stmt::Continue | Stmt::Return(None) => {}
-        }
-    }
-}
-
-fn callees(e: &Expr, out: &mut Vec<FuncId>) {
-    match &e.kind {
-        ExprKind::Int(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Str(_)
-        | ExprKind::Bytes(_)
-        | ExprKind::Local(_) => {}
-        ExprKind::Field(x, _) | ExprKind::Unary(_, x) | ExprKind::Cast(x) | ExprKind::Len(x) => {
-            callees(x, out)
-        }
-        ExprKind::ArrayRepeat { value: x, .. } => callees(x, out),
-        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
-            callees(a, out);
-            callees(b, out);
-        }
-        ExprKind::SliceRange { base, lo, hi } => {
-            callees(base, out);
-            for x in [lo, hi].into_iter().flatten() {
-                callees(x, out);
-            }
-        }
-        ExprKind::Call { func, args } => {
-            out.push(*func);
-            for a in args {
-                match a {
-                    Arg::Value(x) | Arg::Ref(x) => callees(x, out),
-                }
-            }
-        }
-        ExprKind::CallExtern { args, .. } => {
-            for a in args {
-                match a {
-                    Arg::Value(x) | Arg::Ref(x) => callees(x, out),
-                }
-            }
-        }
-        ExprKind::StructLit { fields: xs, .. }
-        | ExprKind::ArrayLit(xs)
-        | ExprKind::Builtin(_, xs) => xs.iter().for_each(|x| callees(x, out)),
-    }
 }
 
 /// Where a place lives.
@@ -374,6 +298,8 @@ impl Pass<'_, '_> {
             ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Str(_) | ExprKind::Bytes(_) => {
                 Taint::default()
             }
+            // A slice of the literal's copy in the frame: as of a local array.
+            ExprKind::Text { local, .. } => Taint::of(local.0),
             ExprKind::Local(id) => self.taint[id.0 as usize].clone(),
             ExprKind::Field(b, _) => {
                 let t = self.value(b);
@@ -547,6 +473,15 @@ impl Pass<'_, '_> {
                 self.value(end);
                 self.block(body);
             }
+            Stmt::ForEach { var, seq, body, .. } => {
+                // Each element's value: what indexing the sequence gives.
+                let t = self.value(seq);
+                let elem = seq.ty.element().cloned().unwrap_or(Type::Unit);
+                let t = t.when(self.holds_slice(&elem));
+                self.taint_local(var.0, &t);
+                self.block(body);
+            }
+            Stmt::Block(b) => self.block(b),
             Stmt::Break | Stmt::Continue | Stmt::Return(None) => {}
             Stmt::Return(Some(e)) => {
                 // A slice of an array behind a `ref` parameter is the caller's
@@ -598,7 +533,9 @@ impl Pass<'_, '_> {
 
     fn origin(&self, local: u32) -> EscapeOrigin {
         let name = self.facts.locals[local as usize].name.clone();
-        if self.ref_param[local as usize] {
+        if name == crate::tir::TEXT_LOCAL {
+            EscapeOrigin::Text
+        } else if self.ref_param[local as usize] {
             EscapeOrigin::RefParam(name)
         } else {
             EscapeOrigin::Local(name)
@@ -610,7 +547,9 @@ impl Pass<'_, '_> {
             return;
         }
         let name = self.facts.locals[origin as usize].name.clone();
-        let label = if self.ref_param[origin as usize] {
+        let label = if name == crate::tir::TEXT_LOCAL {
+            LabelKind::TextCopied
+        } else if self.ref_param[origin as usize] {
             LabelKind::RefParamArray(name.clone())
         } else {
             LabelKind::ArrayDeclared(name.clone())

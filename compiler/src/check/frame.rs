@@ -10,7 +10,7 @@
 //! place. Scalars, slices and spills are small and covered by the margin
 //! between [`MAX_FRAME_BYTES`] and Cranelift's 1 GiB frame limit.
 
-use crate::tir::{Arg, Block, Expr, ExprKind, Function, Program, Stmt, Type};
+use crate::tir::{Arg, Block, Expr, ExprKind, Function, Program, Stmt, Type, visit};
 
 /// Largest frame bound a function may have, in bytes (512 MiB; a frame this
 /// large overflows any usual thread stack at run time anyway, which is
@@ -70,41 +70,15 @@ impl Walk<'_> {
 
     fn block(&mut self, b: &Block) {
         for s in &b.stmts {
-            match s {
-                Stmt::Let { local, init } => {
-                    if fresh(init) {
-                        self.adopted[local.0 as usize] = true;
-                    }
-                    self.expr(init);
-                }
-                Stmt::Expr(e) | Stmt::Return(Some(e)) => self.expr(e),
-                Stmt::Assign { place, value } | Stmt::CompoundAssign { place, value, .. } => {
-                    self.expr(place);
-                    self.expr(value);
-                }
-                Stmt::If { .. } => {
-                    let chain = s.if_arms().expect("an if");
-                    for (cond, then) in chain.arms {
-                        self.expr(cond);
-                        self.block(then);
-                    }
-                    if let Some(e) = chain.last {
-                        self.block(e);
-                    }
-                }
-                Stmt::While { cond, body } => {
-                    self.expr(cond);
-                    self.block(body);
-                }
-                Stmt::For {
-                    start, end, body, ..
-                } => {
-                    self.expr(start);
-                    self.expr(end);
-                    self.block(body);
-                }
-                Stmt::Break | Stmt::Continue | Stmt::Return(None) => {}
+            if let Stmt::Let { local, init } = s
+                && fresh(init)
+            {
+                self.adopted[local.0 as usize] = true;
             }
+            visit::stmt_parts(s, &mut |p| match p {
+                visit::Part::Expr(e) => self.expr(e),
+                visit::Part::Block(b) => self.block(b),
+            });
         }
     }
 
@@ -112,44 +86,16 @@ impl Walk<'_> {
         if fresh(e) {
             self.add(&e.ty);
         }
-        match &e.kind {
-            ExprKind::Int(_)
-            | ExprKind::Bool(_)
-            | ExprKind::Str(_)
-            | ExprKind::Bytes(_)
-            | ExprKind::Local(_) => {}
-            ExprKind::Field(x, _)
-            | ExprKind::Unary(_, x)
-            | ExprKind::Cast(x)
-            | ExprKind::Len(x) => self.expr(x),
-            ExprKind::ArrayRepeat { value: x, .. } => self.expr(x),
-            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            ExprKind::SliceRange { base, lo, hi } => {
-                self.expr(base);
-                for x in [lo, hi].into_iter().flatten() {
-                    self.expr(x);
+        if let ExprKind::Call { args, .. } | ExprKind::CallExtern { args, .. } = &e.kind {
+            // The caller's copy of an aggregate place passed by value.
+            for a in args {
+                if let Arg::Value(x) = a
+                    && !fresh(x)
+                {
+                    self.add(&x.ty);
                 }
             }
-            ExprKind::Call { args, .. } | ExprKind::CallExtern { args, .. } => {
-                for a in args {
-                    match a {
-                        Arg::Value(x) => {
-                            // The caller's copy of an aggregate place.
-                            if !fresh(x) {
-                                self.add(&x.ty);
-                            }
-                            self.expr(x);
-                        }
-                        Arg::Ref(x) => self.expr(x),
-                    }
-                }
-            }
-            ExprKind::StructLit { fields: xs, .. }
-            | ExprKind::ArrayLit(xs)
-            | ExprKind::Builtin(_, xs) => xs.iter().for_each(|x| self.expr(x)),
         }
+        visit::expr_children(e, &mut |x| self.expr(x));
     }
 }

@@ -82,6 +82,8 @@ struct ConstInfo<'a> {
 /// name (structs may have many fields: lookups must not scan).
 pub(crate) struct Fields {
     pub(crate) list: Vec<(String, Ty)>,
+    /// Whether each field is `priv` (by index of `list`).
+    pub(crate) private: Vec<bool>,
     index: HashMap<String, usize>,
 }
 
@@ -398,7 +400,10 @@ impl<'a> Checker<'a> {
             let module = self.externs[e].module;
             let params = self.param_sigs(&ast.params, module, &[]);
             for (p, pa) in params.iter().zip(&ast.params) {
-                let ok = p.ty.is_scalar() || (p.by_ref && matches!(p.ty, Ty::Struct(..)));
+                // Scalars, a slice as (pointer, length), a struct by `ref`.
+                let ok = p.ty.is_scalar()
+                    || (!p.by_ref && matches!(p.ty, Ty::Slice(_)))
+                    || (p.by_ref && matches!(p.ty, Ty::Struct(..)));
                 if !ok && !p.ty.has_error() {
                     let name = self.ty_name(&p.ty);
                     self.sink.error(ErrorKind::ExternType(name), pa.ty.span);
@@ -659,6 +664,16 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The text of constant `k` when it is a string constant
+    /// (`const NAME = "text";`).
+    pub(crate) fn const_text(&self, k: usize) -> Option<&'a str> {
+        let ast = self.consts[k].ast;
+        match (&ast.ty, &ast.value.kind) {
+            (None, ast::ExprKind::Str(s)) => Some(s.as_str()),
+            _ => None,
+        }
+    }
+
     /// The value of constant `k`, evaluating it on first use.
     fn const_value(&mut self, k: usize) -> Option<ConstVal> {
         match &self.consts[k].state {
@@ -680,12 +695,25 @@ impl<'a> Checker<'a> {
         self.item_depth += 1;
         let ast = self.consts[k].ast;
         let module = self.consts[k].module;
-        let ty = self.resolve_type(&ast.ty, module, &[]);
+        let Some(ty_expr) = &ast.ty else {
+            // A string constant has no number value (its uses are literals,
+            // `path_value`); any other constant needs its type written.
+            if !matches!(ast.value.kind, ast::ExprKind::Str(_)) {
+                self.sink.error(
+                    ErrorKind::ConstNeedsType(ast.name.name.clone()),
+                    ast.name.span,
+                );
+            }
+            self.item_depth -= 1;
+            self.consts[k].state = Lazy::Done(None);
+            return None;
+        };
+        let ty = self.resolve_type(ty_expr, module, &[]);
         let value = if ty.has_error() {
             None
         } else if !ty.is_scalar() {
             let name = self.ty_name(&ty);
-            self.sink.error(ErrorKind::ConstType(name), ast.ty.span);
+            self.sink.error(ErrorKind::ConstType(name), ty_expr.span);
             None
         } else {
             let v = self.const_expr(&ast.value, module, &[], Some(&ty));
@@ -718,6 +746,26 @@ impl<'a> Checker<'a> {
         Ok(fields
             .position(name)
             .map(|i| (i, fields.list[i].1.subst(&subst))))
+    }
+
+    /// The first `priv` field of struct `s` when code of module `module`
+    /// may not use it (`module` is not the struct's own): what keeps a
+    /// module's invariants out of other modules' reach.
+    pub(crate) fn private_field(
+        &mut self,
+        s: usize,
+        module: usize,
+        field: Option<usize>,
+    ) -> Option<String> {
+        if self.structs[s].module == module {
+            return None;
+        }
+        let fields = self.struct_fields(s)?;
+        let i = match field {
+            Some(i) => i,
+            None => fields.private.iter().position(|&p| p)?,
+        };
+        fields.private[i].then(|| fields.list[i].0.clone())
     }
 
     /// The substitution of struct `s`'s generic parameters by `args`.
@@ -774,7 +822,13 @@ impl<'a> Checker<'a> {
         let mut list: Vec<(String, Ty)> = Vec::with_capacity(ast.fields.len());
         let mut spans = Vec::with_capacity(ast.fields.len());
         let mut index: HashMap<String, usize> = HashMap::with_capacity(ast.fields.len());
-        for (name, t) in &ast.fields {
+        let mut private = Vec::with_capacity(ast.fields.len());
+        for ast::FieldDecl {
+            private: p,
+            name,
+            ty: t,
+        } in &ast.fields
+        {
             if index.contains_key(&name.name) {
                 self.sink
                     .error(ErrorKind::DuplicateField(name.name.clone()), name.span);
@@ -788,10 +842,15 @@ impl<'a> Checker<'a> {
             let ty = self.resolve_type_sized(t, module, &generics, false);
             index.insert(name.name.clone(), list.len());
             list.push((name.name.clone(), ty));
+            private.push(*p);
             spans.push(t.span);
         }
         self.fields_open -= 1;
-        let fields = Rc::new(Fields { list, index });
+        let fields = Rc::new(Fields {
+            list,
+            private,
+            index,
+        });
         self.structs[s].field_spans = spans;
         self.structs[s].fields = Lazy::Done(fields.clone());
         Some(fields)

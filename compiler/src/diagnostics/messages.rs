@@ -12,6 +12,7 @@ pub enum ErrorKind {
     UnterminatedString,
     UnterminatedComment,
     UnknownEscape(char),
+    BadByteLiteral,
     IntTooLarge,
     MalformedInt(String),
     // --- parser ---
@@ -38,6 +39,10 @@ pub enum ErrorKind {
         module: String,
         file: String,
     },
+    ModuleTooLarge {
+        module: String,
+        file: String,
+    },
     DuplicateItem(String),
     DuplicateField(String),
     DuplicateParam(String),
@@ -57,6 +62,14 @@ pub enum ErrorKind {
     BuiltinRef(String),
     TooManyInstances,
     UnknownBuiltin(String),
+    PrivateField {
+        ty: String,
+        field: String,
+    },
+    PrivateFieldLiteral {
+        ty: String,
+        field: String,
+    },
     // --- types ---
     Mismatch {
         expected: String,
@@ -100,6 +113,11 @@ pub enum ErrorKind {
         expected: usize,
         found: usize,
     },
+    ArgCountAtLeast {
+        name: String,
+        expected: usize,
+        found: usize,
+    },
     TypeArgCount {
         name: String,
         expected: usize,
@@ -128,6 +146,7 @@ pub enum ErrorKind {
     ExternType(String),
     ExternMismatch(String),
     ConstType(String),
+    ConstNeedsType(String),
     NotConst,
     ConstDivZero,
     ConstCycle(String),
@@ -148,6 +167,7 @@ pub enum ErrorKind {
     BadMain,
     InstantiationTooDeep(String),
     ForRangeType(String),
+    ForEachSeq(String),
     /// A function's locals and temporaries exceed the frame limit.
     FrameTooLarge {
         name: String,
@@ -193,12 +213,15 @@ pub enum EscapeOrigin {
     /// An array inside a `ref` parameter: the caller's memory, perhaps a
     /// local of the caller.
     RefParam(String),
+    /// A string literal used as `[]u8`: its bytes are a copy in the frame.
+    Text,
 }
 
 impl fmt::Display for EscapeOrigin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EscapeOrigin::Local(n) => write!(f, "local array `{n}`"),
+            EscapeOrigin::Text => write!(f, "a string literal"),
             EscapeOrigin::RefParam(n) => write!(f, "an array in `ref` parameter `{n}`"),
         }
     }
@@ -222,6 +245,10 @@ impl fmt::Display for ErrorKind {
             UnexpectedChar(c) => write!(f, "unexpected character `{c}`"),
             UnterminatedString => write!(f, "unterminated string literal"),
             UnterminatedComment => write!(f, "unterminated block comment"),
+            BadByteLiteral => write!(
+                f,
+                "a byte literal is one ASCII character or escape between `b'` and `'` (`b'a'`, `b'\\n'`)"
+            ),
             UnknownEscape(c) => write!(
                 f,
                 "unknown escape `\\{}` in string literal",
@@ -284,6 +311,19 @@ impl fmt::Display for ErrorKind {
             ModuleNotUtf8 { module, file } => {
                 write!(f, "module `{module}` ({file}) is not valid UTF-8")
             }
+            PrivateField { ty, field } => write!(
+                f,
+                "field `{field}` of `{ty}` is private to the module that declares `{ty}`"
+            ),
+            PrivateFieldLiteral { ty, field } => write!(
+                f,
+                "`{ty}` cannot be built outside its module: its field `{field}` is private (use the module's functions)"
+            ),
+            ModuleTooLarge { module, file } => write!(
+                f,
+                "module `{module}` ({file}) is larger than {} MiB, the limit of a source file",
+                crate::MAX_SOURCE_BYTES >> 20
+            ),
             DuplicateItem(n) => write!(f, "the name `{n}` is defined more than once"),
             DuplicateField(n) => write!(f, "field `{n}` is declared more than once"),
             DuplicateParam(n) => write!(f, "parameter `{n}` is declared more than once"),
@@ -358,6 +398,16 @@ impl fmt::Display for ErrorKind {
                 if *expected == 1 { "" } else { "s" },
                 if *found == 1 { "was" } else { "were" }
             ),
+            ArgCountAtLeast {
+                name,
+                expected,
+                found,
+            } => write!(
+                f,
+                "`{name}` takes at least {expected} argument{} but {found} {} given",
+                if *expected == 1 { "" } else { "s" },
+                if *found == 1 { "was" } else { "were" }
+            ),
             TypeArgCount {
                 name,
                 expected,
@@ -394,7 +444,7 @@ impl fmt::Display for ErrorKind {
             EmptyArrayInfer => write!(f, "cannot infer the element type of an empty array"),
             PrintArg { name, ty } => write!(
                 f,
-                "`{name}` expects an integer, a bool or text (a string, `[]u8`, `[N]u8`), found `{ty}`"
+                "`{name}` expects an integer, a bool or text (a string, `[]u8`, `[N]u8`, `reusable[]u8`), found `{ty}`"
             ),
             NeedsStrLit(n) => write!(f, "`{n}` expects a string literal message"),
             ExternType(t) => write!(f, "type `{t}` cannot cross the C boundary"),
@@ -407,6 +457,10 @@ impl fmt::Display for ErrorKind {
             ConstType(t) => write!(
                 f,
                 "constants must be of type `i64`, `i32`, `u8` or `bool`, found `{t}`"
+            ),
+            ConstNeedsType(n) => write!(
+                f,
+                "constant `{n}` needs a type (`const {n}: i64 = ...;`): only a string constant (`const {n} = \"text\";`) leaves it out"
             ),
             NotConst => write!(f, "this expression is not a constant"),
             ConstDivZero => write!(f, "division by zero in a constant expression"),
@@ -430,6 +484,10 @@ impl fmt::Display for ErrorKind {
             BadMain => write!(f, "`main` must be `fn main()` or `fn main() -> i64`"),
             InstantiationTooDeep(n) => write!(f, "generic instantiation of `{n}` nests too deep"),
             ForRangeType(t) => write!(f, "`for` range bounds must be integers, found `{t}`"),
+            ForEachSeq(t) => write!(
+                f,
+                "cannot iterate over `{t}`: `for x in` takes an array, a slice, a reusable slice or a vector (a struct with fields `items` and `len`, as `vec::Vec`)"
+            ),
             FrameTooLarge { name, bytes } => write!(
                 f,
                 "the stack frame of `{name}` needs up to {bytes} bytes, more than the limit of 512 MiB; keep large arrays in a pool (`reusable[]T`, `slice_pool`)"
@@ -479,6 +537,8 @@ pub enum LabelKind {
     LastStatement,
     /// The local array an escaping slice views.
     ArrayDeclared(String),
+    /// The string literal whose frame copy an escaping slice views.
+    TextCopied,
     /// The `ref` parameter whose array an escaping slice views.
     RefParamArray(String),
     /// The argument that carries a slice of a local array into a call.
@@ -494,6 +554,9 @@ impl fmt::Display for LabelKind {
             LabelKind::LastStatement => write!(f, "the body can end here without `return`"),
             LabelKind::ArrayDeclared(n) => {
                 write!(f, "`{n}` is declared here, in this function's frame")
+            }
+            LabelKind::TextCopied => {
+                write!(f, "its bytes are copied into this function's frame here")
             }
             LabelKind::RefParamArray(n) => write!(
                 f,

@@ -85,6 +85,10 @@ impl Sink {
     pub(crate) fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
+    /// The diagnostics so far.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Diagnostic> + '_ {
+        self.list.iter()
+    }
     /// Replaces each diagnostic by `f` of it (a host's parts say an error
     /// about generated code in its user's terms: `crate::session`).
     pub(crate) fn rewrite(&mut self, f: impl Fn(Diagnostic) -> Diagnostic) {

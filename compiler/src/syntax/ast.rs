@@ -45,20 +45,30 @@ pub enum Item {
     Fn(FnItem),
 }
 
-/// `const NAME: T = value;`
+/// `const NAME: T = value;`, or `const NAME = "text";` (a string constant:
+/// no type).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConstItem {
     pub name: Ident,
-    pub ty: TypeExpr,
+    pub ty: Option<TypeExpr>,
     pub value: Expr,
 }
 
-/// `struct Name<generics> { field: T, ... }`
+/// `struct Name<generics> { field: T, priv field: T, ... }`
 #[derive(Clone, Debug, PartialEq)]
 pub struct StructItem {
     pub name: Ident,
     pub generics: Vec<Ident>,
-    pub fields: Vec<(Ident, TypeExpr)>,
+    pub fields: Vec<FieldDecl>,
+}
+
+/// One declared field: `name: T`, or `priv name: T` (readable and writable
+/// only by code of the module that declares the struct).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldDecl {
+    pub private: bool,
+    pub name: Ident,
+    pub ty: TypeExpr,
 }
 
 /// A function parameter, `name: T` or `ref name: T`.
@@ -148,6 +158,13 @@ pub enum StmtKind {
         end: Expr,
         body: Block,
     },
+    /// `for var in seq` / `for index, var in seq`.
+    ForEach {
+        index: Option<Ident>,
+        var: Ident,
+        seq: Expr,
+        body: Block,
+    },
     Break,
     Continue,
     Return(Option<Expr>),
@@ -235,6 +252,8 @@ pub struct Arg {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     Int(Option<u64>),
+    /// `b'a'`: a `u8`.
+    Byte(u8),
     Bool(bool),
     Str(String),
     /// A name or module path, with optional `::<T, ...>`.
@@ -323,7 +342,9 @@ impl Drop for Block {
                         pending.append(&mut e.stmts);
                     }
                 }
-                StmtKind::While { mut body, .. } | StmtKind::For { mut body, .. } => {
+                StmtKind::While { mut body, .. }
+                | StmtKind::For { mut body, .. }
+                | StmtKind::ForEach { mut body, .. } => {
                     pending.append(&mut body.stmts);
                 }
                 _ => {}

@@ -10,6 +10,8 @@ use crate::source::{FileId, Span};
 pub enum Tok {
     /// Integer literal; `None` when it does not fit in 64 bits (already reported).
     Int(Option<u64>),
+    /// Byte literal `b'a'`: its value (a `u8`).
+    Byte(u8),
     Str(String),
     Ident(String),
     // keywords
@@ -96,6 +98,7 @@ impl Tok {
     pub fn describe(&self) -> String {
         match self {
             Tok::Int(_) => "an integer literal".into(),
+            Tok::Byte(_) => "a byte literal".into(),
             Tok::Str(_) => "a string literal".into(),
             Tok::Ident(n) => format!("`{n}`"),
             Tok::Eof => "end of file".into(),
@@ -162,11 +165,52 @@ impl Tok {
             Tok::OrOr => "||",
             Tok::Bang => "!",
             Tok::OpAssign(op) => return format!("{}=", op.text()),
-            Tok::Int(_) | Tok::Str(_) | Tok::Ident(_) | Tok::Eof | Tok::Error => {
+            Tok::Int(_) | Tok::Byte(_) | Tok::Str(_) | Tok::Ident(_) | Tok::Eof | Tok::Error => {
                 return self.describe();
             }
         };
         s.to_string()
+    }
+}
+
+/// The byte literal whose text after `b'` is `rest`: its value and how many
+/// bytes of `rest` it takes (through the closing `'`, or to the end of the
+/// line when it is not closed).
+fn byte_literal(rest: &str) -> (Result<u8, ErrorKind>, usize) {
+    let mut chars = rest.char_indices();
+    let (value, after) = match chars.next() {
+        Some((_, '\\')) => match chars.next() {
+            Some((k, e)) => {
+                let v = match e {
+                    'n' => Ok(b'\n'),
+                    't' => Ok(b'\t'),
+                    'r' => Ok(b'\r'),
+                    '0' => Ok(0),
+                    '\\' => Ok(b'\\'),
+                    '\'' => Ok(b'\''),
+                    '"' => Ok(b'"'),
+                    other => Err(ErrorKind::UnknownEscape(other)),
+                };
+                (v, k + e.len_utf8())
+            }
+            None => (Err(ErrorKind::BadByteLiteral), 1),
+        },
+        Some((_, '\'' | '\n')) | None => (Err(ErrorKind::BadByteLiteral), 0),
+        Some((_, ch)) if ch.is_ascii() => (Ok(ch as u8), 1),
+        Some((_, ch)) => (Err(ErrorKind::BadByteLiteral), ch.len_utf8()),
+    };
+    if rest[after..].starts_with('\'') {
+        (value, after + 1)
+    } else {
+        // Not closed: the error covers the line's rest up to a `'`.
+        let line = rest[after..]
+            .find(['\'', '\n'])
+            .map_or(rest.len() - after, |n| n);
+        let closes = rest[after + line..].starts_with('\'');
+        (
+            Err(ErrorKind::BadByteLiteral),
+            after + line + usize::from(closes),
+        )
     }
 }
 
@@ -251,6 +295,26 @@ pub(crate) fn lex_as(file: FileId, text: &str, sink: &mut Sink, generated: bool)
             if depth != 0 {
                 sink.error(ErrorKind::UnterminatedComment, span(start, start + 2));
             }
+            continue;
+        }
+        // `b'a'`: a byte literal, escapes as in strings (and `\'`).
+        if c == b'b' && bytes.get(i + 1) == Some(&b'\'') {
+            let (tok, len) = byte_literal(&text[i + 2..]);
+            let end = i + 2 + len;
+            match tok {
+                Ok(v) => toks.push(Token {
+                    tok: Tok::Byte(v),
+                    span: span(start, end),
+                }),
+                Err(kind) => {
+                    sink.error(kind, span(start, end));
+                    toks.push(Token {
+                        tok: Tok::Error,
+                        span: span(start, end),
+                    });
+                }
+            }
+            i = end;
             continue;
         }
         if c.is_ascii_alphabetic() || c == b'_' || (generated && c == b'$') {

@@ -322,8 +322,12 @@ impl<'s> Parser<'s> {
             Tok::Const => {
                 self.bump();
                 let name = self.ident()?;
-                self.expect(&Tok::Colon)?;
-                let ty = self.ty()?;
+                // `const NAME = "text";`: a string constant has no type.
+                let ty = if self.eat(&Tok::Colon) {
+                    Some(self.ty()?)
+                } else {
+                    None
+                };
                 self.expect(&Tok::Eq)?;
                 let value = self.expr()?;
                 self.expect(&Tok::Semi)?;
@@ -336,10 +340,17 @@ impl<'s> Parser<'s> {
                 self.expect(&Tok::LBrace)?;
                 let mut fields = Vec::new();
                 while *self.peek() != Tok::RBrace {
-                    let f = self.ident()?;
+                    // `priv` marks a private field; it is a keyword only
+                    // here, before a field name (a field may be named `priv`).
+                    let private = matches!(self.peek(), Tok::Ident(n) if n == "priv")
+                        && matches!(self.peek_at(1), Tok::Ident(_));
+                    if private {
+                        self.bump();
+                    }
+                    let name = self.ident()?;
                     self.expect(&Tok::Colon)?;
-                    let t = self.ty()?;
-                    fields.push((f, t));
+                    let ty = self.ty()?;
+                    fields.push(FieldDecl { private, name, ty });
                     if !self.eat(&Tok::Comma) {
                         break;
                     }
@@ -698,9 +709,32 @@ impl<'s> Parser<'s> {
             }
             Tok::For => {
                 self.bump();
-                let var = self.ident()?;
+                let first = self.ident()?;
+                let second = if self.eat(&Tok::Comma) {
+                    Some(self.ident()?)
+                } else {
+                    None
+                };
                 self.expect(&Tok::In)?;
                 let start_e = self.cond_expr()?;
+                if *self.peek() != Tok::DotDot || second.is_some() {
+                    // `for x in xs` / `for i, x in xs`: a sequence.
+                    let (index, var) = match second {
+                        Some(var) => (Some(first), var),
+                        None => (None, first),
+                    };
+                    let body = self.block()?;
+                    return Ok(Stmt {
+                        span: start.to(self.prev_span()),
+                        kind: StmtKind::ForEach {
+                            index,
+                            var,
+                            seq: start_e,
+                            body,
+                        },
+                    });
+                }
+                let var = first;
                 let dots = self.expect(&Tok::DotDot)?;
                 let eq = (*self.peek() == Tok::Eq).then(|| dots.to(self.bump().span));
                 let end = self.cond_expr()?;
@@ -1109,6 +1143,10 @@ impl<'s> Parser<'s> {
             Tok::Int(v) => {
                 self.bump();
                 ExprKind::Int(v)
+            }
+            Tok::Byte(b) => {
+                self.bump();
+                ExprKind::Byte(b)
             }
             Tok::True | Tok::False => ExprKind::Bool(self.bump().tok == Tok::True),
             Tok::Str(s) => {

@@ -215,6 +215,24 @@ impl Gen {
             range: None,
             role: Role::Plain,
         });
+        if self.input.is_some() {
+            // The input, folded into the checksum: every byte of stdin and of
+            // each argument, and the arguments that are numbers.
+            for line in [
+                "let input = io::read_stdin();",
+                "for b in input { h = mix(h, b as i64); }",
+                "print(len(input), io::arg_count());",
+                "for i in 0..io::arg_count() {",
+                "    let a = io::arg(i);",
+                "    for k, b in a { h = mix(h, (b as i64) + k); }",
+                "    var v = 0;",
+                "    if text::parse_int(a, ref v) { h = mix(h, v); print(v); }",
+                "}",
+                "print(h);",
+            ] {
+                body.push(Stmt::line(line));
+            }
+        }
         // The folded constants and the struct layouts, against the
         // generator's own arithmetic.
         for c in self.consts.clone() {

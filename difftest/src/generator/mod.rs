@@ -112,14 +112,27 @@ pub fn generate(seed: u64) -> Generated {
             });
         }
     }
+    let mut comment = vec![
+        format!("tern-difftest program, seed {seed}"),
+        format!("intent: {}", intent.describe()),
+    ];
+    if let Some(input) = &g.input {
+        for module in ["io", "text"] {
+            uses.push(Item {
+                kind: ItemKind::Text(format!("use {module};")),
+                fixed: false,
+            });
+        }
+        comment.extend(input.stdin.iter().map(|l| format!("stdin: {l}")));
+        if !input.args.is_empty() {
+            comment.push(format!("args: {}", input.args.join(" ")));
+        }
+    }
     uses.extend(items);
     Generated {
         seed,
         program: Program {
-            comment: vec![
-                format!("tern-difftest program, seed {seed}"),
-                format!("intent: {}", intent.describe()),
-            ],
+            comment,
             items: uses,
         },
         intent,
@@ -245,6 +258,15 @@ pub(crate) struct Features {
     pub traps: bool,
 }
 
+/// What a program reads, when it reads (`Features` decides): its standard
+/// input, line by line, and its arguments. The header comment carries both
+/// (`// stdin:`, `// args:`), the form the runner and the test programs read.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Input {
+    pub stdin: Vec<String>,
+    pub args: Vec<String>,
+}
+
 /// The generator's state for one program.
 pub(crate) struct Gen {
     pub rng: Rng,
@@ -255,6 +277,8 @@ pub(crate) struct Gen {
     pub templates: Vec<usize>,
     /// Library pool modules used (`use` lines).
     pub pool_modules: [bool; 2],
+    /// The input the program reads (`io`), if it reads any.
+    pub input: Option<Input>,
     pub items: Vec<Item>,
     pub scopes: Vec<Vec<Var>>,
     pub ctx: FnCtx,
@@ -283,6 +307,7 @@ impl Gen {
             funcs: Vec::new(),
             templates: Vec::new(),
             pool_modules: [false; 2],
+            input: None,
             items: Vec::new(),
             scopes: Vec::new(),
             ctx: FnCtx::default(),
@@ -358,6 +383,9 @@ impl Gen {
         // The library pools cost the most to compile (slice_pool_pure is
         // 1300 lines), so fewer programs use them.
         self.pool_modules = [r.chance(1, 6), r.chance(1, 12)];
+        if r.chance(1, 4) {
+            self.input = Some(self.gen_input());
+        }
         let intent = self.pick_intent();
         self.gen_structs();
         self.gen_consts();
@@ -382,6 +410,34 @@ impl Gen {
         let main = self.gen_main();
         self.items.push(main);
         intent
+    }
+
+    /// Lines of standard input and arguments: short runs of letters, digits
+    /// and punctuation (no white space in an argument), some arguments
+    /// numbers, signed or not.
+    fn gen_input(&mut self) -> Input {
+        const CHARS: &[u8] = b"abcxyz0189 ,.-+_";
+        let word = |r: &mut Rng, max: i64, spaces: bool| -> String {
+            let n = r.range(0, max);
+            (0..n)
+                .map(|_| CHARS[r.index(CHARS.len())] as char)
+                .filter(|c| spaces || *c != ' ')
+                .collect()
+        };
+        let lines = self.rng.range(0, 5);
+        let stdin = (0..lines).map(|_| word(&mut self.rng, 20, true)).collect();
+        let n_args = self.rng.range(0, 4);
+        let mut args = Vec::new();
+        for _ in 0..n_args {
+            let a = if self.rng.chance(1, 2) {
+                self.rng.range(-50_000, 50_000).to_string()
+            } else {
+                word(&mut self.rng, 8, false)
+            };
+            // An empty argument cannot be written in an `// args:` line.
+            args.push(if a.is_empty() { "x".into() } else { a });
+        }
+        Input { stdin, args }
     }
 
     /// The helpers every program may use: the safe index and the checksum mix.

@@ -71,6 +71,20 @@ pub fn report_stack_overflow() -> ! {
     std::process::exit(FAILURE_STATUS)
 }
 
+/// [`report`] located at the program's own call into the stdlib: the
+/// innermost frame of the user's code (not of a standard-library module),
+/// for errors a stdlib module reports on the program's behalf (`io`: `cannot
+/// open 'data.txt': ...`). `<runtime>` when the stack has no such frame.
+pub fn report_at_caller(msg: String) -> ! {
+    let frames = crate::backtrace::capture();
+    let loc = frames
+        .iter()
+        .find(|f| !f.library)
+        .map_or_else(|| "<runtime>".to_string(), |f| f.loc.clone());
+    drop(frames);
+    report_at(loc, msg)
+}
+
 /// [`report`] with the location already as text.
 pub fn report_at(loc: impl Into<String>, msg: impl Into<String>) -> ! {
     let (loc, mut msg) = (loc.into(), msg.into());

@@ -3,6 +3,8 @@
 //! * [`span`] — the checked span tree for the library (`tern_span_*`);
 //! * [`reusable`] — the builtin pool (`tern_reusable_*`);
 //! * [`mem`] — memory reservation (`tern_mem_*`);
+//! * [`io`] — files, standard streams, arguments and environment for the
+//!   stdlib's `io` (`tern_io_*`, and `tern_rt_args`);
 //! * [`sanitize`] — the sanitizer behind `--sanitize` (`tern_sanitize_*`);
 //! * [`output`] — buffered program output and the failure entry points
 //!   generated code calls (`tern_print_*`, `tern_panic`, `tern_*_fail`, ...);
@@ -16,6 +18,7 @@
 
 pub mod fail;
 pub mod interrupt;
+pub mod io;
 pub mod mem;
 pub mod output;
 pub mod process;
@@ -29,121 +32,17 @@ pub mod stats;
 /// generated code (and `extern fn` declarations in Tern sources, such as the
 /// stdlib's) resolves runtime functions in-process, without `dlsym` and
 /// without the executable exporting its symbols. AOT links the same
-/// functions from `libtern_runtime.a` by name. Keep it complete: a test
-/// checks it against the `#[no_mangle]` functions of this module.
+/// functions from `libtern_runtime.a` by name. Made from the one table of
+/// the ABI (`tern_abi::runtime_abi!`): an entry that names no function of
+/// these modules does not compile, and a test checks that every
+/// `#[no_mangle]` function of this module is an entry.
 pub fn symbols() -> Vec<(&'static str, *const u8)> {
-    vec![
-        ("tern_rt_main", process::tern_rt_main as *const u8),
-        ("tern_rt_flush", process::tern_rt_flush as *const u8),
-        (
-            "tern_rt_debug_table",
-            process::tern_rt_debug_table as *const u8,
-        ),
-        (
-            "tern_rt_interrupted",
-            interrupt::tern_rt_interrupted as *const u8,
-        ),
-        ("tern_print_i64", output::tern_print_i64 as *const u8),
-        ("tern_print_u64", output::tern_print_u64 as *const u8),
-        ("tern_write_i64", output::tern_write_i64 as *const u8),
-        ("tern_write_u64", output::tern_write_u64 as *const u8),
-        ("tern_write_bool", output::tern_write_bool as *const u8),
-        ("tern_write_str", output::tern_write_str as *const u8),
-        ("tern_print_bool", output::tern_print_bool as *const u8),
-        ("tern_print_str", output::tern_print_str as *const u8),
-        ("tern_panic", output::tern_panic as *const u8),
-        ("tern_assert_fail", output::tern_assert_fail as *const u8),
-        ("tern_bounds_fail", output::tern_bounds_fail as *const u8),
-        ("tern_slice_fail", output::tern_slice_fail as *const u8),
-        ("tern_div_zero", output::tern_div_zero as *const u8),
-        ("tern_stack_fail", output::tern_stack_fail as *const u8),
-        ("tern_length_fail", output::tern_length_fail as *const u8),
-        (
-            "tern_reusable_alloc",
-            reusable::tern_reusable_alloc as *const u8,
-        ),
-        (
-            "tern_reusable_resize",
-            reusable::tern_reusable_resize as *const u8,
-        ),
-        (
-            "tern_reusable_free",
-            reusable::tern_reusable_free as *const u8,
-        ),
-        (
-            "tern_reusable_offset",
-            reusable::tern_reusable_offset as *const u8,
-        ),
-        ("tern_mem_reserve", mem::tern_mem_reserve as *const u8),
-        (
-            "tern_stats_note_high_water",
-            stats::tern_stats_note_high_water as *const u8,
-        ),
-        ("tern_mem_release", mem::tern_mem_release as *const u8),
-        ("tern_span_alloc", span::tern_span_alloc as *const u8),
-        ("tern_span_free", span::tern_span_free as *const u8),
-        ("tern_span_resize", span::tern_span_resize as *const u8),
-        (
-            "tern_span_header_words",
-            span::tern_span_header_words as *const u8,
-        ),
-        (
-            "tern_span_node_words",
-            span::tern_span_node_words as *const u8,
-        ),
-        ("tern_span_init", span::tern_span_init as *const u8),
-        ("tern_span_new", span::tern_span_new as *const u8),
-        ("tern_span_finish", span::tern_span_finish as *const u8),
-        ("tern_span_reset", span::tern_span_reset as *const u8),
-        (
-            "tern_span_error_message",
-            span::tern_span_error_message as *const u8,
-        ),
-        (
-            "tern_span_live_bytes",
-            span::tern_span_live_bytes as *const u8,
-        ),
-        (
-            "tern_span_stale_message",
-            span::tern_span_stale_message as *const u8,
-        ),
-        (
-            "tern_sanitize_enable",
-            sanitize::tern_sanitize_enable as *const u8,
-        ),
-        (
-            "tern_sanitize_site",
-            sanitize::tern_sanitize_site as *const u8,
-        ),
-        (
-            "tern_sanitize_check",
-            sanitize::tern_sanitize_check as *const u8,
-        ),
-        (
-            "tern_sanitize_tag",
-            sanitize::tern_sanitize_tag as *const u8,
-        ),
-        (
-            "tern_sanitize_release",
-            sanitize::tern_sanitize_release as *const u8,
-        ),
-        (
-            "tern_sanitize_retag",
-            sanitize::tern_sanitize_retag as *const u8,
-        ),
-        (
-            "tern_sanitize_region",
-            sanitize::tern_sanitize_region as *const u8,
-        ),
-        (
-            "tern_sanitize_region_reset",
-            sanitize::tern_sanitize_region_reset as *const u8,
-        ),
-        (
-            "tern_sanitize_region_end",
-            sanitize::tern_sanitize_region_end as *const u8,
-        ),
-    ]
+    macro_rules! symbol_list {
+        ($($id:ident = $module:ident :: $name:ident ($($p:ident),*) $(-> $r:ident)?;)*) => {
+            vec![$((stringify!($name), $module::$name as *const u8)),*]
+        };
+    }
+    tern_abi::runtime_abi!(symbol_list)
 }
 
 #[cfg(test)]
@@ -155,6 +54,7 @@ mod tests {
         let sources = [
             include_str!("fail.rs"),
             include_str!("interrupt.rs"),
+            include_str!("io.rs"),
             include_str!("mem.rs"),
             include_str!("output.rs"),
             include_str!("process.rs"),

@@ -7,35 +7,55 @@ use std::ffi::c_char;
 use super::fail::report;
 use crate::stdout;
 
+/// Where a `print`-family builtin writes: `print`/`write` to stdout (the
+/// runtime's buffer), `eprint`/`ewrite` to stderr (unbuffered, as C's
+/// stderr: each piece is written at once, errors ignored).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Out,
+    Err,
+}
+
+fn emit(stream: Stream, parts: &[&[u8]]) {
+    match stream {
+        Stream::Out => stdout::write(parts),
+        Stream::Err => {
+            for part in parts {
+                let _ = crate::io::write(2, part);
+            }
+        }
+    }
+}
+
 /// Prints `v` in decimal and a newline. `i32` and `u8` values arrive
 /// widened to `i64` by the generated code.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_print_i64(v: i64) {
-    print_decimal(v.unsigned_abs(), v < 0, true);
+    decimal(Stream::Out, v.unsigned_abs(), v < 0, true);
 }
 
 /// Prints `v` (a `u64`) in unsigned decimal and a newline.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_print_u64(v: u64) {
-    print_decimal(v, false, true);
+    decimal(Stream::Out, v, false, true);
 }
 
 /// `write(x)` of an integer: `tern_print_i64` without the newline.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_write_i64(v: i64) {
-    print_decimal(v.unsigned_abs(), v < 0, false);
+    decimal(Stream::Out, v.unsigned_abs(), v < 0, false);
 }
 
 /// `write(x)` of a `u64`: `tern_print_u64` without the newline.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_write_u64(v: u64) {
-    print_decimal(v, false, false);
+    decimal(Stream::Out, v, false, false);
 }
 
 /// `write(x)` of a bool: `true` or `false`.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_write_bool(v: u8) {
-    stdout::write(&[if v != 0 { b"true" } else { b"false" }]);
+    boolean(Stream::Out, v, false);
 }
 
 /// `write(x)` of text: `len` bytes at `ptr`.
@@ -45,11 +65,67 @@ pub extern "C" fn tern_write_bool(v: u8) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_write_str(ptr: *const u8, len: i64) {
     // SAFETY: caller contract.
-    stdout::write(&[unsafe { bytes(ptr, len) }]);
+    emit(Stream::Out, &[unsafe { bytes(ptr, len) }]);
+}
+
+/// `eprint(x)` of an integer: `tern_print_i64` on stderr.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_eprint_i64(v: i64) {
+    decimal(Stream::Err, v.unsigned_abs(), v < 0, true);
+}
+
+/// `eprint(x)` of a `u64`.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_eprint_u64(v: u64) {
+    decimal(Stream::Err, v, false, true);
+}
+
+/// `eprint(x)` of a bool.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_eprint_bool(v: u8) {
+    boolean(Stream::Err, v, true);
+}
+
+/// `eprint(x)` of text.
+///
+/// # Safety
+/// As [`tern_write_str`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_eprint_str(ptr: *const u8, len: i64) {
+    // SAFETY: caller contract.
+    emit(Stream::Err, &[unsafe { bytes(ptr, len) }, b"\n"]);
+}
+
+/// `ewrite(x)` of an integer: `tern_eprint_i64` without the newline.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_ewrite_i64(v: i64) {
+    decimal(Stream::Err, v.unsigned_abs(), v < 0, false);
+}
+
+/// `ewrite(x)` of a `u64`.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_ewrite_u64(v: u64) {
+    decimal(Stream::Err, v, false, false);
+}
+
+/// `ewrite(x)` of a bool.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_ewrite_bool(v: u8) {
+    boolean(Stream::Err, v, false);
+}
+
+/// `ewrite(x)` of text.
+///
+/// # Safety
+/// As [`tern_write_str`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_ewrite_str(ptr: *const u8, len: i64) {
+    // SAFETY: caller contract.
+    emit(Stream::Err, &[unsafe { bytes(ptr, len) }]);
 }
 
 /// `-`, if `negative`, then `n` in decimal, then a newline if `newline`.
-fn print_decimal(mut n: u64, negative: bool, newline: bool) {
+fn decimal(stream: Stream, mut n: u64, negative: bool, newline: bool) {
     // Formatted on the stack: no allocation per `print`.
     let mut text = [0u8; 22];
     let mut at = text.len() - 1;
@@ -67,13 +143,25 @@ fn print_decimal(mut n: u64, negative: bool, newline: bool) {
         at -= 1;
         text[at] = b'-';
     }
-    stdout::write(&[&text[at..end]]);
+    emit(stream, &[&text[at..end]]);
+}
+
+/// `true` or `false` (any non-zero byte is `true`), then a newline if
+/// `newline`.
+fn boolean(stream: Stream, v: u8, newline: bool) {
+    let text: &[u8] = match (v != 0, newline) {
+        (true, true) => b"true\n",
+        (true, false) => b"true",
+        (false, true) => b"false\n",
+        (false, false) => b"false",
+    };
+    emit(stream, &[text]);
 }
 
 /// Prints `true` or `false` (any non-zero byte is `true`) and a newline.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_print_bool(v: u8) {
-    stdout::write(&[if v != 0 { b"true\n" } else { b"false\n" }]);
+    boolean(Stream::Out, v, true);
 }
 
 /// Prints `len` bytes at `ptr` and a newline.
@@ -85,7 +173,7 @@ pub extern "C" fn tern_print_bool(v: u8) {
 pub unsafe extern "C" fn tern_print_str(ptr: *const u8, len: i64) {
     // SAFETY: caller contract.
     let bytes = unsafe { bytes(ptr, len) };
-    stdout::write(&[bytes, b"\n"]);
+    emit(Stream::Out, &[bytes, b"\n"]);
 }
 
 /// # Safety

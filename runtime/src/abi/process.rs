@@ -20,6 +20,15 @@ pub unsafe extern "C" fn tern_rt_main(main: extern "C" fn() -> i64) -> i32 {
     status as i32
 }
 
+/// Ends the program with status `code` after everything a normal end does
+/// (stdout flushed, the pool statistics written): `io::exit`.
+pub(crate) fn end(code: i64) -> ! {
+    stdout::flush();
+    crate::stats::write_if_requested();
+    // The low 8 bits are the status, as for `main`'s result.
+    std::process::exit(code as i32)
+}
+
 /// Registers the program's backtrace table (see
 /// [`crate::backtrace::table`]), so runtime errors print its call stack. An
 /// AOT `main` calls it before [`tern_rt_main`]; a table that is not in the
@@ -41,10 +50,35 @@ pub extern "C" fn tern_rt_flush() {
     stdout::flush();
 }
 
+/// Opens `/dev/null` on any of fds 0, 1 and 2 that the program was started
+/// without (`prog >&-`), as Rust's own start-up does for `tern` itself: so
+/// JIT and AOT agree (output to a closed stdout is discarded, as a C
+/// program's `printf` fails silently, and the status is `main`'s), and no
+/// file the program opens can become its stdout.
+fn open_closed_standard_fds() {
+    for fd in 0..=2 {
+        // SAFETY: fcntl/open on constant arguments; the descriptor `open`
+        // returns is the lowest free one, `fd` itself, and is kept.
+        unsafe {
+            if libc::fcntl(fd, libc::F_GETFD) == -1
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::EBADF)
+            {
+                let flags = if fd == 0 {
+                    libc::O_RDONLY
+                } else {
+                    libc::O_WRONLY
+                };
+                libc::open(c"/dev/null".as_ptr(), flags);
+            }
+        }
+    }
+}
+
 /// Runtime state a program needs before its first instruction: the builtin
 /// pool is created now (not on first use) so that a bad `TERN_POOL_BYTES` or
 /// a failed reservation is reported before the program prints anything.
 fn set_up() {
+    open_closed_standard_fds();
     if let Err(msg) = crate::builtin::with_pool(|_| ()) {
         super::fail::report_at("<runtime>", msg);
     }

@@ -127,3 +127,14 @@ pub unsafe extern "C" fn tern_sanitize_region_reset(
 ) {
     sanitize::region_reset(region, high_water, loc);
 }
+
+/// The `arena` carving slices from the builtin-pool allocation at `addr`
+/// (tagged) is being reset at the current call site: its slices must fail
+/// from now on while the allocation lives on. Returns 1 when the sanitizer
+/// is on (the arena then resizes the allocation to its own length, which
+/// gives it a new tag; slices carrying the old one fail with `use of a freed
+/// slice (its arena was reset at ...)`), 0 when it is off.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_sanitize_arena_reset(addr: i64) -> i64 {
+    i64::from(sanitize::mark_arena_reset(addr))
+}

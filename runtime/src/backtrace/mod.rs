@@ -20,8 +20,10 @@
 //!
 //! Rendering ([`render`]) is shared, so every mode prints the same text:
 //! names are padded to one column, runs of one recursive frame are collapsed
-//! (`... 9 996 more frames in down`), and when the innermost frames are in
-//! the standard library the first frame of the user's code is marked.
+//! (`... 9 996 more frames in down`), and so are repeated cycles of up to
+//! [`MAX_CYCLE`] frames (mutual recursion: `... 9 996 more frames cycling
+//! through even, odd`); when the innermost frames are in the standard
+//! library the first frame of the user's code is marked.
 
 pub mod native;
 pub mod table;
@@ -77,8 +79,34 @@ pub fn capture() -> Vec<Frame> {
     }
 }
 
-/// Consecutive frames of one function beyond this many are collapsed.
+/// Repetitions of a frame, or of a cycle of frames, beyond this many are
+/// collapsed.
 const RUN_SHOWN: usize = 3;
+
+/// The longest cycle of frames that is collapsed (mutual recursion through
+/// this many functions).
+pub const MAX_CYCLE: usize = 8;
+
+/// The cycle at the start of `frames` that repeats longest: its length and
+/// how many times it repeats back to back (a single frame that does not
+/// repeat is a cycle of 1 repeated once). Of cycles covering as many frames,
+/// the shortest.
+fn longest_cycle(frames: &[Frame]) -> (usize, usize) {
+    let same = |a: &Frame, b: &Frame| a.name == b.name && a.loc == b.loc;
+    let mut best = (1, 1);
+    for len in 1..=MAX_CYCLE.min(frames.len()) {
+        let mut reps = 1;
+        while (reps + 1) * len <= frames.len()
+            && (0..len).all(|k| same(&frames[k], &frames[reps * len + k]))
+        {
+            reps += 1;
+        }
+        if reps > 1 && reps * len > best.0 * best.1 {
+            best = (len, reps);
+        }
+    }
+    best
+}
 
 /// The backtrace lines (each `  in NAME at LOC\n`), empty for no frames.
 pub fn render(frames: &[Frame]) -> String {
@@ -90,26 +118,31 @@ pub fn render(frames: &[Frame]) -> String {
     let mut lines: Vec<(String, String)> = Vec::new();
     let mut i = 0;
     while i < frames.len() {
-        let f = &frames[i];
-        let run = frames[i..]
-            .iter()
-            .take_while(|g| g.name == f.name && g.loc == f.loc)
-            .count();
-        let shown = if run > RUN_SHOWN + 1 { RUN_SHOWN } else { run };
-        for (k, g) in frames[i..i + shown].iter().enumerate() {
+        let (len, reps) = longest_cycle(&frames[i..]);
+        let shown = if reps > RUN_SHOWN + 1 {
+            RUN_SHOWN
+        } else {
+            reps
+        };
+        for (k, g) in frames[i..i + shown * len].iter().enumerate() {
             let mut loc = g.loc.clone();
             if marked == Some(i + k) {
                 loc.push_str("  <- your code");
             }
             lines.push((g.name.clone(), loc));
         }
-        if shown < run {
+        if shown < reps {
+            let hidden = grouped((reps - shown) * len);
+            let names: Vec<&str> = frames[i..i + len].iter().map(|f| f.name.as_str()).collect();
             lines.push((
                 String::new(),
-                format!("{} more frames in {}", grouped(run - shown), f.name),
+                match names.as_slice() {
+                    [one] => format!("{hidden} more frames in {one}"),
+                    many => format!("{hidden} more frames cycling through {}", many.join(", ")),
+                },
             ));
         }
-        i += run;
+        i += reps * len;
     }
     let width = lines
         .iter()
@@ -178,6 +211,32 @@ mod tests {
         // A run one longer than shown is printed whole.
         let four: Vec<Frame> = (0..4).map(|_| frame("f", "p.tern:1:1", false)).collect();
         assert_eq!(render(&four).lines().count(), 4);
+    }
+
+    #[test]
+    fn cycles_of_several_frames_are_collapsed() {
+        let mut frames = vec![frame("even", "p.tern:2:5", false)];
+        for _ in 0..5_000 {
+            frames.push(frame("odd", "p.tern:6:12", false));
+            frames.push(frame("even", "p.tern:3:12", false));
+        }
+        frames.push(frame("main", "p.tern:9:5", false));
+        assert_eq!(
+            render(&frames),
+            "  in even at p.tern:2:5\n  in odd  at p.tern:6:12\n  in even at p.tern:3:12\n  \
+             in odd  at p.tern:6:12\n  in even at p.tern:3:12\n  in odd  at p.tern:6:12\n  \
+             in even at p.tern:3:12\n  ... 9 994 more frames cycling through odd, even\n  \
+             in main at p.tern:9:5\n"
+        );
+        // A cycle of three, and one longer than MAX_CYCLE is left alone.
+        let three: Vec<Frame> = (0..300)
+            .map(|k| frame(["a", "b", "c"][k % 3], "p.tern:1:1", false))
+            .collect();
+        assert_eq!(render(&three).lines().count(), 3 * RUN_SHOWN + 1);
+        let long: Vec<Frame> = (0..(MAX_CYCLE + 1) * 10)
+            .map(|k| frame(&format!("f{}", k % (MAX_CYCLE + 1)), "p.tern:1:1", false))
+            .collect();
+        assert_eq!(render(&long).lines().count(), long.len());
     }
 
     #[test]

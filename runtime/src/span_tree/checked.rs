@@ -227,8 +227,11 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
     }
     let arena_bytes = super::tree::round8(arena_bytes);
     let node_words = node_array_words(arena_bytes);
-    let arena = Reservation::new(arena_bytes as usize)?;
-    let nodes = Reservation::new(node_words as usize * 8)?;
+    // Both are program memory (the program holds slices of the arena and
+    // `Pool.nodes`, and the checked tree trusts neither): retired, never
+    // unmapped, when the pool is finished (`crate::memory`).
+    let arena = Reservation::program(arena_bytes as usize)?;
+    let nodes = Reservation::program(node_words as usize * 8)?;
     let mut memory = PoolMemory {
         nodes: nodes.base() as i64,
         node_words,

@@ -6,6 +6,29 @@ use crate::tir::Builtin;
 use crate::tir::BuiltinFn::{Len, Op, SizeOf};
 
 impl Checker<'_> {
+    /// One value of `print(a, b, ...)` and its kin: a scalar or text (a string
+    /// literal stays a `Str`); `None` after an error (reported).
+    fn print_arg(&mut self, cx: &mut FnCx, name: &str, a: &ast::Expr) -> Option<tir::Expr> {
+        if let ast::ExprKind::Str(s) = &a.kind {
+            return Some(self.mk(tir::ExprKind::Str(s.clone()), &Ty::Str, a.span));
+        }
+        let (te, ty) = self.expr(cx, a, None);
+        if ty.has_error() {
+            return None;
+        }
+        // Scalars, and bytes as text.
+        let text = matches!(&ty, Ty::Slice(e) | Ty::Array(e, _) | Ty::Reusable(e) if **e == Ty::U8);
+        if !ty.is_scalar() && !text {
+            let kind = ErrorKind::PrintArg {
+                name: name.into(),
+                ty: self.ty_name(&ty),
+            };
+            self.sink.error(kind, a.span);
+            return None;
+        }
+        Some(te)
+    }
+
     /// `print`, `len`, `reusable::append`, ...
     #[allow(clippy::too_many_arguments)]
     pub(super) fn builtin(
@@ -49,15 +72,28 @@ impl Checker<'_> {
             self.args_for_errors(cx, args);
             return self.error_expr(span);
         }
-        if args.len() != arity {
-            self.sink.error(
+        // The print family takes one value or more.
+        let variadic = matches!(
+            spec.func,
+            Op(Builtin::Print | Builtin::Write | Builtin::Eprint | Builtin::Ewrite)
+        );
+        if (variadic && args.is_empty()) || (!variadic && args.len() != arity) {
+            let (expected, found) = (arity, args.len());
+            let name = name.to_string();
+            let kind = if variadic {
+                ErrorKind::ArgCountAtLeast {
+                    name,
+                    expected,
+                    found,
+                }
+            } else {
                 ErrorKind::ArgCount {
-                    name: name.into(),
-                    expected: arity,
-                    found: args.len(),
-                },
-                span,
-            );
+                    name,
+                    expected,
+                    found,
+                }
+            };
+            self.sink.error(kind, span);
             self.args_for_errors(cx, args);
             return self.error_expr(span);
         }
@@ -94,27 +130,19 @@ impl Checker<'_> {
                     Ty::I64,
                 )
             }
-            Op(op @ (Builtin::Print | Builtin::Write)) => {
-                let a = &args[0].expr;
-                if let ast::ExprKind::Str(s) = &a.kind {
-                    let lit = self.mk(tir::ExprKind::Str(s.clone()), &Ty::Str, a.span);
-                    return builtin(self, op, vec![lit], &unit);
+            Op(op @ (Builtin::Print | Builtin::Write | Builtin::Eprint | Builtin::Ewrite)) => {
+                let mut values = Vec::with_capacity(args.len());
+                let mut ok = true;
+                for a in args {
+                    match self.print_arg(cx, name, &a.expr) {
+                        Some(te) => values.push(te),
+                        None => ok = false,
+                    }
                 }
-                let (te, ty) = self.expr(cx, a, None);
-                if ty.has_error() {
+                if !ok {
                     return self.error_expr(span);
                 }
-                // Scalars, and bytes as text.
-                let text = matches!(&ty, Ty::Slice(e) | Ty::Array(e, _) if **e == Ty::U8);
-                if !ty.is_scalar() && !text {
-                    let kind = ErrorKind::PrintArg {
-                        name: name.into(),
-                        ty: self.ty_name(&ty),
-                    };
-                    self.sink.error(kind, a.span);
-                    return self.error_expr(span);
-                }
-                builtin(self, op, vec![te], &unit)
+                builtin(self, op, values, &unit)
             }
             Op(Builtin::Panic) => {
                 let lit = self.str_arg(&args[0].expr, "panic");

@@ -6,25 +6,39 @@ use super::*;
 impl Checker<'_> {
     // ---- expressions ----
 
-    /// Check `e`; `expected` only guides literal typing and inference (the
-    /// caller compares the result against what it needs).
+    /// Check `e`; `expected` guides literal typing and inference (the caller
+    /// compares the result against what it needs). Where a `[]T` is expected,
+    /// a `reusable[]T` becomes its view (the same two words) and a string
+    /// literal a slice of its frame copy (`text`).
     pub(crate) fn expr(&mut self, cx: &mut FnCx, e: &ast::Expr, expected: Option<&Ty>) -> Typed {
+        let (te, ty) = self.expr_as_written(cx, e, expected);
+        match (expected, &ty) {
+            (Some(Ty::Slice(want)), Ty::Reusable(elem)) if want == elem => {
+                let view = Ty::Slice(elem.clone());
+                let whole = tir::ExprKind::SliceRange {
+                    base: Box::new(te),
+                    lo: None,
+                    hi: None,
+                };
+                (self.mk(whole, &view, e.span), view)
+            }
+            _ => (te, ty),
+        }
+    }
+
+    fn expr_as_written(&mut self, cx: &mut FnCx, e: &ast::Expr, expected: Option<&Ty>) -> Typed {
         let span = e.span;
         match &e.kind {
             ast::ExprKind::Error => self.error_expr(span),
             ast::ExprKind::Int(v) => self.int_literal(*v, false, expected, span),
             ast::ExprKind::Bool(b) => (self.mk(tir::ExprKind::Bool(*b), &Ty::Bool, span), Ty::Bool),
-            ast::ExprKind::Str(s) => {
-                // Text as data: the bytes, a `[N]u8` value like any array.
-                let ty = Ty::Array(Box::new(Ty::U8), s.len() as u64);
-                if !self.size_ok(&ty, span) {
-                    return self.error_expr(span);
-                }
-                let bytes = s.as_bytes().to_vec();
-                (self.mk(tir::ExprKind::Bytes(bytes), &ty, span), ty)
+            ast::ExprKind::Byte(b) => {
+                let ty = Ty::U8;
+                (self.mk(tir::ExprKind::Int(i64::from(*b)), &ty, span), ty)
             }
+            ast::ExprKind::Str(s) => self.text(cx, s, expected, span),
             ast::ExprKind::Paren(inner) => self.expr(cx, inner, expected),
-            ast::ExprKind::Path(path, targs) => self.path_value(cx, path, targs, span),
+            ast::ExprKind::Path(path, targs) => self.path_value(cx, path, targs, expected, span),
             ast::ExprKind::Call {
                 callee,
                 type_args,
@@ -39,6 +53,14 @@ impl Checker<'_> {
                 let Ok(found) = found else {
                     return self.error_expr(span);
                 };
+                if let (Ty::Struct(st, _), Some((i, _))) = (&bty, &found)
+                    && let Some(f) = self.private_field(*st as usize, cx.module, Some(*i))
+                {
+                    let ty = self.ty_name(&bty);
+                    self.sink
+                        .error(ErrorKind::PrivateField { ty, field: f }, field.span);
+                    return self.error_expr(span);
+                }
                 match (&bty, found) {
                     (Ty::Error, _) => self.error_expr(span),
                     (_, Some((i, fty))) => (
@@ -396,6 +418,7 @@ impl Checker<'_> {
         cx: &mut FnCx,
         path: &ast::Path,
         targs: &[ast::TypeExpr],
+        expected: Option<&Ty>,
         span: Span,
     ) -> Typed {
         if path.segments.len() == 1 && targs.is_empty() {
@@ -410,6 +433,9 @@ impl Checker<'_> {
         }
         let text = path.text();
         match self.resolve_path(path, cx.module) {
+            Some(ItemRef::Const(k)) if let Some(t) = self.const_text(k) => {
+                self.text(cx, t, expected, span)
+            }
             Some(ItemRef::Const(k)) => match self.const_value(k) {
                 Some(v) => {
                     let kind = if v.ty == Ty::Bool {
@@ -436,6 +462,34 @@ impl Checker<'_> {
                 self.error_expr(span)
             }
         }
+    }
+
+    /// A string literal (or string constant): its bytes as a `[N]u8` value,
+    /// or, where a `[]u8` is expected, a slice of a fresh copy of them in a
+    /// hidden local array of the function's frame (`tir::ExprKind::Text`).
+    pub(super) fn text(
+        &mut self,
+        cx: &mut FnCx,
+        s: &str,
+        expected: Option<&Ty>,
+        span: Span,
+    ) -> Typed {
+        let ty = Ty::Array(Box::new(Ty::U8), s.len() as u64);
+        if !self.size_ok(&ty, span) {
+            return self.error_expr(span);
+        }
+        let bytes = s.as_bytes().to_vec();
+        if let Some(Ty::Slice(elem)) = expected
+            && **elem == Ty::U8
+        {
+            let local = cx.hidden(tir::TEXT_LOCAL, ty, span);
+            let slice = Ty::Slice(Box::new(Ty::U8));
+            return (
+                self.mk(tir::ExprKind::Text { local, bytes }, &slice, span),
+                slice,
+            );
+        }
+        (self.mk(tir::ExprKind::Bytes(bytes), &ty, span), ty)
     }
 
     /// `Name { f: e, ... }`. A generic struct's type arguments are the ones
@@ -472,6 +526,13 @@ impl Checker<'_> {
             return fail(self, cx);
         };
         let sname = self.structs[s].name.clone();
+        if let Some(field) = self.private_field(s, cx.module, None) {
+            self.sink.error(
+                ErrorKind::PrivateFieldLiteral { ty: sname, field },
+                name.span,
+            );
+            return fail(self, cx);
+        }
         let generics = self.structs[s].generics.clone();
         let mut bindings: Vec<(String, Ty)> = Vec::new();
         if !type_args.is_empty() {

@@ -92,6 +92,19 @@ impl FnCx {
         }
         tir::LocalId(id)
     }
+    /// A local no name reaches (generated: a string literal's frame copy,
+    /// a sequence a `for` holds).
+    pub(crate) fn hidden(&mut self, name: &str, ty: Ty, span: Span) -> tir::LocalId {
+        let id = self.locals.len() as u32;
+        self.locals.push(tir::Local {
+            name: name.to_string(),
+            ty: tir::Type::Unit,
+            mutable: false,
+        });
+        self.local_tys.push(ty);
+        self.local_spans.push(span);
+        tir::LocalId(id)
+    }
     fn lookup(&self, name: &str) -> Option<u32> {
         self.visible.get(name).and_then(|ids| ids.last()).copied()
     }

@@ -125,6 +125,12 @@ impl Checker<'_> {
                     body,
                 }
             }
+            ast::StmtKind::ForEach {
+                index,
+                var,
+                seq,
+                body,
+            } => return self.for_each(cx, index.as_ref(), var, seq, body),
             ast::StmtKind::Break | ast::StmtKind::Continue => {
                 let is_break = matches!(s.kind, ast::StmtKind::Break);
                 if cx.loops == 0 {
@@ -165,6 +171,88 @@ impl Checker<'_> {
                 }
             }
         })
+    }
+
+    /// `for x in seq` and `for i, x in seq`. A vector (a struct with fields
+    /// `items`, a slice or reusable slice, and `len: i64`, as `vec::Vec`)
+    /// is bound to a hidden local first and iterated as `items[0..len]`
+    /// (one checked subslice: a `len` past the storage is a located error).
+    pub(super) fn for_each(
+        &mut self,
+        cx: &mut FnCx,
+        index: Option<&ast::Ident>,
+        var: &ast::Ident,
+        seq: &ast::Expr,
+        body: &ast::Block,
+    ) -> Option<tir::Stmt> {
+        let (ts, sty) = self.expr(cx, seq, None);
+        let (before, seq_e, elem) = match &sty {
+            Ty::Error => (None, ts, Ty::Error),
+            Ty::Array(e, _) | Ty::Slice(e) | Ty::Reusable(e) => (None, ts, (**e).clone()),
+            Ty::Struct(st, targs) => match self.vector_fields(*st as usize, targs) {
+                Some((items, items_ty, len)) => {
+                    let elem = items_ty.element().cloned().unwrap_or(Ty::Error);
+                    let held = cx.hidden("$seq", sty.clone(), seq.span);
+                    let local = || self.mk(tir::ExprKind::Local(held), &sty, seq.span);
+                    let field = |this: &Self, i: usize, ty: &Ty| {
+                        this.mk(
+                            tir::ExprKind::Field(Box::new(local()), i as u32),
+                            ty,
+                            seq.span,
+                        )
+                    };
+                    let view = Ty::Slice(Box::new(elem.clone()));
+                    let slice = tir::ExprKind::SliceRange {
+                        base: Box::new(field(self, items, &items_ty)),
+                        lo: None,
+                        hi: Some(Box::new(field(self, len, &Ty::I64))),
+                    };
+                    let bind = tir::Stmt::Let {
+                        local: held,
+                        init: ts,
+                    };
+                    (Some(bind), self.mk(slice, &view, seq.span), elem)
+                }
+                None => {
+                    let n = self.ty_name(&sty);
+                    self.sink.error(ErrorKind::ForEachSeq(n), seq.span);
+                    (None, ts, Ty::Error)
+                }
+            },
+            other => {
+                let n = self.ty_name(other);
+                self.sink.error(ErrorKind::ForEachSeq(n), seq.span);
+                (None, ts, Ty::Error)
+            }
+        };
+        cx.push_scope();
+        let index = index.map(|i| cx.declare(&i.name, Ty::I64, false, i.span));
+        let var = cx.declare(&var.name, elem, false, var.span);
+        cx.loops += 1;
+        let body = self.block(cx, body);
+        cx.loops -= 1;
+        cx.pop_scope();
+        let each = tir::Stmt::ForEach {
+            index,
+            var,
+            seq: seq_e,
+            body,
+        };
+        Some(match before {
+            Some(bind) => tir::Stmt::Block(tir::Block {
+                stmts: vec![bind, each],
+            }),
+            None => each,
+        })
+    }
+
+    /// The fields `(items, its type, len)` of a vector struct: `items` a
+    /// slice or reusable slice, `len` an `i64`, both readable here.
+    fn vector_fields(&mut self, s: usize, args: &[Ty]) -> Option<(usize, Ty, usize)> {
+        let (items, items_ty) = self.field(s, args, "items").ok()??;
+        let (len, len_ty) = self.field(s, args, "len").ok()??;
+        let ok = matches!(items_ty, Ty::Slice(_) | Ty::Reusable(_)) && len_ty == Ty::I64;
+        (ok).then_some((items, items_ty, len))
     }
 
     /// `if ... else if ... else ...`: the arms in a loop (a chain is as

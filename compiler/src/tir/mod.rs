@@ -14,6 +14,8 @@
 //! Layout of values in memory is fixed here too (`Program::layout`), so that
 //! `size_of` in the front end and loads/stores in the backend cannot disagree.
 
+pub mod visit;
+
 use std::fmt;
 
 use crate::source::Span;
@@ -224,6 +226,22 @@ pub enum Stmt {
         end: Expr,
         body: Block,
     },
+    /// `for var in seq` and `for index, var in seq`: `seq` (an array, a
+    /// slice or a reusable slice) is evaluated once, its length read once;
+    /// `var` takes each element by value, read when its iteration starts,
+    /// and `index` (`i64`) its position. The element reads need no bounds
+    /// check: the position is below the length read at the start, and the
+    /// memory behind it cannot shrink (a slice is a view; an array is a
+    /// place of fixed size).
+    ForEach {
+        index: Option<LocalId>,
+        var: LocalId,
+        seq: Expr,
+        body: Block,
+    },
+    /// A nested block: its statements in order (what the checker desugars
+    /// into: `for x in v` over a vector binds the vector first).
+    Block(Block),
     Break,
     Continue,
     Return(Option<Expr>),
@@ -296,6 +314,15 @@ pub enum ExprKind {
     ArrayLit(Vec<Expr>),
     /// A string literal used as a value: its bytes, as a fresh `[N]u8`.
     Bytes(Vec<u8>),
+    /// A string literal used where a `[]u8` is expected: every time the
+    /// expression runs its bytes are copied into the hidden local array
+    /// `local` (a `[N]u8` named [`TEXT_LOCAL`]), and the value is a slice of
+    /// that array, living as long as the function's frame (the escape rule
+    /// keeps it there, as for any local array).
+    Text {
+        local: LocalId,
+        bytes: Vec<u8>,
+    },
     /// `len(s)` of a slice, array or reusable slice, as `i64`.
     Len(Box<Expr>),
     Builtin(Builtin, Vec<Expr>),
@@ -382,12 +409,19 @@ impl BinOp {
     }
 }
 
+/// The name of the hidden local a string literal used as `[]u8` is copied
+/// into ([`ExprKind::Text`]): generated names begin with `$`, which no source
+/// a user writes can use.
+pub const TEXT_LOCAL: &str = "$text";
+
 /// Every builtin a program can call, as named in source: the one list of
 /// them. The checker resolves calls and reserves the plain names with it.
 pub const BUILTINS: &[BuiltinSpec] = &[
     BuiltinSpec::new("len", BuiltinFn::Len, 1, false),
     BuiltinSpec::new("print", BuiltinFn::Op(Builtin::Print), 1, false),
     BuiltinSpec::new("write", BuiltinFn::Op(Builtin::Write), 1, false),
+    BuiltinSpec::new("eprint", BuiltinFn::Op(Builtin::Eprint), 1, false),
+    BuiltinSpec::new("ewrite", BuiltinFn::Op(Builtin::Ewrite), 1, false),
     BuiltinSpec::new("panic", BuiltinFn::Op(Builtin::Panic), 1, false),
     BuiltinSpec::new("assert", BuiltinFn::Op(Builtin::Assert), 2, false),
     BuiltinSpec::new("size_of", BuiltinFn::SizeOf, 0, true),
@@ -477,12 +511,17 @@ impl BuiltinSpec {
 /// Built-in operations. Argument lists are listed per variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {
-    /// `print(x)`: one scalar or text and a newline. Integers in decimal
-    /// (u8, u64 unsigned), bools as `true`/`false`, text (a string literal of
-    /// type `Str`, a `[]u8` or a `[N]u8`) as its bytes. Returns `Unit`.
+    /// `print(a, b, ...)`: one or more scalars or texts, separated by one
+    /// space, and a newline. Integers in decimal (u8, u64 unsigned), bools as
+    /// `true`/`false`, text (a string literal of type `Str`, a `[]u8` or a
+    /// `[N]u8`) as its bytes. Returns `Unit`.
     Print,
-    /// `write(x)`: what `print(x)` prints, without the newline.
+    /// `write(a, b, ...)`: the values back to back, no separator, no newline.
     Write,
+    /// `eprint(x)`: `print(x)` on stderr.
+    Eprint,
+    /// `ewrite(x)`: `write(x)` on stderr.
+    Ewrite,
     /// `panic("msg")` or `panic("msg", detail)`: runtime error at the
     /// expression's location; the optional `detail: []u8` (bytes computed at
     /// run time, e.g. a library's error text) is appended to the literal.
