@@ -2,7 +2,7 @@
 //! holds the input and the exact stdout and stderr expected, in sections
 //! `--- input`, `--- stdout`, `--- stderr`. Lines before the first section
 //! are a comment, except `env: NAME=VALUE`, which sets an environment
-//! variable for the REPL. The REPL runs from the workspace root, so `:load` paths
+//! variable for the REPL, and `exit: N`, the session's exit status (default 0). The REPL runs from the workspace root, so `:load` paths
 //! are relative to it. In `time:` lines every number reads as `N`.
 
 use std::io::Write;
@@ -12,6 +12,7 @@ use std::process::{Command, Stdio};
 /// The sections of a transcript file.
 struct Transcript {
     env: Vec<(String, String)>,
+    exit: i32,
     input: String,
     stdout: String,
     stderr: String,
@@ -21,11 +22,18 @@ fn parse(text: &str) -> Transcript {
     let mut sections: [Option<String>; 3] = [None, None, None];
     let mut current: Option<usize> = None;
     let mut env = Vec::new();
+    let mut exit = 0;
     for line in text.lines() {
         if current.is_none()
             && let Some((name, value)) = line.strip_prefix("env: ").and_then(|v| v.split_once('='))
         {
             env.push((name.to_string(), value.to_string()));
+            continue;
+        }
+        if current.is_none()
+            && let Some(n) = line.strip_prefix("exit: ")
+        {
+            exit = n.trim().parse().expect("`exit:` takes a number");
             continue;
         }
         let section = match line {
@@ -48,6 +56,7 @@ fn parse(text: &str) -> Transcript {
     let [input, stdout, stderr] = sections.map(|s| s.expect("missing section"));
     Transcript {
         env,
+        exit,
         input,
         stdout,
         stderr,
@@ -90,7 +99,7 @@ fn check(name: &str) {
     let stderr = normalize(&String::from_utf8_lossy(&out.stderr));
     assert_eq!(stdout, t.stdout, "stdout of {name}");
     assert_eq!(stderr, t.stderr, "stderr of {name}");
-    assert_eq!(out.status.code(), Some(0), "exit status of {name}");
+    assert_eq!(out.status.code(), Some(t.exit), "exit status of {name}");
 }
 
 /// Runs `tern repl` from the workspace root (no inherited `TERN_STDLIB`)
@@ -141,6 +150,7 @@ transcripts!(
     sanitize,
     session,
     user_terms,
+    io,
 );
 
 /// Every transcript file has a test above.
