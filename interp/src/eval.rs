@@ -1040,14 +1040,7 @@ impl<'a> Machine<'a> {
 
     /// One value of the print family, on stdout or (`err`) stderr, with a
     /// newline when `newline`: the runtime function compiled code calls.
-    fn print_value(
-        &mut self,
-        fr: &Frame<'a>,
-        x: &'a Expr,
-        err: bool,
-        newline: bool,
-        loc: Loc,
-    ) -> R<()> {
+    fn print_value(&mut self, x: &'a Expr, v: Val, err: bool, newline: bool, loc: Loc) -> R<()> {
         type Text = unsafe extern "C" fn(*const u8, i64);
         let text: Text = match (err, newline) {
             (false, true) => output::tern_print_str,
@@ -1058,7 +1051,7 @@ impl<'a> Machine<'a> {
         let pick = |f: [extern "C" fn(i64); 4]| f[usize::from(err) * 2 + usize::from(!newline)];
         // SAFETY (the text calls): the bytes are a string literal of the
         // program, or a slice or array it holds, as in compiled code.
-        match (&x.ty, self.expr(fr, x)?) {
+        match (&x.ty, v) {
             (Type::Str | Type::Slice(_) | Type::Reusable(_), Val::Pair(p, l)) => {
                 let p = self.sanitize_slice(&x.ty, p, l, loc) as *const u8;
                 unsafe { text(p, l) }
@@ -1117,9 +1110,13 @@ impl<'a> Machine<'a> {
                 // `print`s, the last one with its newline.
                 let err = matches!(builtin, Builtin::Eprint | Builtin::Ewrite);
                 let line = matches!(builtin, Builtin::Print | Builtin::Eprint);
-                for (i, x) in args.iter().enumerate() {
+                let mut values = Vec::with_capacity(args.len());
+                for x in args.iter() {
+                    values.push(self.expr(fr, x)?);
+                }
+                for (i, (x, v)) in args.iter().zip(values).enumerate() {
                     let last = i + 1 == args.len();
-                    self.print_value(fr, x, err, line && last, loc)?;
+                    self.print_value(x, v, err, line && last, loc)?;
                     if line && !last {
                         let sep = b" ".as_ptr();
                         match err {

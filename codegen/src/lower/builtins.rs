@@ -6,7 +6,7 @@ use super::*;
 impl<M: Module> FnLower<'_, '_, M> {
     /// One value of the print family: on stdout or (`err`) stderr, with a
     /// newline after it when `newline`.
-    fn print_value(&mut self, arg: &Expr, err: bool, newline: bool, loc: Loc) -> R<()> {
+    fn print_value(&mut self, arg: &Expr, v: Val, err: bool, newline: bool, loc: Loc) -> R<()> {
         // The runtime function for each kind of value and stream, with and
         // without the newline.
         let pick = |[print, write, eprint, ewrite]: [Rt; 4]| match (err, newline) {
@@ -16,7 +16,6 @@ impl<M: Module> FnLower<'_, '_, M> {
             (true, false) => ewrite,
         };
         let text = pick([Rt::PrintStr, Rt::WriteStr, Rt::EprintStr, Rt::EwriteStr]);
-        let v = self.expr(arg)?;
         match (&arg.ty, v) {
             (Type::Str | Type::Slice(_) | Type::Reusable(_), Val::Pair(p, l)) => {
                 let p = self.sanitize_slice(&arg.ty, p, l, loc)?;
@@ -54,13 +53,15 @@ impl<M: Module> FnLower<'_, '_, M> {
         let loc = e.loc;
         match builtin {
             Builtin::Print | Builtin::Write | Builtin::Eprint | Builtin::Ewrite => {
-                // `print(a, b, c)`: `write(a); write(" "); write(b);
-                // write(" "); print(c)`, and the same on stderr.
+                // `print(a, b, c)`: the values first, left to right; then
+                // `write(a); write(" "); write(b); write(" "); print(c)`, and
+                // the same on stderr.
                 let err = matches!(builtin, Builtin::Eprint | Builtin::Ewrite);
                 let line = matches!(builtin, Builtin::Print | Builtin::Eprint);
-                for (i, arg) in args.iter().enumerate() {
+                let values = args.iter().map(|a| self.expr(a)).collect::<R<Vec<_>>>()?;
+                for (i, (arg, v)) in args.iter().zip(values).enumerate() {
                     let last = i + 1 == args.len();
-                    self.print_value(arg, err, line && last, loc)?;
+                    self.print_value(arg, v, err, line && last, loc)?;
                     if line && !last {
                         let (p, l) = self.str_val(" ")?.pair();
                         let rt = if err { Rt::EwriteStr } else { Rt::WriteStr };
