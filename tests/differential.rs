@@ -33,7 +33,7 @@ use pool_support::{
     MATRIX, Mode, Outcome, Rng, first_difference, run_with_timeout, run_with_timeout_input, scratch,
 };
 use tern_runtime::span_tree::error::MUST_MOVE;
-use tern_runtime::span_tree::layout::{self, FANOUT, HEADER_WORDS, node_words};
+use tern_runtime::span_tree::layout::{self, HEADER_WORDS, NODE_WORDS};
 use tern_runtime::span_tree::model::Model;
 use tern_runtime::span_tree::{Checked, Tree, round8};
 
@@ -126,15 +126,15 @@ fn checksum(ty: Ty, elems: &[i64]) -> i64 {
 /// The runtime's tree code over Rust memory: the exact words a library pool must hold.
 struct ReplayTree {
     hdr: Vec<i64>,
-    nodes: Vec<i64>,
-    tree: Tree<Checked, FANOUT>,
+    nodes: Vec<i32>,
+    tree: Tree<Checked>,
 }
 
 impl ReplayTree {
     fn new(arena: i64) -> Self {
-        let cap = layout::node_capacity(arena, FANOUT);
+        let cap = layout::node_capacity(arena);
         let mut hdr = vec![0i64; HEADER_WORDS];
-        let mut nodes = vec![0i64; (cap as usize) * node_words(FANOUT)];
+        let mut nodes = vec![0i32; (cap as usize) * NODE_WORDS];
         // SAFETY: both buffers live as long as `tree` (they move with the struct,
         // but a Vec's heap buffer does not move) and nothing else touches them.
         let mut tree = unsafe { Tree::from_raw(hdr.as_mut_ptr(), nodes.as_mut_ptr(), cap, arena) };
@@ -152,8 +152,8 @@ impl ReplayTree {
             }
         }
         let used = self.hdr[layout::H_NODES_USED] as usize;
-        for &w in &self.nodes[..used * node_words(FANOUT)] {
-            h = mix(h, w);
+        for &w in &self.nodes[..used * NODE_WORDS] {
+            h = mix(h, w as i64);
         }
         h
     }
@@ -489,12 +489,12 @@ fn mix(h: i64, w: i64) -> i64 {{
     h = mix(h, p.tree.arena_bytes);
     h = mix(h, p.tree.node_cap);
     for i in 0..p.tree.nodes_used * {nw} {{
-        h = mix(h, p.nodes[i]);
+        h = mix(h, p.nodes[i] as i64);
     }}
     return h;
 }}
 ",
-            nw = node_words(FANOUT)
+            nw = NODE_WORDS
         )
         .unwrap();
     }

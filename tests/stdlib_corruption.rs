@@ -64,7 +64,8 @@ fn evil(ref s: i64, capacity: i64, nodes_used: i64) -> i64 {{
     }} else if kind == 1 {{
         return rand(ref s) % (nodes_used + 3) - 1;
     }} else if kind == 2 {{
-        return (rand(ref s) % (capacity / 8 + 16)) * 8;
+        // An offset or length in granules, inside the arena or just past it.
+        return rand(ref s) % (capacity / 8 + 16);
     }} else if kind == 3 {{
         return rand(ref s) * 8;
     }} else if kind == 4 {{
@@ -72,7 +73,7 @@ fn evil(ref s: i64, capacity: i64, nodes_used: i64) -> i64 {{
     }} else if kind == 5 {{
         return -(1 << (rand(ref s) % 63));
     }} else if kind == 6 {{
-        return capacity - (rand(ref s) % 4) * 8;
+        return capacity / 8 - rand(ref s) % 4;
     }} else if kind == 7 {{
         return -1;
     }} else if kind == 8 {{
@@ -121,7 +122,8 @@ fn main() -> i64 {{
         if rand(ref rng) % 5 == 0 {{
             hdr[rand(ref rng) % 10] = v;
         }} else {{
-            p.nodes[rand(ref rng) % words] = v;
+            // Node words are 32 bits: the value's low half.
+            p.nodes[rand(ref rng) % words] = v as i32;
         }}
     }}
     // Keep working.

@@ -14,7 +14,7 @@ use tern_runtime::span_tree::{error, layout};
 /// The runtime's message for a corrupt `len[0]` of node 0 (its word index
 /// depends on the fanout).
 fn len0_message() -> &'static str {
-    let code = error::corrupt_node(0, layout::lens_at(layout::FANOUT));
+    let code = error::corrupt_node(0, layout::N_LENS);
     Box::leak(error::message(code).into_boxed_str())
 }
 
@@ -87,13 +87,13 @@ fn cases() -> Vec<(
         ),
         (
             "corrupt_count",
-            "var p = M::new(4096);\n    p.nodes[0] = M::FANOUT + 1;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
-            "alloc_slice",
+            "var p = M::new(4096);\n    let a = M::alloc_slice::<i64>(ref p, 4);\n    let b = M::alloc_slice::<i64>(ref p, 4);\n    p.nodes[0] = (M::FANOUT + 1) as i32;\n    M::free_slice(ref p, a);",
+            "free_slice",
             Some("corrupt tree: node 0, field count (word 0)"),
         ),
         (
             "corrupt_span",
-            "var p = M::new(4096);\n    p.nodes[M::N_LENS] = 4097;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
+            "var p = M::new(4096);\n    p.nodes[M::N_LENS] = (4096 / 8 + 1) as i32;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
             "alloc_slice",
             Some(len0_message()),
         ),
@@ -131,7 +131,9 @@ fn cases() -> Vec<(
 fn literal(name: &str, op: &str) -> String {
     match name {
         "leak" => format!("{op}: slices still allocated (leaked spans)"),
-        "bad_capacity" => format!("{op}: capacity must be in 1..2^56 bytes"),
+        "bad_capacity" => {
+            format!("{op}: capacity must be in 1..=17179869176 bytes (16 GiB less 8)")
+        }
         "negative_length" => format!("{op}: negative length"),
         "length_overflow" | "huge_length" | "huge_resize" => format!(
             "{op}: length is too large for the element size (more bytes than any pool holds)"

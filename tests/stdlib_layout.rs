@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use pool_support::{Mode, run_program, scratch};
 use tern_runtime::span_tree::error;
-use tern_runtime::span_tree::layout::{self, FANOUT};
+use tern_runtime::span_tree::layout;
 
 /// The constants each module must define, with the runtime's value.
 fn constants() -> Vec<(&'static str, i64)> {
@@ -29,12 +29,12 @@ fn constants() -> Vec<(&'static str, i64)> {
         ("H_FREE_BYTES", layout::H_FREE_BYTES as i64),
         ("H_ARENA_BYTES", layout::H_ARENA_BYTES as i64),
         ("H_NODE_CAP", layout::H_NODE_CAP as i64),
-        ("FANOUT", FANOUT as i64),
-        ("NODE_WORDS", layout::node_words(FANOUT) as i64),
+        ("FANOUT", layout::FANOUT as i64),
+        ("NODE_WORDS", layout::NODE_WORDS as i64),
         ("MAGIC", layout::MAGIC),
-        ("N_KEYS", layout::keys_at(FANOUT) as i64),
-        ("N_LENS", layout::lens_at(FANOUT) as i64),
-        ("N_KIDS", layout::children_at(FANOUT) as i64),
+        ("N_KEYS", layout::N_KEYS as i64),
+        ("N_LENS", layout::N_LENS as i64),
+        ("N_KIDS", layout::N_KIDS as i64),
         (
             "MAX_ARENA_BYTES",
             tern_runtime::span_tree::tree::MAX_ARENA_BYTES,
@@ -53,7 +53,9 @@ fn pure_constants() -> Vec<(&'static str, i64)> {
         ("N_LEVEL", layout::N_LEVEL as i64),
         ("N_NEXT_FREE", layout::N_NEXT_FREE as i64),
         ("N_RESERVED", layout::N_RESERVED as i64),
-        ("MIN_FILL", layout::min_fill(FANOUT) as i64),
+        ("MIN_FILL", layout::MIN_FILL as i64),
+        ("SENTINELS", layout::SENTINELS as i64),
+        ("EMPTY_KEY", layout::EMPTY_KEY as i64),
         ("MAX_HEIGHT", layout::MAX_HEIGHT as i64),
         ("GRANULE", layout::GRANULE),
         ("DOUBLE_FREE", error::DOUBLE_FREE),
@@ -109,7 +111,7 @@ fn library_pools_mirror_the_runtime_layout() {
             layout::HEADER_WORDS
         )
         .unwrap();
-        let cap = layout::node_capacity(arena, FANOUT);
+        let cap = layout::node_capacity(arena);
         for (i, f) in FIELDS.iter().enumerate() {
             writeln!(src, "    print(p_{module}.tree.{f} == w_{module}[{i}]);").unwrap();
             want.push(format!("{module} header field {f} is word {i} = true"));
@@ -131,7 +133,7 @@ fn library_pools_mirror_the_runtime_layout() {
         writeln!(src, "    print(len(p_{module}.nodes));").unwrap();
         want.push(format!(
             "{module} node array words = {}",
-            layout::node_array_words(arena, FANOUT)
+            layout::node_array_words(arena)
         ));
         // The root leaf: one span covering the arena.
         for (word, v) in [
@@ -142,9 +144,10 @@ fn library_pools_mirror_the_runtime_layout() {
             writeln!(src, "    print(p_{module}.nodes[{word}]);").unwrap();
             want.push(format!("{module} root word {word} = {v}"));
         }
+        // Offsets and lengths count 8-byte granules.
         for (word, v) in [
-            (layout::keys_at(FANOUT), 0),
-            (layout::lens_at(FANOUT), arena),
+            (layout::N_KEYS, 0),
+            (layout::N_LENS, arena / layout::GRANULE),
         ] {
             writeln!(src, "    print(p_{module}.nodes[{word}]);").unwrap();
             want.push(format!("{module} root word {word} = {v}"));
@@ -155,7 +158,7 @@ fn library_pools_mirror_the_runtime_layout() {
         writeln!(src, "    print(slice_pool_pure::node_capacity({a}));").unwrap();
         want.push(format!(
             "slice_pool_pure::node_capacity({a}) = {}",
-            layout::node_capacity(a, FANOUT)
+            layout::node_capacity(a)
         ));
     }
     src.push_str("}\n");

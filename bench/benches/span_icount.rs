@@ -13,7 +13,9 @@
 //! to subtract); the scale workloads `scale_1k`, `scale_10k`, `scale_100k`,
 //! `scale_1m` (the churn over that many live spans: 200 000 steps after
 //! `scale_warmup(live)` steps) and `scale_1k_none` ... `scale_1m_none` (their
-//! setup only).
+//! setup only); `trace:FILE` (a replay of an uncompressed `TERNTRC1` trace,
+//! bench/traces/README.md, every block touched at both ends) and
+//! `trace_none:FILE` (the same replay allocating nothing, to subtract).
 //!
 //! Allocators: `span`, `span_portable` (`span` with the portable node scans
 //! forced: what a CPU without AVX2 runs), `span_checked`, `mimalloc`, `glibc`,
@@ -60,6 +62,14 @@ fn run<A: Alloc>(workload: &str, mut a: A) {
             }
             black_box(&c.live);
         }
+        w if w.starts_with("trace") => {
+            let (kind, path) = w.split_once(':').unwrap_or((w, ""));
+            let trace = common::trace::Trace::load(path).unwrap_or_else(|e| {
+                eprintln!("span_icount: {e}");
+                std::process::exit(2);
+            });
+            println!("checksum {}", trace.replay(&mut a, kind == "trace_none"));
+        }
         w => {
             let Some((live, measure)) = scale_workload(w) else {
                 eprintln!("span_icount: unknown workload `{w}` (see the doc comment)");
@@ -96,7 +106,12 @@ fn main() {
     let (Some(w), Some(al)) = (args.first(), args.get(1)) else {
         return;
     };
-    let arena = scale_workload(w).map_or(ARENA, |(live, _)| scale_arena(live));
+    let arena = match scale_workload(w) {
+        Some((live, _)) => scale_arena(live),
+        // The traces' peaks are below 16 MiB; the arena is reserved lazily.
+        None if w.starts_with("trace") => 1 << 30,
+        None => ARENA,
+    };
     match al.as_str() {
         "span" => run(w, SpanUnchecked::new(arena)),
         "span_portable" => {

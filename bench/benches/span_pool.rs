@@ -1,7 +1,7 @@
 //! Criterion benches of the span pool against mimalloc, glibc, rlsf (TLSF) and the
 //! slab: the hot path (1024 allocs then 1024 frees), churn (1000 live random
 //! spans, free one + alloc one; also with the portable node scans forced),
-//! checked vs unchecked, the fanout choice, and
+//! checked vs unchecked, and
 //! churn at 10^3 .. 10^6 live spans (`scale_*` groups).
 //!
 //! Run: `GLIBC_TUNABLES=glibc.malloc.trim_threshold=1073741824 cargo bench --bench span_pool`
@@ -15,7 +15,6 @@ use std::time::Duration;
 use common::*;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use tern_bench::slab::SlabPool;
-use tern_runtime::Unchecked;
 use tern_runtime::span_tree::scan;
 
 const N: usize = 1024;
@@ -120,23 +119,6 @@ fn churn(c: &mut Criterion) {
     g.finish();
 }
 
-/// The fanout choice: the unchecked tree at fanouts 8, 16 and 32 on churn and on
-/// the 64-byte hot path.
-fn fanout(c: &mut Criterion) {
-    let mut g = c.benchmark_group("fanout_churn");
-    g.throughput(Throughput::Elements(CHURN_STEPS as u64));
-    bench_churn_one(&mut g, "f8", CHURN, Span::<Unchecked, 8>::new(ARENA));
-    bench_churn_one(&mut g, "f16", CHURN, Span::<Unchecked, 16>::new(ARENA));
-    bench_churn_one(&mut g, "f32", CHURN, Span::<Unchecked, 32>::new(ARENA));
-    g.finish();
-    let mut g = c.benchmark_group("fanout_hot_fifo");
-    g.throughput(Throughput::Elements(N as u64));
-    bench_hot_one(&mut g, "f8", 64, false, Span::<Unchecked, 8>::new(ARENA));
-    bench_hot_one(&mut g, "f16", 64, false, Span::<Unchecked, 16>::new(ARENA));
-    bench_hot_one(&mut g, "f32", 64, false, Span::<Unchecked, 32>::new(ARENA));
-    g.finish();
-}
-
 fn config() -> Criterion {
     Criterion::default()
         .measurement_time(Duration::from_secs(2))
@@ -159,5 +141,5 @@ fn scale(c: &mut Criterion) {
     }
 }
 
-criterion_group! { name = benches; config = config(); targets = hot, churn, fanout, scale }
+criterion_group! { name = benches; config = config(); targets = hot, churn, scale }
 criterion_main!(benches);

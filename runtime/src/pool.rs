@@ -11,20 +11,21 @@
 use std::marker::PhantomData;
 
 use crate::memory::Reservation;
-use crate::span_tree::error::{BAD_SIZE, MUST_MOVE};
+use crate::span_tree::error::BAD_SIZE;
 use crate::span_tree::extents::{Extents, Record};
-use crate::span_tree::layout::{self, FANOUT, HEADER_WORDS};
+use crate::span_tree::layout::{self, HEADER_WORDS, Word};
 use crate::span_tree::registry::{self, PoolBounds};
+use crate::span_tree::scan::Simd;
 use crate::span_tree::tree::MAX_ARENA_BYTES;
 use crate::span_tree::{Tree, TreeResult, Validate, checked, round8};
 
 /// A pool of spans over an owned arena; offsets are byte offsets into the arena.
-pub struct SpanPool<V: Validate, const F: usize = FANOUT> {
+pub struct SpanPool<V: Validate> {
     arena: Reservation,
     nodes: Reservation,
     header: Box<[i64; HEADER_WORDS]>,
     /// A persistent view over `header` and `nodes` (both stay put when the pool moves).
-    tree: Tree<V, F>,
+    tree: Tree<V>,
     /// The boundary record of an unchecked pool (a checked pool's is the
     /// registry's, reserved by `checked::init`).
     _record: Option<Record>,
@@ -36,41 +37,38 @@ pub struct SpanPool<V: Validate, const F: usize = FANOUT> {
 }
 
 // SAFETY: the pool exclusively owns its arena, node array and header.
-unsafe impl<V: Validate, const F: usize> Send for SpanPool<V, F> {}
+unsafe impl<V: Validate> Send for SpanPool<V> {}
 
-impl<V: Validate, const F: usize> SpanPool<V, F> {
+impl<V: Validate> SpanPool<V> {
     /// Reserves an arena of `arena_bytes` (rounded up to 8) and its worst-case node
-    /// array. Errors: `BAD_SIZE` (negative or above 2^56), `RESERVE_FAILED`,
+    /// array. Errors: `BAD_SIZE` (negative or above `MAX_ARENA_BYTES`), `RESERVE_FAILED`,
     /// `TOO_MANY_POOLS` (checked only).
     pub fn new(arena_bytes: i64) -> TreeResult<Self> {
         if !(0..=MAX_ARENA_BYTES).contains(&arena_bytes) {
             return Err(BAD_SIZE);
         }
         let arena_bytes = round8(arena_bytes);
-        let node_cap = layout::node_capacity(arena_bytes, F);
-        let node_words = node_cap * layout::node_words(F) as i64;
+        let node_cap = layout::node_capacity(arena_bytes);
+        let node_words = node_cap * layout::NODE_WORDS as i64;
         // Slices point into the arena (program memory, never unmapped); the
         // node array is the runtime's own (the unchecked tree trusts it, so
         // it must never be memory a stale slice could reach).
         let arena = Reservation::program(arena_bytes as usize)?;
-        let nodes = Reservation::new(node_words as usize * 8)?;
+        let nodes = Reservation::new(node_words as usize * 4)?;
         let mut header = Box::new([0i64; HEADER_WORDS]);
         let hdr = header.as_mut_ptr();
-        let nptr = nodes.base() as *mut i64;
+        let nptr = nodes.base() as *mut Word;
         // SAFETY: header and nodes are owned, sized as the view requires, and live
         // as long as the pool (the view is dropped with it).
-        let mut tree: Tree<V, F> = unsafe { Tree::from_raw(hdr, nptr, node_cap, arena_bytes) };
+        let mut tree: Tree<V> = unsafe { Tree::from_raw(hdr, nptr, node_cap, arena_bytes) };
         let (record, ext) = if V::CHECKED {
-            if F != FANOUT {
-                return Err(BAD_SIZE);
-            }
             // SAFETY: as above.
             let id =
                 unsafe { checked::init(hdr, nptr, node_words, arena.base() as i64, arena_bytes)? };
             (None, checked::extents_of(id)?)
         } else {
             tree.init(0);
-            let record = Record::new(arena_bytes)?;
+            let record = Record::new(arena_bytes, false)?;
             let ext = record.view();
             (Some(record), ext)
         };
@@ -103,13 +101,12 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
     }
 
     #[inline(always)]
-    fn nodes_ptr(&self) -> *mut i64 {
-        self.nodes.base() as *mut i64
+    fn nodes_ptr(&self) -> *mut Word {
+        self.nodes.base() as *mut Word
     }
 
     /// The view over the pool's own memory.
-    #[inline(always)]
-    fn view(&mut self) -> &mut Tree<V, F> {
+    fn view(&mut self) -> &mut Tree<V> {
         &mut self.tree
     }
 
@@ -124,53 +121,87 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
     /// are not zeroed (see [`Self::alloc_zeroed`]).
     #[inline(always)]
     pub fn alloc(&mut self, bytes: i64) -> TreeResult<i64> {
-        if V::CHECKED {
-            let (h, n) = (self.hdr(), self.nodes_ptr());
-            // SAFETY: the header is owned and HEADER_WORDS long.
-            let addr = unsafe { checked::alloc(h, n, bytes, false)? };
-            Ok(addr - self.addr(0))
-        } else {
-            let ext = self.ext;
-            self.view().alloc_tracked(&ext, bytes)
-        }
+        d_alloc(self, bytes)
     }
 
     /// First-fit alloc with the span zero-filled.
-    #[inline]
+    #[inline(always)]
     pub fn alloc_zeroed(&mut self, bytes: i64) -> TreeResult<i64> {
-        let fresh = self.ext.high_water();
-        let off = self.alloc(bytes)?;
-        self.zero_new(off, off + round8(bytes), fresh);
-        Ok(off)
+        d_alloc_zeroed(self, bytes)
     }
 
     /// Frees `[off, off + round8(bytes))` with coalescing; it must be exactly one
     /// live allocation (see `Tree::free_tracked`).
     #[inline(always)]
     pub fn free(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
-        if V::CHECKED {
-            let (h, n) = (self.hdr(), self.nodes_ptr());
-            // SAFETY: as in `alloc`.
-            unsafe { checked::free(h, n, self.addr(off), bytes) }
-        } else {
-            let ext = self.ext;
-            self.view().free_tracked(&ext, off, bytes)
-        }
+        d_free(self, (off, bytes))
     }
 
     /// In-place resize of one live allocation: `off`, or `MUST_MOVE` (see
     /// `Tree::resize_tracked`). Does not zero.
     #[inline(always)]
     pub fn resize_in_place(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+        d_resize_in_place(self, (off, old, new))
+    }
+
+    /// The whole resize contract on bytes: `off == -1` (or `old == 0`) is an empty
+    /// slice, growing it allocates; resizing to 0 frees and returns -1; otherwise
+    /// resize in place, or allocate `new` while the old span is held, copy
+    /// `min(old, new)` bytes and free the old span. New bytes are zero-filled.
+    #[inline(always)]
+    pub fn resize(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+        d_resize(self, (off, old, new))
+    }
+
+    // ---- the operations on scan backend `S` (dispatched above) ----
+
+    #[inline(always)]
+    fn alloc_in<S: Simd>(&mut self, bytes: i64) -> TreeResult<i64> {
         if V::CHECKED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
-            let at = self.addr(off);
-            // SAFETY: as in `alloc`.
-            let addr = unsafe { checked::resize(h, n, at, (old, new), false, false)? };
+            // SAFETY: the header is owned and HEADER_WORDS long.
+            let addr = unsafe { checked::alloc_in::<S>(h, n, bytes, false)? };
             Ok(addr - self.addr(0))
         } else {
             let ext = self.ext;
-            self.view().resize_tracked(&ext, off, old, new)
+            let (raw, path) = self.tree.parts();
+            raw.with::<S>().alloc_tracked(path, &ext, bytes)
+        }
+    }
+
+    #[inline(always)]
+    fn alloc_zeroed_in<S: Simd>(&mut self, bytes: i64) -> TreeResult<i64> {
+        let fresh = self.ext.high_water();
+        let off = self.alloc_in::<S>(bytes)?;
+        self.zero_new(off, off + round8(bytes), fresh);
+        Ok(off)
+    }
+
+    #[inline(always)]
+    fn free_in<S: Simd>(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
+        if V::CHECKED {
+            let (h, n) = (self.hdr(), self.nodes_ptr());
+            // SAFETY: as in `alloc_in`.
+            unsafe { checked::free_in::<S>(h, n, self.addr(off), bytes) }
+        } else {
+            let ext = self.ext;
+            let (raw, path) = self.tree.parts();
+            raw.with::<S>().free_tracked(path, &ext, off, bytes)
+        }
+    }
+
+    #[inline(always)]
+    fn resize_in_place_in<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+        if V::CHECKED {
+            let (h, n) = (self.hdr(), self.nodes_ptr());
+            let at = self.addr(off);
+            // SAFETY: as in `alloc_in`.
+            let addr = unsafe { checked::resize_in::<S>(h, n, at, (old, new), false, false)? };
+            Ok(addr - self.addr(0))
+        } else {
+            let ext = self.ext;
+            let (raw, path) = self.tree.parts();
+            raw.with::<S>().resize_tracked(path, &ext, off, old, new)
         }
     }
 
@@ -202,11 +233,9 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
         self.zero(from, to.min(fresh) - from);
     }
 
-    /// The whole resize contract on bytes: `off == -1` (or `old == 0`) is an empty
-    /// slice, growing it allocates; resizing to 0 frees and returns -1; otherwise
-    /// resize in place, or allocate `new` while the old span is held, copy
-    /// `min(old, new)` bytes and free the old span. New bytes are zero-filled.
-    pub fn resize(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+    /// [`Self::resize`] on backend `S`.
+    #[inline(always)]
+    fn resize_in<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if new < 0 || old < 0 {
             return Err(BAD_SIZE);
         }
@@ -214,57 +243,52 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
             return if new == 0 {
                 Ok(-1)
             } else {
-                self.alloc_zeroed(new)
+                self.alloc_zeroed_in::<S>(new)
             };
         }
         if new == 0 {
-            self.resize_in_place(off, old, 0)?;
+            self.resize_in_place_in::<S>(off, old, 0)?;
             return Ok(-1);
         }
         if V::CHECKED {
-            return self.resize_checked(off, old, new);
+            return self.resize_checked::<S>(off, old, new);
         }
         let (old_r, new_r) = (round8(old), round8(new));
         let fresh = self.ext.high_water();
-        match self.resize_in_place(off, old, new) {
-            Ok(o) => {
-                // From `old`, not `old_r`: a shrink inside the last 8-byte
-                // granule left stale bytes that growing must clear again
-                // (they lie below `fresh`: the span reached `o + old_r`).
-                if new > old {
-                    self.zero_new(o + old, o + new_r, fresh);
-                }
-                Ok(o)
-            }
-            Err(MUST_MOVE) => {
-                let to = self.alloc(new)?;
-                // SAFETY: both spans are inside the arena and disjoint (both held).
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        self.base().add(off as usize),
-                        self.base().add(to as usize),
-                        old_r.min(new_r) as usize,
-                    )
-                };
-                // Moving only ever grows (`new > old`); clear the copied slack
-                // too (the copy wrote up to `to + old_r`, whatever `fresh` says).
-                self.zero_new(to + old, to + new_r, fresh.max(to + old_r));
-                // `resize_in_place` found `[off, off + old)` live.
-                let ext = self.ext;
-                self.view().free_moved(&ext, off, old)?;
-                Ok(to)
-            }
-            Err(e) => Err(e),
+        let ext = self.ext;
+        let (raw, path) = self.tree.parts();
+        let to = raw.with::<S>().resize_or_move(path, &ext, off, old, new)?;
+        if to != off {
+            // SAFETY: both spans are inside the arena and disjoint (both were
+            // held when the new one was placed); the runtime wrote neither.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    self.base().add(off as usize),
+                    self.base().add(to as usize),
+                    old_r.min(new_r) as usize,
+                )
+            };
+            // Moving only ever grows (`new > old`); clear the copied slack
+            // too (the copy wrote up to `to + old_r`, whatever `fresh` says).
+            self.zero_new(to + old, to + new_r, fresh.max(to + old_r));
+        } else if new > old {
+            // From `old`, not `old_r`: a shrink inside the last 8-byte
+            // granule left stale bytes that growing must clear again (they
+            // lie below `fresh`: the span reached `to + old_r`).
+            self.zero_new(to + old, to + new_r, fresh);
         }
+        Ok(to)
     }
 
     /// The library's resize: one checked call places the move (and zero-fills),
     /// then the used bytes are copied from the freed, untouched old span,
     /// exactly as `slice_pool` does after `tern_span_resize`.
-    fn resize_checked(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+    #[inline(always)]
+    fn resize_checked<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         let (h, n, at) = (self.hdr(), self.nodes_ptr(), self.addr(off));
-        // SAFETY: as in `alloc`.
-        let to = unsafe { checked::resize(h, n, at, (old, new), true, true)? } - self.addr(0);
+        // SAFETY: as in `alloc_in`.
+        let to =
+            unsafe { checked::resize_in::<S>(h, n, at, (old, new), true, true)? } - self.addr(0);
         if to != off {
             // SAFETY: both spans lie inside the arena and do not overlap.
             unsafe {
@@ -289,10 +313,10 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
     }
 
     /// The words of the nodes handed out so far (tests may write them).
-    pub fn used_node_words_mut(&mut self) -> &mut [i64] {
+    pub fn used_node_words_mut(&mut self) -> &mut [Word] {
         let used = self.header[layout::H_NODES_USED].clamp(0, self.node_cap) as usize;
-        // SAFETY: the node reservation holds node_cap * node_words words, zero-initialised.
-        unsafe { std::slice::from_raw_parts_mut(self.nodes_ptr(), used * layout::node_words(F)) }
+        // SAFETY: the node reservation holds node_cap * NODE_WORDS words, zero-initialised.
+        unsafe { std::slice::from_raw_parts_mut(self.nodes_ptr(), used * layout::NODE_WORDS) }
     }
 
     /// Resident bytes of the arena and of the node array (by `mincore`).
@@ -321,7 +345,52 @@ impl<V: Validate, const F: usize> SpanPool<V, F> {
     }
 }
 
-impl<V: Validate, const F: usize> Drop for SpanPool<V, F> {
+/// The dispatched operations (one copy per scan backend: `crate::simd_dispatch`).
+mod ops {
+    use super::{SpanPool, TreeResult, Validate};
+    use crate::span_tree::scan::Simd;
+
+    #[inline(always)]
+    pub(super) fn alloc<S: Simd, V: Validate>(p: &mut SpanPool<V>, b: i64) -> TreeResult<i64> {
+        p.alloc_in::<S>(b)
+    }
+    #[inline(always)]
+    pub(super) fn alloc_zeroed<S: Simd, V: Validate>(
+        p: &mut SpanPool<V>,
+        b: i64,
+    ) -> TreeResult<i64> {
+        p.alloc_zeroed_in::<S>(b)
+    }
+    #[inline(always)]
+    pub(super) fn free<S: Simd, V: Validate>(
+        p: &mut SpanPool<V>,
+        (off, b): (i64, i64),
+    ) -> TreeResult<()> {
+        p.free_in::<S>(off, b)
+    }
+    #[inline(always)]
+    pub(super) fn resize_in_place<S: Simd, V: Validate>(
+        p: &mut SpanPool<V>,
+        (off, old, new): (i64, i64, i64),
+    ) -> TreeResult<i64> {
+        p.resize_in_place_in::<S>(off, old, new)
+    }
+    #[inline(always)]
+    pub(super) fn resize<S: Simd, V: Validate>(
+        p: &mut SpanPool<V>,
+        (off, old, new): (i64, i64, i64),
+    ) -> TreeResult<i64> {
+        p.resize_in::<S>(off, old, new)
+    }
+}
+
+crate::simd_dispatch! { fn d_alloc<V: Validate>(p: &mut SpanPool<V>, b: i64) -> TreeResult<i64> => ops::alloc; }
+crate::simd_dispatch! { fn d_alloc_zeroed<V: Validate>(p: &mut SpanPool<V>, b: i64) -> TreeResult<i64> => ops::alloc_zeroed; }
+crate::simd_dispatch! { fn d_free<V: Validate>(p: &mut SpanPool<V>, a: (i64, i64)) -> TreeResult<()> => ops::free; }
+crate::simd_dispatch! { fn d_resize_in_place<V: Validate>(p: &mut SpanPool<V>, a: (i64, i64, i64)) -> TreeResult<i64> => ops::resize_in_place; }
+crate::simd_dispatch! { fn d_resize<V: Validate>(p: &mut SpanPool<V>, a: (i64, i64, i64)) -> TreeResult<i64> => ops::resize; }
+
+impl<V: Validate> Drop for SpanPool<V> {
     fn drop(&mut self) {
         if V::CHECKED {
             let (h, n) = (self.hdr(), self.nodes_ptr());

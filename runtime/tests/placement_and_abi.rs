@@ -9,7 +9,7 @@ use tern_runtime::abi::reusable::{
 use tern_runtime::abi::span::*;
 use tern_runtime::span_tree::checked::PoolMemory;
 use tern_runtime::span_tree::error::{self, *};
-use tern_runtime::span_tree::layout::{self, FANOUT, HEADER_WORDS};
+use tern_runtime::span_tree::layout::{self, HEADER_WORDS};
 use tern_runtime::span_tree::mirrored;
 use tern_runtime::{Checked, SpanPool, Unchecked};
 
@@ -201,14 +201,14 @@ fn stale_spans_are_refused_with_what_is_live() {
 fn checked_externs_over_program_memory() {
     let arena_bytes = 1 << 16;
     let words = tern_span_node_words(arena_bytes);
-    assert_eq!(words, layout::node_array_words(arena_bytes, FANOUT));
+    assert_eq!(words, layout::node_array_words(arena_bytes));
     assert_eq!(tern_span_header_words(), HEADER_WORDS as i64);
-    let nodes = tern_mem_reserve(words * 8);
+    let nodes = tern_mem_reserve(words * 4);
     let arena = tern_mem_reserve(arena_bytes);
     assert!(nodes > 0 && arena > 0);
     let mut hdr = [0i64; HEADER_WORDS];
     let h = hdr.as_mut_ptr();
-    let n = nodes as *mut i64;
+    let n = nodes as *mut i32;
     unsafe {
         let id = tern_span_init(h, n, words, arena as *mut u8, arena_bytes);
         assert!(id > 0);
@@ -275,8 +275,8 @@ fn runtime_owned_pools_are_created_and_released_by_the_runtime() {
         let id = tern_span_new(h, 100, &mut mem);
         assert!(id > 0);
         assert_eq!(hdr[layout::H_ARENA_BYTES], 104);
-        assert_eq!(mem.node_words, layout::node_array_words(104, FANOUT));
-        let n = mem.nodes as *mut i64;
+        assert_eq!(mem.node_words, layout::node_array_words(104));
+        let n = mem.nodes as *mut i32;
         let a = tern_span_alloc(h, n, 104);
         assert_eq!(a, mem.arena);
         // The arena is real memory the runtime owns.
@@ -295,7 +295,7 @@ fn the_checked_externs_refuse_stale_spans_and_stale_pools() {
     let h = hdr.as_mut_ptr();
     unsafe {
         assert!(tern_span_new(h, 4096, &mut mem) > 0);
-        let n = mem.nodes as *mut i64;
+        let n = mem.nodes as *mut i32;
         let a = tern_span_alloc(h, n, 32);
         assert_eq!(tern_span_resize(h, n, a, 32, 8), a);
         let d = tern_span_alloc(h, n, 24);
@@ -332,7 +332,7 @@ fn reset_frees_every_span_in_place_and_refuses_a_stale_header() {
     unsafe {
         let id = tern_span_new(h, 4096, &mut mem);
         assert!(id > 0);
-        let n = mem.nodes as *mut i64;
+        let n = mem.nodes as *mut i32;
         let spans: Vec<i64> = (0..40).map(|_| tern_span_alloc(h, n, 24)).collect();
         // Holes, so the tree has many spans.
         for s in spans.iter().step_by(2) {
@@ -367,7 +367,7 @@ fn reset_frees_every_span_in_place_and_refuses_a_stale_header() {
 #[test]
 fn init_refuses_a_node_array_smaller_than_the_worst_case() {
     let mut hdr = [0i64; HEADER_WORDS];
-    let mut nodes = vec![0i64; 64];
+    let mut nodes = vec![0i32; 64];
     let r = unsafe {
         tern_span_init(
             hdr.as_mut_ptr(),
@@ -493,11 +493,13 @@ fn mirrored_layout_constants_have_their_documented_values() {
     };
     assert_eq!(get("FANOUT"), Some(32));
     assert_eq!(get("HEADER_WORDS"), Some(10));
-    assert_eq!(get("N_KEYS"), Some(4));
-    assert_eq!(get("N_LENS"), Some(36));
-    assert_eq!(get("N_CHILDREN"), Some(68));
-    assert_eq!(get("NODE_WORDS"), Some(104));
-    assert_eq!(get("MAGIC"), Some(0x5445_524E_5350_4E31));
+    assert_eq!(get("N_KEYS"), Some(8));
+    assert_eq!(get("N_LENS"), Some(48));
+    assert_eq!(get("N_KIDS"), Some(88));
+    assert_eq!(get("NODE_WORDS"), Some(128));
+    assert_eq!(get("EMPTY_KEY"), Some(i32::MAX as i64));
+    assert_eq!(get("MAX_ARENA_BYTES"), Some((i32::MAX as i64) * 8));
+    assert_eq!(get("MAGIC"), Some(0x5445_524E_5350_4E32));
     assert_eq!(get("DOUBLE_FREE"), Some(-3));
     let mut names: Vec<_> = mirrored::MIRRORED.iter().map(|(k, _)| *k).collect();
     names.sort();

@@ -88,7 +88,7 @@ fn tags_follow_allocations_resizes_and_frees() {
             tag_of(mem.nodes) > 0,
             "the node array is one tagged allocation"
         );
-        let n = mem.nodes as *mut i64;
+        let n = mem.nodes as *mut i32;
         let s = tern_span_alloc(hdr.as_mut_ptr(), n, 24);
         assert!(tag_of(s) > 0);
         assert_eq!(s & ADDR_MASK, mem.arena);
@@ -152,7 +152,7 @@ fn child_use_after_finish_at_the_site() {
         assert!(tern_span_new(hdr.as_mut_ptr(), 4096, &mut mem) > 0);
         // Library code reports at the latest call site into it.
         tern_sanitize_site(FREE_AT);
-        assert_eq!(tern_span_finish(hdr.as_mut_ptr(), mem.nodes as *mut i64), 0);
+        assert_eq!(tern_span_finish(hdr.as_mut_ptr(), mem.nodes as *mut i32), 0);
         tern_sanitize_site(USE_AT);
         tern_sanitize_check(mem.nodes, 8, std::ptr::null());
     }

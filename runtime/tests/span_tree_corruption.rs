@@ -1,14 +1,14 @@
 //! Corruption tests for the checked tree: random words written into the header and
 //! the nodes of a populated pool, then random operations. Every call must return a
-//! valid result (an offset whose span lies inside the arena) or a negative error
-//! code; nothing may crash, panic or read out of bounds (run this binary under
-//! valgrind to check the last: see docs/runtime.md).
+//! valid result (an offset whose span lies inside the arena and overlaps no live
+//! allocation) or a negative error code; nothing may crash, panic or read out of
+//! bounds (run this binary under valgrind to check the last: see docs/runtime.md).
 //!
 //! Case count: `TERN_PROPTEST_CASES` (default 500).
 
 use proptest::prelude::*;
 use tern_runtime::span_tree::error;
-use tern_runtime::span_tree::layout::{FANOUT, HEADER_WORDS, node_words};
+use tern_runtime::span_tree::layout::{self, HEADER_WORDS, NODE_WORDS};
 use tern_runtime::{Checked, SpanPool};
 
 const ARENA: i64 = 256 * 1024;
@@ -20,7 +20,7 @@ fn cases() -> u32 {
         .unwrap_or(500)
 }
 
-/// A checked pool with a few hundred free spans (a multi-level tree at fanout 16).
+/// A checked pool with a few hundred free spans (a two-level tree).
 fn populated(seed: u64) -> (SpanPool<Checked>, Vec<(i64, i64)>) {
     let mut pool = SpanPool::<Checked>::new(ARENA).unwrap();
     let mut live = Vec::new();
@@ -44,7 +44,7 @@ fn populated(seed: u64) -> (SpanPool<Checked>, Vec<(i64, i64)>) {
     (pool, kept)
 }
 
-/// Interesting values for a corrupted word: small indices, boundaries, garbage.
+/// Interesting values for a corrupted header word: small indices, boundaries, garbage.
 fn word() -> impl Strategy<Value = i64> {
     prop_oneof![
         -3i64..40,
@@ -58,16 +58,32 @@ fn word() -> impl Strategy<Value = i64> {
     ]
 }
 
+/// Interesting values for a corrupted node word (granules): small indices and
+/// lengths, the arena's bounds, the empty key, garbage.
+fn node_word() -> impl Strategy<Value = i32> {
+    const G: i32 = (ARENA / 8) as i32;
+    prop_oneof![
+        -3i32..40,
+        Just(i32::MIN),
+        Just(i32::MAX),
+        Just(G),
+        Just(G - 1),
+        Just(G + 1),
+        any::<i32>(),
+        0i32..G,
+    ]
+}
+
 #[derive(Clone, Debug)]
 enum Write {
     Header(usize, i64),
-    Node(usize, i64),
+    Node(usize, i32),
 }
 
 fn write() -> impl Strategy<Value = Write> {
     prop_oneof![
         1 => (0..HEADER_WORDS, word()).prop_map(|(f, v)| Write::Header(f, v)),
-        6 => (any::<usize>(), word()).prop_map(|(f, v)| Write::Node(f, v)),
+        6 => (any::<usize>(), node_word()).prop_map(|(f, v)| Write::Node(f, v)),
     ]
 }
 
@@ -88,12 +104,25 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// Whether `r` is an acceptable result for a call that returns an offset of a span of `bytes`.
-fn valid_offset(r: Result<i64, i64>, bytes: i64) -> bool {
+/// Whether `r` is an acceptable result for a call that returns an offset of a
+/// span of `bytes`: inside the arena and overlapping none of the `live` spans.
+fn valid_offset(r: Result<i64, i64>, bytes: i64, live: &[(i64, i64)]) -> bool {
     match r {
-        Ok(o) => o >= 0 && o % 8 == 0 && o + ((bytes.max(0) + 7) & !7) <= ARENA,
+        Ok(o) => {
+            let end = o + ((bytes.max(0) + 7) & !7);
+            o >= 0 && o % 8 == 0 && end <= ARENA && !overlaps(live, o, end)
+        }
         Err(e) => e < 0,
     }
+}
+
+/// Whether `[o, end)` overlaps any of the `live` spans (bytes rounded up to 8;
+/// a slice resized to 0 bytes owns none).
+fn overlaps(live: &[(i64, i64)], o: i64, end: i64) -> bool {
+    live.iter().any(|&(lo, lb)| {
+        let lend = lo + ((lb.max(0) + 7) & !7);
+        lo < lend && lo < end && o < lend
+    })
 }
 
 fn run(seed: u64, writes: &[Write], ops: &[Op]) -> Result<(), String> {
@@ -115,22 +144,35 @@ fn run(seed: u64, writes: &[Write], ops: &[Op]) -> Result<(), String> {
         let ok = match *op {
             Op::Alloc(b) => {
                 let r = pool.alloc(b);
+                let ok = valid_offset(r, b, &live);
                 if let Ok(o) = r {
                     live.push((o, b));
                 }
-                valid_offset(r, b)
+                ok
             }
             Op::Free(i) if !live.is_empty() => {
                 let (o, b) = live.swap_remove(i % live.len());
                 matches!(pool.free(o, b), Ok(()) | Err(..=-1))
             }
-            Op::FreeAt(o, b) => matches!(pool.free(o, b), Ok(()) | Err(..=-1)),
+            Op::FreeAt(o, b) => {
+                let r = pool.free(o, b);
+                if r.is_ok() {
+                    // It named one live allocation exactly: no longer live.
+                    let r8 = |x: i64| (x.max(0) + 7) & !7;
+                    live.retain(|&(lo, lb)| (lo, r8(lb)) != (o, r8(b)));
+                }
+                matches!(r, Ok(()) | Err(..=-1))
+            }
             Op::Resize(i, n) if !live.is_empty() => {
                 let k = i % live.len();
                 let (o, b) = live[k];
                 let r = pool.resize_in_place(o, b, n);
+                let others: Vec<_> = (0..live.len())
+                    .filter(|&j| j != k)
+                    .map(|j| live[j])
+                    .collect();
                 let ok = match r {
-                    Ok(x) => x == o,
+                    Ok(x) => x == o && valid_offset(Ok(o), n, &others),
                     Err(e) => e < 0,
                 };
                 if r.is_ok() {
@@ -167,17 +209,13 @@ fn corrupt_root_child_index_is_reported_with_node_and_field() {
     let height = pool.header_mut()[tern_runtime::span_tree::layout::H_HEIGHT];
     assert!(height >= 2);
     let root = pool.header_mut()[tern_runtime::span_tree::layout::H_ROOT];
-    let nw = node_words(FANOUT);
-    let child0 = root as usize * nw + tern_runtime::span_tree::layout::children_at(FANOUT);
-    pool.used_node_words_mut()[child0] = 1 << 40;
+    let child0 = root as usize * NODE_WORDS + layout::N_KIDS;
+    pool.used_node_words_mut()[child0] = 1 << 30;
     let code = pool.alloc(8).unwrap_err();
-    assert_eq!(
-        code,
-        error::corrupt_node(root, tern_runtime::span_tree::layout::children_at(FANOUT))
-    );
+    assert_eq!(code, error::corrupt_node(root, layout::N_KIDS));
     assert_eq!(
         error::message(code),
-        format!("corrupt tree: node {root}, field child[0] (word 68)")
+        format!("corrupt tree: node {root}, field child[0] (word 88)")
     );
 }
 
@@ -207,12 +245,35 @@ fn corrupt_leaf_span_length_is_reported() {
     pool.alloc(64).unwrap();
     pool.free(a, 64).unwrap();
     // The root is a leaf with spans [0, 64) and [128, 4096): make len[0] run past the arena.
-    let lens = tern_runtime::span_tree::layout::lens_at(FANOUT);
+    let lens = layout::N_LENS;
     pool.used_node_words_mut()[lens] = 1 << 20;
     let code = pool.alloc(8).unwrap_err();
     assert_eq!(code, error::corrupt_node(0, lens));
     assert_eq!(
         error::message(code),
-        "corrupt tree: node 0, field len[0] (word 36)"
+        "corrupt tree: node 0, field len[0] (word 48)"
     );
+}
+
+/// A leaf scribbled to claim that live memory is free: the span it offers is
+/// refused by the boundary record (the coverage map), never handed out.
+#[test]
+fn a_free_span_claimed_over_live_memory_is_refused() {
+    let mut pool = SpanPool::<Checked>::new(4096).unwrap();
+    let a = pool.alloc(64).unwrap();
+    let b = pool.alloc(64).unwrap();
+    assert_eq!((a, b), (0, 64));
+    // The root leaf holds one span, [128, 4096); make it claim [0, 4096).
+    pool.used_node_words_mut()[layout::N_KEYS] = 0;
+    pool.used_node_words_mut()[layout::N_LENS] = 512;
+    let code = pool.alloc(8).unwrap_err();
+    assert_eq!(code, error::CORRUPT_OVERLAP);
+    assert_eq!(
+        error::message(code),
+        "corrupt tree: a free span it holds overlaps a live allocation"
+    );
+    // Freeing a live span the tree claims is free is the same corruption,
+    // and the span stays live.
+    assert_eq!(pool.free(a, 64), Err(error::CORRUPT_OVERLAP));
+    assert_eq!(pool.live_bytes_at(a), 64);
 }

@@ -1,5 +1,5 @@
 //! Property tests: the tree against the reference model, for both instantiations
-//! and several fanouts. After every operation the tree must give exactly the
+//! and both scan backends, on shallow and on deep (three-level and taller) trees. After every operation the tree must give exactly the
 //! model's result (offset or error code) and hold all its invariants, with the same
 //! free spans as the model, and the pool's boundary record must know every live
 //! allocation of the model at its exact size.
@@ -16,7 +16,6 @@ mod child;
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use tern_runtime::span_tree::layout::FANOUT;
 use tern_runtime::span_tree::model::Model;
 use tern_runtime::span_tree::round8;
 use tern_runtime::{Checked, SpanPool, Unchecked};
@@ -87,6 +86,36 @@ fn run_op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// A fill of small allocations, then mostly frees: the holes make trees of
+/// hundreds of free spans (three levels), where internal nodes split, borrow
+/// and merge, and the later frees coalesce them away again.
+fn deep_ops() -> impl Strategy<Value = Vec<Op>> {
+    let fill = prop::collection::vec((1i64..40).prop_map(Op::Alloc), 4000..4500);
+    let rest = prop::collection::vec(
+        prop_oneof![
+            2 => (1i64..64).prop_map(Op::Alloc),
+            8 => any::<usize>().prop_map(Op::Free),
+            1 => (any::<usize>(), 0i64..200).prop_map(|(i, n)| Op::Resize(i, n)),
+            1 => any::<usize>().prop_map(Op::DoubleFree),
+            1 => (any::<usize>(), any::<u8>(), 0i64..1000)
+                .prop_map(|(i, t, k)| Op::StaleFree(i, t, k)),
+        ],
+        2500..3500,
+    );
+    (fill, rest).prop_map(|(mut f, r)| {
+        f.extend(r);
+        f
+    })
+}
+
+/// The arena of the deep properties.
+const DEEP_ARENA: i64 = 256 * 1024;
+
+/// Cases of the deep properties (each a few thousand operations).
+fn deep_cases() -> u32 {
+    (cases() / 25).max(4)
+}
+
 fn cases() -> u32 {
     std::env::var("TERN_PROPTEST_CASES")
         .ok()
@@ -106,12 +135,20 @@ struct Reached {
 }
 
 /// Replays `ops` on a pool and the model; returns an error description on the first difference.
-fn replay<V: tern_runtime::span_tree::Validate, const F: usize>(
+fn replay<V: tern_runtime::span_tree::Validate>(arena: i64, ops: &[Op]) -> Result<Reached, String> {
+    replay_checking::<V>(arena, ops, 1)
+}
+
+/// [`replay`], comparing results at every step but the tree's invariants,
+/// spans and record with the model only every `every` steps and at the end
+/// (deep trees: a full check per step would dominate the run).
+fn replay_checking<V: tern_runtime::span_tree::Validate>(
     arena: i64,
     ops: &[Op],
+    every: usize,
 ) -> Result<Reached, String> {
     let mut reached = Reached::default();
-    let mut pool = SpanPool::<V, F>::new(arena).map_err(|e| format!("new: {e}"))?;
+    let mut pool = SpanPool::<V>::new(arena).map_err(|e| format!("new: {e}"))?;
     let mut model = Model::new(arena);
     // Live spans (offset, bytes) and spans freed earlier (for double frees).
     let mut live: Vec<(i64, i64)> = Vec::new();
@@ -227,6 +264,12 @@ fn replay<V: tern_runtime::span_tree::Validate, const F: usize>(
         if got != want {
             return Err(format!("step {step} {op:?}: tree {got:?}, model {want:?}"));
         }
+        reached.height = reached
+            .height
+            .max(pool.header_mut()[tern_runtime::span_tree::layout::H_HEIGHT]);
+        if step % every != 0 && step + 1 != ops.len() {
+            continue;
+        }
         for (o, b) in model.live() {
             if pool.live_bytes_at(o) != b {
                 return Err(format!(
@@ -244,9 +287,6 @@ fn replay<V: tern_runtime::span_tree::Validate, const F: usize>(
                 model.spans()
             ));
         }
-        reached.height = reached
-            .height
-            .max(pool.header_mut()[tern_runtime::span_tree::layout::H_HEIGHT]);
         reached.spans = reached.spans.max(spans.len());
     }
     Ok(reached)
@@ -256,18 +296,13 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
-    fn unchecked_fanout16_matches_model(ops in prop::collection::vec(op(), 1..400)) {
-        replay::<Unchecked, 16>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+    fn unchecked_matches_model(ops in prop::collection::vec(op(), 1..400)) {
+        replay::<Unchecked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
     }
 
     #[test]
     fn checked_matches_model(ops in prop::collection::vec(op(), 1..400)) {
-        replay::<Checked, FANOUT>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
-    }
-
-    #[test]
-    fn unchecked_fanout8_deep_tree_matches_model(ops in prop::collection::vec(op(), 1..600)) {
-        replay::<Unchecked, 8>(32 * 1024, &ops).map_err(TestCaseError::fail)?;
+        replay::<Checked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
     }
 
     #[test]
@@ -276,23 +311,32 @@ proptest! {
         // the switch is process-wide.
         if std::env::var_os("TERN_CHILD").is_some() {
             tern_runtime::span_tree::scan::set_portable_only(true);
-            replay::<Unchecked, 8>(32 * 1024, &ops).map_err(TestCaseError::fail)?;
-            replay::<Unchecked, 32>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
-            replay::<Checked, FANOUT>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+            replay::<Unchecked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+            replay::<Checked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
         }
     }
 
     #[test]
     fn unchecked_runs_on_one_place_match_model(ops in prop::collection::vec(run_op(), 1..600)) {
-        // Small fanout: runs reach several leaves and levels, so the front
-        // cache meets splits, merges and neighbours in other leaves.
-        replay::<Unchecked, 8>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
-        replay::<Unchecked, 32>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+        replay::<Unchecked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: deep_cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn deep_trees_match_model(ops in deep_ops()) {
+        replay_checking::<Unchecked>(DEEP_ARENA, &ops, 16).map_err(TestCaseError::fail)?;
+        replay_checking::<Checked>(DEEP_ARENA, &ops, 16).map_err(TestCaseError::fail)?;
     }
 
     #[test]
-    fn unchecked_fanout32_matches_model(ops in prop::collection::vec(op(), 1..400)) {
-        replay::<Unchecked, 32>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+    fn portable_scans_match_model_on_deep_trees(ops in deep_ops()) {
+        if std::env::var_os("TERN_CHILD").is_some() {
+            tern_runtime::span_tree::scan::set_portable_only(true);
+            replay_checking::<Unchecked>(DEEP_ARENA, &ops, 16).map_err(TestCaseError::fail)?;
+        }
     }
 }
 
@@ -316,15 +360,13 @@ fn deep_tree_build_and_teardown_matches_model() {
             ops.push(Op::Alloc(8 + (x % 40) as i64 * 8));
         }
     }
-    let r8 = replay::<Unchecked, 8>(1 << 20, &ops).unwrap();
-    let (h8, spans) = (r8.height, r8.spans);
+    let r = replay::<Unchecked>(1 << 20, &ops).unwrap();
+    let (height, spans) = (r.height, r.spans);
     assert!(
-        h8 >= 4 && spans >= 700,
-        "fanout 8: height {h8}, {spans} spans"
+        height >= 3 && spans >= 700,
+        "height {height}, {spans} spans"
     );
-    let h16 = replay::<Unchecked, 16>(1 << 20, &ops).unwrap().height;
-    replay::<Checked, FANOUT>(1 << 20, &ops).unwrap();
-    assert!(h16 >= 3, "fanout 16: height {h16}");
+    replay::<Checked>(1 << 20, &ops).unwrap();
 }
 
 /// The random sequences reach multi-level trees (so splits, borrows and merges
@@ -341,9 +383,15 @@ fn random_sequences_reach_multi_level_trees_and_every_refusal() {
             .new_tree(&mut runner)
             .unwrap()
             .current();
-        let r = replay::<Unchecked, 8>(32 * 1024, &ops).unwrap();
-        tallest = tallest.max(r.height);
-        codes.extend(r.stale_codes);
+        codes.extend(replay::<Unchecked>(32 * 1024, &ops).unwrap().stale_codes);
+    }
+    for _ in 0..3 {
+        let ops = deep_ops().new_tree(&mut runner).unwrap().current();
+        tallest = tallest.max(
+            replay_checking::<Unchecked>(DEEP_ARENA, &ops, 64)
+                .unwrap()
+                .height,
+        );
     }
     assert!(tallest >= 3, "tallest tree {tallest}");
     for code in [DOUBLE_FREE, RESIZE_FREE_SPAN, STALE_FREE, STALE_RESIZE] {
@@ -358,6 +406,11 @@ fn random_sequences_reach_multi_level_trees_and_every_refusal() {
 /// a process of their own: `portable_scans_match_model` there.
 #[test]
 fn portable_scans_in_a_child_process() {
-    let (status, err) = child::run_child("portable_scans_match_model", &[]);
-    assert_eq!((status, err.as_str()), (Some(0), ""));
+    for test in [
+        "portable_scans_match_model",
+        "portable_scans_match_model_on_deep_trees",
+    ] {
+        let (status, err) = child::run_child(test, &[]);
+        assert_eq!((status, err.as_str()), (Some(0), ""), "{test}");
+    }
 }

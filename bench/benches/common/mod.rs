@@ -1,6 +1,8 @@
 //! Allocators under test behind one small interface, shared by the benches.
 #![allow(dead_code)]
 
+pub mod trace;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
@@ -17,20 +19,27 @@ pub trait Alloc {
     fn alloc(&mut self, n: usize) -> usize;
     /// Frees a handle returned for `n` bytes.
     fn free(&mut self, h: usize, n: usize);
+    /// Resizes the block `h` of `old` bytes to `new` bytes (both > 0), keeping
+    /// its first `min(old, new)` bytes; returns its handle after the call.
+    fn realloc(&mut self, h: usize, old: usize, new: usize) -> usize;
+    /// The address of byte 0 of block `h`.
+    fn addr(&self, h: usize) -> *mut u8 {
+        h as *mut u8
+    }
     /// Called at the end of a hot-path iteration (the slab resets here).
     fn end_round(&mut self) {}
 }
 
 /// The span pool (either instantiation); handles are offsets.
-pub struct Span<V: Validate, const F: usize>(pub SpanPool<V, F>);
+pub struct Span<V: Validate>(pub SpanPool<V>);
 
-impl<V: Validate, const F: usize> Span<V, F> {
+impl<V: Validate> Span<V> {
     pub fn new(arena: i64) -> Self {
         Span(SpanPool::new(arena).expect("span pool"))
     }
 }
 
-impl<V: Validate, const F: usize> Alloc for Span<V, F> {
+impl<V: Validate> Alloc for Span<V> {
     #[inline(always)]
     fn alloc(&mut self, n: usize) -> usize {
         match self.0.alloc(n as i64) {
@@ -44,10 +53,21 @@ impl<V: Validate, const F: usize> Alloc for Span<V, F> {
             panic!("span free: {e}")
         }
     }
+    #[inline(always)]
+    fn realloc(&mut self, h: usize, old: usize, new: usize) -> usize {
+        match self.0.resize(h as i64, old as i64, new as i64) {
+            Ok(o) => o as usize,
+            Err(e) => panic!("span resize: {e}"),
+        }
+    }
+    fn addr(&self, h: usize) -> *mut u8 {
+        // SAFETY: handles are offsets of live spans inside the arena.
+        unsafe { self.0.base().add(h) }
+    }
 }
 
-pub type SpanUnchecked = Span<Unchecked, { tern_runtime::span_tree::layout::FANOUT }>;
-pub type SpanChecked = Span<Checked, { tern_runtime::span_tree::layout::FANOUT }>;
+pub type SpanUnchecked = Span<Unchecked>;
+pub type SpanChecked = Span<Checked>;
 
 /// mimalloc through its `GlobalAlloc` impl (not installed as the global allocator).
 pub struct Mi;
@@ -62,6 +82,13 @@ impl Alloc for Mi {
     fn free(&mut self, h: usize, n: usize) {
         // SAFETY: h came from `alloc` with this layout.
         unsafe { MiMalloc.dealloc(h as *mut u8, Layout::from_size_align_unchecked(n, 8)) }
+    }
+    #[inline(always)]
+    fn realloc(&mut self, h: usize, old: usize, new: usize) -> usize {
+        // SAFETY: h came from `alloc` with this layout; new > 0.
+        unsafe {
+            MiMalloc.realloc(h as *mut u8, Layout::from_size_align_unchecked(old, 8), new) as usize
+        }
     }
 }
 
@@ -78,6 +105,13 @@ impl Alloc for Glibc {
     fn free(&mut self, h: usize, n: usize) {
         // SAFETY: h came from `alloc` with this layout.
         unsafe { System.dealloc(h as *mut u8, Layout::from_size_align_unchecked(n, 8)) }
+    }
+    #[inline(always)]
+    fn realloc(&mut self, h: usize, old: usize, new: usize) -> usize {
+        // SAFETY: h came from `alloc` with this layout; new > 0.
+        unsafe {
+            System.realloc(h as *mut u8, Layout::from_size_align_unchecked(old, 8), new) as usize
+        }
     }
 }
 
@@ -111,6 +145,17 @@ impl Alloc for Rlsf {
                 .deallocate(NonNull::new_unchecked(h as *mut u8), 8)
         }
     }
+    #[inline(always)]
+    fn realloc(&mut self, h: usize, _old: usize, new: usize) -> usize {
+        // SAFETY: h came from `allocate` with align 8; valid layout.
+        unsafe {
+            let l = Layout::from_size_align_unchecked(new, 8);
+            self.tlsf
+                .reallocate(NonNull::new_unchecked(h as *mut u8), l)
+                .expect("rlsf realloc")
+                .as_ptr() as usize
+        }
+    }
 }
 
 /// The slab pool: free is a no-op, the pool resets at the end of each round.
@@ -123,6 +168,12 @@ impl Alloc for Slab {
     }
     #[inline(always)]
     fn free(&mut self, _h: usize, _n: usize) {}
+    fn realloc(&mut self, h: usize, old: usize, new: usize) -> usize {
+        let to = self.0.alloc(new) as usize;
+        // SAFETY: both blocks are the slab's, disjoint, at least min(old, new) long.
+        unsafe { std::ptr::copy_nonoverlapping(h as *const u8, to as *mut u8, old.min(new)) };
+        to
+    }
     fn end_round(&mut self) {
         self.0.reset();
     }

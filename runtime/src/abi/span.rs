@@ -29,7 +29,7 @@ fn guard(f: impl FnOnce() -> Result<i64, i64>) -> i64 {
 /// # Safety
 /// `tree` must be null or point to `HEADER_WORDS` writable words (any contents).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tern_span_alloc(tree: *mut i64, nodes: *mut i64, bytes: i64) -> i64 {
+pub unsafe extern "C" fn tern_span_alloc(tree: *mut i64, nodes: *mut i32, bytes: i64) -> i64 {
     // SAFETY: the caller's contract.
     guard(|| unsafe { checked::alloc(tree, nodes, bytes, true) })
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn tern_span_alloc(tree: *mut i64, nodes: *mut i64, bytes:
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_span_free(
     tree: *mut i64,
-    nodes: *mut i64,
+    nodes: *mut i32,
     addr: i64,
     bytes: i64,
 ) -> i64 {
@@ -68,7 +68,7 @@ pub unsafe extern "C" fn tern_span_free(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_span_resize(
     tree: *mut i64,
-    nodes: *mut i64,
+    nodes: *mut i32,
     addr: i64,
     old: i64,
     new: i64,
@@ -83,7 +83,7 @@ pub extern "C" fn tern_span_header_words() -> i64 {
     layout::HEADER_WORDS as i64
 }
 
-/// Number of `i64` words of node array a pool with an arena of `arena_bytes` needs
+/// Number of 32-bit words of node array a pool with an arena of `arena_bytes` needs
 /// (the worst case, so it never grows); a negative error code for a bad size.
 #[unsafe(no_mangle)]
 pub extern "C" fn tern_span_node_words(arena_bytes: i64) -> i64 {
@@ -106,7 +106,7 @@ pub extern "C" fn tern_span_node_words(arena_bytes: i64) -> i64 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_span_init(
     tree: *mut i64,
-    nodes: *mut i64,
+    nodes: *mut i32,
     node_words: i64,
     arena: *mut u8,
     arena_bytes: i64,
@@ -116,7 +116,7 @@ pub unsafe extern "C" fn tern_span_init(
 }
 
 /// Creates a pool for the library: the runtime reserves (and owns) an arena of
-/// `arena_bytes` (1..=2^56, rounded up to 8) and its worst-case node array,
+/// `arena_bytes` (1..=`MAX_ARENA_BYTES` (16 GiB less 8 bytes), rounded up to 8) and its worst-case node array,
 /// writes a fresh header at `tree`, registers the pool and writes where the
 /// memory is into `memory` (node array address, its length in words, arena
 /// address). Returns the pool id (> 0), or `BAD_SIZE`, `RESERVE_FAILED`,
@@ -150,7 +150,7 @@ pub unsafe extern "C" fn tern_span_new(
 /// # Safety
 /// As for [`tern_span_alloc`].
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, nodes: *mut i64) -> i64 {
+pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, nodes: *mut i32) -> i64 {
     // SAFETY: the caller's contract.
     guard(|| unsafe { checked::release(tree, nodes).map(|_| 0) })
 }
@@ -165,7 +165,7 @@ pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, nodes: *mut i64) -> i6
 /// # Safety
 /// As for [`tern_span_alloc`].
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tern_span_reset(tree: *mut i64, nodes: *mut i64) -> i64 {
+pub unsafe extern "C" fn tern_span_reset(tree: *mut i64, nodes: *mut i32) -> i64 {
     // SAFETY: the caller's contract.
     guard(|| unsafe { checked::reset(tree, nodes).map(|()| 0) })
 }
@@ -179,7 +179,7 @@ pub unsafe extern "C" fn tern_span_reset(tree: *mut i64, nodes: *mut i64) -> i64
 /// # Safety
 /// As for [`tern_span_alloc`].
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tern_span_live_bytes(tree: *mut i64, nodes: *mut i64, addr: i64) -> i64 {
+pub unsafe extern "C" fn tern_span_live_bytes(tree: *mut i64, nodes: *mut i32, addr: i64) -> i64 {
     // SAFETY: the caller's contract.
     guard(|| unsafe { checked::live_bytes(tree, nodes, addr) })
 }

@@ -13,24 +13,20 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use super::error::{BAD_POOL, BAD_SIZE, MUST_MOVE, OUTSIDE_ARENA};
+use super::error::{BAD_POOL, BAD_SIZE, OUTSIDE_ARENA};
 use super::extents::{Extents, Record};
-use super::layout::{self, FANOUT, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC};
+use super::layout::{self, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC, Word};
 use super::registry::{self, PoolBounds};
-use super::tree::{MAX_ARENA_BYTES, Mem, Path, Tree, TreeResult};
+use super::scan::Portable;
+use super::scan::Simd;
+use super::tree::{MAX_ARENA_BYTES, Path, Raw, Tree, TreeResult};
 use super::validate::Checked;
 
 use crate::memory::Reservation;
 use crate::sanitize::{self, ADDR_MASK};
 
-/// The checked tree at the pool's fanout.
-pub type CheckedTree = Tree<Checked, FANOUT>;
-
-/// Runs `f` with a fresh path scratch for one call.
-#[inline(always)]
-fn with_scratch<R>(f: impl FnOnce(&mut Path) -> R) -> R {
-    f(&mut Path::new())
-}
+/// The checked tree.
+pub type CheckedTree = Tree<Checked>;
 
 /// The boundary record of live pool `id` (for `SpanPool<Checked>`).
 pub(crate) fn extents_of(id: i64) -> TreeResult<Extents> {
@@ -40,9 +36,9 @@ pub(crate) fn extents_of(id: i64) -> TreeResult<Extents> {
 /// The boundary record of a registered pool.
 #[inline(always)]
 fn extents(b: &PoolBounds) -> Extents {
-    // SAFETY: `init` registered the address of a record sized for the arena,
+    // SAFETY: `init` registered the parts of a record sized for the arena,
     // which lives until the pool is unregistered.
-    unsafe { Extents::from_raw(b.record as *mut u8, b.arena_bytes) }
+    unsafe { Extents::from_parts(b.record) }
 }
 
 /// Looks up the pool `tree` belongs to and returns a checked view and its bounds.
@@ -50,7 +46,7 @@ fn extents(b: &PoolBounds) -> Extents {
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words.
 #[inline(always)]
-unsafe fn open(tree: *mut i64, nodes: *mut i64) -> TreeResult<(Mem<Checked, FANOUT>, PoolBounds)> {
+unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Checked>, PoolBounds)> {
     if tree.is_null() || !(tree as usize).is_multiple_of(8) {
         return Err(BAD_POOL);
     }
@@ -58,14 +54,14 @@ unsafe fn open(tree: *mut i64, nodes: *mut i64) -> TreeResult<(Mem<Checked, FANO
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::lookup(id)?;
     // Under the sanitizer the program holds the node array by a tagged address.
-    let nodes = (nodes as i64 & ADDR_MASK) as *mut i64;
+    let nodes = (nodes as i64 & ADDR_MASK) as *mut Word;
     if b.nodes != nodes as i64 {
         return Err(BAD_POOL);
     }
     // SAFETY: the node array's address and capacity come from the registry, which
     // `init` filled from a reservation of `node_cap * node_words` words.
     Ok((
-        unsafe { Mem::from_raw(tree, nodes, b.node_cap, b.arena_bytes) },
+        unsafe { Raw::new(tree, nodes, b.node_cap, b.arena_bytes) },
         b,
     ))
 }
@@ -90,9 +86,9 @@ pub const fn header_words() -> i64 {
     HEADER_WORDS as i64
 }
 
-/// Words of node array an arena of `arena_bytes` needs (worst case).
+/// Words (32-bit) of node array an arena of `arena_bytes` needs (worst case).
 pub const fn node_array_words(arena_bytes: i64) -> i64 {
-    layout::node_array_words(arena_bytes, FANOUT)
+    layout::node_array_words(arena_bytes)
 }
 
 /// Initialises a checked pool: writes a fresh header and root into `tree` and
@@ -100,12 +96,12 @@ pub const fn node_array_words(arena_bytes: i64) -> i64 {
 /// writes arena bytes, so `alloc` does not zero-fill). Returns the pool id.
 ///
 /// # Safety
-/// `tree` must be valid for `HEADER_WORDS` words and `nodes` for `node_words`
-/// words (8-byte aligned), `arena_base` (if not 0) for `arena_bytes` bytes, for as
+/// `tree` must be valid for `HEADER_WORDS` words (8-byte aligned) and `nodes`
+/// for `node_words` 32-bit words (4-byte aligned), `arena_base` (if not 0) for `arena_bytes` bytes, for as
 /// long as the pool is registered.
 pub unsafe fn init(
     tree: *mut i64,
-    nodes: *mut i64,
+    nodes: *mut Word,
     node_words: i64,
     arena_base: i64,
     arena_bytes: i64,
@@ -121,7 +117,7 @@ pub unsafe fn init(
 /// As for [`init`].
 unsafe fn init_sanitized(
     tree: *mut i64,
-    nodes: *mut i64,
+    nodes: *mut Word,
     node_words: i64,
     arena_base: i64,
     arena_bytes: i64,
@@ -130,24 +126,24 @@ unsafe fn init_sanitized(
     if tree.is_null()
         || nodes.is_null()
         || !(tree as usize).is_multiple_of(8)
-        || !(nodes as usize).is_multiple_of(8)
+        || !(nodes as usize).is_multiple_of(4)
     {
         return Err(BAD_POOL);
     }
     if !(0..=MAX_ARENA_BYTES).contains(&arena_bytes) || arena_bytes % 8 != 0 {
         return Err(BAD_SIZE);
     }
-    let node_cap = node_words / layout::node_words(FANOUT) as i64;
-    if node_cap < layout::node_capacity(arena_bytes, FANOUT) {
+    let node_cap = node_words / layout::NODE_WORDS as i64;
+    if node_cap < layout::node_capacity(arena_bytes) {
         return Err(BAD_SIZE);
     }
-    let record = Record::new(arena_bytes)?;
+    let record = Record::new(arena_bytes, true)?;
     let id = registry::register(PoolBounds {
         nodes: nodes as i64,
         node_cap,
         arena_base,
         arena_bytes,
-        record: record.base(),
+        record: record.view().parts(),
         san,
     })?;
     owned().push(Owned {
@@ -190,7 +186,7 @@ fn drop_owned(id: i64) {
 /// Unregisters the pool whose node array is at `nodes` without reading its
 /// header (which may be corrupt) and releases its runtime memory. Returns
 /// whether one was registered.
-pub fn release_by_nodes(nodes: *mut i64) -> bool {
+pub fn release_by_nodes(nodes: *mut Word) -> bool {
     match registry::unregister_nodes(nodes as i64) {
         Some(id) => {
             drop_owned(id);
@@ -206,7 +202,7 @@ pub fn release_by_nodes(nodes: *mut i64) -> bool {
 pub struct PoolMemory {
     /// Address of the node array.
     pub nodes: i64,
-    /// Its length in words.
+    /// Its length in (32-bit) words.
     pub node_words: i64,
     /// Address of the arena.
     pub arena: i64,
@@ -231,7 +227,7 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
     // `Pool.nodes`, and the checked tree trusts neither): retired, never
     // unmapped, when the pool is finished (`crate::memory`).
     let arena = Reservation::program(arena_bytes as usize)?;
-    let nodes = Reservation::program(node_words as usize * 8)?;
+    let nodes = Reservation::program(node_words as usize * 4)?;
     let mut memory = PoolMemory {
         nodes: nodes.base() as i64,
         node_words,
@@ -241,7 +237,7 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
     // program gets the node array as one tagged allocation.
     let san = if sanitize::enabled() {
         let san = sanitize::region_new(memory.arena, arena_bytes);
-        let (nodes_region, tagged) = sanitize::region_whole(memory.nodes, node_words * 8);
+        let (nodes_region, tagged) = sanitize::region_whole(memory.nodes, node_words * 4);
         if san != 0 && nodes_region == san + 1 {
             memory.nodes = tagged;
             san
@@ -288,10 +284,10 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
 ///
 /// # Safety
 /// As for [`alloc`].
-pub unsafe fn release(tree: *mut i64, nodes: *mut i64) -> TreeResult<PoolBounds> {
+pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds> {
     // SAFETY: the caller's contract.
     let (t, _) = unsafe { open(tree, nodes)? };
-    t.check_totals()?;
+    t.with::<Portable>().check_totals()?;
     // SAFETY: `open` checked the pointer; H_POOL_ID/H_MAGIC < HEADER_WORDS.
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::unregister(id)?;
@@ -320,9 +316,10 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut i64) -> TreeResult<PoolBounds>
 ///
 /// # Safety
 /// As for [`alloc`].
-pub unsafe fn reset(tree: *mut i64, nodes: *mut i64) -> TreeResult<()> {
+pub unsafe fn reset(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
+    let t = t.with::<Portable>();
     t.check_totals()?;
     let ext = extents(&b);
     if b.san != 0 {
@@ -365,10 +362,10 @@ fn offset_in(b: &PoolBounds, addr: i64) -> TreeResult<i64> {
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
 /// (any contents); `nodes` is only used if it is the registered node array.
-#[inline]
-pub unsafe fn alloc(
+#[inline(always)]
+pub(crate) unsafe fn alloc_in<S: Simd>(
     tree: *mut i64,
-    nodes: *mut i64,
+    nodes: *mut Word,
     bytes: i64,
     zero_fill: bool,
 ) -> TreeResult<i64> {
@@ -376,7 +373,7 @@ pub unsafe fn alloc(
     let (t, b) = unsafe { open(tree, nodes)? };
     let ext = extents(&b);
     let fresh = ext.high_water();
-    let off = with_scratch(|p| t.alloc_tracked(&ext, p, bytes))?;
+    let off = t.with::<S>().alloc_tracked(&mut Path::new(), &ext, bytes)?;
     if zero_fill {
         zero_new(&b, off, off + super::tree::round8(bytes), fresh);
     }
@@ -390,16 +387,23 @@ pub unsafe fn alloc(
 ///
 /// # Safety
 /// As for [`alloc`].
-#[inline]
-pub unsafe fn free(tree: *mut i64, nodes: *mut i64, addr: i64, bytes: i64) -> TreeResult<()> {
+#[inline(always)]
+pub(crate) unsafe fn free_in<S: Simd>(
+    tree: *mut i64,
+    nodes: *mut Word,
+    addr: i64,
+    bytes: i64,
+) -> TreeResult<()> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
     if b.san != 0 {
         // SAFETY: as above.
-        return unsafe { free_sanitized(t, b, addr, bytes) };
+        return unsafe { free_sanitized::<S>(t, b, addr, bytes) };
     }
     let off = offset_in(&b, addr)?;
-    with_scratch(|p| t.free_tracked(&extents(&b), p, off, bytes))
+    let ext = extents(&b);
+    t.with::<S>()
+        .free_tracked(&mut Path::new(), &ext, off, bytes)
 }
 
 /// [`free`] of a sanitized pool: the address may carry a tag, which must still
@@ -409,15 +413,17 @@ pub unsafe fn free(tree: *mut i64, nodes: *mut i64, addr: i64, bytes: i64) -> Tr
 /// # Safety
 /// As for [`alloc`].
 #[cold]
-unsafe fn free_sanitized(
-    t: Mem<Checked, FANOUT>,
+unsafe fn free_sanitized<S: Simd>(
+    t: Raw<Checked>,
     b: PoolBounds,
     addr: i64,
     bytes: i64,
 ) -> TreeResult<()> {
     let addr = sanitize::check(addr, bytes, std::ptr::null());
     let off = offset_in(&b, addr)?;
-    with_scratch(|p| t.free_tracked(&extents(&b), p, off, bytes))?;
+    let ext = extents(&b);
+    t.with::<S>()
+        .free_tracked(&mut Path::new(), &ext, off, bytes)?;
     sanitize::release(b.san, addr, bytes, std::ptr::null());
     Ok(())
 }
@@ -435,10 +441,10 @@ unsafe fn free_sanitized(
 ///
 /// # Safety
 /// As for [`alloc`].
-#[inline]
-pub unsafe fn resize(
+#[inline(always)]
+pub(crate) unsafe fn resize_in<S: Simd>(
     tree: *mut i64,
-    nodes: *mut i64,
+    nodes: *mut Word,
     addr: i64,
     (old, new): (i64, i64),
     zero_fill: bool,
@@ -454,15 +460,12 @@ pub unsafe fn resize(
     let off = offset_in(&b, addr)?;
     let ext = extents(&b);
     let fresh = ext.high_water();
-    let to = with_scratch(|p| match t.resize_tracked(&ext, p, off, old, new) {
-        Err(MUST_MOVE) if place_move => {
-            let to = t.alloc_tracked(&ext, p, new)?;
-            // `resize_tracked` found `[off, off + old)` live.
-            t.free_live(&ext, p, off, super::tree::round8(old))?;
-            Ok(to)
-        }
-        r => r,
-    })?;
+    let (t, p) = (t.with::<S>(), &mut Path::new());
+    let to = if place_move {
+        t.resize_or_move(p, &ext, off, old, new)
+    } else {
+        t.resize_tracked(p, &ext, off, old, new)
+    }?;
     // From `old`, not its rounding: a shrink inside the last 8-byte granule
     // left stale bytes that growing must clear again. A move only grows.
     if zero_fill && new > old {
@@ -475,13 +478,41 @@ pub unsafe fn resize(
     Ok(b.arena_base + to)
 }
 
+crate::simd_dispatch! {
+    /// Checked first-fit alloc; returns the span's address. Zero-fills the
+    /// span if `zero_fill` and the pool registered its arena.
+    ///
+    /// # Safety
+    /// `tree` must be null or valid for reads and writes of `HEADER_WORDS`
+    /// words (any contents); `nodes` is only used if it is the registered node
+    /// array.
+    pub unsafe fn alloc(tree: *mut i64, nodes: *mut Word, bytes: i64, zero_fill: bool) -> TreeResult<i64> => alloc_in;
+}
+
+crate::simd_dispatch! {
+    /// Checked free of the span at address `addr`.
+    ///
+    /// # Safety
+    /// As for [`alloc`].
+    pub unsafe fn free(tree: *mut i64, nodes: *mut Word, addr: i64, bytes: i64) -> TreeResult<()> => free_in;
+}
+
+crate::simd_dispatch! {
+    /// Checked resize of the span at `addr` from `old` to `new` bytes: see
+    /// `resize_in`'s documentation.
+    ///
+    /// # Safety
+    /// As for [`alloc`].
+    pub unsafe fn resize(tree: *mut i64, nodes: *mut Word, addr: i64, sizes: (i64, i64), zero_fill: bool, place_move: bool) -> TreeResult<i64> => resize_in;
+}
+
 /// The size in bytes of the live allocation that starts at address `addr` of
 /// the pool (0 when none starts there), from the pool's boundary record: what
 /// the library's message for a stale-span error names.
 ///
 /// # Safety
 /// As for [`alloc`].
-pub unsafe fn live_bytes(tree: *mut i64, nodes: *mut i64, addr: i64) -> TreeResult<i64> {
+pub unsafe fn live_bytes(tree: *mut i64, nodes: *mut Word, addr: i64) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (_, b) = unsafe { open(tree, nodes)? };
     let off = offset_in(&b, addr & ADDR_MASK)?;

@@ -38,6 +38,9 @@ pub const STALE_RESIZE: i64 = -13;
 /// `finish` of a header that does not describe its tree: a stale copy of the
 /// pool's header (or a corrupt tree).
 pub const STALE_POOL: i64 = -14;
+/// A checked tree offered a span that overlaps a live allocation (its free
+/// spans were overwritten); the boundary record refused it.
+pub const CORRUPT_OVERLAP: i64 = -15;
 /// Base of "corrupt header word" codes: `-(CORRUPT_HEADER_BASE + field)`.
 pub const CORRUPT_HEADER_BASE: i64 = 256;
 /// Base of "corrupt node word" codes: `-(CORRUPT_NODE_BASE + node * CORRUPT_FIELD_SPAN + field)`.
@@ -78,19 +81,22 @@ fn header_field_name(field: i64) -> &'static str {
     }
 }
 
-/// Name of a node word (for the pool's fanout), for messages.
+/// Name of a node word, for messages.
 fn node_field_name(field: i64) -> String {
     let f = layout::FANOUT as i64;
-    let keys = layout::keys_at(layout::FANOUT) as i64;
+    let arrays = [
+        ("key", layout::N_KEYS as i64),
+        ("len", layout::N_LENS as i64),
+        ("child", layout::N_KIDS as i64),
+    ];
     match field {
         0 => "count".into(),
         1 => "level".into(),
         2 => "next free".into(),
-        3 => "reserved".into(),
-        x if x >= keys && x < keys + f => format!("key[{}]", x - keys),
-        x if x >= keys + f && x < keys + 2 * f => format!("len[{}]", x - keys - f),
-        x if x >= keys + 2 * f && x < keys + 3 * f => format!("child[{}]", x - keys - 2 * f),
-        x => format!("word {x}"),
+        x => match arrays.iter().find(|(_, at)| (*at..*at + f).contains(&x)) {
+            Some((name, at)) => format!("{name}[{}]", x - at),
+            None => format!("word {x}"),
+        },
     }
 }
 
@@ -110,6 +116,7 @@ pub fn message(code: i64) -> String {
         INTERNAL => "internal runtime error".into(),
         STALE_FREE => "free of a stale slice: the span is not one live allocation".into(),
         STALE_RESIZE => "resize of a stale slice: the span is not one live allocation".into(),
+        CORRUPT_OVERLAP => "corrupt tree: a free span it holds overlaps a live allocation".into(),
         STALE_POOL => {
             "not the live pool: its header does not describe its tree (a stale copy of the pool?)"
                 .into()

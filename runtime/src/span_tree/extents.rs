@@ -44,10 +44,19 @@ pub const SMALL: u64 = 128;
 const SMALL_SHIFT: u32 = 7;
 
 /// Bytes of record an arena of `arena_bytes` needs (the high-water word, the
-/// size map rounded up to words, then the large table).
-pub const fn record_bytes(arena_bytes: i64) -> usize {
+/// size map rounded up to words, then the large table; with `coverage`, the
+/// coverage map after it).
+pub const fn record_bytes(arena_bytes: i64, coverage: bool) -> usize {
     let granules = arena_bytes as usize / 8;
-    SIZES_AT + large_at(granules) + 8 * (granules / SMALL as usize + 1)
+    let cover = if coverage { cover_at(granules) } else { 0 };
+    let base = SIZES_AT + large_at(granules) + 8 * (granules / SMALL as usize + 1);
+    base + cover
+}
+
+/// Bytes of coverage map for `granules` granules: one bit each, in words,
+/// and a word of slack (a claim of up to 64 granules reads two words).
+const fn cover_at(granules: usize) -> usize {
+    8 * (granules / 64 + 2)
 }
 
 /// Where the size map starts in a record: after the high-water word (which
@@ -66,23 +75,56 @@ const fn large_at(granules: usize) -> usize {
 pub struct Extents {
     sizes: *mut u8,
     large: *mut u64,
+    /// The coverage map of a checked pool (null for the builtin pool, whose
+    /// tree is trusted): bit `g` is set while granule `g` belongs to a live
+    /// allocation.
+    cover: *mut u64,
 }
 
 impl Extents {
     /// The view of a record of [`record_bytes`]`(arena_bytes)` bytes at `base`.
     ///
     /// # Safety
-    /// `base` must be valid for reads and writes of `record_bytes(arena_bytes)`
-    /// bytes (8-byte aligned, zero-initialised when the pool is fresh) for as
-    /// long as the view is used.
+    /// `base` must be valid for reads and writes of `record_bytes(arena_bytes,
+    /// coverage)` bytes (8-byte aligned, zero-initialised when the pool is
+    /// fresh) for as long as the view is used.
     #[inline(always)]
-    pub unsafe fn from_raw(base: *mut u8, arena_bytes: i64) -> Extents {
+    pub unsafe fn from_raw(base: *mut u8, arena_bytes: i64, coverage: bool) -> Extents {
+        let granules = arena_bytes as usize / 8;
         // SAFETY: inside the record (the caller's contract), 8-byte aligned.
         let sizes = unsafe { base.add(SIZES_AT) };
+        // SAFETY: as above.
+        let large: *mut u64 = unsafe { sizes.add(large_at(granules)) }.cast();
+        let cover = if coverage {
+            // SAFETY: as above: the map follows the large table.
+            unsafe { large.add(granules / SMALL as usize + 1) }
+        } else {
+            std::ptr::null_mut()
+        };
         Extents {
             sizes,
-            // SAFETY: as above.
-            large: unsafe { sizes.add(large_at(arena_bytes as usize / 8)) }.cast(),
+            large,
+            cover,
+        }
+    }
+
+    /// The addresses of the view's size map, large table and coverage map
+    /// (what the registry keeps for a checked pool).
+    pub fn parts(&self) -> [i64; 3] {
+        [self.sizes as i64, self.large as i64, self.cover as i64]
+    }
+
+    /// The view [`Extents::parts`] described.
+    ///
+    /// # Safety
+    /// `parts` must come from [`Extents::parts`] of a view whose record is
+    /// still alive.
+    #[inline(always)]
+    pub unsafe fn from_parts(parts: [i64; 3]) -> Extents {
+        Extents {
+            sizes: parts[0] as *mut u8,
+            large: parts[1] as *mut u64,
+            cover: parts[2] as *mut u64,
         }
     }
 
@@ -232,6 +274,106 @@ impl Extents {
         unsafe {
             std::ptr::write_bytes(self.sizes, 0, granules);
             std::ptr::write_bytes(self.large, 0, granules.div_ceil(SMALL as usize));
+            if !self.cover.is_null() {
+                std::ptr::write_bytes(self.cover, 0, granules.div_ceil(64));
+            }
+        }
+    }
+
+    /// Claims `[off, off + bytes)` (a span inside the arena, as for
+    /// [`Extents::is_live`]) in the coverage map: false, and nothing changes,
+    /// when any of its granules belongs to a live allocation. What a checked
+    /// tree's answer must pass before it is handed out (a tree in program
+    /// memory may claim any span is free). The map must exist.
+    #[inline(always)]
+    pub fn claim(&self, off: i64, bytes: i64) -> bool {
+        let (s, n) = (off as u64 >> 3, bytes as u64 >> 3);
+        if n <= 64 {
+            // Two words as one (the map has a word of slack at its end).
+            let (at, m) = self.cover_pair(s, n);
+            // SAFETY: the words of a granule of the arena and the next one.
+            let v = unsafe { at.read_unaligned() };
+            if v & m != 0 {
+                return false;
+            }
+            // SAFETY: as above.
+            unsafe { at.write_unaligned(v | m) };
+            return true;
+        }
+        self.claim_long(s, n)
+    }
+
+    /// Gives `[off, off + bytes)` back in the coverage map (it was claimed).
+    #[inline(always)]
+    pub fn unclaim(&self, off: i64, bytes: i64) {
+        let (s, n) = (off as u64 >> 3, bytes as u64 >> 3);
+        if n <= 64 {
+            let (at, m) = self.cover_pair(s, n);
+            // SAFETY: as in `claim`.
+            unsafe { at.write_unaligned(at.read_unaligned() & !m) };
+            return;
+        }
+        self.unclaim_long(s, n);
+    }
+
+    /// The two map words from granule `s`'s on, and the mask of granules
+    /// `s..s + n` in them (`1 <= n <= 64`).
+    #[inline(always)]
+    fn cover_pair(&self, s: u64, n: u64) -> (*mut u128, u128) {
+        // SAFETY: the word of a granule of the arena (the map exists).
+        let at = unsafe { self.cover.add((s >> 6) as usize) }.cast::<u128>();
+        (at, ((1u128 << n) - 1) << (s & 63))
+    }
+
+    /// The map words of granules `s..s + n` (`n > 64`): the first and last
+    /// word indices and their masks (the words between are whole).
+    #[inline(always)]
+    fn cover_span(s: u64, n: u64) -> (usize, usize, u64, u64) {
+        let last = s + n - 1;
+        let first_mask = u64::MAX << (s & 63);
+        let last_mask = u64::MAX >> (63 - (last & 63));
+        (
+            (s >> 6) as usize,
+            (last >> 6) as usize,
+            first_mask,
+            last_mask,
+        )
+    }
+
+    /// [`Extents::claim`] of a span over more than 64 granules.
+    #[inline(never)]
+    fn claim_long(&self, s: u64, n: u64) -> bool {
+        let (w0, w1, fm, lm) = Self::cover_span(s, n);
+        // SAFETY (all accesses): words of granules of the arena.
+        let word = |w: usize| unsafe { self.cover.add(w) };
+        let busy = unsafe {
+            (*word(w0) & fm) | (*word(w1) & lm) | (w0 + 1..w1).fold(0, |a, w| a | *word(w))
+        };
+        if busy != 0 {
+            return false;
+        }
+        unsafe {
+            *word(w0) |= fm;
+            *word(w1) |= lm;
+            for w in w0 + 1..w1 {
+                *word(w) = u64::MAX;
+            }
+        }
+        true
+    }
+
+    /// [`Extents::unclaim`] of a span over more than 64 granules.
+    #[inline(never)]
+    fn unclaim_long(&self, s: u64, n: u64) {
+        let (w0, w1, fm, lm) = Self::cover_span(s, n);
+        // SAFETY (all accesses): words of granules of the arena.
+        let word = |w: usize| unsafe { self.cover.add(w) };
+        unsafe {
+            *word(w0) &= !fm;
+            *word(w1) &= !lm;
+            for w in w0 + 1..w1 {
+                *word(w) = 0;
+            }
         }
     }
 
@@ -272,12 +414,14 @@ pub struct Record {
 unsafe impl Send for Record {}
 
 impl Record {
-    /// Reserves a zeroed record for an arena of `arena_bytes` (committed lazily).
-    pub fn new(arena_bytes: i64) -> Result<Record, i64> {
-        let memory = Reservation::new(record_bytes(arena_bytes)).map_err(|_| RESERVE_FAILED)?;
+    /// Reserves a zeroed record for an arena of `arena_bytes` (committed
+    /// lazily), with a coverage map when `coverage` (checked pools).
+    pub fn new(arena_bytes: i64, coverage: bool) -> Result<Record, i64> {
+        let memory =
+            Reservation::new(record_bytes(arena_bytes, coverage)).map_err(|_| RESERVE_FAILED)?;
         // SAFETY: the reservation holds `record_bytes` zeroed, page-aligned
         // bytes and lives as long as the view (both are owned by the record).
-        let view = unsafe { Extents::from_raw(memory.base(), arena_bytes) };
+        let view = unsafe { Extents::from_raw(memory.base(), arena_bytes, coverage) };
         Ok(Record { memory, view })
     }
 
@@ -304,7 +448,7 @@ mod tests {
 
     #[test]
     fn exactly_one_live_allocation() {
-        let r = Record::new(1 << 16).unwrap();
+        let r = Record::new(1 << 16, true).unwrap();
         let x = r.view();
         x.record(0, 32);
         x.record(32, 8);
@@ -347,7 +491,7 @@ mod tests {
 
     #[test]
     fn starts_live_names_exactly_the_starts_of_live_allocations() {
-        let r = Record::new(1 << 16).unwrap();
+        let r = Record::new(1 << 16, true).unwrap();
         let x = r.view();
         x.record(0, 32);
         x.record(2048, 8 * 200);
@@ -364,8 +508,31 @@ mod tests {
     }
 
     #[test]
+    fn claims_refuse_any_granule_already_claimed() {
+        let r = Record::new(1 << 16, true).unwrap();
+        let x = r.view();
+        assert!(x.claim(0, 8) && x.claim(16, 496) && x.claim(512, 8));
+        assert!(!x.claim(8, 16), "overlaps 16");
+        assert!(!x.claim(504, 16), "overlaps 512 across a word");
+        assert!(x.claim(8, 8));
+        assert!(!x.claim(0, 4096), "a long claim over claimed granules");
+        x.unclaim(16, 496);
+        assert!(x.claim(24, 480) && !x.claim(16, 16));
+        assert!(x.claim(1024, 8 * 300), "a long claim");
+        assert!(!x.claim(1024 + 8 * 299, 8) && x.claim(1024 + 8 * 300, 8));
+        x.unclaim(1024, 8 * 300);
+        assert!(x.claim(1032, 8 * 200));
+        let end = (1 << 16) - 8;
+        assert!(x.claim(end, 8) && !x.claim(end, 8));
+        // A reset clears up to the high-water mark, which records raise.
+        x.record(end, 8);
+        x.clear();
+        assert!(x.claim(0, 1 << 16), "a reset clears the map");
+    }
+
+    #[test]
     fn high_water_is_the_highest_end_ever_recorded() {
-        let r = Record::new(1 << 16).unwrap();
+        let r = Record::new(1 << 16, true).unwrap();
         let x = r.view();
         assert_eq!(x.high_water(), 0);
         x.record(0, 32);

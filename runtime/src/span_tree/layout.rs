@@ -1,11 +1,15 @@
 //! The span tree's memory layout — the ONE place it is defined.
 //!
-//! Everything the tree keeps is a 64-bit word (`i64`), so the same layout can sit in
-//! runtime memory (the builtin pool) or in program memory (the library's
-//! `slice_pool`, which reads it through an `[]i64` view). `stdlib/slice_pool.tern`
-//! mirrors the constants below; a test compares the two.
+//! The header is a small record of 64-bit words kept apart from the nodes; the
+//! nodes are arrays of 32-bit words ([`Word`] = `i32`), so the same layout can
+//! sit in runtime memory (the builtin pool) or in program memory (the library's
+//! `slice_pool`, which reads it through an `[]i32` view). Offsets and lengths in
+//! nodes count 8-byte **granules**, which bounds an arena at
+//! [`MAX_ARENA_BYTES`] (2^31 − 1 granules, 16 GiB less 8 bytes).
+//! `stdlib/slice_pool.tern` and `stdlib/slice_pool_pure.tern` mirror the
+//! constants below; a test compares them.
 //!
-//! # Header (`HEADER_WORDS` words, kept apart from the nodes)
+//! # Header (`HEADER_WORDS` words of 64 bits, kept apart from the nodes)
 //!
 //! | word | const | meaning |
 //! |---|---|---|
@@ -20,28 +24,33 @@
 //! | 8 | [`H_ARENA_BYTES`] | arena size in bytes (informational; checked code uses the registry) |
 //! | 9 | [`H_NODE_CAP`] | node capacity (informational; checked code uses the registry) |
 //!
-//! # Node (`node_words(F)` words, node `i` starts at word `i * node_words(F)`)
+//! # Node ([`NODE_WORDS`] = 128 words of 32 bits; node `i` starts at word `128 i`)
 //!
 //! | words | meaning in a leaf (level 0) | meaning in an internal node |
 //! |---|---|---|
 //! | [`N_COUNT`] | number of spans | number of children |
 //! | [`N_LEVEL`] | 0 | height above the leaves (1, 2, ...) |
 //! | [`N_NEXT_FREE`] | next node on the free stack while the node is free | same |
-//! | [`N_RESERVED`] | 0 | 0 |
-//! | `keys_at(F) ..+F` | span offsets, strictly increasing | smallest offset in each child's subtree |
-//! | `lens_at(F) ..+F` | span lengths | largest span length in each child's subtree |
-//! | `children_at(F) ..+F` | unused | child node indices |
+//! | 3..8 | 0 | 0 |
+//! | [`N_KEYS`]` ..+32` | span offsets (granules), strictly increasing | smallest offset in each child's subtree |
+//! | 40..48 | [`EMPTY_KEY`] (sentinels) | same |
+//! | [`N_LENS`]` ..+32` | span lengths (granules) | largest span length in each child's subtree |
+//! | 80..88 | 0 (sentinels) | same |
+//! | [`N_KIDS`]` ..+32` | 0 | child node indices |
+//! | 120..128 | 0 | 0 |
 //!
-//! Per-child maxima are contiguous (`lens`) so the first child that can hold `n`
-//! bytes is found by one tight scan.
-//!
-//! Slots past a node's count are **empty**: key `i64::MAX`, length 0 (children
-//! unspecified). The node scans read all F slots of a node without
-//! masking by the count (`super::scan`), and `slice_pool_pure` keeps the same
-//! words, so the runtime's tree and the Tern one stay identical word for word.
+//! Slots past a node's count are **empty**: key [`EMPTY_KEY`], length 0, child 0.
+//! The node scans read all 32 slots of an array without masking by the count
+//! (`super::scan`), and an entry shift reads one word past either end of an
+//! array: the sentinel blocks make both reads land on the words an empty slot
+//! holds. Per-child maxima are contiguous (`lens`) so the first child that can
+//! hold a size is one 32-lane compare. `slice_pool_pure` keeps the same words,
+//! so the runtime's tree and the Tern one stay identical word for word.
 
-/// The fanout the pools use (entries per node). Chosen by measurement: see
-/// `docs/benchmarks.md` ("Fanout").
+/// A node word.
+pub type Word = i32;
+
+/// The fanout (entries per node).
 pub const FANOUT: usize = 32;
 
 /// Header word: magic number, [`MAGIC`] once initialised.
@@ -67,8 +76,9 @@ pub const H_NODE_CAP: usize = 9;
 /// Number of words in a tree header.
 pub const HEADER_WORDS: usize = 10;
 
-/// Value of [`H_MAGIC`] in an initialised header ("TERNSPN1" in ASCII).
-pub const MAGIC: i64 = 0x5445_524E_5350_4E31;
+/// Value of [`H_MAGIC`] in an initialised header ("TERNSPN2" in ASCII: the
+/// second layout, 32-bit node words).
+pub const MAGIC: i64 = 0x5445_524E_5350_4E32;
 /// "No node" in index-valued words.
 pub const NONE: i64 = -1;
 
@@ -80,39 +90,38 @@ pub const N_LEVEL: usize = 1;
 pub const N_NEXT_FREE: usize = 2;
 /// Node word: reserved, 0.
 pub const N_RESERVED: usize = 3;
-/// First word of the key array (offsets).
-pub const N_KEYS: usize = 4;
+/// First word of the key array (offsets in granules).
+pub const N_KEYS: usize = 8;
+/// First word of the length array (span lengths / subtree maxima, granules).
+pub const N_LENS: usize = 48;
+/// First word of the child array.
+pub const N_KIDS: usize = 88;
+/// Words per node: a power of two, so a node's first word is `index << 7`.
+pub const NODE_WORDS: usize = 128;
+/// `log2(NODE_WORDS)`.
+pub const NODE_SHIFT: u32 = 7;
+/// Sentinel words after each array (see the module docs).
+pub const SENTINELS: usize = 8;
 
-/// Word index of `keys[0]` in a node of fanout `f`.
-pub const fn keys_at(_f: usize) -> usize {
-    N_KEYS
-}
-/// Word index of `lens[0]` (span lengths / subtree maxima) in a node of fanout `f`.
-pub const fn lens_at(f: usize) -> usize {
-    N_KEYS + f
-}
-/// Word index of `children[0]` in a node of fanout `f`.
-pub const fn children_at(f: usize) -> usize {
-    N_KEYS + 2 * f
-}
-/// Words per node of fanout `f`: 4 bookkeeping words and three arrays of `f`,
-/// rounded up to a multiple of 8 words (64 bytes, one cache line).
-pub const fn node_words(f: usize) -> usize {
-    (N_KEYS + 3 * f + 7) & !7
-}
-/// Minimum entries in a non-root node of fanout `f`; below it a node borrows from
-/// or merges with a sibling.
-pub const fn min_fill(f: usize) -> usize {
-    f / 4
-}
+/// The key of an empty slot: above every offset an arena can have.
+pub const EMPTY_KEY: Word = Word::MAX;
+
+/// Minimum entries in a non-root node; below it a node borrows from or merges
+/// with a sibling.
+pub const MIN_FILL: usize = FANOUT / 4;
 /// Deepest tree the code accepts. At fanout 32 (minimum fill 8) a tree this
 /// tall holds at least 2 * 8^14 = 2^43 spans, beyond any arena; a header claiming
-/// more is corrupt, and a (tiny-fanout, experimental) tree that would grow taller
-/// gets an error, never an overflow. Kept small: every call zeroes a path of it.
+/// more is corrupt.
 pub const MAX_HEIGHT: usize = 16;
 
 /// Span granularity: sizes round up to, and offsets are multiples of, 8 bytes.
 pub const GRANULE: i64 = 8;
+/// `log2(GRANULE)`.
+pub const GRANULE_SHIFT: u32 = 3;
+
+/// Largest arena a tree accepts: every offset and length in granules fits a
+/// node word below [`EMPTY_KEY`].
+pub const MAX_ARENA_BYTES: i64 = (Word::MAX as i64) * GRANULE;
 
 /// The worst-case number of free spans in an arena of `arena_bytes`: free and used
 /// 8-byte granules alternating.
@@ -120,10 +129,10 @@ pub const fn max_spans(arena_bytes: i64) -> i64 {
     arena_bytes / 16 + 1
 }
 
-/// Nodes needed for the worst case of an arena of `arena_bytes` at fanout `f`:
-/// every level at minimum fill, plus one spare per level for a split in flight.
-pub const fn node_capacity(arena_bytes: i64, f: usize) -> i64 {
-    let min = min_fill(f) as i64;
+/// Nodes needed for the worst case of an arena of `arena_bytes`: every level
+/// at minimum fill, plus one spare per level for a split in flight.
+pub const fn node_capacity(arena_bytes: i64) -> i64 {
+    let min = MIN_FILL as i64;
     let mut n = max_spans(arena_bytes);
     let mut total = 0;
     let mut levels = 0;
@@ -139,7 +148,7 @@ pub const fn node_capacity(arena_bytes: i64, f: usize) -> i64 {
     total + 2
 }
 
-/// Words of node array needed for an arena of `arena_bytes` at fanout `f`.
-pub const fn node_array_words(arena_bytes: i64, f: usize) -> i64 {
-    node_capacity(arena_bytes, f) * node_words(f) as i64
+/// Words of node array needed for an arena of `arena_bytes`.
+pub const fn node_array_words(arena_bytes: i64) -> i64 {
+    node_capacity(arena_bytes) * NODE_WORDS as i64
 }

@@ -28,9 +28,10 @@ pub struct PoolBounds {
     pub arena_base: i64,
     /// Arena size in bytes.
     pub arena_bytes: i64,
-    /// Address of the pool's boundary record ([`super::extents`]), which the
-    /// runtime reserved for it.
-    pub record: i64,
+    /// The pool's boundary record ([`super::extents`]), which the runtime
+    /// reserved for it: the addresses of its size map, large table and
+    /// coverage map (kept apart so a lookup computes nothing).
+    pub record: [i64; 3],
     /// The sanitizer's region id of the arena, 0 when the pool is not
     /// sanitized (see `crate::sanitize`); the node array's is the next one.
     pub san: i64,
@@ -42,7 +43,7 @@ struct Slot {
     node_cap: AtomicI64,
     arena_base: AtomicI64,
     arena_bytes: AtomicI64,
-    record: AtomicI64,
+    record: [AtomicI64; 3],
     san: AtomicI64,
 }
 
@@ -53,7 +54,7 @@ const EMPTY: Slot = Slot {
     node_cap: AtomicI64::new(0),
     arena_base: AtomicI64::new(0),
     arena_bytes: AtomicI64::new(0),
-    record: AtomicI64::new(0),
+    record: [AtomicI64::new(0), AtomicI64::new(0), AtomicI64::new(0)],
     san: AtomicI64::new(0),
 };
 
@@ -72,7 +73,9 @@ pub fn register(b: PoolBounds) -> Result<i64, i64> {
             s.node_cap.store(b.node_cap, Ordering::Relaxed);
             s.arena_base.store(b.arena_base, Ordering::Relaxed);
             s.arena_bytes.store(b.arena_bytes, Ordering::Relaxed);
-            s.record.store(b.record, Ordering::Relaxed);
+            for (w, v) in s.record.iter().zip(b.record) {
+                w.store(v, Ordering::Relaxed);
+            }
             s.san.store(b.san, Ordering::Relaxed);
             s.id.store(id, Ordering::Release);
             return Ok(id);
@@ -100,7 +103,7 @@ fn slot_of(id: i64) -> Option<usize> {
 }
 
 /// The bounds of live pool `id`, or [`BAD_POOL`].
-#[inline]
+#[inline(always)]
 pub fn lookup(id: i64) -> Result<PoolBounds, i64> {
     let s = &SLOTS[slot_of(id).ok_or(BAD_POOL)?];
     if s.id.load(Ordering::Acquire) != id {
@@ -111,7 +114,11 @@ pub fn lookup(id: i64) -> Result<PoolBounds, i64> {
         node_cap: s.node_cap.load(Ordering::Relaxed),
         arena_base: s.arena_base.load(Ordering::Relaxed),
         arena_bytes: s.arena_bytes.load(Ordering::Relaxed),
-        record: s.record.load(Ordering::Relaxed),
+        record: [
+            s.record[0].load(Ordering::Relaxed),
+            s.record[1].load(Ordering::Relaxed),
+            s.record[2].load(Ordering::Relaxed),
+        ],
         san: s.san.load(Ordering::Relaxed),
     })
 }

@@ -1,119 +1,160 @@
-//! Node scans: the loops that dominate the tree's time, in a portable form and
-//! (for the two over lengths) an AVX2 form, chosen by the CPU the program runs on.
+//! Node scans and entry shifts: the loops that dominate the tree's time, over
+//! the 32 slots of one node array (32-bit words), in a portable form and an
+//! AVX2 form (8 lanes per instruction: a whole array in four).
 //!
-//! * [`fit_index`] — the first of a node's lengths (span lengths or subtree
-//!   maxima) that can hold `b` bytes: the step of every `alloc` descent;
-//! * [`max`] — the largest length in a node: the summary its parent keeps;
-//! * [`count_le`] — how many of a node's keys are `<= off`: the step of every
-//!   descent by key (`free`, `resize`); portable only (see there).
+//! * [`Simd::first_gt`] — the first slot whose word exceeds a value: the first
+//!   fit by length (`lens[i] > b - 1`) and the count of keys `<= off` (keys
+//!   increase, empty slots hold `EMPTY_KEY`);
+//! * [`Simd::max`] — the largest length in a node: the summary its parent keeps;
+//! * [`Simd::shift_right`], [`Simd::shift_left`] — open or close slot `i` of an
+//!   array (an entry's insertion or removal), reading one word past the array's
+//!   ends (the layout's sentinels make the vacated last slot empty).
 //!
-//! Each reads a fixed block of `K` slots (the fanout) rather than the node's `n`
-//! entries, so it compiles to straight-line code with no branch on the count
-//! (smaller blocks for small nodes saved instructions but mispredicted on churn,
-//! where node counts vary, and measured slower). Slots past `n` are empty (key
-//! `i64::MAX`, length 0; `tree.rs` keeps that invariant): `max` and `count_le`
-//! rely on it, `fit_index` clamps its answer to `n` anyway. In a checked tree that
-//! the program corrupted, a wrong maximum can only send a later descent into a
-//! child without a fit, which is reported as corruption; the checked tree clamps
-//! `count_le` to `n`.
+//! Each reads the whole block of 32 slots rather than a node's `n` entries, so it
+//! is straight-line code with no branch on the count. In a checked tree the
+//! program may have written anything into the slots: every answer is still a slot
+//! index in `0..=32` and every access stays inside the node.
 //!
-//! Dispatch is per scan: the tree operation stays inlined into its caller (the
-//! hot path of one- and two-span nodes never scans), and a scan of a larger node
-//! reads a cached byte and calls the AVX2 scan directly when it says so; the
-//! first test of the CPU and the portable form sit behind one out-of-line call.
-//! Measured against the alternatives: `is_x86_feature_detected!` inline at every
-//! scan (its rare first-use path in every operation) cost the hot path 3 to 9
-//! instructions per alloc+free pair; the whole dispatch out of line (two calls per
-//! scan) cost churn 31 instructions per step; compiling whole operations twice and
-//! dispatching at their entry cost the hot path 156 → 264 instructions per pair
-//! and churn 579 → 664 per step (the operation no longer inlines into its
-//! caller). x86-64's baseline (SSE2) has no 64-bit compare, so the portable form
-//! is branch-free scalar code.
+//! Dispatch is per tree *operation*, not per scan (`super::tree::entry`): an
+//! operation is compiled once for each backend and the entry point picks one by
+//! [`use_avx2`], a cached byte, so the scans inline into the AVX2 copy.
 
-use std::hint::select_unpredictable;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 
-/// A way to scan a node's length slots.
-pub trait Scan: Copy + 'static {
-    /// The first `i < n` with `lens[i] >= b`, or `n`; reads slots `0..K`.
+use super::layout::{FANOUT, Word};
+
+/// A way to scan and edit a node's 32-slot arrays.
+pub trait Simd: Copy + Default + 'static {
+    /// The first `i < 32` with `a[i] > t`, or 32.
     ///
     /// # Safety
-    /// `lens` must be valid for reads of `K` words; `b >= 1`; `n <= K`; `K` is
-    /// 8, 16 or 32.
-    unsafe fn fit_index<const K: usize>(lens: *const i64, n: usize, b: i64) -> usize;
+    /// `a` must be valid for reads of 32 words.
+    unsafe fn first_gt(a: *const Word, t: Word) -> usize;
 
-    /// The largest of slots `0..K` (all lengths are `>= 0`).
+    /// The largest of `a[0..32]`.
     ///
     /// # Safety
-    /// `lens` must be valid for reads of `K` words; `K` is 8, 16 or 32.
-    unsafe fn max<const K: usize>(lens: *const i64) -> i64;
+    /// As for [`Simd::first_gt`].
+    unsafe fn max(a: *const Word) -> Word;
+
+    /// The largest of `a[0..i]` and 0 (`i <= 32`; words read as they are,
+    /// so a negative word counts as 0).
+    ///
+    /// # Safety
+    /// As for [`Simd::first_gt`].
+    unsafe fn max_before(a: *const Word, i: usize) -> Word;
+
+    /// `a[j] = a[j - 1]` for `j` in `i + 1..32` (slot `i` keeps its word, which
+    /// the caller overwrites). `i < 32`.
+    ///
+    /// # Safety
+    /// `a - 1 .. a + 32` must be valid for reads and `a .. a + 32` for writes.
+    unsafe fn shift_right(a: *mut Word, i: usize);
+
+    /// `a[j] = a[j + 1]` for `j` in `i..32` (slot 31 takes the word after the
+    /// array). `i < 32`.
+    ///
+    /// # Safety
+    /// `a .. a + 33` must be valid for reads and `a .. a + 32` for writes.
+    unsafe fn shift_left(a: *mut Word, i: usize);
 }
 
-/// Branch-free scalar scans (any CPU).
-#[derive(Clone, Copy, Debug)]
+/// Scalar code (any CPU; what a CPU without AVX2 runs).
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Portable;
 
-impl Scan for Portable {
+impl Simd for Portable {
     #[inline(always)]
-    unsafe fn fit_index<const K: usize>(lens: *const i64, n: usize, b: i64) -> usize {
-        let mut mask: u64 = 0;
-        for i in 0..K {
-            // SAFETY: i < K (the caller's contract).
-            mask |= ((unsafe { lens.add(i).read() } >= b) as u64) << i;
+    unsafe fn first_gt(a: *const Word, t: Word) -> usize {
+        let mut mask: u64 = 1 << FANOUT;
+        for i in 0..FANOUT {
+            // SAFETY: i < 32 (the caller's contract).
+            mask |= ((unsafe { a.add(i).read() } > t) as u64) << i;
         }
-        (mask.trailing_zeros() as usize).min(n)
+        mask.trailing_zeros() as usize
     }
 
     #[inline(always)]
-    unsafe fn max<const K: usize>(lens: *const i64) -> i64 {
+    unsafe fn max(a: *const Word) -> Word {
         // Reduced pairwise: a running max is a dependency chain that the
         // compiler turns back into branches.
-        let mut a = [0i64; K];
-        for (i, v) in a.iter_mut().enumerate() {
-            // SAFETY: i < K (the caller's contract).
-            *v = unsafe { lens.add(i).read() };
+        let mut v = [0 as Word; FANOUT];
+        for (i, w) in v.iter_mut().enumerate() {
+            // SAFETY: i < 32.
+            *w = unsafe { a.add(i).read() };
         }
-        let mut w = K / 2;
+        let mut w = FANOUT / 2;
         while w > 0 {
             for i in 0..w {
-                a[i] = select_unpredictable(a[i + w] > a[i], a[i + w], a[i]);
+                v[i] = v[i].max(v[i + w]);
             }
             w /= 2;
         }
-        a[0]
+        v[0]
+    }
+
+    #[inline(always)]
+    unsafe fn max_before(a: *const Word, i: usize) -> Word {
+        let mut m = 0;
+        for j in 0..i.min(FANOUT) {
+            // SAFETY: j < 32.
+            m = m.max(unsafe { a.add(j).read() });
+        }
+        m
+    }
+
+    #[inline(always)]
+    unsafe fn shift_right(a: *mut Word, i: usize) {
+        let mut j = FANOUT - 1;
+        while j > i {
+            // SAFETY: i < j < 32.
+            unsafe { a.add(j).write(a.add(j - 1).read()) };
+            j -= 1;
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn shift_left(a: *mut Word, i: usize) {
+        for j in i..FANOUT {
+            // SAFETY: j + 1 <= 32 (the caller's contract).
+            unsafe { a.add(j).write(a.add(j + 1).read()) };
+        }
     }
 }
 
-/// AVX2 scans: four 64-bit compares per instruction (only inside functions
-/// compiled for AVX2, as [`fit_index`] and [`max`] call them).
+/// AVX2 code: eight 32-bit lanes per instruction (only inside functions
+/// compiled for AVX2: the operations' AVX2 copies).
 #[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Avx2;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::*;
 
-    /// Loads slots `4j..4j+4`.
-    ///
-    /// # Safety
-    /// Inside an AVX2 function; `p` valid for 4 words past `4 * j`.
+    use super::Word;
+
+    /// The four vectors of an array.
     #[inline(always)]
-    pub(super) unsafe fn load(p: *const i64, j: usize) -> __m256i {
-        unsafe { _mm256_loadu_si256(p.add(4 * j).cast()) }
+    pub(super) unsafe fn load4(a: *const Word) -> [__m256i; 4] {
+        // SAFETY: the caller's contract: 32 readable words.
+        unsafe {
+            [
+                _mm256_loadu_si256(a.cast()),
+                _mm256_loadu_si256(a.add(8).cast()),
+                _mm256_loadu_si256(a.add(16).cast()),
+                _mm256_loadu_si256(a.add(24).cast()),
+            ]
+        }
     }
 
-    /// Two mask bits per element for 16 compare results (4 vectors of 4), in
-    /// element order: bits `2e` and `2e + 1` are element `e`'s.
-    ///
-    /// # Safety
-    /// Inside an AVX2 function.
+    /// One bit per lane of four compare results, in slot order.
     #[inline(always)]
-    pub(super) unsafe fn mask16(c: [__m256i; 4]) -> u32 {
+    pub(super) unsafe fn mask32(c: [__m256i; 4]) -> u32 {
         unsafe {
-            // Each 64-bit all-ones/zero lane becomes 16 bits after two saturating
-            // packs, which work per 128-bit half: the 32-bit units come out as
-            // elements (0,1) (4,5) (8,9) (12,13) (2,3) (6,7) (10,11) (14,15).
+            // Saturating packs work per 128-bit half: the 4-lane groups come out
+            // as c0.lo c1.lo c2.lo c3.lo | c0.hi c1.hi c2.hi c3.hi; the permute
+            // puts them back in slot order.
             let p01 = _mm256_packs_epi32(c[0], c[1]);
             let p23 = _mm256_packs_epi32(c[2], c[3]);
             let q = _mm256_packs_epi16(p01, p23);
@@ -122,187 +163,166 @@ mod avx2 {
         }
     }
 
-    /// Lane-wise signed maximum (AVX2 has no `vpmaxsq`).
-    ///
-    /// # Safety
-    /// Inside an AVX2 function.
+    /// Lanes `j` of vector `v` (slots `8v + j`) where `8v + j > i`, as masks.
     #[inline(always)]
-    pub(super) unsafe fn max2(a: __m256i, b: __m256i) -> __m256i {
-        unsafe { _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(b, a)) }
+    pub(super) unsafe fn after(i: i32) -> [__m256i; 4] {
+        unsafe {
+            let i = _mm256_set1_epi32(i);
+            let at = |v: i32| {
+                _mm256_cmpgt_epi32(
+                    _mm256_setr_epi32(
+                        8 * v,
+                        8 * v + 1,
+                        8 * v + 2,
+                        8 * v + 3,
+                        8 * v + 4,
+                        8 * v + 5,
+                        8 * v + 6,
+                        8 * v + 7,
+                    ),
+                    i,
+                )
+            };
+            [at(0), at(1), at(2), at(3)]
+        }
+    }
+
+    /// Writes `blend(cur, moved, mask)` to the four vectors at `a` (moved
+    /// lanes where the mask is set).
+    #[inline(always)]
+    pub(super) unsafe fn blend_store(
+        a: *mut Word,
+        cur: [__m256i; 4],
+        moved: [__m256i; 4],
+        m: [__m256i; 4],
+    ) {
+        unsafe {
+            for v in 0..4 {
+                _mm256_storeu_si256(
+                    a.add(8 * v).cast(),
+                    _mm256_blendv_epi8(cur[v], moved[v], m[v]),
+                );
+            }
+        }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Scan for Avx2 {
+impl Simd for Avx2 {
     #[inline(always)]
-    unsafe fn fit_index<const K: usize>(lens: *const i64, n: usize, b: i64) -> usize {
+    unsafe fn first_gt(a: *const Word, t: Word) -> usize {
         use std::arch::x86_64::*;
-        // SAFETY: only called from functions compiled for AVX2; reads stay
-        // within the caller's K slots.
+        // SAFETY: only inlined into functions compiled for AVX2; 32 words.
         unsafe {
-            // The compares ask `b > len` (too short), so that each load folds
-            // into its compare as the memory operand; the fit mask is the
-            // complement.
-            let t = _mm256_set1_epi64x(b);
-            let short = |j| _mm256_cmpgt_epi64(t, avx2::load(lens, j));
-            let first = if K == 8 {
-                let m = _mm256_movemask_pd(_mm256_castsi256_pd(short(0)))
-                    | (_mm256_movemask_pd(_mm256_castsi256_pd(short(1))) << 4);
-                (!m as u32 & 0xff | 1 << 8).trailing_zeros() as usize
-            } else if K == 16 {
-                let m = avx2::mask16([short(0), short(1), short(2), short(3)]);
-                (!m).trailing_zeros() as usize / 2
-            } else {
-                let lo = u64::from(avx2::mask16([short(0), short(1), short(2), short(3)]));
-                let hi = u64::from(avx2::mask16([short(4), short(5), short(6), short(7)]));
-                (!(lo | hi << 32)).trailing_zeros() as usize / 2
-            };
-            first.min(n)
+            let t = _mm256_set1_epi32(t);
+            let v = avx2::load4(a);
+            let c = [
+                _mm256_cmpgt_epi32(v[0], t),
+                _mm256_cmpgt_epi32(v[1], t),
+                _mm256_cmpgt_epi32(v[2], t),
+                _mm256_cmpgt_epi32(v[3], t),
+            ];
+            avx2::mask32(c).trailing_zeros() as usize
         }
     }
 
     #[inline(always)]
-    unsafe fn max<const K: usize>(lens: *const i64) -> i64 {
+    unsafe fn max(a: *const Word) -> Word {
         use std::arch::x86_64::*;
-        // SAFETY: as in `fit_index`.
+        // SAFETY: as in `first_gt`.
         unsafe {
-            let v = |j| avx2::load(lens, j);
-            let mut m = avx2::max2(v(0), v(1));
-            if K >= 16 {
-                m = avx2::max2(m, avx2::max2(v(2), v(3)));
-            }
-            if K == 32 {
-                let a = avx2::max2(v(4), v(5));
-                let b = avx2::max2(v(6), v(7));
-                m = avx2::max2(m, avx2::max2(a, b));
-            }
-            let m = avx2::max2(m, _mm256_permute2x128_si256(m, m, 1));
-            let m = avx2::max2(m, _mm256_shuffle_epi32(m, 0x4E));
-            _mm_cvtsi128_si64(_mm256_castsi256_si128(m))
+            let v = avx2::load4(a);
+            let m = _mm256_max_epi32(_mm256_max_epi32(v[0], v[1]), _mm256_max_epi32(v[2], v[3]));
+            let m = _mm_max_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+            let m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0b01_00_11_10));
+            let m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0b10_11_00_01));
+            _mm_cvtsi128_si32(m)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn max_before(a: *const Word, i: usize) -> Word {
+        use std::arch::x86_64::*;
+        // SAFETY: as in `first_gt`.
+        unsafe {
+            let v = avx2::load4(a);
+            // Lanes at or past `i` are masked off (they read as 0).
+            let keep = avx2::after(i as i32 - 1);
+            let z = |k: usize| _mm256_andnot_si256(keep[k], v[k]);
+            let m = _mm256_max_epi32(_mm256_max_epi32(z(0), z(1)), _mm256_max_epi32(z(2), z(3)));
+            let m = _mm_max_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+            let m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0b01_00_11_10));
+            let m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0b10_11_00_01));
+            _mm_cvtsi128_si32(m).max(0)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn shift_right(a: *mut Word, i: usize) {
+        // SAFETY: as in `first_gt`; the caller's contract covers `a - 1`.
+        unsafe {
+            let cur = avx2::load4(a);
+            let moved = avx2::load4(a.sub(1));
+            avx2::blend_store(a, cur, moved, avx2::after(i as i32));
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn shift_left(a: *mut Word, i: usize) {
+        // SAFETY: as in `first_gt`; the caller's contract covers `a + 32`.
+        unsafe {
+            let cur = avx2::load4(a);
+            let moved = avx2::load4(a.add(1));
+            avx2::blend_store(a, cur, moved, avx2::after(i as i32 - 1));
         }
     }
 }
 
-/// The first `i < n` with `lens[i] >= b`, or `n`, reading slots `0..K`.
-///
-/// # Safety
-/// `lens` must be valid for reads of `K` words; `b >= 1`; `n <= K`; `K` is 8,
-/// 16 or 32.
+/// [`use_avx2`]'s cache: 0 = not yet tested, 1 = portable, 2 = AVX2.
+static BACKEND: AtomicU8 = AtomicU8::new(0);
+
+/// Whether the operations run their AVX2 copies: the CPU has AVX2 (with BMI1
+/// and POPCNT, which every AVX2 CPU has) and [`set_portable_only`] is off.
 #[inline(always)]
-pub unsafe fn fit_index<const K: usize>(lens: *const i64, n: usize, b: i64) -> usize {
-    #[target_feature(enable = "avx2")]
-    #[cfg(target_arch = "x86_64")]
-    #[inline(never)]
-    unsafe fn avx2<const K: usize>(lens: *const i64, n: usize, b: i64) -> usize {
-        // SAFETY: the caller's contract.
-        unsafe { Avx2::fit_index::<K>(lens, n, b) }
+pub fn use_avx2() -> bool {
+    match BACKEND.load(Ordering::Relaxed) {
+        2 => true,
+        1 => false,
+        _ => detect(),
     }
-    #[inline(never)]
-    unsafe fn other<const K: usize>(lens: *const i64, n: usize, b: i64) -> usize {
-        #[cfg(target_arch = "x86_64")]
-        if use_avx2() {
-            // SAFETY: the CPU has AVX2; the caller's contract.
-            return unsafe { avx2::<K>(lens, n, b) };
-        }
-        // SAFETY: the caller's contract.
-        unsafe { Portable::fit_index::<K>(lens, n, b) }
-    }
-    #[cfg(target_arch = "x86_64")]
-    if USE_AVX2.load(Ordering::Relaxed) == YES {
-        // SAFETY: `YES` is stored only when the CPU has AVX2.
-        return unsafe { avx2::<K>(lens, n, b) };
-    }
-    // SAFETY: the caller's contract.
-    unsafe { other::<K>(lens, n, b) }
 }
 
-/// The largest of slots `0..K` (lengths `>= 0`).
-///
-/// # Safety
-/// `lens` must be valid for reads of `K` words; `K` is 8, 16 or 32.
-#[inline(always)]
-pub unsafe fn max<const K: usize>(lens: *const i64) -> i64 {
-    #[target_feature(enable = "avx2")]
+#[cold]
+#[inline(never)]
+fn detect() -> bool {
     #[cfg(target_arch = "x86_64")]
-    #[inline(never)]
-    unsafe fn avx2<const K: usize>(lens: *const i64) -> i64 {
-        // SAFETY: the caller's contract.
-        unsafe { Avx2::max::<K>(lens) }
-    }
-    #[inline(never)]
-    unsafe fn other<const K: usize>(lens: *const i64) -> i64 {
-        #[cfg(target_arch = "x86_64")]
-        if use_avx2() {
-            // SAFETY: the CPU has AVX2; the caller's contract.
-            return unsafe { avx2::<K>(lens) };
-        }
-        // SAFETY: the caller's contract.
-        unsafe { Portable::max::<K>(lens) }
-    }
-    #[cfg(target_arch = "x86_64")]
-    if USE_AVX2.load(Ordering::Relaxed) == YES {
-        // SAFETY: `YES` is stored only when the CPU has AVX2.
-        return unsafe { avx2::<K>(lens) };
-    }
-    // SAFETY: the caller's contract.
-    unsafe { other::<K>(lens) }
+    let yes = std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("popcnt");
+    #[cfg(not(target_arch = "x86_64"))]
+    let yes = false;
+    BACKEND.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+    yes
 }
 
-/// How many of slots `0..K` hold a key `<= off` (keys increasing; slots past a
-/// node's count hold `i64::MAX`, never `<= off` for an offset): a branch-free
-/// binary search, each step a constant stride, so the loop unrolls.
-///
-/// Not vectorized: an AVX2 count (8 compares, a popcount) was measured at
-/// +109 instructions and +12 % time per churn step against this search inline
-/// (the call, and the packs on the critical path, cost more than the five
-/// dependent loads they replace).
-///
-/// # Safety
-/// `keys` must be valid for reads of `K` words; `K` is 8, 16 or 32.
-#[inline(always)]
-pub unsafe fn count_le<const K: usize>(keys: *const i64, off: i64) -> usize {
-    // SAFETY: every index read is below K (the caller's contract).
-    let key = |i: usize| unsafe { keys.add(i).read() };
-    let mut base = 0;
-    let mut step = K / 2;
-    while step > 0 {
-        let k = base + step;
-        base = select_unpredictable(key(k) <= off, k, base);
-        step /= 2;
-    }
-    if key(0) <= off { base + 1 } else { 0 }
-}
-
-/// Set by [`set_portable_only`].
-static PORTABLE_ONLY: AtomicBool = AtomicBool::new(false);
-
-/// Makes every later scan in this process take the portable form even on a CPU
-/// with AVX2 (`false`: use AVX2 again where the CPU has it). For the tests of the
-/// portable form and for measuring the two forms side by side; the results are
-/// identical by construction, so the switch never changes a placement.
+/// Forces the portable copies (`true`) or restores the CPU's choice: for tests
+/// and for measuring what a CPU without AVX2 runs.
 pub fn set_portable_only(on: bool) {
-    PORTABLE_ONLY.store(on, Ordering::Relaxed);
-    USE_AVX2.store(UNKNOWN, Ordering::Relaxed);
+    if on {
+        BACKEND.store(1, Ordering::Relaxed);
+    } else {
+        BACKEND.store(0, Ordering::Relaxed);
+    }
 }
 
-/// [`USE_AVX2`]: not yet known.
-const UNKNOWN: u8 = 0;
-/// [`USE_AVX2`]: the scans use AVX2.
-const YES: u8 = 1;
-/// [`USE_AVX2`]: the scans are portable.
-const NO: u8 = 2;
-
-/// Whether the scans use AVX2, cached: the scans test it with one load and
-/// one compare inline, and leave everything else (the first test, the portable
-/// form) to an out-of-line call.
-static USE_AVX2: AtomicU8 = AtomicU8::new(UNKNOWN);
-
-/// Whether the scans use AVX2: the CPU has it and [`set_portable_only`] did not
-/// turn it off.
+/// Whether this CPU has what the AVX2 copies need (whatever
+/// [`set_portable_only`] says).
 pub fn avx2_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        !PORTABLE_ONLY.load(Ordering::Relaxed) && std::arch::is_x86_feature_detected!("avx2")
+        std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("popcnt")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -310,119 +330,144 @@ pub fn avx2_available() -> bool {
     }
 }
 
-/// [`avx2_available`], cached in [`USE_AVX2`] on first use.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn use_avx2() -> bool {
-    match USE_AVX2.load(Ordering::Relaxed) {
-        YES => true,
-        NO => false,
-        _ => {
-            let yes = avx2_available();
-            USE_AVX2.store(if yes { YES } else { NO }, Ordering::Relaxed);
-            yes
+/// Defines `fn NAME(ARGS) -> R` that runs `IMPL::<B, G...>(ARGS)` for the CPU's
+/// backend `B`: an AVX2 copy (compiled for AVX2, so the scans inline into it)
+/// and a portable copy, each out of line, chosen by [`use_avx2`]. The unit of
+/// dispatch is a whole operation with its glue, taking a pointer or two, so the
+/// choice costs a load and a branch and the copies keep their arguments in
+/// registers. (A closure handed to a `#[target_feature]` function is compiled
+/// without the feature: the scans became calls.) With `unsafe fn`, the
+/// definition is `unsafe` and so is the implementation it calls.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! simd_dispatch {
+    ($(#[$m:meta])* $vis:vis fn $name:ident $(<$($g:ident: $bound:path),*>)? ($($a:ident: $t:ty),*) -> $r:ty => $($imp:ident)::+;) => {
+        $(#[$m])*
+        #[inline(always)]
+        $vis fn $name $(<$($g: $bound),*>)? ($($a: $t),*) -> $r {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2,bmi1,popcnt")]
+                #[inline(never)]
+                fn avx2 $(<$($g: $bound),*>)? ($($a: $t),*) -> $r {
+                    $($imp)::+::<$crate::span_tree::scan::Avx2 $($(, $g)*)?>($($a),*)
+                }
+                if $crate::span_tree::scan::use_avx2() {
+                    // SAFETY: `use_avx2` found the features.
+                    return unsafe { avx2($($a),*) };
+                }
+            }
+            #[inline(never)]
+            fn portable $(<$($g: $bound),*>)? ($($a: $t),*) -> $r {
+                $($imp)::+::<$crate::span_tree::scan::Portable $($(, $g)*)?>($($a),*)
+            }
+            portable($($a),*)
         }
-    }
+    };
+    ($(#[$m:meta])* $vis:vis unsafe fn $name:ident $(<$($g:ident: $bound:path),*>)? ($($a:ident: $t:ty),*) -> $r:ty => $($imp:ident)::+;) => {
+        $(#[$m])*
+        #[inline(always)]
+        $vis unsafe fn $name $(<$($g: $bound),*>)? ($($a: $t),*) -> $r {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2,bmi1,popcnt")]
+                #[inline(never)]
+                unsafe fn avx2 $(<$($g: $bound),*>)? ($($a: $t),*) -> $r {
+                    // SAFETY: the caller's contract.
+                    unsafe { $($imp)::+::<$crate::span_tree::scan::Avx2 $($(, $g)*)?>($($a),*) }
+                }
+                if $crate::span_tree::scan::use_avx2() {
+                    // SAFETY: `use_avx2` found the features; the caller's contract.
+                    return unsafe { avx2($($a),*) };
+                }
+            }
+            #[inline(never)]
+            unsafe fn portable $(<$($g: $bound),*>)? ($($a: $t),*) -> $r {
+                // SAFETY: the caller's contract.
+                unsafe { $($imp)::+::<$crate::span_tree::scan::Portable $($(, $g)*)?>($($a),*) }
+            }
+            // SAFETY: the caller's contract.
+            unsafe { portable($($a),*) }
+        }
+    };
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Runs `f` over many blocks of 32 lengths (zeros past a random `n`).
-    fn blocks(mut f: impl FnMut(&[i64; 32], usize)) {
+    /// Blocks of 32 words with a sentinel on either side, in the shapes the
+    /// tree produces and a few it never does (as a scribbled checked tree may).
+    fn blocks() -> Vec<[Word; 34]> {
+        let mut out = Vec::new();
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        for round in 0..20_000 {
-            let n = (next() % 33) as usize;
-            let mut lens = [0i64; 32];
-            for l in lens.iter_mut().take(n) {
-                // Small values collide often (ties), large ones reach i64::MAX.
-                *l = if round % 2 == 0 {
-                    (next() % 64) as i64 * 8
-                } else {
-                    (next() >> 1) as i64
+        for shape in 0..300 {
+            let mut b = [0 as Word; 34];
+            for w in b.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *w = match shape % 4 {
+                    0 => (x % 64) as Word,
+                    1 => x as Word,
+                    2 => ((x % 3) as Word).wrapping_mul(Word::MAX / 2),
+                    _ => -((x % 100) as Word),
                 };
             }
-            f(&lens, n);
+            out.push(b);
+        }
+        out
+    }
+
+    fn check<S: Simd>() {
+        for b in blocks() {
+            let a = &b[1..33];
+            for t in [-5, 0, 1, 7, 31, 63, Word::MAX - 1, Word::MAX, Word::MIN] {
+                let want = a.iter().position(|&w| w > t).unwrap_or(32);
+                // SAFETY: 32 words.
+                assert_eq!(unsafe { S::first_gt(a.as_ptr(), t) }, want, "{a:?} > {t}");
+            }
+            // SAFETY: 32 words.
+            assert_eq!(unsafe { S::max(a.as_ptr()) }, *a.iter().max().unwrap());
+            for i in 0..=32 {
+                let want = a[..i].iter().fold(0, |m, &w| m.max(w));
+                // SAFETY: 32 words.
+                assert_eq!(unsafe { S::max_before(a.as_ptr(), i) }, want, "max of {i}");
+            }
+            for i in 0..32 {
+                let mut r = b;
+                // SAFETY: r[0..34]: one word before and after the array.
+                unsafe { S::shift_right(r.as_mut_ptr().add(1), i) };
+                let mut want = b;
+                want[i + 2..33].copy_from_slice(&b[i + 1..32]);
+                assert_eq!(r, want, "shift_right at {i}");
+                let mut l = b;
+                // SAFETY: as above.
+                unsafe { S::shift_left(l.as_mut_ptr().add(1), i) };
+                let mut want = b;
+                want[i + 1..33].copy_from_slice(&b[i + 2..34]);
+                assert_eq!(l, want, "shift_left at {i}");
+            }
         }
     }
 
-    fn expected_fit(lens: &[i64; 32], n: usize, b: i64) -> usize {
-        (0..n).find(|&i| lens[i] >= b).unwrap_or(n)
-    }
-
-    fn check<S: Scan>() {
-        blocks(|lens, n| {
-            let p = lens.as_ptr();
-            for b in [1, 8, 16, 100, 256, 511, i64::MAX / 2, i64::MAX] {
-                let want = expected_fit(lens, n, b);
-                // SAFETY: 32 slots; K >= n for each call made.
-                unsafe {
-                    if n <= 8 {
-                        assert_eq!(S::fit_index::<8>(p, n, b), want, "{lens:?} n={n} b={b}");
-                    }
-                    if n <= 16 {
-                        assert_eq!(S::fit_index::<16>(p, n, b), want, "{lens:?} n={n} b={b}");
-                    }
-                    assert_eq!(S::fit_index::<32>(p, n, b), want, "{lens:?} n={n} b={b}");
-                }
-            }
-            // Keys: the lengths made strictly increasing, +inf past n.
-            let mut keys = [i64::MAX; 32];
-            let mut k = 0i64;
-            for (i, key) in keys.iter_mut().enumerate().take(n) {
-                k += 8 + (lens[i] & 0xff8);
-                *key = k;
-            }
-            for off in [-1, 0, 7, 8, 100, 4096, k - 1, k, k + 1, i64::MAX - 1] {
-                let want = keys.iter().filter(|&&x| x <= off).count();
-                let kp = keys.as_ptr();
-                // SAFETY: 32 slots.
-                unsafe {
-                    if n <= 8 {
-                        assert_eq!(count_le::<8>(kp, off), want, "{keys:?} off={off}");
-                    }
-                    if n <= 16 {
-                        assert_eq!(count_le::<16>(kp, off), want, "{keys:?} off={off}");
-                    }
-                    assert_eq!(count_le::<32>(kp, off), want, "{keys:?} off={off}");
-                }
-            }
-            let want = lens.iter().copied().max().unwrap();
-            // SAFETY: 32 slots.
-            unsafe {
-                if n <= 8 {
-                    assert_eq!(S::max::<8>(p), want);
-                }
-                if n <= 16 {
-                    assert_eq!(S::max::<16>(p), want);
-                }
-                assert_eq!(S::max::<32>(p), want);
-            }
-        });
-    }
-
     #[test]
-    fn portable_scans_match_the_definition() {
+    fn portable_matches_the_definitions() {
         check::<Portable>();
     }
 
-    #[cfg(target_arch = "x86_64")]
     #[test]
-    fn avx2_scans_match_the_definition() {
-        #[target_feature(enable = "avx2")]
-        fn run() {
-            check::<Avx2>();
-        }
-        if avx2_available() {
-            // SAFETY: the CPU has AVX2.
-            unsafe { run() }
+    fn avx2_matches_the_definitions() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx2,bmi1,popcnt")]
+            unsafe fn run() {
+                check::<Avx2>();
+            }
+            if avx2_available() {
+                // SAFETY: the CPU has the features.
+                unsafe { run() };
+            }
         }
     }
 }
