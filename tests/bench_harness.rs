@@ -213,18 +213,20 @@ fn a_tiny_run_writes_every_artifact() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms,peak_rss_kib,pool_high_water_bytes"
+        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms,peak_rss_kib,pool_high_water_bytes,dry_value,memset_memcpy_instructions"
     );
     // Every executable sample has its peak memory, in KiB: more than the
     // launcher's own few hundred, far less than the driver's tens of MiB;
     // the builtin side its pool's high-water mark (C has no pool).
+    // Not a replay, and CPU time: no dry run, no memset/memcpy count.
     for line in &lines[1..] {
-        let fields: Vec<&str> = line.rsplit(',').take(2).collect();
-        let kib: u64 = fields[1].parse().expect(line);
+        let fields: Vec<&str> = line.rsplit(',').take(4).collect();
+        assert_eq!((fields[0], fields[1]), ("", ""), "{line}");
+        let kib: u64 = fields[3].parse().expect(line);
         assert!((500..64 * 1024).contains(&kib), "{line}");
         match line.contains(",builtin,") {
-            true => assert!(fields[0].parse::<u64>().expect(line) > 0, "{line}"),
-            false => assert_eq!(fields[0], "", "{line}"),
+            true => assert!(fields[2].parse::<u64>().expect(line) > 0, "{line}"),
+            false => assert_eq!(fields[2], "", "{line}"),
         }
     }
     assert_eq!(lines.len(), 3, "{csv}");
@@ -241,6 +243,80 @@ fn a_tiny_run_writes_every_artifact() {
     assert!(sums.contains("\nfragmented/8 placement "), "{sums}");
     let clif = std::fs::read_to_string(out.join("clif/builtin-O2/fragmented-8.clif")).unwrap();
     assert!(clif.contains("function"), "{clif}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A trace replay runs on every side against the same trace, each sample
+/// twice (the replay, then the same replay allocating nothing), its figure
+/// net of the second; every side prints the same checksum, and the dry runs
+/// agree with each other.
+#[test]
+fn a_trace_replay_is_net_of_its_dry_run_and_every_side_agrees() {
+    let dir = scratch("trace");
+    let out = dir.join("run");
+    let o = bench(
+        &[
+            "--quick",
+            "--workloads",
+            "trace-sqlite",
+            "--sides",
+            "builtin,library,c",
+            "--modes",
+            "aot",
+            "--reps",
+            "1",
+            "--warmups",
+            "0",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &dir,
+        None,
+    );
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("Ratios side/builtin (CPU time, median), AOT (executable), -O2:\ncase               library         c\ntrace-sqlite/1 "),
+        "{stdout}"
+    );
+    // The first twentieth of the trace, decompressed into the run's folder.
+    let trace = std::fs::read(out.join("traces/sqlite.trace")).unwrap();
+    assert_eq!(&trace[..8], b"TERNTRC1");
+    let records = u32::from_le_bytes(trace[8..12].try_into().unwrap());
+    assert_eq!(records, 444_339 / 20);
+    assert_eq!(trace.len(), 16 + 8 * records as usize);
+    let csv = std::fs::read_to_string(out.join("samples.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    for row in &rows {
+        let f: Vec<&str> = row.split(',').collect();
+        assert_eq!(f[2..4], ["trace-sqlite", "1"], "{row}");
+        let dry: f64 = f[14].parse().expect(row);
+        assert!(dry > 0.0, "{row}");
+        assert_eq!(f[15], "", "{row}");
+    }
+    let sums = std::fs::read_to_string(out.join("checksums.txt")).unwrap();
+    let peak = format!("dry {}", 243_216);
+    assert!(
+        sums.starts_with(&format!(
+            "trace-sqlite/0 contents {peak} (first seen: trace-sqlite/1 builtin -O2 aot dry)\n"
+        )),
+        "{sums}"
+    );
+    assert!(sums.contains("\ntrace-sqlite/1 contents "), "{sums}");
+    assert!(
+        sums.contains(&format!("\ntrace-sqlite/1 placement {records} 243216 ")),
+        "{sums}"
+    );
+    for file in [
+        "src/builtin/trace-sqlite-1.tern",
+        "src/library/trace-sqlite-1.tern",
+        "src/c/trace-sqlite.c",
+    ] {
+        assert!(out.join(file).is_file(), "missing {file}");
+    }
+    let prints = std::fs::read_to_string(out.join("fingerprints.txt")).unwrap();
+    assert!(prints.contains("  trace sqlite.trace.gz\n"), "{prints}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

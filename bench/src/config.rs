@@ -37,7 +37,35 @@ pub enum Workload {
     /// `strings` with the builtin side's strings carved from a bump `arena`
     /// and dropped by its `reset` (not in the default set).
     StringsArena,
+    /// A replay of the allocation trace of CPython 3.11 tokenizing a module
+    /// (bench/traces; byte slices, so one case per trace; not in the
+    /// default set).
+    TracePython,
+    /// A replay of the trace of gcc's cc1 compiling a 1 700-line C file.
+    TraceCc1,
+    /// A replay of the trace of sqlite3 building and querying an in-memory
+    /// database.
+    TraceSqlite,
+    /// A replay of the trace of `git log -p --stat` over this repository.
+    TraceGit,
 }
+
+impl Workload {
+    /// The recorded trace a `trace-*` workload replays (its name in
+    /// bench/traces), `None` for the others.
+    pub fn trace(self) -> Option<&'static str> {
+        match self {
+            Workload::TracePython => Some("python"),
+            Workload::TraceCc1 => Some("cc1"),
+            Workload::TraceSqlite => Some("sqlite"),
+            Workload::TraceGit => Some("git"),
+            _ => None,
+        }
+    }
+}
+
+/// The element size of the trace workloads' cases: their slices hold bytes.
+pub const TRACE_ELEM_BYTES: u32 = 1;
 
 /// One implementation of growable slices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum)]
@@ -117,7 +145,9 @@ pub fn name<T: ValueEnum>(v: &T) -> String {
 struct Args {
     /// Workloads to run (comma separated): the synthetic append, fragmented,
     /// resize (the default); the applications graph, graph-exact, bignum,
-    /// binarytrees, bytebuf, strings, strings-free, strings-arena; or all.
+    /// binarytrees, bytebuf, strings, strings-free, strings-arena; the
+    /// replays of recorded allocation traces trace-python, trace-cc1,
+    /// trace-sqlite, trace-git (or traces: all four); or all.
     #[arg(long, value_delimiter = ',', default_values = ["append", "fragmented", "resize"], value_parser = parse_workload)]
     workloads: Vec<WorkloadArg>,
     /// Element sizes in bytes: 8 (i64) and/or 128 ([16]i64).
@@ -159,6 +189,21 @@ struct Args {
     /// Output folder; must not exist yet. Default: bench-out/<UTC timestamp>/.
     #[arg(long)]
     out: Option<PathBuf>,
+}
+
+impl Config {
+    /// The cases, `(workload, element size)`: every workload at every
+    /// `--sizes` size, but the trace replays once each, at
+    /// [`TRACE_ELEM_BYTES`] (their slices hold bytes).
+    pub fn cases(&self) -> Vec<(Workload, u32)> {
+        self.workloads
+            .iter()
+            .flat_map(|&w| match w.trace() {
+                Some(_) => vec![(w, TRACE_ELEM_BYTES)],
+                None => self.sizes.iter().map(|&s| (w, s)).collect(),
+            })
+            .collect()
+    }
 }
 
 /// A validated configuration of one `tern bench` run.
@@ -219,6 +264,11 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
                 .flat_map(|w| match w {
                     WorkloadArg::One(w) => vec![w],
                     WorkloadArg::All => Workload::value_variants().to_vec(),
+                    WorkloadArg::Traces => Workload::value_variants()
+                        .iter()
+                        .copied()
+                        .filter(|w| w.trace().is_some())
+                        .collect(),
                 })
                 .collect(),
         ),
@@ -244,22 +294,28 @@ fn dedup<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v
 }
 
-/// One `--workloads` item: a workload, or `all` of them.
+/// One `--workloads` item: a workload, `all` of them, or the `traces`.
 #[derive(Clone, Copy, Debug)]
 enum WorkloadArg {
     One(Workload),
     All,
+    Traces,
 }
 
 fn parse_workload(s: &str) -> Result<WorkloadArg, String> {
-    if s == "all" {
-        return Ok(WorkloadArg::All);
+    match s {
+        "all" => return Ok(WorkloadArg::All),
+        "traces" => return Ok(WorkloadArg::Traces),
+        _ => {}
     }
     Workload::from_str(s, false)
         .map(WorkloadArg::One)
         .map_err(|_| {
             let names: Vec<String> = Workload::value_variants().iter().map(name).collect();
-            format!("`{s}` is not a workload (use {}, or all)", names.join(", "))
+            format!(
+                "`{s}` is not a workload (use {}, traces or all)",
+                names.join(", ")
+            )
         })
 }
 
@@ -335,11 +391,36 @@ mod tests {
             config("--workloads graph,all").workloads,
             Workload::value_variants().to_vec()
         );
-        assert_eq!(config("--workloads all").workloads.len(), 11);
+        assert_eq!(config("--workloads all").workloads.len(), 15);
+        assert_eq!(
+            config("--workloads traces,append").workloads,
+            vec![
+                Workload::Append,
+                Workload::TracePython,
+                Workload::TraceCc1,
+                Workload::TraceSqlite,
+                Workload::TraceGit
+            ]
+        );
         match parse(&args("--workloads nope")) {
             Err(e) => assert!(e.contains("`nope` is not a workload (use append,"), "{e}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn traces_are_one_case_each_at_byte_size() {
+        let c = config("--workloads append,trace-cc1 --sizes 8,128");
+        assert_eq!(
+            c.cases(),
+            vec![
+                (Workload::Append, 8),
+                (Workload::Append, 128),
+                (Workload::TraceCc1, TRACE_ELEM_BYTES)
+            ]
+        );
+        assert_eq!(Workload::TraceGit.trace(), Some("git"));
+        assert_eq!(Workload::Graph.trace(), None);
     }
 
     #[test]

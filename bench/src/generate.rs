@@ -36,6 +36,10 @@ pub fn template(w: Workload) -> &'static str {
         Workload::Bytebuf => include_str!("../workloads/bytebuf.tern"),
         // `variant` sets the drop of the variants.
         Workload::Strings => include_str!("../workloads/strings.tern"),
+        // One replayer; the trace file is its argument.
+        Workload::TracePython | Workload::TraceCc1 | Workload::TraceSqlite | Workload::TraceGit => {
+            include_str!("../workloads/trace.tern")
+        }
         Workload::GraphExact | Workload::StringsFree | Workload::StringsArena => {
             unreachable!("a variant maps to its base workload")
         }
@@ -53,6 +57,9 @@ pub fn c_source(w: Workload) -> &'static str {
         Workload::Binarytrees => include_str!("../workloads/c/binarytrees.c"),
         Workload::Bytebuf => include_str!("../workloads/c/bytebuf.c"),
         Workload::Strings => include_str!("../workloads/c/strings.c"),
+        Workload::TracePython | Workload::TraceCc1 | Workload::TraceSqlite | Workload::TraceGit => {
+            include_str!("../workloads/c/trace.c")
+        }
         Workload::GraphExact | Workload::StringsFree | Workload::StringsArena => {
             unreachable!("a variant maps to its base workload")
         }
@@ -105,6 +112,12 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         // typical length.
         (Workload::Strings, 8) => (4_000_000, 16),
         (Workload::Strings, _) => (1_000_000, 128),
+        // A replay's size is its trace file's (`--quick` shortens the file:
+        // `crate::traces`).
+        (
+            Workload::TracePython | Workload::TraceCc1 | Workload::TraceSqlite | Workload::TraceGit,
+            _,
+        ) => (0, 0),
         (Workload::GraphExact | Workload::StringsFree | Workload::StringsArena, _) => {
             unreachable!("a variant maps to its base workload")
         }
@@ -268,24 +281,11 @@ pub fn c_flags(w: Workload, elem_bytes: u32, quick: bool) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const ALL: [Workload; 11] = [
-        Workload::Append,
-        Workload::Fragmented,
-        Workload::Resize,
-        Workload::Graph,
-        Workload::GraphExact,
-        Workload::Bignum,
-        Workload::Binarytrees,
-        Workload::Bytebuf,
-        Workload::Strings,
-        Workload::StringsFree,
-        Workload::StringsArena,
-    ];
+    use clap::ValueEnum;
 
     #[test]
     fn no_placeholder_survives_substitution() {
-        for w in ALL {
+        for &w in Workload::value_variants() {
             for size in [8, 128] {
                 for side in [Side::Builtin, Side::Library, Side::Pure] {
                     let src = tern_source(w, size, side, false);

@@ -9,8 +9,9 @@
 //! workload templates), `sample` (one measured child process), `checksum`
 //! (all sides must agree), `stats` (median, ratio, geometric mean),
 //! `report` (tables, CSV, SVG), `outdir` (a fresh output folder),
-//! `machine` (machine description, fingerprints), `slab` (the slab pool, a
-//! baseline of the criterion benches). This file runs the matrix: build
+//! `machine` (machine description, fingerprints), `traces` (the recorded
+//! allocation traces the `trace-*` workloads replay), `slab` (the slab
+//! pool, a baseline of the criterion benches). This file runs the matrix: build
 //! everything, then repetitions of interleaved samples.
 
 pub mod checksum;
@@ -22,6 +23,7 @@ pub mod report;
 pub mod sample;
 pub mod slab;
 pub mod stats;
+pub mod traces;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -129,18 +131,29 @@ enum Job {
         side: Side,
         level: Option<u8>,
         exe: PathBuf,
+        /// The file a replay reads (its first argument), if any.
+        input: Option<PathBuf>,
     },
-    /// `tern run -O<level> --time SRC`.
+    /// `tern run -O<level> --time SRC [-- INPUT]`.
     Jit {
         workload: Workload,
         size: u32,
         side: Side,
         level: u8,
         src: PathBuf,
+        /// As for `Exe`.
+        input: Option<PathBuf>,
     },
 }
 
 impl Job {
+    /// The file the program reads, if any (a trace replay's trace).
+    fn input(&self) -> Option<&Path> {
+        match self {
+            Job::Exe { input, .. } | Job::Jit { input, .. } => input.as_deref(),
+        }
+    }
+
     fn case(&self) -> (Workload, u32, Side) {
         match self {
             Job::Exe {
@@ -210,6 +223,13 @@ struct Row {
     /// The side's pools' arena high-water marks, summed, bytes (AOT
     /// samples; the runtime's `TERN_POOL_STATS` report).
     pool_high_water: Option<u64>,
+    /// For a replay, what the same replay allocating nothing measured
+    /// (`value` is net of it).
+    dry_value: Option<f64>,
+    /// Instructions in `memset`/`memcpy`/`memmove` (the instruction metric;
+    /// for a replay, net of the dry run's): what the figures without them
+    /// leave out.
+    mem_value: Option<f64>,
 }
 
 impl Bench {
@@ -242,14 +262,6 @@ impl Bench {
         Ok(p)
     }
 
-    fn cases(&self) -> Vec<(Workload, u32)> {
-        self.cfg
-            .workloads
-            .iter()
-            .flat_map(|w| self.cfg.sizes.iter().map(move |s| (*w, *s)))
-            .collect()
-    }
-
     fn wants_jit(&self) -> bool {
         self.cfg.modes.iter().any(|m| *m != Mode::Aot)
     }
@@ -261,11 +273,11 @@ impl Bench {
         self.write(&["machine.txt"], &machine::describe(&args.join(" ")))?;
         self.write(
             &["fingerprints.txt"],
-            &machine::fingerprints(
+            &(machine::fingerprints(
                 &self.tern,
                 self.host.runtime_lib.as_deref(),
                 &self.host.stdlib,
-            ),
+            ) + &traces::fingerprints()),
         )?;
         let mut results = Results::default();
         let mut log = String::new();
@@ -317,6 +329,13 @@ impl Bench {
                                 if let Some(kib) = row.peak_rss_kib {
                                     let mib = kib as f64 / 1024.0;
                                     results.peak_rss_mib.entry(row.key).or_default().push(mib);
+                                }
+                                if let Some(m) = row.mem_value {
+                                    results
+                                        .values_without_mem
+                                        .entry(row.key)
+                                        .or_default()
+                                        .push(row.value - m);
                                 }
                                 if let Some(bytes) = row.pool_high_water {
                                     let kib = bytes as f64 / 1024.0;
@@ -387,6 +406,7 @@ impl Bench {
         }
         text.push_str(&report::ratio_tables(&self.cfg, &results));
         text.push_str(&report::absolute_tables(&self.cfg, &results));
+        text.push_str(&report::without_mem_tables(&self.cfg, &results));
         if self.cfg.metric == Metric::Cpu {
             text.push_str(&report::compile_tables(&self.cfg, &results));
             text.push_str(&report::memory_tables(&self.cfg, &results));
@@ -419,14 +439,22 @@ impl Bench {
                 let _ = self.launcher.set(exe);
             }
         }
-        let building = ProgressBar::new(self.cases().len() as u64);
+        let building = ProgressBar::new(self.cfg.cases().len() as u64);
         building.set_style(
             ProgressStyle::with_template("building {bar:40} {pos}/{len} {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
-        for (w, size) in self.cases() {
+        for (w, size) in self.cfg.cases() {
             let stem = format!("{}-{size}", name(&w));
             building.set_message(stem.clone());
+            let input = match w.trace() {
+                Some(t) => {
+                    let p = self.path(&["traces", &format!("{t}.trace")]);
+                    traces::write(t, self.cfg.quick, &p)?;
+                    Some(p)
+                }
+                None => None,
+            };
             let mut exe_jobs = Vec::new();
             let mut jit_jobs = Vec::new();
             for &side in &self.cfg.sides {
@@ -477,6 +505,7 @@ impl Bench {
                             side,
                             level: Some(level),
                             exe,
+                            input: input.clone(),
                         });
                     }
                     if self.wants_jit() {
@@ -486,6 +515,7 @@ impl Bench {
                             side,
                             level,
                             src: src.clone(),
+                            input: input.clone(),
                         });
                     }
                 }
@@ -514,6 +544,7 @@ impl Bench {
                             side: Side::C,
                             level: None,
                             exe,
+                            input: input.clone(),
                         });
                     }
                     Err(e) => {
@@ -532,7 +563,8 @@ impl Bench {
     }
 
     /// Runs one job once (twice for JIT under callgrind: total and exec
-    /// are separate processes) and returns its rows.
+    /// are separate processes) and returns its rows. A replay runs a second
+    /// time allocating nothing, and its rows are net of that run.
     fn sample(
         &self,
         job: &Job,
@@ -541,8 +573,41 @@ impl Bench {
         checks: &mut Checksums,
         log: &mut String,
     ) -> Result<Vec<Row>, String> {
+        let mut rows = self.sample_once(job, rep, warmup, false, checks, log)?;
+        if job.input().is_some() {
+            let dry = self.sample_once(job, rep, warmup, true, checks, log)?;
+            for (r, d) in rows.iter_mut().zip(&dry) {
+                r.value -= d.value;
+                r.dry_value = Some(d.value);
+                if let (Some(m), Some(dm)) = (r.mem_value.as_mut(), d.mem_value) {
+                    *m -= dm;
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    /// [`Self::sample`]'s run of the program (`dry`: the replay that
+    /// allocates nothing, whose output is checked apart).
+    fn sample_once(
+        &self,
+        job: &Job,
+        rep: u32,
+        warmup: bool,
+        dry: bool,
+        checks: &mut Checksums,
+        log: &mut String,
+    ) -> Result<Vec<Row>, String> {
         let (w, size, side) = job.case();
-        let label = job.label();
+        let label = format!("{}{}", job.label(), if dry { " dry" } else { "" });
+        // The dry runs of a case are checked against each other.
+        let check_case = (w, if dry { 0 } else { size });
+        let input: Vec<&std::ffi::OsStr> = job
+            .input()
+            .map(|p| p.as_os_str())
+            .into_iter()
+            .chain(dry.then_some(std::ffi::OsStr::new("dry")))
+            .collect();
         let mut rows = Vec::new();
         let row = |key: Key, value: f64, cpu_s: f64, wall_s: f64, compile_ms: Option<f64>| Row {
             rep,
@@ -554,6 +619,8 @@ impl Bench {
             compile_ms,
             peak_rss_kib: None,
             pool_high_water: None,
+            dry_value: None,
+            mem_value: None,
         };
         let key = |mode: Mode, level: u8| Key {
             mode,
@@ -581,10 +648,11 @@ impl Bench {
                     }
                     None => Command::new(exe),
                 };
+                cmd.args(&input);
                 let _ = std::fs::remove_file(&stats_file);
                 cmd.env("TERN_POOL_STATS", &stats_file);
-                let (o, ir) = self.measure(cmd, None, &label, log)?;
-                checks.check((w, size), side, &label, &o.stdout)?;
+                let (o, ir, mem) = self.measure(cmd, None, &label, log)?;
+                checks.check(check_case, side, &label, &o.stdout)?;
                 let peak = launcher.and_then(|_| {
                     std::fs::read_to_string(&rss_file)
                         .ok()?
@@ -604,6 +672,7 @@ impl Bench {
                     rows.push(Row {
                         peak_rss_kib: peak,
                         pool_high_water: high_water,
+                        mem_value: mem,
                         ..row(
                             key(Mode::Aot, l),
                             ir.unwrap_or(o.cpu_s),
@@ -624,6 +693,9 @@ impl Bench {
                     cmd.arg("--sanitize");
                 }
                 cmd.arg(src);
+                if !input.is_empty() {
+                    cmd.arg("--").args(&input);
+                }
                 let modes: Vec<Mode> = self
                     .cfg
                     .modes
@@ -652,8 +724,8 @@ impl Bench {
                     // TERN_TIME_CPU=1 adds `time: execution cpu` to the
                     // `--time` report (src/run.rs).
                     c.args(cmd.get_args()).env("TERN_TIME_CPU", "1");
-                    let (o, ir) = self.measure(c, only, &label, log)?;
-                    checks.check((w, size), side, &label, &o.stdout)?;
+                    let (o, ir, mem) = self.measure(c, only, &label, log)?;
+                    checks.check(check_case, side, &label, &o.stdout)?;
                     let (times, rest) = sample::parse_jit_times(&o.stderr);
                     let t = times.ok_or_else(|| {
                         format!(
@@ -674,7 +746,10 @@ impl Bench {
                             (_, None) => (o.cpu_s, o.cpu_s, o.wall_s),
                         };
                         let compile = if ir.is_none() { Some(compile) } else { None };
-                        rows.push(row(key(m, *level), value, cpu, wall, compile));
+                        rows.push(Row {
+                            mem_value: mem,
+                            ..row(key(m, *level), value, cpu, wall, compile)
+                        });
                     }
                 }
             }
@@ -683,14 +758,15 @@ impl Bench {
     }
 
     /// Runs `cmd` (under callgrind for the instruction metric), requires a
-    /// clean exit, and returns the outcome and the instruction count.
+    /// clean exit, and returns the outcome, the instruction count and how
+    /// many of those were in `memset`/`memcpy`/`memmove`.
     fn measure(
         &self,
         cmd: Command,
         only: Option<&str>,
         label: &str,
         log: &mut String,
-    ) -> Result<(sample::Outcome, Option<f64>), String> {
+    ) -> Result<(sample::Outcome, Option<f64>, Option<f64>), String> {
         let (mut cmd, profile) = match self.cfg.metric {
             Metric::Cpu => (cmd, None),
             Metric::Instructions => {
@@ -711,18 +787,19 @@ impl Bench {
                 o.stderr.trim()
             ));
         }
-        let ir = match profile {
-            None => None,
+        let (ir, mem) = match profile {
+            None => (None, None),
             Some(p) => {
                 let text = std::fs::read_to_string(&p)
                     .map_err(|e| format!("{label}: no callgrind profile: {e}"))?;
                 let _ = std::fs::remove_file(&p);
                 let total = sample::callgrind_total(&text)
                     .ok_or_else(|| format!("{label}: callgrind profile without totals"))?;
-                Some(total as f64)
+                let mem = sample::callgrind_self(&text, sample::is_memset_or_memcpy);
+                (Some(total as f64), Some(mem as f64))
             }
         };
-        Ok((o, ir))
+        Ok((o, ir, mem))
     }
 }
 
@@ -770,12 +847,12 @@ fn samples_csv(rows: &[Row], metric: Metric) -> String {
         "instructions"
     };
     let mut out = String::from(
-        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms,peak_rss_kib,pool_high_water_bytes\n",
+        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms,peak_rss_kib,pool_high_water_bytes,dry_value,memset_memcpy_instructions\n",
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{unit},{:.6},{:.6},{},{},{}",
+            "{},{},{},{},{},{},{},{},{unit},{:.6},{:.6},{},{},{},{},{}",
             r.rep,
             r.warmup,
             name(&r.key.workload),
@@ -792,7 +869,9 @@ fn samples_csv(rows: &[Row], metric: Metric) -> String {
             r.wall_s,
             r.compile_ms.map(|m| format!("{m:.3}")).unwrap_or_default(),
             r.peak_rss_kib.map(|k| k.to_string()).unwrap_or_default(),
-            r.pool_high_water.map(|b| b.to_string()).unwrap_or_default()
+            r.pool_high_water.map(|b| b.to_string()).unwrap_or_default(),
+            r.dry_value.map(|v| v.to_string()).unwrap_or_default(),
+            r.mem_value.map(|v| v.to_string()).unwrap_or_default()
         );
     }
     out

@@ -40,6 +40,10 @@ pub struct Results {
     pub peak_rss_mib: BTreeMap<Key, Vec<f64>>,
     /// The side's pools' arena high-water marks (summed), KiB, one per repetition.
     pub pool_high_water_kib: BTreeMap<Key, Vec<f64>>,
+    /// Instruction counts without those of `memset`/`memcpy`/`memmove`
+    /// (zero fills and copies: a Tern allocation is zeroed, a `malloc` not),
+    /// one per repetition.
+    pub values_without_mem: BTreeMap<Key, Vec<f64>>,
 }
 
 impl Results {
@@ -75,13 +79,6 @@ pub fn sides_in(cfg: &Config, mode: Mode) -> Vec<Side> {
         .collect()
 }
 
-fn cases(cfg: &Config) -> Vec<(Workload, u32)> {
-    cfg.workloads
-        .iter()
-        .flat_map(|w| cfg.sizes.iter().map(move |s| (*w, *s)))
-        .collect()
-}
-
 fn mode_title(mode: Mode, level: u8) -> String {
     let what = match mode {
         Mode::Aot => "AOT (executable)",
@@ -102,12 +99,32 @@ fn cell(v: Option<f64>, failed: bool) -> String {
 /// The ratio tables: side/builtin per case, per mode and level, with the
 /// geometric-mean row (over cases whose ratio exists; "-" if any is missing).
 pub fn ratio_tables(cfg: &Config, r: &Results) -> String {
-    let mut out = String::new();
     let unit = if cfg.metric == Metric::Cpu {
         "CPU time"
     } else {
         "instructions"
     };
+    ratio_tables_in(cfg, r, unit)
+}
+
+/// [`ratio_tables`] and [`absolute_tables`] of the instruction counts
+/// without `memset`/`memcpy`/`memmove`, when the run counted them.
+pub fn without_mem_tables(cfg: &Config, r: &Results) -> String {
+    if cfg.metric != Metric::Instructions || r.values_without_mem.is_empty() {
+        return String::new();
+    }
+    let without = Results {
+        values: r.values_without_mem.clone(),
+        failed: r.failed.clone(),
+        ..Results::default()
+    };
+    ratio_tables_in(cfg, &without, "instructions without memset/memcpy")
+        + &absolute_tables_in(cfg, &without, "M instructions without memset/memcpy", 1e-6)
+}
+
+/// The ratio tables with `unit` in their titles.
+fn ratio_tables_in(cfg: &Config, r: &Results, unit: &str) -> String {
+    let mut out = String::new();
     for &mode in &cfg.modes {
         for &level in &cfg.levels {
             let sides: Vec<Side> = sides_in(cfg, mode)
@@ -124,7 +141,7 @@ pub fn ratio_tables(cfg: &Config, r: &Results) -> String {
             );
             header_row(&mut out, cfg, &sides);
             let mut per_side: Vec<Vec<Option<f64>>> = vec![Vec::new(); sides.len()];
-            for (w, size) in cases(cfg) {
+            for (w, size) in cfg.cases() {
                 case_label(&mut out, cfg, w, size);
                 for (i, s) in sides.iter().enumerate() {
                     let key = Key {
@@ -159,17 +176,22 @@ pub fn ratio_tables(cfg: &Config, r: &Results) -> String {
 
 /// Absolute medians (ms of CPU, or millions of instructions) per case.
 pub fn absolute_tables(cfg: &Config, r: &Results) -> String {
-    let mut out = String::new();
     let (unit, scale) = match cfg.metric {
         Metric::Cpu => ("ms CPU", 1e3),
         Metric::Instructions => ("M instructions", 1e-6),
     };
+    absolute_tables_in(cfg, r, unit, scale)
+}
+
+/// The absolute tables of `r`'s figures times `scale`, in `unit`.
+fn absolute_tables_in(cfg: &Config, r: &Results, unit: &str, scale: f64) -> String {
+    let mut out = String::new();
     for &mode in &cfg.modes {
         for &level in &cfg.levels {
             let sides = sides_in(cfg, mode);
             let _ = writeln!(out, "\nMedians ({unit}), {}:", mode_title(mode, level));
             header_row(&mut out, cfg, &sides);
-            for (w, size) in cases(cfg) {
+            for (w, size) in cfg.cases() {
                 case_label(&mut out, cfg, w, size);
                 for s in &sides {
                     let key = Key {
@@ -222,7 +244,7 @@ pub fn memory_tables(cfg: &Config, r: &Results) -> String {
             let sides = sides_in(cfg, Mode::Aot);
             let _ = writeln!(out, "\n{title}, {}:", mode_title(Mode::Aot, level));
             header_row(&mut out, cfg, &sides);
-            for (w, size) in cases(cfg) {
+            for (w, size) in cfg.cases() {
                 case_label(&mut out, cfg, w, size);
                 for s in &sides {
                     let key = Key {
@@ -249,7 +271,7 @@ pub fn memory_tables(cfg: &Config, r: &Results) -> String {
 /// The width of a per-case table's first column: 16, or wider when a case
 /// label (`strings-arena/128`) needs it, so the columns stay aligned.
 fn label_width(cfg: &Config) -> usize {
-    cases(cfg)
+    cfg.cases()
         .iter()
         .map(|(w, size)| name(w).len() + 1 + size.to_string().len() + 1)
         .max()
@@ -289,7 +311,7 @@ pub fn compile_tables(cfg: &Config, r: &Results) -> String {
             "\nJIT compile time (front end + Cranelift, ms, median), -O{level}:"
         );
         header_row(&mut out, cfg, &sides);
-        for (w, size) in cases(cfg) {
+        for (w, size) in cfg.cases() {
             case_label(&mut out, cfg, w, size);
             for s in &sides {
                 let v = r
@@ -353,7 +375,8 @@ pub fn ratio_svg(cfg: &Config, r: &Results) -> String {
         .iter()
         .flat_map(|m| cfg.levels.iter().map(move |l| (*m, *l)))
         .collect();
-    let groups: Vec<String> = cases(cfg)
+    let groups: Vec<String> = cfg
+        .cases()
         .iter()
         .map(|(w, s)| format!("{}/{s}", name(w)))
         .chain(std::iter::once("geomean".into()))
@@ -371,7 +394,8 @@ pub fn ratio_svg(cfg: &Config, r: &Results) -> String {
             .filter(|s| *s != Side::Builtin)
             .collect();
         let y0 = top + pi as f64 * (ph + 50.0) + 20.0;
-        let mut rows: Vec<Vec<Option<f64>>> = cases(cfg)
+        let mut rows: Vec<Vec<Option<f64>>> = cfg
+            .cases()
             .iter()
             .map(|(w, s)| {
                 sides

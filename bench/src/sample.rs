@@ -118,6 +118,63 @@ pub fn callgrind_total(profile: &str) -> Option<u64> {
         .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
 }
 
+/// The instructions a callgrind profile counts in the functions whose name
+/// satisfies `pick` (their own instructions, not what they call): what
+/// `memset` and `memcpy` cost, for figures without them.
+pub fn callgrind_self(profile: &str, pick: impl Fn(&str) -> bool) -> u64 {
+    // Names are compressed: `fn=(id) name` the first time, `fn=(id)` after;
+    // a `calls=` line is followed by the callee's inclusive cost, which is
+    // not the caller's own.
+    let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    let (mut counting, mut after_calls, mut total) = (false, false, 0u64);
+    for line in profile.lines() {
+        if let Some(rest) = line
+            .strip_prefix("fn=")
+            .or_else(|| line.strip_prefix("cfn="))
+        {
+            let (id, name) = match rest.split_once(' ') {
+                Some((id, name)) => {
+                    names.insert(id, name);
+                    (id, name)
+                }
+                None => (rest, names.get(rest).copied().unwrap_or(rest)),
+            };
+            let _ = id;
+            if line.starts_with("fn=") {
+                counting = pick(name);
+            }
+            continue;
+        }
+        if line.starts_with("calls=") {
+            after_calls = true;
+            continue;
+        }
+        let first = line.bytes().next();
+        let is_cost = matches!(first, Some(b'0'..=b'9' | b'+' | b'-' | b'*'));
+        if !is_cost {
+            continue;
+        }
+        if after_calls {
+            after_calls = false;
+            continue;
+        }
+        if counting {
+            // `POSITION... COST`: the last field is the instruction count.
+            total += line
+                .split_whitespace()
+                .last()
+                .and_then(|c| c.parse::<u64>().ok())
+                .unwrap_or(0);
+        }
+    }
+    total
+}
+
+/// Whether a function is one of the C library's fills and copies.
+pub fn is_memset_or_memcpy(name: &str) -> bool {
+    name.contains("memset") || name.contains("memcpy") || name.contains("memmove")
+}
+
 /// The figures `tern run --time` reports on stderr, in milliseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct JitTimes {
@@ -221,6 +278,19 @@ mod tests {
             "# callgrind format\nevents: Ir\nfn=(1) main\n3 10\nsummary: 123456\ntotals: 123456\n";
         assert_eq!(callgrind_total(profile), Some(123456));
         assert_eq!(callgrind_total("events: Ir\n"), None);
+    }
+
+    #[test]
+    fn counts_the_own_instructions_of_chosen_functions() {
+        // Positions `instr line`; a call's inclusive cost follows `calls=`.
+        let profile = concat!(
+            "events: Ir\nfn=(1) main\n0x10 1 5\ncfn=(2) __memset_avx2\ncalls=1 0x20\n",
+            "0x11 1 300\n+1 1 2\nfn=(2)\n0x20 0 290\n+3 0 10\nfn=(3) memcpy@plt\n0x30 0 4\n",
+            "fn=(1)\n0x12 2 1\nsummary: 312\n"
+        );
+        assert_eq!(callgrind_self(profile, is_memset_or_memcpy), 304);
+        assert_eq!(callgrind_self(profile, |n| n == "main"), 8);
+        assert_eq!(callgrind_self(profile, |_| false), 0);
     }
 
     #[test]

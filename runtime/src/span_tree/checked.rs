@@ -15,11 +15,12 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::error::{BAD_POOL, BAD_SIZE, OUTSIDE_ARENA};
 use super::extents::{Extents, Record};
+use super::finger::Path;
 use super::layout::{self, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC, Word};
 use super::registry::{self, PoolBounds};
 use super::scan::Portable;
 use super::scan::Simd;
-use super::tree::{MAX_ARENA_BYTES, Path, Raw, Tree, TreeResult};
+use super::tree::{MAX_ARENA_BYTES, Raw, Tree, TreeResult};
 use super::validate::Checked;
 
 use crate::memory::Reservation;
@@ -31,6 +32,18 @@ pub type CheckedTree = Tree<Checked>;
 /// The boundary record of live pool `id` (for `SpanPool<Checked>`).
 pub(crate) fn extents_of(id: i64) -> TreeResult<Extents> {
     Ok(extents(&registry::lookup(id)?))
+}
+
+/// The finger of a registered pool (`super::finger`).
+///
+/// # Safety
+/// No other reference to it may be live: pools are used by one thread at a
+/// time, and no caller holds the reference across another call.
+#[inline(always)]
+unsafe fn finger<'a>(b: &PoolBounds) -> &'a mut Path {
+    // SAFETY: `init` registered the address of a `Path` that lives until
+    // the pool is unregistered; the caller's contract for exclusivity.
+    unsafe { &mut *(b.finger as *mut Path) }
 }
 
 /// The boundary record of a registered pool.
@@ -138,6 +151,7 @@ unsafe fn init_sanitized(
         return Err(BAD_SIZE);
     }
     let record = Record::new(arena_bytes, true)?;
+    let mut finger = Box::new(Path::new());
     let id = registry::register(PoolBounds {
         nodes: nodes as i64,
         node_cap,
@@ -145,10 +159,12 @@ unsafe fn init_sanitized(
         arena_bytes,
         record: record.view().parts(),
         san,
+        finger: &mut *finger as *mut Path as i64,
     })?;
     owned().push(Owned {
         id,
         _record: record,
+        _finger: finger,
         memory: None,
     });
     // SAFETY: the caller's contract.
@@ -163,6 +179,8 @@ struct Owned {
     /// The boundary record ([`init`] reserves one for every pool; the registry
     /// keeps its address).
     _record: Record,
+    /// The pool's finger (the registry keeps its address).
+    _finger: Box<Path>,
     /// The arena and node array, when the runtime reserved them ([`create`]).
     memory: Option<(Reservation, Reservation)>,
 }
@@ -326,6 +344,8 @@ pub unsafe fn reset(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
         sanitize::region_reset(b.san, ext.high_water(), std::ptr::null());
     }
     ext.clear();
+    // SAFETY: one operation on the pool at a time.
+    unsafe { finger(&b) }.forget();
     // SAFETY: `open` checked the pointer; H_POOL_ID < HEADER_WORDS.
     t.init(unsafe { tree.add(H_POOL_ID).read() });
     Ok(())
@@ -373,7 +393,9 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
     let (t, b) = unsafe { open(tree, nodes)? };
     let ext = extents(&b);
     let fresh = ext.high_water();
-    let off = t.with::<S>().alloc_tracked(&mut Path::new(), &ext, bytes)?;
+    // SAFETY: one operation on the pool at a time.
+    let f = unsafe { finger(&b) };
+    let off = t.with::<S>().alloc_tracked(f, &ext, bytes)?;
     if zero_fill {
         zero_new(&b, off, off + super::tree::round8(bytes), fresh);
     }
@@ -403,7 +425,8 @@ pub(crate) unsafe fn free_in<S: Simd>(
     let off = offset_in(&b, addr)?;
     let ext = extents(&b);
     t.with::<S>()
-        .free_tracked(&mut Path::new(), &ext, off, bytes)
+        // SAFETY: one operation on the pool at a time.
+        .free_tracked(unsafe { finger(&b) }, &ext, off, bytes)
 }
 
 /// [`free`] of a sanitized pool: the address may carry a tag, which must still
@@ -423,7 +446,8 @@ unsafe fn free_sanitized<S: Simd>(
     let off = offset_in(&b, addr)?;
     let ext = extents(&b);
     t.with::<S>()
-        .free_tracked(&mut Path::new(), &ext, off, bytes)?;
+        // SAFETY: one operation on the pool at a time.
+        .free_tracked(unsafe { finger(&b) }, &ext, off, bytes)?;
     sanitize::release(b.san, addr, bytes, std::ptr::null());
     Ok(())
 }
@@ -460,7 +484,8 @@ pub(crate) unsafe fn resize_in<S: Simd>(
     let off = offset_in(&b, addr)?;
     let ext = extents(&b);
     let fresh = ext.high_water();
-    let (t, p) = (t.with::<S>(), &mut Path::new());
+    // SAFETY: one operation on the pool at a time.
+    let (t, p) = (t.with::<S>(), unsafe { finger(&b) });
     let to = if place_move {
         t.resize_or_move(p, &ext, off, old, new)
     } else {

@@ -13,6 +13,7 @@
 pub mod checked;
 pub mod error;
 pub mod extents;
+pub mod finger;
 pub mod layout;
 pub mod mirrored;
 pub mod model;

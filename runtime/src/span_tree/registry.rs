@@ -35,6 +35,10 @@ pub struct PoolBounds {
     /// The sanitizer's region id of the arena, 0 when the pool is not
     /// sanitized (see `crate::sanitize`); the node array's is the next one.
     pub san: i64,
+    /// The address of the pool's finger, a [`super::finger::Path`] (runtime
+    /// memory, owned with the pool's registration; used by one thread at a
+    /// time, as the pool is).
+    pub finger: i64,
 }
 
 struct Slot {
@@ -45,6 +49,7 @@ struct Slot {
     arena_bytes: AtomicI64,
     record: [AtomicI64; 3],
     san: AtomicI64,
+    finger: AtomicI64,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
@@ -56,6 +61,7 @@ const EMPTY: Slot = Slot {
     arena_bytes: AtomicI64::new(0),
     record: [AtomicI64::new(0), AtomicI64::new(0), AtomicI64::new(0)],
     san: AtomicI64::new(0),
+    finger: AtomicI64::new(0),
 };
 
 static SLOTS: [Slot; MAX_POOLS] = [EMPTY; MAX_POOLS];
@@ -77,6 +83,7 @@ pub fn register(b: PoolBounds) -> Result<i64, i64> {
                 w.store(v, Ordering::Relaxed);
             }
             s.san.store(b.san, Ordering::Relaxed);
+            s.finger.store(b.finger, Ordering::Relaxed);
             s.id.store(id, Ordering::Release);
             return Ok(id);
         }
@@ -120,6 +127,7 @@ pub fn lookup(id: i64) -> Result<PoolBounds, i64> {
             s.record[2].load(Ordering::Relaxed),
         ],
         san: s.san.load(Ordering::Relaxed),
+        finger: s.finger.load(Ordering::Relaxed),
     })
 }
 

@@ -44,6 +44,20 @@ pub trait Simd: Copy + Default + 'static {
     /// As for [`Simd::first_gt`].
     unsafe fn max_before(a: *const Word, i: usize) -> Word;
 
+    /// [`Simd::first_gt`] and [`Simd::max_before`] of its answer in one
+    /// pass: the first `i` with `a[i] > t` (or 32), and the largest of
+    /// `a[0..i]` and 0.
+    ///
+    /// # Safety
+    /// As for [`Simd::first_gt`].
+    unsafe fn first_gt_and_max_before(a: *const Word, t: Word) -> (usize, Word);
+
+    /// A bit for each `j < 8` with `a[j] < v`.
+    ///
+    /// # Safety
+    /// `a` must be valid for reads of 8 words.
+    unsafe fn below8(a: *const Word, v: Word) -> u32;
+
     /// `a[j] = a[j - 1]` for `j` in `i + 1..32` (slot `i` keeps its word, which
     /// the caller overwrites). `i < 32`.
     ///
@@ -99,6 +113,25 @@ impl Simd for Portable {
         for j in 0..i.min(FANOUT) {
             // SAFETY: j < 32.
             m = m.max(unsafe { a.add(j).read() });
+        }
+        m
+    }
+
+    #[inline(always)]
+    unsafe fn first_gt_and_max_before(a: *const Word, t: Word) -> (usize, Word) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let i = Self::first_gt(a, t);
+            (i, Self::max_before(a, i))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn below8(a: *const Word, v: Word) -> u32 {
+        let mut m = 0;
+        for j in 0..8 {
+            // SAFETY: j < 8 (the caller's contract).
+            m |= ((unsafe { a.add(j).read() } < v) as u32) << j;
         }
         m
     }
@@ -254,6 +287,41 @@ impl Simd for Avx2 {
             let m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0b01_00_11_10));
             let m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0b10_11_00_01));
             _mm_cvtsi128_si32(m).max(0)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn first_gt_and_max_before(a: *const Word, t: Word) -> (usize, Word) {
+        use std::arch::x86_64::*;
+        // SAFETY: as in `first_gt`.
+        unsafe {
+            let tv = _mm256_set1_epi32(t);
+            let v = avx2::load4(a);
+            let c = [
+                _mm256_cmpgt_epi32(v[0], tv),
+                _mm256_cmpgt_epi32(v[1], tv),
+                _mm256_cmpgt_epi32(v[2], tv),
+                _mm256_cmpgt_epi32(v[3], tv),
+            ];
+            let i = avx2::mask32(c).trailing_zeros() as usize;
+            // Lanes at or past `i` are masked off (they read as 0).
+            let keep = avx2::after(i as i32 - 1);
+            let z = |k: usize| _mm256_andnot_si256(keep[k], v[k]);
+            let m = _mm256_max_epi32(_mm256_max_epi32(z(0), z(1)), _mm256_max_epi32(z(2), z(3)));
+            let m = _mm_max_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+            let m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0b01_00_11_10));
+            let m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0b10_11_00_01));
+            (i, _mm_cvtsi128_si32(m).max(0))
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn below8(a: *const Word, v: Word) -> u32 {
+        use std::arch::x86_64::*;
+        // SAFETY: as in `first_gt`; 8 words.
+        unsafe {
+            let c = _mm256_cmpgt_epi32(_mm256_set1_epi32(v), _mm256_loadu_si256(a.cast()));
+            _mm256_movemask_ps(_mm256_castsi256_ps(c)) as u32
         }
     }
 
@@ -433,6 +501,16 @@ mod tests {
                 let want = a[..i].iter().fold(0, |m, &w| m.max(w));
                 // SAFETY: 32 words.
                 assert_eq!(unsafe { S::max_before(a.as_ptr(), i) }, want, "max of {i}");
+            }
+            for t in [-5, 0, 1, 7, 31, 63, Word::MAX - 1, Word::MAX, Word::MIN] {
+                let i = a.iter().position(|&w| w > t).unwrap_or(32);
+                let m = a[..i].iter().fold(0, |m, &w| m.max(w));
+                // SAFETY: 32 words.
+                let got = unsafe { S::first_gt_and_max_before(a.as_ptr(), t) };
+                assert_eq!(got, (i, m), "{a:?} > {t}");
+                let below = (0..8).fold(0, |m, j| m | (((a[j] < t) as u32) << j));
+                // SAFETY: 8 words.
+                assert_eq!(unsafe { S::below8(a.as_ptr(), t) }, below, "below {t}");
             }
             for i in 0..32 {
                 let mut r = b;

@@ -33,6 +33,7 @@ use super::error::{
     OUTSIDE_ARENA, RESIZE_FREE_SPAN, STALE_FREE, STALE_POOL, STALE_RESIZE,
 };
 use super::extents::Extents;
+use super::finger::{LO_MAX_UNKNOWN, Path};
 use super::layout::{
     EMPTY_KEY, FANOUT, GRANULE_SHIFT, H_ARENA_BYTES, H_FREE_BYTES, H_FREE_HEAD, H_HEIGHT, H_MAGIC,
     H_NODE_CAP, H_NODES_USED, H_POOL_ID, H_ROOT, H_SPANS, HEADER_WORDS, MAGIC, MAX_HEIGHT,
@@ -51,68 +52,6 @@ pub type TreeResult<T> = Result<T, i64>;
 #[inline(always)]
 pub const fn round8(bytes: i64) -> i64 {
     (bytes + 7) & !7
-}
-
-/// The nodes visited by one descent, and the *finger* it leaves: `node[l]` is
-/// the node at level `l` (0 = leaf), `idx[l]` (for `l >= 1`) the entry of
-/// `node[l]` that leads to `node[l - 1]`.
-///
-/// The finger makes most operations skip the descent: real programs put one
-/// operation after another in the same leaf (measured on the recorded traces:
-/// 50-98 % of them). A descent records, besides the path, what decides whether
-/// another operation would land in the same leaf without looking at the levels
-/// above it: the largest span in any leaf before it (`lo_max`), the smallest
-/// key after it (`hi`), whether it is the leftmost leaf. These stay exact while
-/// operations change only that leaf (an edit of a leaf moves no other leaf's
-/// spans), so every operation that changes another leaf, or the tree's shape,
-/// forgets the finger (`height == 0`), and the next operation descends again.
-///
-/// Kept with the pool (not rebuilt per operation).
-pub struct Path {
-    node: [i64; MAX_HEIGHT],
-    idx: [u8; MAX_HEIGHT],
-    /// The tree's height when the path was recorded; 0: no finger.
-    height: usize,
-    /// The root the path starts from (a checked tree compares the header's).
-    root: i64,
-    /// The largest span length (granules) in the leaves before `node[0]`.
-    lo_max: i64,
-    /// The smallest key after `node[0]`'s subtree ([`i64::MAX`] when none).
-    hi: i64,
-    /// Whether `node[0]` is the leftmost leaf.
-    leftmost: bool,
-}
-
-impl Default for Path {
-    fn default() -> Self {
-        Path::new()
-    }
-}
-
-impl Path {
-    /// A path with no finger.
-    pub const fn new() -> Self {
-        Path {
-            node: [0; MAX_HEIGHT],
-            idx: [0; MAX_HEIGHT],
-            height: 0,
-            root: 0,
-            lo_max: 0,
-            hi: i64::MAX,
-            leftmost: false,
-        }
-    }
-
-    #[inline(always)]
-    fn at(&self, l: usize) -> usize {
-        self.idx[l] as usize
-    }
-
-    /// Forgets the finger: the next operation descends from the root.
-    #[inline(always)]
-    pub fn forget(&mut self) {
-        self.height = 0;
-    }
 }
 
 /// A span tree over a header and a node array, with the scratch path its
@@ -473,6 +412,13 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         self.raw.arena >> GRANULE_SHIFT
     }
 
+    /// The same code with the portable scans (what the rare, out-of-line
+    /// paths run: one copy, whatever the CPU).
+    #[inline(always)]
+    fn portable(&self) -> Mem<V, super::scan::Portable> {
+        self.raw.with::<super::scan::Portable>()
+    }
+
     // ---- scans ----
 
     /// The first slot of `node` whose length is `>= g` (`g >= 1`), or 32.
@@ -796,11 +742,37 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         &self,
         path: &mut Path,
         height: usize,
-        mut i: usize,
+        i: usize,
         s: i64,
         g: i64,
     ) -> TreeResult<()> {
-        let mut e = (s, g, 0);
+        let node = path.node[0];
+        let n = self.count(node)?;
+        if V::CHECKED && i > n {
+            return Err(error::corrupt_node(node, N_COUNT));
+        }
+        if n < FANOUT {
+            self.insert_entry(node, n, i, (s, g, 0), false);
+            self.fix_up_entry(path, height, 0, i, i64::MIN, g);
+            return Ok(());
+        }
+        // A full leaf: rare (about one insertion in 200 on the recorded
+        // traces), so out of line, with the portable scans.
+        path.forget();
+        self.portable().insert_split(path, height, i, (s, g, 0))
+    }
+
+    /// [`Self::insert_at`] into the full node `path.node[0]`: splits it and
+    /// inserts upwards.
+    #[cold]
+    #[inline(never)]
+    fn insert_split(
+        &self,
+        path: &Path,
+        height: usize,
+        mut i: usize,
+        mut e: (i64, i64, i64),
+    ) -> TreeResult<()> {
         let mut level = 0;
         loop {
             let node = path.node[level];
@@ -812,14 +784,9 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             if n < FANOUT {
                 self.insert_entry(node, n, i, e, kids);
                 // After a split below, entry `i - 1` changed too: recompute in full.
-                if level == 0 {
-                    self.fix_up_entry(path, height, level, i, i64::MIN, e.1);
-                    return Ok(());
-                }
                 return self.fix_up(path, level, height);
             }
             // Split the full node: the upper half moves to a new right sibling.
-            path.forget();
             let right = self.alloc_node(level)?;
             let half = FANOUT / 2;
             self.copy_entries(node, half, right, 0, FANOUT - half, kids);
@@ -857,7 +824,28 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     /// underfull node borrows one entry from a sibling or merges with it; a root
     /// with one child is replaced by that child.
     #[inline(always)]
-    fn remove_at(&self, path: &mut Path, height: usize, mut i: usize) -> TreeResult<()> {
+    fn remove_at(&self, path: &mut Path, height: usize, i: usize) -> TreeResult<()> {
+        let node = path.node[0];
+        let n = self.count(node)?;
+        if i >= n {
+            return Err(error::corrupt_node(node, N_COUNT));
+        }
+        if height == 1 || n > MIN_FILL {
+            let removed_len = self.len(node, i);
+            self.remove_entry(node, n, i, false);
+            self.fix_up_entry(path, height, 0, i, removed_len, i64::MIN);
+            return Ok(());
+        }
+        // An underfull leaf borrows from or merges with a sibling: rare, so
+        // out of line, with the portable scans.
+        path.forget();
+        self.portable().remove_rebalance(path, height, i)
+    }
+
+    /// [`Self::remove_at`] when the leaf will be underfull.
+    #[cold]
+    #[inline(never)]
+    fn remove_rebalance(&self, path: &Path, height: usize, mut i: usize) -> TreeResult<()> {
         let mut level = 0;
         loop {
             let node = path.node[level];
@@ -866,12 +854,10 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             if i >= n {
                 return Err(error::corrupt_node(node, N_COUNT));
             }
-            let removed_len = self.len(node, i);
             self.remove_entry(node, n, i, kids);
             let n = n - 1;
             if level + 1 == height {
                 if level > 0 && n == 1 {
-                    path.forget();
                     let only = self.child(node, 0)?;
                     self.set_h(H_ROOT, only);
                     self.set_h(H_HEIGHT, height as i64 - 1);
@@ -881,14 +867,8 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             }
             if n >= MIN_FILL {
                 // After a merge below, entry `i - 1` changed too: recompute in full.
-                if level == 0 {
-                    self.fix_up_entry(path, height, level, i, removed_len, i64::MIN);
-                    return Ok(());
-                }
                 return self.fix_up(path, level, height);
             }
-            // Borrowing or merging changes a sibling.
-            path.forget();
             let (parent, pi) = (path.node[level + 1], path.at(level + 1));
             let pn = self.count(parent)?;
             if V::CHECKED && (pn < 2 || pi >= pn) {
@@ -964,25 +944,31 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     }
 
     /// Records the finger of a descent that has just filled `path.node` and
-    /// `path.idx` from `root` down (see [`Path`]).
+    /// `path.idx` from `root` down, `hi` and `leftmost` computed on the way
+    /// (see [`Path`]).
     #[inline(always)]
-    fn record_finger(&self, path: &mut Path, root: i64, height: usize) {
-        let (mut lo_max, mut hi, mut leftmost) = (0, i64::MAX, true);
-        for level in 1..height {
-            let (node, i) = (path.node[level], path.at(level));
-            // SAFETY: 32 length slots; i <= 31.
-            lo_max = lo_max.max(unsafe { S::max_before(self.lens(node), i) } as i64);
-            let k = self.key(node, i + 1);
-            if k != EMPTY_KEY as i64 {
-                hi = hi.min(k);
-            }
-            leftmost &= i == 0;
-        }
+    fn record_finger(&self, path: &mut Path, root: i64, height: usize, hi: i64, leftmost: bool) {
         path.height = height;
         path.root = root;
-        path.lo_max = lo_max;
+        path.lo_max = LO_MAX_UNKNOWN;
         path.hi = hi;
         path.leftmost = leftmost;
+    }
+
+    /// The finger's `lo_max`, computed on first use: the largest length
+    /// before the path's entry at each level.
+    #[inline(always)]
+    fn finger_lo_max(&self, path: &mut Path) -> i64 {
+        if path.lo_max == LO_MAX_UNKNOWN {
+            let mut m = 0;
+            for level in 1..path.height {
+                // SAFETY: 32 length slots; the index is at most 31.
+                let b = unsafe { S::max_before(self.lens(path.node[level]), path.at(level)) };
+                m = m.max(b as i64);
+            }
+            path.lo_max = m;
+        }
+        path.lo_max
     }
 
     /// Descends by key to the leaf holding the last span that starts at or before
@@ -998,18 +984,23 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             return Ok((path.height, path.hi));
         }
         let (root, height) = self.begin()?;
-        let mut node = root;
-        let mut level = height - 1;
+        let (mut node, mut level) = (root, height - 1);
+        let (mut hi, mut leftmost) = (i64::MAX, true);
         while level > 0 {
             let i = self.count_le(node, s).max(1) - 1;
+            let k = self.key(node, i + 1);
+            if k != EMPTY_KEY as i64 {
+                hi = k;
+            }
+            leftmost &= i == 0;
             path.node[level] = node;
             path.idx[level] = i as u8;
             node = self.child(node, i)?;
             level -= 1;
         }
         path.node[0] = node;
-        self.record_finger(path, root, height);
-        Ok((height, path.hi))
+        self.record_finger(path, root, height, hi, leftmost);
+        Ok((height, hi))
     }
 
     /// The index and length of the span starting exactly at `s` in the leaf a
@@ -1078,11 +1069,14 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         }
         let g = (bytes + 7) >> GRANULE_SHIFT;
         // The finger's leaf holds the first fit when no leaf before it has a
-        // span that long and it has one.
-        if self.finger_ok(path) && g > path.lo_max {
-            let i = self.fit(path.node[0], g);
-            if i < FANOUT {
-                return self.carve(path, path.height, i, g);
+        // span that long and it has one (its parent's entry says whether).
+        if self.finger_ok(path) && g > self.finger_lo_max(path) {
+            let height = path.height;
+            if height == 1 || self.len(path.node[1], path.at(1)) >= g {
+                let i = self.fit(path.node[0], g);
+                if i < FANOUT {
+                    return self.carve(path, height, i, g);
+                }
             }
         }
         let (height, i) = self.descend_fit(path, g)?;
@@ -1094,8 +1088,8 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     #[inline(always)]
     fn descend_fit(&self, path: &mut Path, g: i64) -> TreeResult<(usize, usize)> {
         let (root, height) = self.begin()?;
-        let mut node = root;
-        let mut level = height - 1;
+        let (mut node, mut level) = (root, height - 1);
+        let (mut hi, mut leftmost) = (i64::MAX, true);
         while level > 0 {
             let i = self.fit(node, g);
             if i == FANOUT {
@@ -1105,6 +1099,11 @@ impl<V: Validate, S: Simd> Mem<V, S> {
                     error::corrupt_node(path.node[level + 1], N_LENS + path.at(level + 1))
                 });
             }
+            let k = self.key(node, i + 1);
+            if k != EMPTY_KEY as i64 {
+                hi = k;
+            }
+            leftmost &= i == 0;
             path.node[level] = node;
             path.idx[level] = i as u8;
             node = self.child(node, i)?;
@@ -1119,7 +1118,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
                 error::corrupt_node(path.node[1], N_LENS + path.at(1))
             });
         }
-        self.record_finger(path, root, height);
+        self.record_finger(path, root, height, hi, leftmost);
         Ok((height, i))
     }
 
