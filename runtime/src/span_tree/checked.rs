@@ -17,7 +17,7 @@ use super::error::{BAD_POOL, BAD_SIZE, OUTSIDE_ARENA};
 use super::extents::{Extents, Record};
 use super::finger::Path;
 use super::layout::{self, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC, Word};
-use super::registry::{self, PoolBounds};
+use super::registry::{self, PoolBounds, Slot};
 use super::scan::Portable;
 use super::scan::Simd;
 use super::tree::{MAX_ARENA_BYTES, Raw, Tree, TreeResult};
@@ -31,7 +31,7 @@ pub type CheckedTree = Tree<Checked>;
 
 /// The boundary record of live pool `id` (for `SpanPool<Checked>`).
 pub(crate) fn extents_of(id: i64) -> TreeResult<Extents> {
-    Ok(extents(&registry::lookup(id)?))
+    Ok(extents(registry::slot(id)?))
 }
 
 /// The finger of a registered pool (`super::finger`).
@@ -40,18 +40,24 @@ pub(crate) fn extents_of(id: i64) -> TreeResult<Extents> {
 /// No other reference to it may be live: pools are used by one thread at a
 /// time, and no caller holds the reference across another call.
 #[inline(always)]
-unsafe fn finger<'a>(b: &PoolBounds) -> &'a mut Path {
+unsafe fn finger<'a>(b: &Slot) -> &'a mut Path {
     // SAFETY: `init` registered the address of a `Path` that lives until
     // the pool is unregistered; the caller's contract for exclusivity.
-    unsafe { &mut *(b.finger as *mut Path) }
+    unsafe { &mut *(b.finger() as *mut Path) }
 }
 
 /// The boundary record of a registered pool.
 #[inline(always)]
-fn extents(b: &PoolBounds) -> Extents {
+fn extents(b: &Slot) -> Extents {
+    extents_in(b.record())
+}
+
+/// The boundary record whose parts a registration holds.
+#[inline(always)]
+fn extents_in(record: [i64; 3]) -> Extents {
     // SAFETY: `init` registered the parts of a record sized for the arena,
     // which lives until the pool is unregistered.
-    unsafe { Extents::from_parts(b.record) }
+    unsafe { Extents::from_parts(record) }
 }
 
 /// Looks up the pool `tree` belongs to and returns a checked view and its bounds.
@@ -59,22 +65,22 @@ fn extents(b: &PoolBounds) -> Extents {
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words.
 #[inline(always)]
-unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Checked>, PoolBounds)> {
+unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Checked>, &'static Slot)> {
     if tree.is_null() || !(tree as usize).is_multiple_of(8) {
         return Err(BAD_POOL);
     }
     // SAFETY: the caller's contract; the word index is a constant below HEADER_WORDS.
     let id = unsafe { tree.add(H_POOL_ID).read() };
-    let b = registry::lookup(id)?;
+    let b = registry::slot(id)?;
     // Under the sanitizer the program holds the node array by a tagged address.
     let nodes = (nodes as i64 & ADDR_MASK) as *mut Word;
-    if b.nodes != nodes as i64 {
+    if b.nodes() != nodes as i64 {
         return Err(BAD_POOL);
     }
     // SAFETY: the node array's address and capacity come from the registry, which
     // `init` filled from a reservation of `node_cap * node_words` words.
     Ok((
-        unsafe { Raw::new(tree, nodes, b.node_cap, b.arena_bytes) },
+        unsafe { Raw::new(tree, nodes, b.node_cap(), b.arena_bytes()) },
         b,
     ))
 }
@@ -85,12 +91,12 @@ unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Checked>, Po
 /// OS gave the reservation (see `SpanPool::zero_new`; the runtime writes no
 /// other arena bytes, and the program only those of its live slices).
 #[inline(always)]
-fn zero_new(b: &PoolBounds, off: i64, end: i64, fresh: i64) {
+fn zero_new(b: &Slot, off: i64, end: i64, fresh: i64) {
     let bytes = end.min(fresh) - off;
-    if b.arena_base != 0 && bytes > 0 {
+    if b.arena_base() != 0 && bytes > 0 {
         // SAFETY: the tree returns only spans inside the registered arena
         // (validated against the authoritative arena size).
-        unsafe { crate::memory::zero((b.arena_base + off) as *mut u8, bytes as usize) };
+        unsafe { crate::memory::zero((b.arena_base() + off) as *mut u8, bytes as usize) };
     }
 }
 
@@ -309,7 +315,7 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds
     // SAFETY: `open` checked the pointer; H_POOL_ID/H_MAGIC < HEADER_WORDS.
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::unregister(id)?;
-    FINISHED_HIGH_WATER.fetch_max(extents(&b).high_water(), Ordering::Relaxed);
+    FINISHED_HIGH_WATER.fetch_max(extents_in(b.record).high_water(), Ordering::Relaxed);
     unsafe { tree.add(H_MAGIC).write(!MAGIC) };
     if b.san != 0 {
         sanitize::region_end(b.san, std::ptr::null());
@@ -339,13 +345,13 @@ pub unsafe fn reset(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
     let (t, b) = unsafe { open(tree, nodes)? };
     let t = t.with::<Portable>();
     t.check_totals()?;
-    let ext = extents(&b);
-    if b.san != 0 {
-        sanitize::region_reset(b.san, ext.high_water(), std::ptr::null());
+    let ext = extents(b);
+    if b.san() != 0 {
+        sanitize::region_reset(b.san(), ext.high_water(), std::ptr::null());
     }
     ext.clear();
     // SAFETY: one operation on the pool at a time.
-    unsafe { finger(&b) }.forget();
+    unsafe { finger(b) }.forget();
     // SAFETY: `open` checked the pointer; H_POOL_ID < HEADER_WORDS.
     t.init(unsafe { tree.add(H_POOL_ID).read() });
     Ok(())
@@ -360,7 +366,7 @@ static FINISHED_HIGH_WATER: AtomicI64 = AtomicI64::new(-1);
 pub fn high_water() -> Option<i64> {
     let live = registry::live()
         .iter()
-        .map(|b| extents(b).high_water())
+        .map(|b| extents_in(b.record).high_water())
         .max();
     let finished = FINISHED_HIGH_WATER.load(Ordering::Relaxed);
     live.max((finished >= 0).then_some(finished))
@@ -369,9 +375,9 @@ pub fn high_water() -> Option<i64> {
 /// The offset of `addr` in pool `b`'s arena, or `OUTSIDE_ARENA`. (The tree
 /// validates the span itself: alignment, extent, overlap.)
 #[inline(always)]
-fn offset_in(b: &PoolBounds, addr: i64) -> TreeResult<i64> {
-    match addr.checked_sub(b.arena_base) {
-        Some(off) if (0..=b.arena_bytes).contains(&off) => Ok(off),
+fn offset_in(b: &Slot, addr: i64) -> TreeResult<i64> {
+    match addr.checked_sub(b.arena_base()) {
+        Some(off) if (0..=b.arena_bytes()).contains(&off) => Ok(off),
         _ => Err(OUTSIDE_ARENA),
     }
 }
@@ -391,18 +397,18 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
-    let ext = extents(&b);
+    let ext = extents(b);
     let fresh = ext.high_water();
     // SAFETY: one operation on the pool at a time.
-    let f = unsafe { finger(&b) };
+    let f = unsafe { finger(b) };
     let off = t.with::<S>().alloc_tracked(f, &ext, bytes)?;
     if zero_fill {
-        zero_new(&b, off, off + super::tree::round8(bytes), fresh);
+        zero_new(b, off, off + super::tree::round8(bytes), fresh);
     }
-    if b.san != 0 {
-        return Ok(sanitize::tag(b.san, b.arena_base + off, bytes));
+    if b.san() != 0 {
+        return Ok(sanitize::tag(b.san(), b.arena_base() + off, bytes));
     }
-    Ok(b.arena_base + off)
+    Ok(b.arena_base() + off)
 }
 
 /// Checked free of the span at address `addr`.
@@ -418,15 +424,15 @@ pub(crate) unsafe fn free_in<S: Simd>(
 ) -> TreeResult<()> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
-    if b.san != 0 {
+    if b.san() != 0 {
         // SAFETY: as above.
         return unsafe { free_sanitized::<S>(t, b, addr, bytes) };
     }
-    let off = offset_in(&b, addr)?;
-    let ext = extents(&b);
+    let off = offset_in(b, addr)?;
+    let ext = extents(b);
     t.with::<S>()
         // SAFETY: one operation on the pool at a time.
-        .free_tracked(unsafe { finger(&b) }, &ext, off, bytes)
+        .free_tracked(unsafe { finger(b) }, &ext, off, bytes)
 }
 
 /// [`free`] of a sanitized pool: the address may carry a tag, which must still
@@ -438,17 +444,17 @@ pub(crate) unsafe fn free_in<S: Simd>(
 #[cold]
 unsafe fn free_sanitized<S: Simd>(
     t: Raw<Checked>,
-    b: PoolBounds,
+    b: &Slot,
     addr: i64,
     bytes: i64,
 ) -> TreeResult<()> {
     let addr = sanitize::check(addr, bytes, std::ptr::null());
-    let off = offset_in(&b, addr)?;
-    let ext = extents(&b);
+    let off = offset_in(b, addr)?;
+    let ext = extents(b);
     t.with::<S>()
         // SAFETY: one operation on the pool at a time.
-        .free_tracked(unsafe { finger(&b) }, &ext, off, bytes)?;
-    sanitize::release(b.san, addr, bytes, std::ptr::null());
+        .free_tracked(unsafe { finger(b) }, &ext, off, bytes)?;
+    sanitize::release(b.san(), addr, bytes, std::ptr::null());
     Ok(())
 }
 
@@ -476,16 +482,16 @@ pub(crate) unsafe fn resize_in<S: Simd>(
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
-    let addr = if b.san != 0 {
+    let addr = if b.san() != 0 {
         sanitize::check(addr, old, std::ptr::null())
     } else {
         addr
     };
-    let off = offset_in(&b, addr)?;
-    let ext = extents(&b);
+    let off = offset_in(b, addr)?;
+    let ext = extents(b);
     let fresh = ext.high_water();
     // SAFETY: one operation on the pool at a time.
-    let (t, p) = (t.with::<S>(), unsafe { finger(&b) });
+    let (t, p) = (t.with::<S>(), unsafe { finger(b) });
     let to = if place_move {
         t.resize_or_move(p, &ext, off, old, new)
     } else {
@@ -494,13 +500,20 @@ pub(crate) unsafe fn resize_in<S: Simd>(
     // From `old`, not its rounding: a shrink inside the last 8-byte granule
     // left stale bytes that growing must clear again. A move only grows.
     if zero_fill && new > old {
-        zero_new(&b, to + old, to + super::tree::round8(new), fresh);
+        zero_new(b, to + old, to + super::tree::round8(new), fresh);
     }
-    if b.san != 0 {
-        let at = b.arena_base + to;
-        return Ok(sanitize::retag(b.san, addr, old, at, new, std::ptr::null()));
+    if b.san() != 0 {
+        let at = b.arena_base() + to;
+        return Ok(sanitize::retag(
+            b.san(),
+            addr,
+            old,
+            at,
+            new,
+            std::ptr::null(),
+        ));
     }
-    Ok(b.arena_base + to)
+    Ok(b.arena_base() + to)
 }
 
 crate::simd_dispatch! {
@@ -540,9 +553,9 @@ crate::simd_dispatch! {
 pub unsafe fn live_bytes(tree: *mut i64, nodes: *mut Word, addr: i64) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (_, b) = unsafe { open(tree, nodes)? };
-    let off = offset_in(&b, addr & ADDR_MASK)?;
-    if off % 8 != 0 || off >= b.arena_bytes {
+    let off = offset_in(b, addr & ADDR_MASK)?;
+    if off % 8 != 0 || off >= b.arena_bytes() {
         return Ok(0);
     }
-    Ok(extents(&b).live_bytes_at(off))
+    Ok(extents(b).live_bytes_at(off))
 }

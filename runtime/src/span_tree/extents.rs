@@ -53,10 +53,10 @@ pub const fn record_bytes(arena_bytes: i64, coverage: bool) -> usize {
     base + cover
 }
 
-/// Bytes of coverage map for `granules` granules: one bit each, in words,
-/// and a word of slack (a claim of up to 64 granules reads two words).
+/// Bytes of coverage map for `granules` granules: one bit each, in whole
+/// words (the last one partly used).
 const fn cover_at(granules: usize) -> usize {
-    8 * (granules / 64 + 2)
+    8 * (granules / 64 + 1)
 }
 
 /// Where the size map starts in a record: after the high-water word (which
@@ -288,16 +288,14 @@ impl Extents {
     #[inline(always)]
     pub fn claim(&self, off: i64, bytes: i64) -> bool {
         let (s, n) = (off as u64 >> 3, bytes as u64 >> 3);
-        if n <= 64 {
-            // Two words as one (the map has a word of slack at its end).
-            let (at, m) = self.cover_pair(s, n);
-            // SAFETY: the words of a granule of the arena and the next one.
-            let v = unsafe { at.read_unaligned() };
+        if let Some((at, m)) = self.cover_word(s, n) {
+            // SAFETY: the word of a granule of the arena (the map exists).
+            let v = unsafe { *at };
             if v & m != 0 {
                 return false;
             }
             // SAFETY: as above.
-            unsafe { at.write_unaligned(v | m) };
+            unsafe { *at = v | m };
             return true;
         }
         self.claim_long(s, n)
@@ -307,25 +305,31 @@ impl Extents {
     #[inline(always)]
     pub fn unclaim(&self, off: i64, bytes: i64) {
         let (s, n) = (off as u64 >> 3, bytes as u64 >> 3);
-        if n <= 64 {
-            let (at, m) = self.cover_pair(s, n);
+        if let Some((at, m)) = self.cover_word(s, n) {
             // SAFETY: as in `claim`.
-            unsafe { at.write_unaligned(at.read_unaligned() & !m) };
+            unsafe { *at &= !m };
             return;
         }
         self.unclaim_long(s, n);
     }
 
-    /// The two map words from granule `s`'s on, and the mask of granules
-    /// `s..s + n` in them (`1 <= n <= 64`).
+    /// The map word of granule `s` and the mask of granules `s..s + n`
+    /// (`n >= 1`) in it, when they all lie in that word (most spans: a word
+    /// covers 512 bytes); `None` sends the caller to the general path. (A
+    /// 128-bit mask over two words, shifted by a variable count, cost a dozen
+    /// instructions per operation.)
     #[inline(always)]
-    fn cover_pair(&self, s: u64, n: u64) -> (*mut u128, u128) {
+    fn cover_word(&self, s: u64, n: u64) -> Option<(*mut u64, u64)> {
+        let sh = s & 63;
+        if n > 64 - sh {
+            return None;
+        }
         // SAFETY: the word of a granule of the arena (the map exists).
-        let at = unsafe { self.cover.add((s >> 6) as usize) }.cast::<u128>();
-        (at, ((1u128 << n) - 1) << (s & 63))
+        let at = unsafe { self.cover.add((s >> 6) as usize) };
+        Some((at, (u64::MAX >> (64 - n)) << sh))
     }
 
-    /// The map words of granules `s..s + n` (`n > 64`): the first and last
+    /// The map words of granules `s..s + n` (`n >= 1`): the first and last
     /// word indices and their masks (the words between are whole).
     #[inline(always)]
     fn cover_span(s: u64, n: u64) -> (usize, usize, u64, u64) {
@@ -340,7 +344,7 @@ impl Extents {
         )
     }
 
-    /// [`Extents::claim`] of a span over more than 64 granules.
+    /// [`Extents::claim`] of a span over more than one map word.
     #[inline(never)]
     fn claim_long(&self, s: u64, n: u64) -> bool {
         let (w0, w1, fm, lm) = Self::cover_span(s, n);
@@ -362,7 +366,7 @@ impl Extents {
         true
     }
 
-    /// [`Extents::unclaim`] of a span over more than 64 granules.
+    /// [`Extents::unclaim`] of a span over more than one map word.
     #[inline(never)]
     fn unclaim_long(&self, s: u64, n: u64) {
         let (w0, w1, fm, lm) = Self::cover_span(s, n);

@@ -41,7 +41,10 @@ pub struct PoolBounds {
     pub finger: i64,
 }
 
-struct Slot {
+/// One registration, read in place by the checked entry points (a copy of
+/// its bounds per call cost more than the tree's fast path: see
+/// [`slot`]).
+pub struct Slot {
     id: AtomicI64,
     nodes: AtomicI64,
     node_cap: AtomicI64,
@@ -109,13 +112,63 @@ fn slot_of(id: i64) -> Option<usize> {
     (id > 0 && s < MAX_POOLS).then_some(s)
 }
 
-/// The bounds of live pool `id`, or [`BAD_POOL`].
+/// The registration of live pool `id`, or [`BAD_POOL`]: its fields are read
+/// when used (a checked operation reads three or four of them).
 #[inline(always)]
-pub fn lookup(id: i64) -> Result<PoolBounds, i64> {
+pub fn slot(id: i64) -> Result<&'static Slot, i64> {
     let s = &SLOTS[slot_of(id).ok_or(BAD_POOL)?];
     if s.id.load(Ordering::Acquire) != id {
         return Err(BAD_POOL);
     }
+    Ok(s)
+}
+
+impl Slot {
+    /// See [`PoolBounds::nodes`].
+    #[inline(always)]
+    pub fn nodes(&self) -> i64 {
+        self.nodes.load(Ordering::Relaxed)
+    }
+    /// See [`PoolBounds::node_cap`].
+    #[inline(always)]
+    pub fn node_cap(&self) -> i64 {
+        self.node_cap.load(Ordering::Relaxed)
+    }
+    /// See [`PoolBounds::arena_base`].
+    #[inline(always)]
+    pub fn arena_base(&self) -> i64 {
+        self.arena_base.load(Ordering::Relaxed)
+    }
+    /// See [`PoolBounds::arena_bytes`].
+    #[inline(always)]
+    pub fn arena_bytes(&self) -> i64 {
+        self.arena_bytes.load(Ordering::Relaxed)
+    }
+    /// See [`PoolBounds::record`].
+    #[inline(always)]
+    pub fn record(&self) -> [i64; 3] {
+        [
+            self.record[0].load(Ordering::Relaxed),
+            self.record[1].load(Ordering::Relaxed),
+            self.record[2].load(Ordering::Relaxed),
+        ]
+    }
+    /// See [`PoolBounds::san`].
+    #[inline(always)]
+    pub fn san(&self) -> i64 {
+        self.san.load(Ordering::Relaxed)
+    }
+    /// See [`PoolBounds::finger`].
+    #[inline(always)]
+    pub fn finger(&self) -> i64 {
+        self.finger.load(Ordering::Relaxed)
+    }
+}
+
+/// The bounds of live pool `id`, or [`BAD_POOL`].
+#[inline(always)]
+pub fn lookup(id: i64) -> Result<PoolBounds, i64> {
+    let s = slot(id)?;
     Ok(PoolBounds {
         nodes: s.nodes.load(Ordering::Relaxed),
         node_cap: s.node_cap.load(Ordering::Relaxed),

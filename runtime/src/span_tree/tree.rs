@@ -33,7 +33,7 @@ use super::error::{
     OUTSIDE_ARENA, RESIZE_FREE_SPAN, STALE_FREE, STALE_POOL, STALE_RESIZE,
 };
 use super::extents::Extents;
-use super::finger::{LO_MAX_UNKNOWN, Path};
+use super::finger::{HI_UNKNOWN, LO_MAX_UNKNOWN, Path};
 use super::layout::{
     EMPTY_KEY, FANOUT, GRANULE_SHIFT, H_ARENA_BYTES, H_FREE_BYTES, H_FREE_HEAD, H_HEIGHT, H_MAGIC,
     H_NODE_CAP, H_NODES_USED, H_POOL_ID, H_ROOT, H_SPANS, HEADER_WORDS, MAGIC, MAX_HEIGHT,
@@ -944,31 +944,41 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     }
 
     /// Records the finger of a descent that has just filled `path.node` and
-    /// `path.idx` from `root` down, `hi` and `leftmost` computed on the way
-    /// (see [`Path`]).
+    /// `path.idx` from `root` down (see [`Path`]); a descent pays nothing
+    /// more: `hi` is worked out from the path when a lookup first needs it.
     #[inline(always)]
-    fn record_finger(&self, path: &mut Path, root: i64, height: usize, hi: i64, leftmost: bool) {
+    fn record_finger(&self, path: &mut Path, (root, height): (i64, usize), lo_max: i64) {
         path.height = height;
         path.root = root;
-        path.lo_max = LO_MAX_UNKNOWN;
-        path.hi = hi;
-        path.leftmost = leftmost;
+        path.lo_max = lo_max;
+        path.hi = HI_UNKNOWN;
     }
 
-    /// The finger's `lo_max`, computed on first use: the largest length
-    /// before the path's entry at each level.
+    /// The smallest key after the path's leaf ([`i64::MAX`] when none): at
+    /// the lowest level whose entry is not its node's last, the next entry's
+    /// key (an empty slot, or the sentinel after a full node, holds
+    /// `EMPTY_KEY`).
     #[inline(always)]
-    fn finger_lo_max(&self, path: &mut Path) -> i64 {
-        if path.lo_max == LO_MAX_UNKNOWN {
-            let mut m = 0;
-            for level in 1..path.height {
-                // SAFETY: 32 length slots; the index is at most 31.
-                let b = unsafe { S::max_before(self.lens(path.node[level]), path.at(level)) };
-                m = m.max(b as i64);
+    fn next_key(&self, path: &Path) -> i64 {
+        for level in 1..path.height {
+            let k = self.key(path.node[level], path.at(level) + 1);
+            if k != EMPTY_KEY as i64 {
+                return k;
             }
-            path.lo_max = m;
         }
-        path.lo_max
+        i64::MAX
+    }
+
+    /// Whether a descent by key `s` would land in the finger's leaf (the
+    /// finger is valid): `first key <= s < hi`, or `s < hi` in the leftmost
+    /// leaf.
+    #[inline(always)]
+    fn covers(&self, path: &mut Path, s: i64) -> bool {
+        if path.hi == HI_UNKNOWN {
+            path.hi = self.next_key(path);
+        }
+        s < path.hi
+            && (self.key(path.node[0], 0) <= s || path.idx[1..path.height].iter().all(|&i| i == 0))
     }
 
     /// Descends by key to the leaf holding the last span that starts at or before
@@ -978,36 +988,29 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     /// `EMPTY_KEY`, the slot after a full node's last being a sentinel. The
     /// finger's leaf, when it is that leaf, is taken without a descent.
     #[inline(always)]
-    fn descend_by_key(&self, path: &mut Path, s: i64) -> TreeResult<(usize, i64)> {
-        if self.finger_ok(path) && s < path.hi && (path.leftmost || self.key(path.node[0], 0) <= s)
-        {
-            return Ok((path.height, path.hi));
+    fn descend_by_key(&self, path: &mut Path, s: i64) -> TreeResult<usize> {
+        if self.finger_ok(path) && self.covers(path, s) {
+            return Ok(path.height);
         }
         let (root, height) = self.begin()?;
         let (mut node, mut level) = (root, height - 1);
-        let (mut hi, mut leftmost) = (i64::MAX, true);
         while level > 0 {
             let i = self.count_le(node, s).max(1) - 1;
-            let k = self.key(node, i + 1);
-            if k != EMPTY_KEY as i64 {
-                hi = k;
-            }
-            leftmost &= i == 0;
             path.node[level] = node;
             path.idx[level] = i as u8;
             node = self.child(node, i)?;
             level -= 1;
         }
         path.node[0] = node;
-        self.record_finger(path, root, height, hi, leftmost);
-        Ok((height, hi))
+        self.record_finger(path, (root, height), LO_MAX_UNKNOWN);
+        Ok(height)
     }
 
     /// The index and length of the span starting exactly at `s` in the leaf a
     /// descent by key `s` lands in (a span known to exist: its key was seen).
     #[inline(always)]
     fn find_exact(&self, path: &mut Path, s: i64) -> TreeResult<(usize, usize, i64)> {
-        let (height, _) = self.descend_by_key(path, s)?;
+        let height = self.descend_by_key(path, s)?;
         let leaf = path.node[0];
         let c = self.count_le(leaf, s);
         if c == 0 || self.key(leaf, c - 1) != s {
@@ -1030,7 +1033,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         strict: bool,
         overlap: i64,
     ) -> TreeResult<Around> {
-        let (height, next) = self.descend_by_key(path, s)?;
+        let height = self.descend_by_key(path, s)?;
         let leaf = path.node[0];
         let pos = self.count_le(leaf, s);
         let pred = if pos > 0 {
@@ -1044,7 +1047,9 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         };
         let k = self.key(leaf, pos);
         let succ_next = k == EMPTY_KEY as i64;
-        let succ_key = if succ_next { next } else { k };
+        // The successor is the next leaf's first span, whose key the path
+        // knows.
+        let succ_key = if succ_next { self.next_key(path) } else { k };
         if strict && succ_key < e {
             return Err(overlap);
         }
@@ -1070,7 +1075,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         let g = (bytes + 7) >> GRANULE_SHIFT;
         // The finger's leaf holds the first fit when no leaf before it has a
         // span that long and it has one (its parent's entry says whether).
-        if self.finger_ok(path) && g > self.finger_lo_max(path) {
+        if self.finger_ok(path) && g > path.lo_max {
             let height = path.height;
             if height == 1 || self.len(path.node[1], path.at(1)) >= g {
                 let i = self.fit(path.node[0], g);
@@ -1089,7 +1094,6 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     fn descend_fit(&self, path: &mut Path, g: i64) -> TreeResult<(usize, usize)> {
         let (root, height) = self.begin()?;
         let (mut node, mut level) = (root, height - 1);
-        let (mut hi, mut leftmost) = (i64::MAX, true);
         while level > 0 {
             let i = self.fit(node, g);
             if i == FANOUT {
@@ -1099,11 +1103,6 @@ impl<V: Validate, S: Simd> Mem<V, S> {
                     error::corrupt_node(path.node[level + 1], N_LENS + path.at(level + 1))
                 });
             }
-            let k = self.key(node, i + 1);
-            if k != EMPTY_KEY as i64 {
-                hi = k;
-            }
-            leftmost &= i == 0;
             path.node[level] = node;
             path.idx[level] = i as u8;
             node = self.child(node, i)?;
@@ -1118,7 +1117,9 @@ impl<V: Validate, S: Simd> Mem<V, S> {
                 error::corrupt_node(path.node[1], N_LENS + path.at(1))
             });
         }
-        self.record_finger(path, root, height, hi, leftmost);
+        // Every child before the path's entry at each level has a maximum
+        // below `g`: so has every span before the leaf.
+        self.record_finger(path, (root, height), g - 1);
         Ok((height, i))
     }
 
@@ -1251,7 +1252,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             self.around(path, s, e, true, RESIZE_FREE_SPAN)?;
         }
         // One descent by key to the span that starts at `e`, if any.
-        let (height, _) = self.descend_by_key(path, e)?;
+        let height = self.descend_by_key(path, e)?;
         let leaf = path.node[0];
         let c = self.count_le(leaf, e);
         if c == 0 || self.key(leaf, c - 1) != e {
