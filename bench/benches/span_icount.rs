@@ -7,7 +7,8 @@
 //! ```
 //!
 //! Workloads: `hot_fifo` (200 rounds of 1024 allocs of 64 B then 1024 frees in
-//! allocation order), `hot_lifo` (the same, frees in reverse order), `new` (the
+//! allocation order), `hot_lifo` (the same, frees in reverse order),
+//! `hot16_fifo`, `hot16_lifo` (the same at 16 B), `new` (the
 //! allocator's creation only, to subtract from the hot paths), `churn`
 //! (200 000 steps after a 200 000-step warm-up), `none` (the churn's setup only,
 //! to subtract); the scale workloads `scale_1k`, `scale_10k`, `scale_100k`,
@@ -35,19 +36,24 @@ const ARENA: i64 = 64 << 20;
 #[inline(never)]
 fn run<A: Alloc>(workload: &str, mut a: A) {
     match workload {
-        "hot_fifo" | "hot_lifo" => {
+        "hot_fifo" | "hot_lifo" | "hot16_fifo" | "hot16_lifo" => {
+            let size = if workload.starts_with("hot16") {
+                16
+            } else {
+                64
+            };
             let mut ptrs = [0usize; 1024];
             for _ in 0..200 {
                 for p in ptrs.iter_mut() {
-                    *p = a.alloc(black_box(64));
+                    *p = a.alloc(black_box(size));
                 }
-                if workload == "hot_fifo" {
+                if workload.ends_with("fifo") {
                     for &p in ptrs.iter() {
-                        a.free(p, 64);
+                        a.free(p, size);
                     }
                 } else {
                     for &p in ptrs.iter().rev() {
-                        a.free(p, 64);
+                        a.free(p, size);
                     }
                 }
             }

@@ -64,17 +64,17 @@ int main(int argc, char **argv) {
         at += 8;
         int64_t op = w >> 30, id = w & 0x3fffffff;
         if (id >= ids) die("trace record names an object id past the header's count");
+        /* `lens`: size + 1 while the object is live, 0 otherwise. */
         if (op == 1) {
-            live -= round8(lens[id]);
+            live -= round8(lens[id] - 1);
             lens[id] = 0;
             if (!dry) {
                 sum = fold(sum, objs[id]);
                 free(objs[id].p);
-                objs[id] = (object){0, 0};
             }
         } else {
-            live += round8(size) - round8(lens[id]);
-            lens[id] = size;
+            live += round8(size) - round8(lens[id] - 1);
+            lens[id] = size + 1;
             if (!dry) {
                 unsigned char *p = op == 0 ? malloc((size_t)size) : realloc(objs[id].p, (size_t)size);
                 if (!p && size > 0) die("out of memory");
@@ -86,8 +86,10 @@ int main(int argc, char **argv) {
     }
     if (!dry) {
         for (int64_t id = 0; id < ids; id++) {
-            sum = fold(sum, objs[id]);
-            free(objs[id].p);
+            if (lens[id] > 0) {
+                sum = fold(sum, objs[id]);
+                free(objs[id].p);
+            }
         }
         printf("%lld\n", (long long)(int64_t)sum);
     } else {

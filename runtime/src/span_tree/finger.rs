@@ -50,6 +50,8 @@ pub struct Path {
     /// The smallest key after `node[0]`'s subtree ([`i64::MAX`] when none),
     /// [`HI_UNKNOWN`] until a lookup by key works it out from the path.
     pub(super) hi: i64,
+    /// Whether `node[0]` is the leftmost leaf (worked out with `hi`).
+    pub(super) leftmost: bool,
 }
 
 /// [`Path::lo_max`] not known: no allocation of any size takes the finger
@@ -77,6 +79,7 @@ impl Path {
             root: 0,
             lo_max: LO_MAX_UNKNOWN,
             hi: HI_UNKNOWN,
+            leftmost: false,
         }
     }
 

@@ -976,9 +976,9 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     fn covers(&self, path: &mut Path, s: i64) -> bool {
         if path.hi == HI_UNKNOWN {
             path.hi = self.next_key(path);
+            path.leftmost = path.idx[1..path.height].iter().all(|&i| i == 0);
         }
-        s < path.hi
-            && (self.key(path.node[0], 0) <= s || path.idx[1..path.height].iter().all(|&i| i == 0))
+        s < path.hi && (self.key(path.node[0], 0) <= s || path.leftmost)
     }
 
     /// Descends by key to the leaf holding the last span that starts at or before
