@@ -30,14 +30,26 @@ pub fn runtime_lib() -> Option<PathBuf> {
 /// (never a shared directory such as `/tmp`: `src/staticlib.rs` then unpacks
 /// the library into the build's private temporary directory).
 pub fn cache_dir() -> Option<PathBuf> {
+    xdg_dir("XDG_CACHE_HOME", ".cache")
+}
+
+/// The REPL's history file: `$XDG_DATA_HOME/tern/history`, else
+/// `$HOME/.local/share/tern/history`; `None` without either (no history is
+/// kept).
+pub fn history_file() -> Option<PathBuf> {
+    Some(xdg_dir("XDG_DATA_HOME", ".local/share")?.join("history"))
+}
+
+/// `$VAR/tern`, else `$HOME/FALLBACK/tern` (empty variables count as unset).
+fn xdg_dir(var: &str, fallback: &str) -> Option<PathBuf> {
     let nonempty = |v: &str| {
         std::env::var_os(v)
             .filter(|s| !s.is_empty())
             .map(PathBuf::from)
     };
-    match (nonempty("XDG_CACHE_HOME"), nonempty("HOME")) {
-        (Some(cache), _) => Some(cache.join("tern")),
-        (None, Some(home)) => Some(home.join(".cache").join("tern")),
+    match (nonempty(var), nonempty("HOME")) {
+        (Some(dir), _) => Some(dir.join("tern")),
+        (None, Some(home)) => Some(home.join(fallback).join("tern")),
         (None, None) => None,
     }
 }

@@ -2,6 +2,8 @@
 //! errors, `--out` never overwriting, a checksum mismatch failing its case
 //! loudly, and a tiny smoke run that writes every artifact.
 
+mod child_support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -25,7 +27,7 @@ fn bench(args: &[&str], cwd: &Path, stdlib: Option<&Path>) -> Output {
         Some(dir) => cmd.env("TERN_STDLIB", dir),
         None => cmd.env_remove("TERN_STDLIB"),
     };
-    cmd.output().unwrap()
+    child_support::output(&mut cmd)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -91,7 +93,7 @@ fn bad_option_values_exit_2_with_a_clear_message_and_create_nothing() {
 
 #[test]
 fn help_names_the_default_and_exits_0() {
-    let o = tern().args(["bench", "--help"]).output().unwrap();
+    let o = child_support::output(tern().args(["bench", "--help"]));
     assert_eq!(o.status.code(), Some(0));
     let out = text(&o.stdout);
     assert!(

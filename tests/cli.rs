@@ -1,6 +1,7 @@
 //! The driver's command line: exit statuses and messages for bad input,
 //! `check`, `--emit`, `--time`, and runtime-library discovery.
 
+mod child_support;
 mod pty_support;
 
 use std::path::Path;
@@ -10,11 +11,7 @@ const TERN: &str = env!("CARGO_BIN_EXE_tern");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn tern(args: &[&str]) -> Output {
-    Command::new(TERN)
-        .args(args)
-        .current_dir(ROOT)
-        .output()
-        .expect("run tern")
+    child_support::output(Command::new(TERN).args(args).current_dir(ROOT))
 }
 
 fn stderr(o: &Output) -> String {
@@ -234,7 +231,7 @@ fn pool_stats_report_each_pools_high_water_mark() {
     jit.args(["run", file.to_str().unwrap()]);
     for mut cmd in [jit, Command::new(&exe)] {
         let _ = std::fs::remove_file(&stats);
-        let o = cmd.env("TERN_POOL_STATS", &stats).output().unwrap();
+        let o = child_support::output(cmd.env("TERN_POOL_STATS", &stats));
         assert_eq!(String::from_utf8_lossy(&o.stdout), "2\n", "{}", stderr(&o));
         // The builtin span grew in place from 24 to 40 bytes; the library
         // pool's two spans ended at 80 + 8; the pure pool's first span ended
@@ -246,24 +243,28 @@ fn pool_stats_report_each_pools_high_water_mark() {
     }
     // Unset, nothing is written.
     let _ = std::fs::remove_file(&stats);
-    assert!(Command::new(&exe).output().unwrap().status.success());
+    assert!(
+        child_support::output(&mut Command::new(&exe))
+            .status
+            .success()
+    );
     assert!(!stats.exists());
     let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
 fn runtime_library_override_is_checked() {
-    let o = Command::new(TERN)
-        .args([
-            "build",
-            "tests/programs/arith_i64.tern",
-            "-o",
-            "/tmp/tern-never-written",
-        ])
-        .current_dir(ROOT)
-        .env("TERN_RUNTIME_LIB", "/nonexistent/libtern_runtime.a")
-        .output()
-        .unwrap();
+    let o = child_support::output(
+        Command::new(TERN)
+            .args([
+                "build",
+                "tests/programs/arith_i64.tern",
+                "-o",
+                "/tmp/tern-never-written",
+            ])
+            .current_dir(ROOT)
+            .env("TERN_RUNTIME_LIB", "/nonexistent/libtern_runtime.a"),
+    );
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
@@ -293,12 +294,12 @@ fn undefined_extern_is_reported_not_a_crash() {
 #[test]
 fn modules_load_beside_the_file_then_from_tern_stdlib() {
     let with_stdlib = |args: &[&str]| {
-        Command::new(TERN)
-            .args(args)
-            .current_dir(ROOT)
-            .env("TERN_STDLIB", "tests/modules/stdlib")
-            .output()
-            .unwrap()
+        child_support::output(
+            Command::new(TERN)
+                .args(args)
+                .current_dir(ROOT)
+                .env("TERN_STDLIB", "tests/modules/stdlib"),
+        )
     };
     let o = with_stdlib(&["run", "tests/modules/main.tern"]);
     assert_eq!(
@@ -317,7 +318,7 @@ fn modules_load_beside_the_file_then_from_tern_stdlib() {
         exe.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = Command::new(&exe).output().unwrap();
+    let o = child_support::output(&mut Command::new(&exe));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "12\n42\n");
     // Without the override `counter` is not in the (embedded) stdlib.
     let o = tern(&["run", "tests/modules/main.tern"]);
@@ -338,11 +339,7 @@ fn build_never_writes_over_its_input() {
     // A source without an extension: the default output name is the file itself.
     let prog = dir.join("prog");
     std::fs::write(&prog, src).unwrap();
-    let o = Command::new(TERN)
-        .args(["build", "prog"])
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let o = child_support::output(Command::new(TERN).args(["build", "prog"]).current_dir(&dir));
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
@@ -463,7 +460,7 @@ fn inlining_is_chosen_by_flags_and_changes_no_output() {
         let mut build = vec!["build", file, "-o", exe.to_str().unwrap()];
         build.extend_from_slice(flags);
         assert!(tern(&build).status.success());
-        let a = Command::new(&exe).current_dir(ROOT).output().unwrap();
+        let a = child_support::output(Command::new(&exe).current_dir(ROOT));
         for out in [&o, &a] {
             assert_eq!(String::from_utf8_lossy(&out.stdout), "5\n");
             assert_eq!(
@@ -523,7 +520,7 @@ fn long_chains_and_long_functions_check_run_and_build() {
         let exe = dir.join(format!("{name}.exe"));
         let o = tern(&["build", "-O0", file, "-o", exe.to_str().unwrap()]);
         assert!(o.status.success(), "build {name}: {}", stderr(&o));
-        let o = Command::new(&exe).output().unwrap();
+        let o = child_support::output(&mut Command::new(&exe));
         assert_eq!(String::from_utf8_lossy(&o.stdout), out, "built {name}");
     }
     let _ = std::fs::remove_dir_all(dir);
@@ -613,7 +610,7 @@ fn check_on_a_terminal(no_color: Option<&str>) -> String {
         // `cmd`, and with it this process's copy of the slave, ends here:
         // reading the master then ends when the child exits.
     };
-    let status = child.wait_with_output().unwrap().status;
+    let status = child_support::wait(child).status;
     assert_eq!(status.code(), Some(1));
     let mut out = Vec::new();
     let mut master = std::fs::File::from(master);

@@ -1,15 +1,17 @@
 //! What a developer debugging a Tern executable relies on: DWARF line
 //! tables that name `.tern` lines (objdump, addr2line, gdb), `--emit asm`
 //! that assembles and links back into the same program, and the JIT's perf
-//! map. Tools that are not installed are skipped with a note; `cc` is
-//! required (AOT needs it anyway).
+//! map. `cc` is required (AOT needs it anyway). A missing objdump, gdb or
+//! addr2line fails the test when `CI` is set (`.ci/run` installs them);
+//! elsewhere its check is skipped with a `SKIPPED:` line on stderr.
 
 mod program_support;
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use program_support::{ROOT, TERN};
+use program_support::{ROOT, TERN, child};
 
 /// A scratch directory with its own cache (where `tern build` unpacks the
 /// runtime library).
@@ -20,8 +22,10 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Runs `cmd` to completion (killed, and the test failed, after
+/// [`child::PATIENCE`]).
 fn run(cmd: &mut Command) -> Output {
-    cmd.output().unwrap_or_else(|e| panic!("run {cmd:?}: {e}"))
+    child::output(cmd)
 }
 
 fn tern(dir: &Path, args: &[&str]) -> Output {
@@ -35,11 +39,30 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Whether `tool` is an executable file on `PATH` (what `command -v` finds).
 fn installed(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    use std::os::unix::fs::PermissionsExt as _;
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| {
+            std::fs::metadata(dir.join(tool))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+    })
+}
+
+/// A check that needs a tool that is not installed: a failure under CI
+/// (which installs it), a loud skip elsewhere.
+fn missing(tools: &str, check: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{tools} not installed, and CI is set: .ci/run installs it ({check})"
+    );
+    // Straight to stderr: `eprintln!` is captured, and a passing test's
+    // capture is never shown.
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: {tools} not installed: {check} did not run (with CI set, this fails)"
+    );
 }
 
 /// The example of the backtrace docs, copied into `dir` as `prog.tern`.
@@ -73,7 +96,7 @@ fn line_tables_name_tern_lines() {
             "{lines}"
         );
     } else {
-        eprintln!("objdump not installed: decodedline check skipped");
+        missing("objdump (binutils)", "the DWARF decodedline check");
     }
     if installed("gdb") {
         let o = run(Command::new("gdb")
@@ -114,7 +137,10 @@ fn line_tables_name_tern_lines() {
             "{out}"
         );
     } else {
-        eprintln!("neither gdb nor addr2line installed: debugger check skipped");
+        missing(
+            "gdb, and addr2line with nm (binutils),",
+            "the debugger check",
+        );
     }
 }
 
@@ -172,14 +198,16 @@ fn emitted_assembly_assembles_into_the_same_program() {
 fn perf_map_lists_every_function() {
     let dir = scratch("perf");
     program(&dir);
-    let child = Command::new(TERN)
+    let tern = Command::new(TERN)
         .args(["run", "--perf-map", "prog.tern"])
         .current_dir(&dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let map = PathBuf::from(format!("/tmp/perf-{}.map", child.id()));
-    let o = child.wait_with_output().unwrap();
+    let map = PathBuf::from(format!("/tmp/perf-{}.map", tern.id()));
+    let o = child::wait(tern);
     assert_eq!(o.status.code(), Some(101));
     let text = std::fs::read_to_string(&map).expect("the perf map");
     let _ = std::fs::remove_file(&map);
@@ -206,15 +234,13 @@ fn perf_map_never_follows_a_planted_link() {
     std::fs::write(&victim, "precious\n").unwrap();
     // `exec` keeps the shell's PID, so the link sits at the map's exact name
     // before tern starts, as another user could place it.
-    let o = Command::new("sh")
+    let o = run(Command::new("sh")
         .arg("-c")
         .arg(format!(
             "ln -s '{}' /tmp/perf-$$.map && exec '{TERN}' run --perf-map prog.tern",
             victim.display()
         ))
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+        .current_dir(&dir));
     let pid_link = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(1), "{pid_link}");
     assert!(

@@ -5,8 +5,13 @@
 //! The install reuses this build's debug artifacts (`--debug` with the
 //! workspace's target directory), so it costs a link, not a rebuild.
 
+mod child_support;
+
 use std::path::PathBuf;
 use std::process::Command;
+use std::time::Duration;
+
+use child_support::output;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -21,7 +26,8 @@ fn installed_tern_runs_and_builds_from_anywhere() {
     let target: PathBuf = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(ROOT).join("target"));
-    let o = Command::new(env!("CARGO"))
+    let mut install = Command::new(env!("CARGO"));
+    install
         .args([
             "install",
             "--debug",
@@ -33,11 +39,12 @@ fn installed_tern_runs_and_builds_from_anywhere() {
         ])
         .arg(&root)
         .arg("--target-dir")
-        .arg(&target)
-        .output()
-        .expect("run cargo install");
+        .arg(&target);
+    // A link, not a rebuild, but cargo may wait for the build directory's
+    // lock: the build timeout of `tests/pool_support`.
+    let (o, timed_out) = child_support::run_timed(install, None, Duration::from_secs(600));
     assert!(
-        o.status.success(),
+        !timed_out && o.status.success(),
         "cargo install: {}",
         String::from_utf8_lossy(&o.stderr)
     );
@@ -56,18 +63,18 @@ fn installed_tern_runs_and_builds_from_anywhere() {
     let mut run = Command::new(&tern);
     run.args(["run", "hello.tern"]);
     clean(&mut run);
-    let o = run.output().unwrap();
+    let o = output(&mut run);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "hello from anywhere\n");
     let mut build = Command::new(&tern);
     build.args(["build", "hello.tern", "-o", "hello"]);
     clean(&mut build);
-    let o = build.output().unwrap();
+    let o = output(&mut build);
     assert!(
         o.status.success(),
         "tern build: {}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let o = Command::new(work.join("hello")).output().unwrap();
+    let o = output(&mut Command::new(work.join("hello")));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "hello from anywhere\n");
     // The runtime library was unpacked into the user's cache.
     assert!(

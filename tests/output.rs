@@ -6,19 +6,16 @@
 mod pool_support;
 mod pty_support;
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use pool_support::child::{self, PATIENCE};
 use pool_support::{Mode, program_command, scratch};
 use pty_support::open_pty;
-
-/// Long enough for a debug build on a loaded 2-core machine; only a hang
-/// (the bug these tests guard against) ever reaches it.
-const PATIENCE: Duration = Duration::from_secs(120);
 
 fn program(dir: &Path, name: &str, text: &str) -> PathBuf {
     let file = dir.join(format!("{name}.tern"));
@@ -26,25 +23,14 @@ fn program(dir: &Path, name: &str, text: &str) -> PathBuf {
     file
 }
 
-/// Waits for `child`, killing it after [`PATIENCE`].
-fn wait(mut child: Child) -> std::process::ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            return s;
-        }
-        if start.elapsed() > PATIENCE {
-            let _ = child.kill();
-            panic!("the program did not end");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+/// Waits for `child` (killed, and the test failed, after [`PATIENCE`]): its
+/// status, and what it wrote to the pipes the test did not take.
+fn wait(child: Child) -> Output {
+    child::wait(child)
 }
 
-fn stderr_of(child: &mut Child) -> String {
-    let mut s = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut s).unwrap();
-    s
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]
@@ -62,14 +48,23 @@ fn a_closed_pipe_ends_the_program_by_sigpipe() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        // `| head -1`: read one line, then close the pipe.
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
+        // `| head -1`: read one line, then close the pipe (on a thread, so
+        // a program that never prints fails after PATIENCE).
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut first = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut first);
+            let _ = tx.send(first);
+        });
+        let Ok(first) = rx.recv_timeout(PATIENCE) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{mode:?}: no line within {} s", PATIENCE.as_secs());
+        };
         assert_eq!(first, "0\n", "{mode:?}");
-        let err = stderr_of(&mut child);
-        let status = wait(child);
+        let o = wait(child);
+        let (status, err) = (o.status, text(&o.stderr));
         assert_eq!(status.signal(), Some(libc::SIGPIPE), "{mode:?}: {status}");
         assert_eq!(err, "", "{mode:?}");
     }
@@ -86,9 +81,9 @@ fn a_full_device_is_an_error() {
             .write(true)
             .open("/dev/full")
             .unwrap();
-        let mut child = cmd.stdout(full).stderr(Stdio::piped()).spawn().unwrap();
-        let err = stderr_of(&mut child);
-        let status = wait(child);
+        let child = cmd.stdout(full).stderr(Stdio::piped()).spawn().unwrap();
+        let o = wait(child);
+        let (status, err) = (o.status, text(&o.stderr));
         assert_eq!(status.code(), Some(101), "{mode:?}");
         assert_eq!(
             err,
@@ -111,20 +106,13 @@ fn a_stack_overflow_inside_print_loses_no_printed_line() {
     );
     for mode in [Mode::Jit, Mode::Aot] {
         let mut cmd = program_command(&file, mode, "-O1", &dir).unwrap();
-        let mut child = cmd
+        let child = cmd
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut out = String::new();
-        child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut out)
-            .unwrap();
-        let err = stderr_of(&mut child);
-        let status = wait(child);
+        let o = wait(child);
+        let (status, out, err) = (o.status, text(&o.stdout), text(&o.stderr));
         assert_eq!(status.code(), Some(101), "{mode:?}");
         assert_eq!(
             err, "error: stack overflow or invalid memory access\n",
@@ -161,6 +149,7 @@ fn a_terminal_gets_each_line_as_it_is_printed() {
             .spawn()
             .unwrap();
         let line = read_line_within(&master, PATIENCE);
+        // It waits forever: killed here, whatever it printed.
         let _ = child.kill();
         let _ = child.wait();
         // The terminal turns "\n" into "\r\n".
@@ -223,9 +212,9 @@ fn a_closed_stdout_discards_the_output_in_every_mode() {
                 Ok(())
             });
         }
-        let mut child = cmd.stderr(Stdio::piped()).spawn().unwrap();
-        let err = stderr_of(&mut child);
-        let status = wait(child);
+        let child = cmd.stderr(Stdio::piped()).spawn().unwrap();
+        let o = wait(child);
+        let (status, err) = (o.status, text(&o.stderr));
         assert_eq!(status.code(), Some(7), "{label}: {err}");
         assert_eq!(err, "", "{label}");
     }

@@ -5,9 +5,10 @@
 //! variable for the REPL, and `exit: N`, the session's exit status (default 0). The REPL runs from the workspace root, so `:load` paths
 //! are relative to it. In `time:` lines every number reads as `N`.
 
-use std::io::Write;
+mod child_support;
+
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// The sections of a transcript file.
 struct Transcript {
@@ -105,23 +106,14 @@ fn check(name: &str) {
 /// Runs `tern repl` from the workspace root (no inherited `TERN_STDLIB`)
 /// with `input` piped to its stdin and `env` set.
 fn run_repl(input: &[u8], env: &[(String, String)]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tern"))
-        .arg("repl")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("TERN_STDLIB")
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tern starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input)
-        .expect("input written");
-    child.wait_with_output().expect("tern ends")
+    child_support::output_with_input(
+        Command::new(env!("CARGO_BIN_EXE_tern"))
+            .arg("repl")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env_remove("TERN_STDLIB")
+            .envs(env.iter().map(|(k, v)| (k, v))),
+        input,
+    )
 }
 
 /// One test per transcript, and the list `every_transcript_is_run` checks.

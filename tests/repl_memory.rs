@@ -2,8 +2,9 @@
 //! 300 redefinitions of an 800 KB array used to keep 240 MB until `:reset`.
 //! Alone in its test binary so that the child's peak RSS it reads is its own.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod child_support;
+
+use std::process::Command;
 
 const REDEFINITIONS: usize = 300;
 
@@ -14,18 +15,12 @@ fn a_redefined_binding_frees_its_old_slot() {
         input.push_str(&format!("let big = [{k}; 100000];\n"));
     }
     input.push_str("big[99999]\n");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tern"))
-        .arg("repl")
-        .env_remove("TERN_STDLIB")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tern starts");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().expect("tern ends");
-    writer.join().expect("writer").expect("input written");
+    let out = child_support::output_with_input(
+        Command::new(env!("CARGO_BIN_EXE_tern"))
+            .arg("repl")
+            .env_remove("TERN_STDLIB"),
+        input.as_bytes(),
+    );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),

@@ -3,6 +3,7 @@
 //! SIGINT while an input runs (and which the line editor reads as a key at
 //! the prompt). Piped transcripts (`tests/repl.rs`) cannot show either.
 
+mod child_support;
 mod pty_support;
 
 use std::io::{Read, Write};
@@ -16,7 +17,8 @@ use pty_support::open_pty;
 
 /// A REPL on the slave side of a pty; we hold the master.
 struct Terminal {
-    child: Child,
+    /// The REPL, until [`Terminal::wait`] takes it.
+    child: Option<Child>,
     master: std::fs::File,
     /// Everything the REPL wrote, as it arrives.
     output: Receiver<Vec<u8>>,
@@ -63,11 +65,18 @@ impl Terminal {
             }
         });
         Terminal {
-            child,
+            child: Some(child),
             master,
             output,
             seen: String::new(),
         }
+    }
+
+    /// Waits for the REPL to end (killed, and the test failed, after
+    /// [`child_support::PATIENCE`]); its exit status.
+    fn wait(&mut self) -> std::process::ExitStatus {
+        let child = self.child.take().expect("the REPL is running");
+        child_support::wait(child).status
     }
 
     fn send(&mut self, bytes: &str) {
@@ -107,8 +116,10 @@ impl Terminal {
 
 impl Drop for Terminal {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -124,28 +135,34 @@ fn ctrl_c_stops_the_running_input_and_the_session_goes_on() {
     let dir = scratch("ctrl-c");
     let mut t = Terminal::start(&dir);
     t.expect("tern> ");
-    t.line("fn spin(k: i64) -> i64 { var i = 0; while i >= 0 { i += k; } return i; }");
+    // Each input line stays narrower than the terminal (80 columns with the
+    // prompt): a wider one is redrawn with its prompt, which `line` would
+    // take for the next one.
+    // `spin` prints its argument, then loops: Ctrl-C is typed once that line
+    // is out, so it reaches the loop (its poll, column 53), never the
+    // compiler or an earlier poll.
+    t.line("fn spin(k: i64) -> i64 { print(k); var i = 0; while true { i += k; } }");
     t.line("var n = 5;");
     // Runs until interrupted; `n = 7` happens before but is not kept, like
     // any input that fails.
-    t.send("n = 7; spin(1)\r");
-    std::thread::sleep(Duration::from_millis(300));
+    t.send("n = 7; spin(31337)\r");
+    // The echo has `31337)`: only the program's line ends right after it.
+    t.expect("\r\n31337\r\n");
     t.send("\u{3}");
     let shown = t.expect("tern> ");
     assert!(
-        shown.contains("error: <repl:spin>:1:43: interrupted"),
+        shown.contains("error: <repl:spin>:1:53: interrupted"),
         "the interrupted input's error: {shown:?}"
     );
     let shown = t.line("n + 1");
     assert!(shown.contains("6\r\n"), "bindings survive: {shown:?}");
     // Code without loops stops at a function entry (its stack check
-    // doubles as the poll).
-    // (A line wider than the terminal is redrawn with its prompt, so this
-    // part waits for outputs, not prompts.)
-    t.send("fn c2(d: i64) -> i64 { if d == 0 { return 1; } return c2(d-1) + c2(d-1); }\r");
-    std::thread::sleep(Duration::from_millis(500));
-    t.send("c2(60)\r");
-    std::thread::sleep(Duration::from_millis(500));
+    // doubles as the poll): after `go`'s line, the next poll is the entry
+    // of `c2`.
+    t.line("fn c2(d: i64) -> i64 { if d == 0 { return 1; } return c2(d-1)+c2(d-1); }");
+    t.line("fn go() -> i64 { print(31338); return c2(60); }");
+    t.send("go()\r");
+    t.expect("\r\n31338\r\n");
     t.send("\u{3}");
     t.expect("error: <repl:c2>:1:4: interrupted");
     t.expect("tern> ");
@@ -160,7 +177,7 @@ fn ctrl_c_stops_the_running_input_and_the_session_goes_on() {
     );
     assert!(!shown.contains("5000"), "{shown:?}");
     t.send(":quit\r");
-    let status = t.child.wait().expect("tern ends");
+    let status = t.wait();
     assert_eq!(status.code(), Some(0));
 }
 
@@ -176,7 +193,7 @@ fn names_complete_with_tab_and_history_outlives_the_session() {
     t.expect("42\r\n");
     t.expect("tern> ");
     t.send(":quit\r");
-    assert_eq!(t.child.wait().expect("tern ends").code(), Some(0));
+    assert_eq!(t.wait().code(), Some(0));
     let history = std::fs::read_to_string(dir.join("data/tern/history")).expect("history saved");
     assert!(history.contains("let answer_here = 35;"), "{history}");
     assert!(history.contains("spin_count() + answer_here"), "{history}");
@@ -189,7 +206,7 @@ fn names_complete_with_tab_and_history_outlives_the_session() {
     t.expect("\x1b[1m<repl>:1:1:\x1b[0m \x1b[1;31merror\x1b[0m\x1b[1m: cannot find `spin_count`");
     t.expect("tern> ");
     t.send(":quit\r");
-    assert_eq!(t.child.wait().expect("tern ends").code(), Some(0));
+    assert_eq!(t.wait().code(), Some(0));
 }
 
 #[test]
@@ -210,5 +227,5 @@ fn a_deep_recursion_that_prints_leaves_the_session_usable() {
         assert!(shown.contains("42\r\n"), "{shown:?}");
     }
     t.send(":quit\r");
-    assert_eq!(t.child.wait().expect("tern ends").code(), Some(0));
+    assert_eq!(t.wait().code(), Some(0));
 }

@@ -4,6 +4,8 @@
 //! and `XDG_CACHE_HOME` nothing is read from or written to a shared
 //! directory. Each build's executable must print what the program says.
 
+mod child_support;
+
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -37,7 +39,7 @@ impl Base {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        cmd.output().unwrap()
+        child_support::output(&mut cmd)
     }
 
     /// Builds, asserts success and the program's own output, returns stderr.
@@ -46,7 +48,7 @@ impl Base {
         let o = self.build(env);
         let err = String::from_utf8_lossy(&o.stderr).into_owned();
         assert!(o.status.success(), "tern build: {err}");
-        let run = Command::new(self.0.join("work/hello")).output().unwrap();
+        let run = child_support::output(&mut Command::new(self.0.join("work/hello")));
         assert_eq!(String::from_utf8_lossy(&run.stdout), "the program speaks\n");
         // The build's private temporary directory is gone.
         assert_eq!(entries(&self.0.join("tmp")), Vec::<String>::new());
@@ -120,7 +122,7 @@ fn a_planted_library_of_the_right_size_is_not_linked() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let run = Command::new(base.0.join("work/hello")).output().unwrap();
+    let run = child_support::output(&mut Command::new(base.0.join("work/hello")));
     assert_eq!(String::from_utf8_lossy(&run.stdout), "the program speaks\n");
     assert_eq!(entries(&shared), [name.to_string_lossy().into_owned()]);
     assert!(std::fs::read(shared.join(name)).unwrap() == planted);

@@ -4,7 +4,8 @@
 //! `SpanHeader` field names and through a raw `[]i64` view, so the field order is
 //! checked too), the node capacity `slice_pool_pure` computes in Tern, and the node
 //! array `slice_pool` gets from the runtime; the test compares every value with
-//! `tern_runtime::span_tree::{layout, error}`.
+//! the runtime's (`tern_runtime::span_tree::mirrored::MIRRORED` for the
+//! constants, which lists every one a module declares, and `layout`).
 
 mod pool_support;
 
@@ -12,66 +13,51 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use pool_support::{Mode, run_program, scratch};
-use tern_runtime::span_tree::error;
 use tern_runtime::span_tree::layout;
+use tern_runtime::span_tree::mirrored::MIRRORED;
 
-/// The constants each module must define, with the runtime's value.
-fn constants() -> Vec<(&'static str, i64)> {
-    vec![
-        ("HEADER_WORDS", layout::HEADER_WORDS as i64),
-        ("H_MAGIC", layout::H_MAGIC as i64),
-        ("H_POOL_ID", layout::H_POOL_ID as i64),
-        ("H_ROOT", layout::H_ROOT as i64),
-        ("H_HEIGHT", layout::H_HEIGHT as i64),
-        ("H_FREE_HEAD", layout::H_FREE_HEAD as i64),
-        ("H_NODES_USED", layout::H_NODES_USED as i64),
-        ("H_SPANS", layout::H_SPANS as i64),
-        ("H_FREE_BYTES", layout::H_FREE_BYTES as i64),
-        ("H_ARENA_BYTES", layout::H_ARENA_BYTES as i64),
-        ("H_NODE_CAP", layout::H_NODE_CAP as i64),
-        ("FANOUT", layout::FANOUT as i64),
-        ("NODE_WORDS", layout::NODE_WORDS as i64),
-        ("MAGIC", layout::MAGIC),
-        ("N_KEYS", layout::N_KEYS as i64),
-        ("N_LENS", layout::N_LENS as i64),
-        ("N_KIDS", layout::N_KIDS as i64),
-        (
-            "MAX_ARENA_BYTES",
-            tern_runtime::span_tree::tree::MAX_ARENA_BYTES,
-        ),
-        ("ADDR_MASK", tern_runtime::sanitize::ADDR_MASK),
-    ]
+/// Constants of the library modules that are Tern's own, not the runtime's.
+const TERN_ONLY: [&str; 3] = ["ZERO_BLOCK", "MIN_I64", "MAX_I64"];
+
+/// The names of the top-level `const`s `module` declares.
+fn declared_constants(module: &str) -> Vec<String> {
+    let path = std::path::Path::new(pool_support::ROOT).join(format!("stdlib/{module}.tern"));
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter_map(|l| {
+            let l = l.strip_prefix("pub ").unwrap_or(l);
+            let name = l.strip_prefix("const ")?.split(':').next()?.trim();
+            Some(name.to_string())
+        })
+        .collect()
 }
 
-/// Constants only the pure module has (it implements the tree).
-fn pure_constants() -> Vec<(&'static str, i64)> {
-    vec![
-        ("MUST_MOVE", error::MUST_MOVE),
-        ("EXHAUSTED", error::EXHAUSTED),
-        ("NONE", layout::NONE),
-        ("N_COUNT", layout::N_COUNT as i64),
-        ("N_LEVEL", layout::N_LEVEL as i64),
-        ("N_NEXT_FREE", layout::N_NEXT_FREE as i64),
-        ("N_RESERVED", layout::N_RESERVED as i64),
-        ("MIN_FILL", layout::MIN_FILL as i64),
-        ("SENTINELS", layout::SENTINELS as i64),
-        ("EMPTY_KEY", layout::EMPTY_KEY as i64),
-        ("MAX_HEIGHT", layout::MAX_HEIGHT as i64),
-        ("GRANULE", layout::GRANULE),
-        ("DOUBLE_FREE", error::DOUBLE_FREE),
-        ("OUTSIDE_ARENA", error::OUTSIDE_ARENA),
-        ("BAD_SIZE", error::BAD_SIZE),
-        ("BAD_POOL", error::BAD_POOL),
-        ("NODES_EXHAUSTED", error::NODES_EXHAUSTED),
-        ("RESERVE_FAILED", error::RESERVE_FAILED),
-        ("RESIZE_FREE_SPAN", error::RESIZE_FREE_SPAN),
-        ("STALE_FREE", error::STALE_FREE),
-        ("STALE_RESIZE", error::STALE_RESIZE),
-        ("SMALL", tern_runtime::span_tree::extents::SMALL as i64),
-        ("CORRUPT_HEADER_BASE", error::CORRUPT_HEADER_BASE),
-        ("CORRUPT_NODE_BASE", error::CORRUPT_NODE_BASE),
-        ("CORRUPT_FIELD_SPAN", error::CORRUPT_FIELD_SPAN),
-    ]
+/// The runtime's value of each constant `module` mirrors: every `const` it
+/// declares is in [`MIRRORED`] or [`TERN_ONLY`], so a constant added on one
+/// side only fails here; `slice_pool_pure` (which implements the tree)
+/// mirrors all of [`MIRRORED`].
+fn constants(module: &str) -> Vec<(&'static str, i64)> {
+    let declared = declared_constants(module);
+    let unknown: Vec<_> = declared
+        .iter()
+        .filter(|d| !TERN_ONLY.contains(&d.as_str()) && !MIRRORED.iter().any(|(n, _)| n == *d))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "{module} declares {unknown:?}, which the runtime's MIRRORED list lacks"
+    );
+    if module == "slice_pool_pure" {
+        let missing: Vec<_> = MIRRORED
+            .iter()
+            .filter(|(n, _)| !declared.iter().any(|d| d == n))
+            .collect();
+        assert!(missing.is_empty(), "{module} lacks {missing:?}");
+    }
+    MIRRORED
+        .iter()
+        .filter(|(n, _)| declared.iter().any(|d| d == n))
+        .copied()
+        .collect()
 }
 
 /// Header fields in `SpanHeader` declaration order.
@@ -94,11 +80,8 @@ const ARENAS: [i64; 5] = [8, 4096, 1 << 20, 12_345_680, 1 << 34];
 fn library_pools_mirror_the_runtime_layout() {
     let mut src = String::from("use slice_pool;\nuse slice_pool_pure;\nfn main() {\n");
     let mut want: Vec<String> = Vec::new();
-    for (module, consts) in [
-        ("slice_pool", constants()),
-        ("slice_pool_pure", [constants(), pure_constants()].concat()),
-    ] {
-        for (name, value) in consts {
+    for module in ["slice_pool", "slice_pool_pure"] {
+        for (name, value) in constants(module) {
             writeln!(src, "    print({module}::{name});").unwrap();
             want.push(format!("{module}::{name} = {value}"));
         }
@@ -213,14 +196,14 @@ fn committed_stdlib_checks() {
          slice_pool_pure::free_slice(ref q, b);\n    slice_pool::finish(ref p);\n    slice_pool_pure::finish(ref q);\n}\n",
     )
     .unwrap();
-    let o = std::process::Command::new(pool_support::TERN)
-        .args(["check", file.to_str().unwrap()])
-        .env(
-            "TERN_STDLIB",
-            std::path::Path::new(pool_support::ROOT).join("stdlib"),
-        )
-        .output()
-        .unwrap();
+    let o = pool_support::child::output(
+        std::process::Command::new(pool_support::TERN)
+            .args(["check", file.to_str().unwrap()])
+            .env(
+                "TERN_STDLIB",
+                std::path::Path::new(pool_support::ROOT).join("stdlib"),
+            ),
+    );
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);

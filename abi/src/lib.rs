@@ -8,8 +8,9 @@
 //!   function the runtime defines, or the runtime does not compile);
 //! * `tern-codegen` declares its imports from [`RUNTIME_FNS`] (by [`Rt`]),
 //!   without depending on the runtime;
-//! * `tern-interp` calls every runtime function through its address with the
-//!   argument words and result type of its entry.
+//! * `tern-interp` finds runtime functions by name in the runtime's symbol
+//!   list (so through this table too) and calls them through their addresses
+//!   with the words of the program's own `extern fn` declaration.
 //!
 //! `docs/runtime-abi.md` documents each entry; a test holds the page to
 //! exactly this list, and another holds each entry's types to the runtime's

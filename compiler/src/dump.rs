@@ -63,14 +63,10 @@ pub fn dump(p: &Program) -> String {
     out
 }
 
+/// A type as written (`Program::type_name`); `()` and `str`, which a program
+/// cannot write, as `Type`'s own `Display`.
 fn ty(p: &Program, t: &Type) -> String {
-    match t {
-        Type::Struct(id) => p.struct_def(*id).name.clone(),
-        Type::Slice(e) => format!("[]{}", ty(p, e)),
-        Type::Array(e, n) => format!("[{n}]{}", ty(p, e)),
-        Type::Reusable(e) => format!("reusable[]{}", ty(p, e)),
-        other => other.to_string(),
-    }
+    p.type_name(t).unwrap_or_else(|| t.to_string())
 }
 
 fn block(p: &Program, f: &Function, b: &Block, depth: usize, out: &mut String) {

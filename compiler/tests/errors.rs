@@ -4,11 +4,18 @@
 //! one in another file). The rendered form is checked too: one
 //! `file:line:col: error: message` header per diagnostic, followed by the
 //! source line and a caret line.
+//!
+//! `TERN_BLESS=1 cargo test -p tern-compiler --test errors` rewrites the
+//! `// error:` lines of each mismatching file to what the front end reports
+//! ([`bless`]), instead of failing (refused when `CI` is set: CI checks
+//! expectations, it never writes them).
 
 mod common;
 
+use std::io::Write as _;
+
 use common::{TestLoader, root, tern_files};
-use tern_compiler::compile;
+use tern_compiler::{Diagnostics, compile};
 
 fn expectations(text: &str) -> Vec<String> {
     text.lines()
@@ -17,16 +24,70 @@ fn expectations(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether `TERN_BLESS` asks for the expectations to be rewritten (set,
+/// and neither empty nor `0`); panics when `CI` is set too.
+fn bless_mode() -> bool {
+    let on = std::env::var_os("TERN_BLESS").is_some_and(|v| !v.is_empty() && v != "0");
+    assert!(
+        !(on && std::env::var_os("CI").is_some()),
+        "TERN_BLESS and CI are both set: CI checks expectations, it never rewrites them"
+    );
+    on
+}
+
+/// `text` with its `// error:` lines replaced by `actual`: the new block
+/// where the first old line was (at the end if there was none); every other
+/// line kept.
+fn bless(text: &str, actual: &[String]) -> String {
+    let block: String = actual.iter().map(|a| format!("// error: {a}\n")).collect();
+    let mut new = String::new();
+    let mut placed = false;
+    for line in text.split_inclusive('\n') {
+        if line.trim().starts_with("// error: ") {
+            if !placed {
+                new.push_str(&block);
+                placed = true;
+            }
+        } else {
+            new.push_str(line);
+        }
+    }
+    if !placed {
+        if !new.is_empty() && !new.ends_with('\n') {
+            new.push('\n');
+        }
+        new.push_str(&block);
+    }
+    new
+}
+
+/// The diagnostics as the files write them: `LINE:COL: MESSAGE`, with the
+/// file first when it is another one.
+fn summaries(file: &str, diags: &Diagnostics) -> Vec<String> {
+    diags
+        .summaries()
+        .into_iter()
+        .map(|(f, line, col, msg)| {
+            if f == file {
+                format!("{line}:{col}: {msg}")
+            } else {
+                format!("{f}:{line}:{col}: {msg}")
+            }
+        })
+        .collect()
+}
+
 #[test]
 fn every_error_file_produces_exactly_its_diagnostics() {
+    let bless_on = bless_mode();
     let files = tern_files("tests/errors");
     assert!(files.len() >= 40, "only {} error files", files.len());
     let loader = TestLoader::default();
     let mut failures = Vec::new();
     for file in &files {
-        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let path = root().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
         let expected = expectations(&text);
-        assert!(!expected.is_empty(), "{file} has no `// error:` lines");
         let diags = match compile(file, &text, &loader) {
             Ok(_) => {
                 failures.push(format!("{file}: compiled without errors"));
@@ -34,23 +95,27 @@ fn every_error_file_produces_exactly_its_diagnostics() {
             }
             Err(d) => d,
         };
-        let actual: Vec<String> = diags
-            .summaries()
-            .into_iter()
-            .map(|(f, line, col, msg)| {
-                if f == *file {
-                    format!("{line}:{col}: {msg}")
-                } else {
-                    format!("{f}:{line}:{col}: {msg}")
-                }
-            })
-            .collect();
+        let actual = summaries(file, &diags);
         if actual != expected {
-            failures.push(format!(
-                "{file}:\n  expected:\n    {}\n  actual:\n    {}",
-                expected.join("\n    "),
-                actual.join("\n    ")
-            ));
+            if bless_on {
+                let new = bless(&text, &actual);
+                assert_eq!(
+                    expectations(&new),
+                    actual,
+                    "{file}: blessed text reads back"
+                );
+                std::fs::write(&path, new).unwrap();
+                // Straight to stderr: `eprintln!` is captured.
+                let _ = writeln!(std::io::stderr(), "blessed: {file}");
+            } else if expected.is_empty() {
+                failures.push(format!("{file} has no `// error:` lines"));
+            } else {
+                failures.push(format!(
+                    "{file}:\n  expected:\n    {}\n  actual:\n    {}",
+                    expected.join("\n    "),
+                    actual.join("\n    ")
+                ));
+            }
             continue;
         }
         // Rendering: each header exactly once, each followed by a snippet
@@ -74,7 +139,28 @@ fn every_error_file_produces_exactly_its_diagnostics() {
             );
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{}\n(`TERN_BLESS=1 cargo test -p tern-compiler --test errors` rewrites the \
+         `// error:` lines: docs/testing.md)",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn bless_replaces_the_error_lines_in_place_and_keeps_the_rest() {
+    let actual = ["1:4: new".to_string(), "m.tern:2:1: other".to_string()];
+    assert_eq!(
+        bless(
+            "fn main() {}\n// error: 1:4: old\n// error: 9:9: gone\n// note\n",
+            &actual
+        ),
+        "fn main() {}\n// error: 1:4: new\n// error: m.tern:2:1: other\n// note\n"
+    );
+    assert_eq!(
+        bless("fn main() {}", &actual[..1]),
+        "fn main() {}\n// error: 1:4: new\n"
+    );
 }
 
 /// The full rendered form of one diagnostic with a label and a note.
@@ -94,6 +180,41 @@ fn rendering_of_an_immutable_assignment_is_exact() {
     );
 }
 
+/// The note says what to write for the kind of binding assigned: `var` for
+/// a `let`, `ref` (or a copy) for a value parameter, a copy for a `for`
+/// variable.
+#[test]
+fn the_note_of_an_immutable_assignment_fits_the_binding() {
+    let cases = [
+        (
+            "fn main() {\n    let x = 1;\n    x = 2;\n}\n",
+            "declare `x` with `var` to make it mutable",
+        ),
+        (
+            "fn f(x: i64) {\n    x = 2;\n}\nfn main() { f(1); }\n",
+            "`x` is a value parameter: declare it `ref x: T` to change the caller's variable, or copy it into a `var`",
+        ),
+        (
+            "fn main() {\n    for i in 0..3 {\n        i = 5;\n    }\n}\n",
+            "a `for` variable is immutable: copy `i` into a `var` to change it",
+        ),
+        (
+            "fn main() {\n    let xs = [1, 2];\n    for k, x in xs[..] {\n        k += x;\n    }\n}\n",
+            "a `for` variable is immutable: copy `k` into a `var` to change it",
+        ),
+    ];
+    for (src, note) in cases {
+        let rendered = compile("t.tern", src, &TestLoader::default())
+            .unwrap_err()
+            .render();
+        let notes: Vec<&str> = rendered
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("= note: "))
+            .collect();
+        assert_eq!(notes, [note], "{src}\n{rendered}");
+    }
+}
+
 #[test]
 fn rendering_of_a_simple_error_is_header_line_and_caret() {
     let src = "fn main() {\n    print(1 + true);\n}\n";
@@ -105,29 +226,4 @@ fn rendering_of_a_simple_error_is_header_line_and_caret() {
            |           ^^^^^^^^\n"
     );
     assert_eq!(d.len(), 1);
-}
-
-/// Not a check: prints what each error file produces, in the expectation
-/// format, for writing new files (`cargo test --test errors -- --ignored
-/// --nocapture`). Review the output before copying it.
-#[test]
-#[ignore]
-fn show_actual_diagnostics() {
-    let loader = TestLoader::default();
-    for file in tern_files("tests/errors") {
-        let text = std::fs::read_to_string(root().join(&file)).unwrap();
-        println!("== {file}");
-        match compile(&file, &text, &loader) {
-            Ok(_) => println!("(no errors)"),
-            Err(d) => {
-                for (f, line, col, msg) in d.summaries() {
-                    if f == file {
-                        println!("// error: {line}:{col}: {msg}");
-                    } else {
-                        println!("// error: {f}:{line}:{col}: {msg}");
-                    }
-                }
-            }
-        }
-    }
 }

@@ -10,6 +10,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use tern_compiler::tir::visit::{self, Part};
 use tern_compiler::tir::{
     Arg, Block, Builtin, Expr, ExprKind, Function, LocalId, Program, Stmt, Type,
 };
@@ -89,19 +90,6 @@ pub fn site(e: &Expr) -> usize {
 /// backend's `Repr::Mem`): fixed arrays and structs.
 pub fn is_mem(ty: &Type) -> bool {
     matches!(ty, Type::Array(..) | Type::Struct(_))
-}
-
-/// Whether evaluating `e` yields an aggregate in a temporary nobody else
-/// refers to, as opposed to a place (the backend's `is_fresh_aggregate`).
-pub fn is_fresh_aggregate(e: &Expr) -> bool {
-    matches!(
-        e.kind,
-        ExprKind::Call { .. }
-            | ExprKind::StructLit { .. }
-            | ExprKind::ArrayRepeat { .. }
-            | ExprKind::ArrayLit(_)
-            | ExprKind::Bytes(_)
-    )
 }
 
 /// Lays out the frame of `f`, and collects its string literals into `strings`.
@@ -235,47 +223,28 @@ impl<'p> LayoutBuilder<'p> {
     }
 
     fn stmt(&mut self, stmt: &'p Stmt, children: &mut Vec<Node<'p>>) {
-        match stmt {
-            Stmt::Let { local, init } => {
-                // The backend's `Stmt::Let`: a fresh aggregate's temporary
-                // becomes the local's storage.
-                let first_let = self.seen_let.insert(*local);
-                if first_let && is_mem(&init.ty) && is_fresh_aggregate(init) {
-                    let offset = self.temp(init);
-                    self.adopted.insert(*local, offset);
-                }
-                children.push(Node::Expr(init));
+        if let Stmt::Let { local, init } = stmt {
+            // The backend's `Stmt::Let`: a fresh aggregate's temporary
+            // becomes the local's storage.
+            let first_let = self.seen_let.insert(*local);
+            if first_let && is_mem(&init.ty) && init.is_fresh_aggregate() {
+                let offset = self.temp(init);
+                self.adopted.insert(*local, offset);
             }
+        }
+        match stmt {
+            // The value before the place, as the evaluator runs them (so
+            // temporaries get their offsets in the order they are made).
             Stmt::Assign { place, value } | Stmt::CompoundAssign { place, value, .. } => {
                 children.push(Node::Expr(value));
                 children.push(Node::Expr(place));
             }
-            Stmt::Expr(e) => children.push(Node::Expr(e)),
-            Stmt::If { cond, then, else_ } => {
-                children.push(Node::Expr(cond));
-                children.push(Node::Block(then));
-                if let Some(e) = else_ {
-                    children.push(Node::Block(e));
-                }
-            }
-            Stmt::While { cond, body } => {
-                children.push(Node::Expr(cond));
-                children.push(Node::Block(body));
-            }
-            Stmt::For {
-                start, end, body, ..
-            } => {
-                children.push(Node::Expr(start));
-                children.push(Node::Expr(end));
-                children.push(Node::Block(body));
-            }
-            Stmt::ForEach { seq, body, .. } => {
-                children.push(Node::Expr(seq));
-                children.push(Node::Block(body));
-            }
-            Stmt::Block(b) => children.push(Node::Block(b)),
-            Stmt::Return(Some(e)) => children.push(Node::Expr(e)),
-            Stmt::Return(None) | Stmt::Break | Stmt::Continue => {}
+            _ => visit::stmt_parts(stmt, &mut |p| {
+                children.push(match p {
+                    Part::Expr(e) => Node::Expr(e),
+                    Part::Block(b) => Node::Block(b),
+                })
+            }),
         }
     }
 
@@ -285,37 +254,18 @@ impl<'p> LayoutBuilder<'p> {
         children: &mut Vec<Node<'p>>,
         strings: &mut HashMap<String, Box<[u8]>>,
     ) {
+        // What each expression lays out itself; its children follow
+        // (`visit::expr_children`, in evaluation order).
         match &e.kind {
-            // A text's copy lives in its hidden local, laid out as any local.
-            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Local(_) | ExprKind::Text { .. } => {}
-            ExprKind::Str(s) => {
-                if !strings.contains_key(s) {
-                    // An empty literal still gets one byte, so that every
-                    // string has a distinct, valid address (as the backend's
-                    // data objects).
-                    let bytes: Box<[u8]> = if s.is_empty() {
-                        Box::new([0])
-                    } else {
-                        s.as_bytes().into()
-                    };
-                    strings.insert(s.clone(), bytes);
-                }
-            }
-            ExprKind::Field(base, _) => children.push(Node::Expr(base)),
-            ExprKind::Index(base, idx) => {
-                children.push(Node::Expr(base));
-                children.push(Node::Expr(idx));
-            }
-            ExprKind::SliceRange { base, lo, hi } => {
-                children.push(Node::Expr(base));
-                children.extend([lo, hi].into_iter().flatten().map(|x| Node::Expr(x)));
-            }
-            ExprKind::Unary(_, x) | ExprKind::Cast(x) | ExprKind::Len(x) => {
-                children.push(Node::Expr(x))
-            }
-            ExprKind::Binary(_, l, r) => {
-                children.push(Node::Expr(l));
-                children.push(Node::Expr(r));
+            // An empty literal still gets one byte, so that every string has
+            // a distinct, valid address (as the backend's data objects).
+            ExprKind::Str(s) if !strings.contains_key(s) => {
+                let bytes: Box<[u8]> = if s.is_empty() {
+                    Box::new([0])
+                } else {
+                    s.as_bytes().into()
+                };
+                strings.insert(s.clone(), bytes);
             }
             ExprKind::Call { args, .. } | ExprKind::CallExtern { args, .. } => {
                 // An aggregate result: the caller's slot the callee writes.
@@ -324,33 +274,19 @@ impl<'p> LayoutBuilder<'p> {
                 }
                 for arg in args {
                     match arg {
-                        Arg::Value(x) => {
-                            // A place passed by value is copied at the call.
-                            if is_mem(&x.ty) && !is_fresh_aggregate(x) {
-                                self.temp(x);
-                            }
-                            children.push(Node::Expr(x));
+                        // A place passed by value is copied at the call.
+                        Arg::Value(x) if is_mem(&x.ty) && !x.is_fresh_aggregate() => {
+                            self.temp(x);
                         }
-                        Arg::Ref(x) => {
-                            self.mark_addressed(x);
-                            children.push(Node::Expr(x));
-                        }
+                        Arg::Value(_) => {}
+                        Arg::Ref(x) => self.mark_addressed(x),
                     }
                 }
             }
-            ExprKind::StructLit { fields, .. } => {
-                self.temp(e);
-                children.extend(fields.iter().map(Node::Expr));
-            }
-            ExprKind::ArrayRepeat { value, .. } => {
-                self.temp(e);
-                children.push(Node::Expr(value));
-            }
-            ExprKind::ArrayLit(items) => {
-                self.temp(e);
-                children.extend(items.iter().map(Node::Expr));
-            }
-            ExprKind::Bytes(_) => {
+            ExprKind::StructLit { .. }
+            | ExprKind::ArrayRepeat { .. }
+            | ExprKind::ArrayLit(_)
+            | ExprKind::Bytes(_) => {
                 self.temp(e);
             }
             ExprKind::Builtin(builtin, args) => {
@@ -360,9 +296,11 @@ impl<'p> LayoutBuilder<'p> {
                 {
                     self.mark_addressed(x);
                 }
-                children.extend(args.iter().map(Node::Expr));
             }
+            // A text's copy lives in its hidden local, laid out as any local.
+            _ => {}
         }
+        visit::expr_children(e, &mut |x| children.push(Node::Expr(x)));
     }
 
     /// The backend's `collect_addressed`: a place that is a local itself.

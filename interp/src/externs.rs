@@ -101,14 +101,19 @@ fn process_symbol(name: &str) -> Option<usize> {
 
 /// Calls the C function at `addr` with `words` (at most six; the rest of the
 /// six registers hold 0) and returns the result register.
-pub fn call_native(addr: usize, words: &[i64]) -> i64 {
+///
+/// # Safety
+///
+/// `addr` is a C function taking at most six integer-class arguments, whose
+/// pointer arguments among `words` are valid for what it does with them (see
+/// the module docs for why passing six registers is sound on the supported
+/// targets).
+pub unsafe fn call_native(addr: usize, words: &[i64]) -> i64 {
     type Six = unsafe extern "C" fn(i64, i64, i64, i64, i64, i64) -> i64;
-    // SAFETY: `addr` is a function the dynamic linker found under the name
-    // the program declared; see the module docs for why passing six integer
-    // registers to it is sound on the supported targets.
+    // SAFETY: `addr` is a function (the caller's contract).
     let f = unsafe { std::mem::transmute::<usize, Six>(addr) };
     let w = |i: usize| word(words, i);
-    // SAFETY: as above; the program declared the signature.
+    // SAFETY: the caller's contract.
     unsafe { f(w(0), w(1), w(2), w(3), w(4), w(5)) }
 }
 
@@ -162,7 +167,9 @@ mod tests {
     #[test]
     fn runtime_calls_without_side_effects_answer_like_the_runtime() {
         let call = |name: &str, words: &[i64]| match resolve(&ext(name, vec![])).unwrap() {
-            Extern::Native(addr) => call_native(addr, words),
+            // SAFETY: runtime functions of at most two integer arguments,
+            // given no pointer they dereference.
+            Extern::Native(addr) => unsafe { call_native(addr, words) },
             other => panic!("{other:?}"),
         };
         assert_eq!(
@@ -191,7 +198,8 @@ mod tests {
         let Extern::Native(addr) = labs else {
             panic!("labs should be a native call, got {labs:?}");
         };
-        assert_eq!(call_native(addr, &[-42]), 42);
+        // SAFETY: `labs(long)`, one integer.
+        assert_eq!(unsafe { call_native(addr, &[-42]) }, 42);
         let seven = vec![(Type::I64, false); 7];
         assert!(matches!(
             resolve(&ext("labs", seven)).unwrap(),

@@ -18,12 +18,19 @@ use crate::ops;
 pub type Addr = i64;
 
 /// `memmove(dst, src, n)`; `n == 0` touches nothing.
-pub fn copy(dst: Addr, src: Addr, n: u64) {
+///
+/// # Safety
+///
+/// `[src, src + n)` must be readable and `[dst, dst + n)` writable memory
+/// that no Rust reference covers: the program's own (a frame slot, a
+/// temporary, a literal, a pool or array span), found by the same checks
+/// compiled code makes. Only `unsafe::` code can hand over an address that is
+/// not; it then faults as compiled code would (module docs).
+pub unsafe fn copy(dst: Addr, src: Addr, n: u64) {
     if n == 0 {
         return;
     }
-    // SAFETY: the addresses are the program's; an invalid one faults and the
-    // runtime's handler ends the run, as it would for compiled code.
+    // SAFETY: the caller's contract.
     unsafe {
         libc::memmove(
             dst as *mut libc::c_void,
@@ -35,10 +42,15 @@ pub fn copy(dst: Addr, src: Addr, n: u64) {
 
 /// Reads the canonical value of scalar type `ty` stored at `addr` (1, 4 or 8
 /// bytes, native byte order, no alignment required).
-pub fn load_scalar(ty: &Type, addr: Addr) -> i64 {
+///
+/// # Safety
+///
+/// As [`copy`]'s source, for the scalar's width.
+pub unsafe fn load_scalar(ty: &Type, addr: Addr) -> i64 {
     let mut buf = [0u8; 8];
     let width = scalar_width(ty);
-    copy(buf.as_mut_ptr() as Addr, addr, width);
+    // SAFETY: `buf` holds 8 bytes; `addr` is the caller's contract.
+    unsafe { copy(buf.as_mut_ptr() as Addr, addr, width) };
     match width {
         1 => i64::from(buf[0]),
         4 => i64::from(i32::from_ne_bytes([buf[0], buf[1], buf[2], buf[3]])),
@@ -47,7 +59,11 @@ pub fn load_scalar(ty: &Type, addr: Addr) -> i64 {
 }
 
 /// Stores scalar `v` of type `ty` at `addr` (its low 1, 4 or 8 bytes).
-pub fn store_scalar(ty: &Type, v: i64, addr: Addr) {
+///
+/// # Safety
+///
+/// As [`copy`]'s destination, for the scalar's width.
+pub unsafe fn store_scalar(ty: &Type, v: i64, addr: Addr) {
     let width = scalar_width(ty);
     let bytes = match width {
         1 => [v as u8, 0, 0, 0, 0, 0, 0, 0],
@@ -57,21 +73,36 @@ pub fn store_scalar(ty: &Type, v: i64, addr: Addr) {
         }
         _ => v.to_ne_bytes(),
     };
-    copy(addr, bytes.as_ptr() as Addr, width);
+    // SAFETY: `bytes` holds 8 bytes; `addr` is the caller's contract.
+    unsafe { copy(addr, bytes.as_ptr() as Addr, width) };
 }
 
 /// Reads the two words `(ptr, len)` of a slice at `addr`.
-pub fn load_pair(addr: Addr) -> (i64, i64) {
-    (
-        load_scalar(&Type::I64, addr),
-        load_scalar(&Type::I64, addr.wrapping_add(8)),
-    )
+///
+/// # Safety
+///
+/// As [`copy`]'s source, for 16 bytes.
+pub unsafe fn load_pair(addr: Addr) -> (i64, i64) {
+    // SAFETY: the caller's contract covers both words.
+    unsafe {
+        (
+            load_scalar(&Type::I64, addr),
+            load_scalar(&Type::I64, addr.wrapping_add(8)),
+        )
+    }
 }
 
 /// Stores the two words `(ptr, len)` of a slice at `addr`.
-pub fn store_pair(p: i64, l: i64, addr: Addr) {
-    store_scalar(&Type::I64, p, addr);
-    store_scalar(&Type::I64, l, addr.wrapping_add(8));
+///
+/// # Safety
+///
+/// As [`copy`]'s destination, for 16 bytes.
+pub unsafe fn store_pair(p: i64, l: i64, addr: Addr) {
+    // SAFETY: the caller's contract covers both words.
+    unsafe {
+        store_scalar(&Type::I64, p, addr);
+        store_scalar(&Type::I64, l, addr.wrapping_add(8));
+    }
 }
 
 fn scalar_width(ty: &Type) -> u64 {
@@ -179,14 +210,17 @@ mod tests {
     fn scalars_round_trip_in_their_width() {
         let mut cell = [0xAAu8; 16];
         let at = cell.as_mut_ptr() as Addr;
-        store_scalar(&Type::I32, -2, at);
-        assert_eq!(load_scalar(&Type::I32, at), -2);
-        assert_eq!(cell[4], 0xAA, "an i32 store writes 4 bytes");
-        store_scalar(&Type::U8, 255, at.wrapping_add(8));
-        assert_eq!(load_scalar(&Type::U8, at.wrapping_add(8)), 255);
-        assert_eq!(cell[9], 0xAA, "a u8 store writes 1 byte");
-        store_pair(7, -9, at);
-        assert_eq!(load_pair(at), (7, -9));
+        // SAFETY: every access is inside `cell`'s 16 bytes.
+        unsafe {
+            store_scalar(&Type::I32, -2, at);
+            assert_eq!(load_scalar(&Type::I32, at), -2);
+            assert_eq!(cell[4], 0xAA, "an i32 store writes 4 bytes");
+            store_scalar(&Type::U8, 255, at.wrapping_add(8));
+            assert_eq!(load_scalar(&Type::U8, at.wrapping_add(8)), 255);
+            assert_eq!(cell[9], 0xAA, "a u8 store writes 1 byte");
+            store_pair(7, -9, at);
+            assert_eq!(load_pair(at), (7, -9));
+        }
     }
 
     #[test]
@@ -194,11 +228,14 @@ mod tests {
         let mut stack = Stack::new(1024).expect("region");
         let (a, mark) = stack.push(24, 32).expect("fits");
         assert_eq!(a % 16, 0);
-        store_scalar(&Type::I64, -1, a);
+        // SAFETY: the frame's first word.
+        unsafe { store_scalar(&Type::I64, -1, a) };
         stack.pop(mark);
         let (b, _) = stack.push(24, 32).expect("fits again");
         assert_eq!(b, a);
-        assert_eq!(load_scalar(&Type::I64, b), 0, "a reused frame is zeroed");
+        // SAFETY: as above.
+        let first = unsafe { load_scalar(&Type::I64, b) };
+        assert_eq!(first, 0, "a reused frame is zeroed");
         assert!(
             stack.push(16, 2048).is_none(),
             "charged more than the stack"

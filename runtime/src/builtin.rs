@@ -4,11 +4,11 @@
 //! arena (default [`DEFAULT_POOL_BYTES`], reserved and committed lazily).
 //!
 //! No lock: Tern code runs on one thread at a time (a program on its main
-//! thread; the REPL evaluates one input at a time, and a worker that failed is
-//! parked only after the pool operation returned). An uncontended mutex would
-//! still cost two atomic operations on every `reusable` operation, a
-//! measurable share of the tree's fast path and a bias in the
-//! `slice_pool` vs `reusable[]` comparison.
+//! thread; the REPL evaluates one input at a time on one worker thread, and a
+//! runtime error jumps out of a pool operation only once it holds nothing).
+//! An uncontended mutex would still cost two atomic operations on every
+//! `reusable` operation, a measurable share of the tree's fast path and a
+//! bias in the `slice_pool` vs `reusable[]` comparison.
 
 use std::cell::UnsafeCell;
 

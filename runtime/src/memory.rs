@@ -187,7 +187,7 @@ pub fn resident_bytes(base: *const u8, bytes: usize) -> usize {
 /// `p` must be valid for writes of `bytes` bytes.
 #[inline(always)]
 pub unsafe fn zero(p: *mut u8, bytes: usize) {
-    // SAFETY (every arm): the caller's contract.
+    // SAFETY: the caller's contract (every arm).
     unsafe {
         if (8..=16).contains(&bytes) {
             p.cast::<u64>().write_unaligned(0);

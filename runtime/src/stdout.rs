@@ -18,8 +18,9 @@
 //! a writer copies new bytes past `end` before publishing the new `end`, and
 //! a flush advances `start` after each `write(2)`, so at any instant the
 //! handler can write exactly the pending bytes, never a torn or repeated
-//! part. The lock is a flag rather than a `Mutex` so that a host that parks a
-//! faulted thread (the REPL) can release it ([`recover_after_fault`]).
+//! part. The lock is a flag rather than a `Mutex` so that a host that jumps a
+//! faulted thread out of its frames (the REPL) can release it
+//! ([`recover_after_fault`]).
 
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
@@ -108,10 +109,10 @@ pub(crate) fn flush_in_signal() {
     }
 }
 
-/// For a host that parks a thread which faulted, possibly while holding the
-/// lock (the REPL): releases it. The buffer itself is consistent at any
-/// instant (module docs). Only call it once the faulted thread will never run
-/// again.
+/// For a host that jumps a faulted thread out of its frames, possibly while
+/// it held the lock (the REPL): releases it. The buffer itself is consistent
+/// at any instant (module docs). Only call it once the frames that faulted
+/// will never run again.
 pub fn recover_after_fault() {
     OUT.locked.store(false, Ordering::Release);
 }

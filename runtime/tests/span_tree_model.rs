@@ -306,17 +306,6 @@ proptest! {
     }
 
     #[test]
-    fn portable_scans_match_model(ops in prop::collection::vec(op(), 1..400)) {
-        // Only in the child process (see `portable_scans_in_a_child_process`):
-        // the switch is process-wide.
-        if std::env::var_os("TERN_CHILD").is_some() {
-            tern_runtime::span_tree::scan::set_portable_only(true);
-            replay::<Unchecked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
-            replay::<Checked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
-        }
-    }
-
-    #[test]
     fn unchecked_runs_on_one_place_match_model(ops in prop::collection::vec(run_op(), 1..600)) {
         replay::<Unchecked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
     }
@@ -330,14 +319,37 @@ proptest! {
         replay_checking::<Unchecked>(DEEP_ARENA, &ops, 16).map_err(TestCaseError::fail)?;
         replay_checking::<Checked>(DEEP_ARENA, &ops, 16).map_err(TestCaseError::fail)?;
     }
+}
 
-    #[test]
-    fn portable_scans_match_model_on_deep_trees(ops in deep_ops()) {
-        if std::env::var_os("TERN_CHILD").is_some() {
-            tern_runtime::span_tree::scan::set_portable_only(true);
+/// Child fixture: the portable node scans against the model. Only in a
+/// process of its own (`portable_scans_in_a_child_process`): the switch is
+/// process-wide.
+#[test]
+#[ignore = "child fixture: run by portable_scans_in_a_child_process with --ignored --exact"]
+fn portable_scans_match_model() {
+    child::require_child();
+    tern_runtime::span_tree::scan::set_portable_only(true);
+    proptest!(
+        ProptestConfig { cases: cases(), ..ProptestConfig::default() },
+        |(ops in prop::collection::vec(op(), 1..400))| {
+            replay::<Unchecked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+            replay::<Checked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+        }
+    );
+}
+
+/// Child fixture: [`portable_scans_match_model`] on deep trees.
+#[test]
+#[ignore = "child fixture: run by portable_scans_in_a_child_process with --ignored --exact"]
+fn portable_scans_match_model_on_deep_trees() {
+    child::require_child();
+    tern_runtime::span_tree::scan::set_portable_only(true);
+    proptest!(
+        ProptestConfig { cases: deep_cases(), ..ProptestConfig::default() },
+        |(ops in deep_ops())| {
             replay_checking::<Unchecked>(DEEP_ARENA, &ops, 16).map_err(TestCaseError::fail)?;
         }
-    }
+    );
 }
 
 /// A long deterministic run that builds a multi-level tree (hundreds of spans) and

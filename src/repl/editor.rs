@@ -97,7 +97,7 @@ impl Input {
         if terminal && let Ok(mut editor) = Editor::<Names, DefaultHistory>::new() {
             let names = Rc::new(RefCell::new(Vec::new()));
             editor.set_helper(Some(Names(names.clone())));
-            let history = history_file();
+            let history = crate::config::history_file();
             if let Some(path) = &history {
                 // A missing file is a first session.
                 let _ = editor.load_history(path);
@@ -161,13 +161,4 @@ impl Input {
             *names.borrow_mut() = new;
         }
     }
-}
-
-/// `$XDG_DATA_HOME/tern/history`, else `$HOME/.local/share/tern/history`.
-fn history_file() -> Option<PathBuf> {
-    let data = match std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(std::env::var_os("HOME")?).join(".local/share"),
-    };
-    Some(data.join("tern").join("history"))
 }

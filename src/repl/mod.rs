@@ -3,7 +3,7 @@
 //! * `editor` — input lines: the line editor (history, completion) or stdin;
 //! * `session` — items, bindings, slots; each input as a whole program;
 //! * `exec` — running JIT code on a worker thread that a runtime error or a
-//!   fault parks instead of ending the process;
+//!   fault returns to its waiting point instead of ending the process;
 //! * `value` — how values and types are shown.
 //!
 //! With a terminal, input is read with line editing, history kept between

@@ -14,7 +14,7 @@ const MAX_ELEMENTS: u64 = 32;
 /// `ptr` points to a readable, initialised value of `ty` laid out as
 /// `p.layout(ty)` says.
 pub unsafe fn format_value(p: &Program, ty: &Type, ptr: *const u8) -> String {
-    // SAFETY (all reads): within the value the caller vouches for.
+    // SAFETY: every read is within the value the caller vouches for.
     unsafe {
         match ty {
             Type::I64 => ptr.cast::<i64>().read_unaligned().to_string(),

@@ -1,11 +1,16 @@
 //! Running one child process from a test: its stdin given, its output
 //! collected, and killed after a timeout, so a hang fails the test instead of
-//! stalling CI. Every test that starts a child uses this one helper.
+//! stalling CI. Every child a test in `tests/*.rs` starts goes through this
+//! module: [`run`] / [`run_timed`] (the caller judges a timeout),
+//! [`output`] / [`output_with_input`] (`Command::output` with [`PATIENCE`],
+//! panicking on a timeout), or, for a child whose stdio the test sets up
+//! itself (a pseudo-terminal, `/dev/full`, a pipe it reads), [`wait_timed`]
+//! / [`wait`] after its own `spawn`.
 
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long a test waits for one child by default: long enough for a debug
@@ -20,6 +25,40 @@ pub fn run(cmd: Command, stdin: Option<&[u8]>, timeout: Duration) -> Output {
 
 /// [`run`], and whether the child was killed for running past `timeout`.
 pub fn run_timed(mut cmd: Command, stdin: Option<&[u8]>, timeout: Duration) -> (Output, bool) {
+    run_timed_mut(&mut cmd, stdin, timeout)
+}
+
+/// `cmd.output()` with a timeout: stdin `/dev/null`, stdout and stderr
+/// collected; panics if `cmd` cannot start or runs past [`PATIENCE`].
+pub fn output(cmd: &mut Command) -> Output {
+    let r = run_timed_mut(cmd, None, PATIENCE);
+    checked(cmd, r)
+}
+
+/// [`output`] with `stdin` written to the child's standard input.
+pub fn output_with_input(cmd: &mut Command, stdin: &[u8]) -> Output {
+    let r = run_timed_mut(cmd, Some(stdin), PATIENCE);
+    checked(cmd, r)
+}
+
+/// [`wait_timed`] with [`PATIENCE`], panicking on a timeout.
+pub fn wait(child: Child) -> Output {
+    let (o, timed_out) = wait_timed(child, None, PATIENCE);
+    assert!(!timed_out, "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+fn checked(cmd: &Command, (o, timed_out): (Output, bool)) -> Output {
+    assert!(
+        !timed_out,
+        "{cmd:?} ran past {} s and was killed; its stderr:\n{}",
+        PATIENCE.as_secs(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+fn run_timed_mut(cmd: &mut Command, stdin: Option<&[u8]>, timeout: Duration) -> (Output, bool) {
     cmd.stdin(if stdin.is_some() {
         Stdio::piped()
     } else {
@@ -27,7 +66,20 @@ pub fn run_timed(mut cmd: Command, stdin: Option<&[u8]>, timeout: Duration) -> (
     })
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {cmd:?}: {e}"));
+    // Its own process group, so that a timeout also ends what it started
+    // (`tern build` runs the C compiler), which would otherwise keep the
+    // output pipes open.
+    std::os::unix::process::CommandExt::process_group(cmd, 0);
+    let child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {cmd:?}: {e}"));
+    wait_timed(child, stdin, timeout)
+}
+
+/// Waits for `child`, which the caller spawned with stdio of its choosing,
+/// or kills it after `timeout` (then its stderr ends with a line saying so).
+/// Its stdin, if piped and not taken, gets `stdin` and is closed; its stdout
+/// and stderr, if piped and not taken, are collected (otherwise empty).
+/// Returns the output and whether the child was killed for the timeout.
+pub fn wait_timed(mut child: Child, stdin: Option<&[u8]>, timeout: Duration) -> (Output, bool) {
     let input = stdin.map(<[u8]>::to_vec);
     let mut pipe = child.stdin.take();
     // Writer and readers on their own threads, so a chatty child never
@@ -38,16 +90,20 @@ pub fn run_timed(mut cmd: Command, stdin: Option<&[u8]>, timeout: Duration) -> (
         }
         drop(pipe);
     });
-    let mut out = child.stdout.take().expect("stdout pipe");
-    let mut err = child.stderr.take().expect("stderr pipe");
+    let out = child.stdout.take();
+    let err = child.stderr.take();
     let out_t = std::thread::spawn(move || {
         let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
+        if let Some(mut p) = out {
+            let _ = p.read_to_end(&mut v);
+        }
         v
     });
     let err_t = std::thread::spawn(move || {
         let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
+        if let Some(mut p) = err {
+            let _ = p.read_to_end(&mut v);
+        }
         v
     });
     let start = Instant::now();
@@ -58,6 +114,12 @@ pub fn run_timed(mut cmd: Command, stdin: Option<&[u8]>, timeout: Duration) -> (
         }
         if start.elapsed() > timeout {
             timed_out = true;
+            if let Ok(pid) = i32::try_from(child.id()) {
+                // SAFETY: plain syscall. A group of that id exists only if
+                // the child leads one (`run_timed` makes it), so only what
+                // the child started dies.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+            }
             let _ = child.kill();
             break child.wait().expect("wait for killed child");
         }

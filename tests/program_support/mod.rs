@@ -21,6 +21,10 @@
 //! no stderr, status 0); if it has none, they are held to the unqualified
 //! lines, i.e. the output must be the same with and without the flags. An
 //! unknown flag set in brackets is an error of the file.
+//!
+//! With `TERN_BLESS=1` (see [`bless_mode`]), `tests/programs.rs` rewrites
+//! the expectations of a file whose runs mismatch to what they did
+//! ([`bless`]) instead of failing.
 
 #![allow(dead_code)]
 
@@ -41,7 +45,7 @@ pub const TERN: &str = env!("CARGO_BIN_EXE_tern");
 pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// What a program file expects of a run.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expect {
     pub out: Vec<String>,
     pub err: Vec<String>,
@@ -89,6 +93,50 @@ pub fn parse_expectations(text: &str) -> Expect {
     parse_all(text).plain
 }
 
+/// The field of an expectation line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Field {
+    Out,
+    Err,
+    Exit,
+    Stdin,
+    Args,
+}
+
+/// One line of a file read as an expectation: its flag set (`None`:
+/// unqualified), field and value; `None` for any other line. Panics on an
+/// unknown flag set.
+fn expectation_line(line: &str) -> Option<(Option<String>, Field, String)> {
+    let rest = line.trim_start().strip_prefix("//")?;
+    let mut rest = rest.trim_start();
+    let mut flags = None;
+    if let Some(q) = rest.strip_prefix('[') {
+        let (set, after) = q.split_once(']')?;
+        let set = set.trim();
+        assert!(
+            FLAG_SETS.contains(&set),
+            "unknown flag set `[{set}]` in an expectation (known: {FLAG_SETS:?})"
+        );
+        flags = Some(set.to_string());
+        rest = after.trim_start();
+    }
+    let field = |key: &str| {
+        rest.strip_prefix(key)
+            .map(|v| v.strip_prefix(' ').unwrap_or(v).to_string())
+    };
+    let mut fields = vec![
+        ("out:", Field::Out),
+        ("err:", Field::Err),
+        ("exit:", Field::Exit),
+    ];
+    if flags.is_none() {
+        fields.splice(0..0, [("stdin:", Field::Stdin), ("args:", Field::Args)]);
+    }
+    fields
+        .into_iter()
+        .find_map(|(key, f)| field(key).map(|v| (flags.clone(), f, v)))
+}
+
 /// Every expectation in the comments of `text` (see the module docs). Panics
 /// on a malformed line (a bad `exit:` number, an unknown flag set).
 pub fn parse_all(text: &str) -> Expectations {
@@ -99,52 +147,146 @@ pub fn parse_all(text: &str) -> Expectations {
         args: Vec::new(),
     };
     for line in text.lines() {
-        let line = line.trim_start();
-        let Some(rest) = line.strip_prefix("//") else {
+        let Some((flags, field, v)) = expectation_line(line) else {
             continue;
         };
-        let mut rest = rest.trim_start();
-        let mut flags = None;
-        if let Some(q) = rest.strip_prefix('[') {
-            let Some((set, after)) = q.split_once(']') else {
-                continue;
-            };
-            let set = set.trim();
-            assert!(
-                FLAG_SETS.contains(&set),
-                "unknown flag set `[{set}]` in an expectation (known: {FLAG_SETS:?})"
-            );
-            flags = Some(set.to_string());
-            rest = after.trim_start();
-        }
-        let field = |key: &str| {
-            rest.strip_prefix(key)
-                .map(|v| v.strip_prefix(' ').unwrap_or(v).to_string())
-        };
-        if flags.is_none() {
-            if let Some(v) = field("stdin:") {
-                all.stdin.extend_from_slice(v.as_bytes());
-                all.stdin.push(b'\n');
-                continue;
-            }
-            if let Some(v) = field("args:") {
-                all.args.extend(v.split_whitespace().map(str::to_string));
-                continue;
-            }
-        }
         let e = match &flags {
             None => &mut all.plain,
             Some(f) => all.by_flags.entry(f.clone()).or_insert_with(empty),
         };
-        if let Some(v) = field("out:") {
-            e.out.push(v);
-        } else if let Some(v) = field("err:") {
-            e.err.push(v);
-        } else if let Some(v) = field("exit:") {
-            e.exit = v.trim().parse().expect("`// exit:` takes a number");
+        match field {
+            Field::Stdin => {
+                all.stdin.extend_from_slice(v.as_bytes());
+                all.stdin.push(b'\n');
+            }
+            Field::Args => all.args.extend(v.split_whitespace().map(str::to_string)),
+            Field::Out => e.out.push(v),
+            Field::Err => e.err.push(v),
+            Field::Exit => e.exit = v.trim().parse().expect("`// exit:` takes a number"),
         }
     }
     all
+}
+
+/// Whether `TERN_BLESS` asks the harness to rewrite expectations instead of
+/// failing (set, and neither empty nor `0`). Panics when `CI` is set too:
+/// CI checks the expectations, it never writes them.
+pub fn bless_mode() -> bool {
+    let on = std::env::var_os("TERN_BLESS").is_some_and(|v| !v.is_empty() && v != "0");
+    assert!(
+        !(on && std::env::var_os("CI").is_some()),
+        "TERN_BLESS and CI are both set: CI checks expectations, it never rewrites them"
+    );
+    on
+}
+
+/// What one run did, as an [`Expect`]; `None` when a signal ended it (no
+/// `// exit:` can say that).
+pub fn observed(out: &Output) -> Option<Expect> {
+    Some(Expect {
+        out: lines(&out.stdout),
+        err: lines(&out.stderr),
+        exit: out.status.code()?,
+    })
+}
+
+/// `text` with its expectations rewritten to `observed` (what the runs
+/// with each flag set did: `""` for none, and every one of [`FLAG_SETS`]);
+/// `Ok(None)` when they already match. Only the sections that mismatch are
+/// rewritten, each in the place of its first line (the unqualified one, if
+/// it has no line, before the first qualified line or at the end); the
+/// program, other comments, `stdin:`/`args:` lines and matching sections are
+/// kept as they are. Refused (`Err`, nothing written) when a flag set
+/// without a section of its own now differs from the runs without flags:
+/// whether that is intended, only a person can say.
+pub fn bless(text: &str, observed: &BTreeMap<String, Expect>) -> Result<Option<String>, String> {
+    let all = parse_all(text);
+    let plain = observed.get("").ok_or("no runs without flags")?;
+    let mut rewrite: BTreeMap<Option<String>, &Expect> = BTreeMap::new();
+    if *plain != all.plain {
+        rewrite.insert(None, plain);
+    }
+    for &f in FLAG_SETS {
+        let got = observed.get(f).ok_or_else(|| format!("no runs with {f}"))?;
+        match all.by_flags.get(f) {
+            Some(want) if want != got => {
+                rewrite.insert(Some(f.to_string()), got);
+            }
+            Some(_) => {}
+            None if got != plain => {
+                return Err(format!(
+                    "the runs with {f} now differ from the runs without it \
+                     ({got:?} vs {plain:?}); bless does not add a `// [{f}]` section: \
+                     write one by hand if the difference is intended (bless keeps it up to date after that)"
+                ));
+            }
+            None => {}
+        }
+    }
+    if rewrite.is_empty() {
+        return Ok(None);
+    }
+    let block = |flags: &Option<String>, e: &Expect| {
+        let prefix = match flags {
+            None => "// ".to_string(),
+            Some(f) => format!("// [{f}] "),
+        };
+        let line = |key: &str, v: &str| {
+            let sep = if v.is_empty() { "" } else { " " };
+            format!("{prefix}{key}:{sep}{v}\n")
+        };
+        let mut b: String = e.out.iter().map(|o| line("out", o)).collect();
+        if e.exit != 0 {
+            b.push_str(&line("exit", &e.exit.to_string()));
+        }
+        b.extend(e.err.iter().map(|l| line("err", l)));
+        b
+    };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let section = |line: &str| {
+        expectation_line(line)
+            .filter(|(_, f, _)| matches!(f, Field::Out | Field::Err | Field::Exit))
+            .map(|(flags, _, _)| flags)
+    };
+    // Where the unqualified block goes when it has no line yet.
+    let plain_at = (rewrite.contains_key(&None) && !lines.iter().any(|l| section(l) == Some(None)))
+        .then(|| {
+            lines
+                .iter()
+                .position(|l| matches!(section(l), Some(Some(_))))
+                .unwrap_or(lines.len())
+        });
+    let mut new = String::new();
+    let mut written = std::collections::BTreeSet::new();
+    for (i, line) in lines.iter().enumerate() {
+        if plain_at == Some(i) {
+            new.push_str(&block(&None, rewrite[&None]));
+        }
+        match section(line) {
+            Some(flags) if rewrite.contains_key(&flags) => {
+                if written.insert(flags.clone()) {
+                    new.push_str(&block(&flags, rewrite[&flags]));
+                }
+            }
+            _ => new.push_str(line),
+        }
+    }
+    if plain_at == Some(lines.len()) {
+        if !new.is_empty() && !new.ends_with('\n') {
+            new.push('\n');
+        }
+        new.push_str(&block(&None, rewrite[&None]));
+    }
+    // The rewritten file must say exactly what was observed.
+    let back = parse_all(&new);
+    let same = observed.iter().all(|(f, e)| back.for_flags(f) == e)
+        && (back.stdin, &back.args) == (all.stdin, &all.args);
+    if !same {
+        return Err(
+            "the rewritten expectations do not parse back to the runs (a bug of bless)".into(),
+        );
+    }
+    Ok(Some(new))
 }
 
 /// The expectations of the program at `rel` (relative to [`ROOT`]).

@@ -32,16 +32,3 @@ pub(super) fn addressed_locals(body: &tir::Block) -> HashSet<LocalId> {
     });
     out
 }
-
-/// Whether evaluating `e` yields an aggregate in a temporary nobody else
-/// refers to (as opposed to a place: a local, field or element).
-pub(super) fn is_fresh_aggregate(e: &Expr) -> bool {
-    matches!(
-        e.kind,
-        ExprKind::Call { .. }
-            | ExprKind::StructLit { .. }
-            | ExprKind::ArrayRepeat { .. }
-            | ExprKind::ArrayLit(_)
-            | ExprKind::Bytes(_)
-    )
-}

@@ -281,7 +281,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                     // Rvalues are already fresh temporaries; places are
                     // copied so the callee sees the value at the call even
                     // if it also mutates the original through a `ref`.
-                    if !is_fresh_aggregate(e) {
+                    if !e.is_fresh_aggregate() {
                         let t = self.temp(&e.ty)?;
                         let layout = self.program.layout(&e.ty);
                         self.copy(t, a, layout);

@@ -39,7 +39,6 @@ use crate::debug::{DebugInfo, table};
 use crate::inline::{CallGraph, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
-use analysis::is_fresh_aggregate;
 
 mod analysis;
 mod builtins;

@@ -28,7 +28,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                 // `let` runs again (a loop) the previous binding is dead.
                 if let Val::Mem(addr) = v
                     && self.locals[local.0 as usize].is_none()
-                    && is_fresh_aggregate(init)
+                    && init.is_fresh_aggregate()
                 {
                     self.locals[local.0 as usize] = Some(Storage::Addr(addr));
                 } else {

@@ -17,8 +17,8 @@ pub enum ErrorKind {
     MalformedInt(String),
     // --- parser ---
     Expected {
-        expected: String,
-        found: String,
+        expected: Expected,
+        found: Found,
     },
     NestingTooDeep,
     ChainTooLong(u32),
@@ -273,7 +273,7 @@ impl fmt::Display for ErrorKind {
             UnclosedBrace => write!(f, "this `{{` is never closed"),
             FloatLiteral(s) => write!(
                 f,
-                "floating-point literal `{s}`: Tern has only integers (`i64`, `i32`, `u8`)"
+                "floating-point literal `{s}`: Tern has only integers (`i64`, `u64`, `i32`, `u8`)"
             ),
             CharLiteral(s, Some(v)) => write!(
                 f,
@@ -567,10 +567,67 @@ impl fmt::Display for LabelKind {
     }
 }
 
+/// What the parser wanted where it stopped: the X of "expected X, found Y".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expected {
+    /// A keyword or punctuation token, by its source text.
+    Token(String),
+    Item,
+    Statement,
+    Type,
+    Expression,
+    Identifier,
+    EndOfExpression,
+}
+
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expected::Token(t) => write!(f, "`{t}`"),
+            Expected::Item => write!(f, "an item (`fn`, `struct`, `const`, `extern` or `use`)"),
+            Expected::Statement => write!(f, "a statement"),
+            Expected::Type => write!(f, "a type"),
+            Expected::Expression => write!(f, "an expression"),
+            Expected::Identifier => write!(f, "an identifier"),
+            Expected::EndOfExpression => write!(f, "the end of the expression"),
+        }
+    }
+}
+
+/// The token the parser met instead: the Y of "expected X, found Y".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// A name, keyword or punctuation token, by its source text.
+    Token(String),
+    IntLiteral,
+    ByteLiteral,
+    StrLiteral,
+    EndOfFile,
+    /// A token the lexer rejected (and reported).
+    Invalid,
+}
+
+impl fmt::Display for Found {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Found::Token(t) => write!(f, "`{t}`"),
+            Found::IntLiteral => write!(f, "an integer literal"),
+            Found::ByteLiteral => write!(f, "a byte literal"),
+            Found::StrLiteral => write!(f, "a string literal"),
+            Found::EndOfFile => write!(f, "end of file"),
+            Found::Invalid => write!(f, "an invalid token"),
+        }
+    }
+}
+
 /// Text of a note printed after the snippet.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NoteKind {
     UseVar(String),
+    /// Assigning a value parameter.
+    ValueParam(String),
+    /// Assigning a `for` variable.
+    ForVar(String),
     ReturnRule,
     ExpectedMain,
     EscapeRule,
@@ -582,6 +639,14 @@ impl fmt::Display for NoteKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NoteKind::UseVar(n) => write!(f, "declare `{n}` with `var` to make it mutable"),
+            NoteKind::ValueParam(n) => write!(
+                f,
+                "`{n}` is a value parameter: declare it `ref {n}: T` to change the caller's variable, or copy it into a `var`"
+            ),
+            NoteKind::ForVar(n) => write!(
+                f,
+                "a `for` variable is immutable: copy `{n}` into a `var` to change it"
+            ),
             NoteKind::ReturnRule => write!(
                 f,
                 "a body returns on every path when its last statement is `return`, a call of `panic`, an `if` with `else` whose branches all return, or `while true` without `break`"

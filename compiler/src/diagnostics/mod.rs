@@ -8,7 +8,7 @@ pub mod style;
 
 use crate::source::{SourceMap, Span};
 use annotate_snippets::{Level, Renderer, Snippet};
-pub use messages::{ErrorKind, LabelKind, NoteKind};
+pub use messages::{ErrorKind, Expected, Found, LabelKind, NoteKind};
 use std::collections::HashSet;
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! The lexer: source text to tokens with byte spans. Errors are reported to
 //! the sink and lexing continues, so a stray character costs one diagnostic.
 
-use crate::diagnostics::{ErrorKind, Sink};
+use crate::diagnostics::{ErrorKind, Found, Sink};
 use crate::source::{FileId, Span};
 
 /// A token kind. Keywords are distinct kinds; builtin names (`len`, `print`,
@@ -94,16 +94,16 @@ impl Tok {
         )
     }
 
-    /// How the token is shown in "expected X, found Y".
-    pub fn describe(&self) -> String {
+    /// The token as the Y of "expected X, found Y".
+    pub fn found(&self) -> Found {
         match self {
-            Tok::Int(_) => "an integer literal".into(),
-            Tok::Byte(_) => "a byte literal".into(),
-            Tok::Str(_) => "a string literal".into(),
-            Tok::Ident(n) => format!("`{n}`"),
-            Tok::Eof => "end of file".into(),
-            Tok::Error => "an invalid token".into(),
-            other => format!("`{}`", other.text()),
+            Tok::Int(_) => Found::IntLiteral,
+            Tok::Byte(_) => Found::ByteLiteral,
+            Tok::Str(_) => Found::StrLiteral,
+            Tok::Ident(n) => Found::Token(n.clone()),
+            Tok::Eof => Found::EndOfFile,
+            Tok::Error => Found::Invalid,
+            other => Found::Token(other.text()),
         }
     }
 
@@ -166,7 +166,7 @@ impl Tok {
             Tok::Bang => "!",
             Tok::OpAssign(op) => return format!("{}=", op.text()),
             Tok::Int(_) | Tok::Byte(_) | Tok::Str(_) | Tok::Ident(_) | Tok::Eof | Tok::Error => {
-                return self.describe();
+                return self.found().to_string();
             }
         };
         s.to_string()

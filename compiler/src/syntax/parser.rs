@@ -4,7 +4,7 @@
 
 use super::ast::*;
 use super::lexer::{Tok, Token};
-use crate::diagnostics::{ErrorKind, Sink};
+use crate::diagnostics::{ErrorKind, Expected, Sink};
 use crate::source::Span;
 
 /// Deepest nesting of expressions, blocks and types the parser accepts
@@ -59,7 +59,7 @@ pub(crate) fn parse_stmts(toks: Vec<Token>, text: &str, sink: &mut Sink) -> Vec<
                 p.sync_stmt();
                 // A stray `}` would stop `sync_stmt` for good.
                 if *p.peek() == Tok::RBrace {
-                    p.error_expected("a statement");
+                    p.error_expected(Expected::Statement);
                     p.bump();
                 }
             }
@@ -74,7 +74,7 @@ pub(crate) fn parse_expr_only(toks: Vec<Token>, text: &str, sink: &mut Sink) -> 
     let mut p = Parser::new(toks, text, sink);
     let e = p.expr().ok()?;
     if *p.peek() != Tok::Eof {
-        p.error_expected("the end of the expression");
+        p.error_expected(Expected::EndOfExpression);
         return None;
     }
     Some(e)
@@ -166,15 +166,15 @@ impl<'s> Parser<'s> {
             false
         }
     }
-    fn error_expected(&mut self, what: &str) -> Reported {
+    fn error_expected(&mut self, what: Expected) -> Reported {
         if *self.peek() == Tok::Error {
             // The lexer already reported this token.
             return Reported;
         }
-        let found = self.peek().describe();
+        let found = self.peek().found();
         self.sink.error(
             ErrorKind::Expected {
-                expected: what.to_string(),
+                expected: what,
                 found,
             },
             self.span(),
@@ -185,7 +185,7 @@ impl<'s> Parser<'s> {
         if self.peek() == t {
             Ok(self.bump().span)
         } else {
-            Err(self.error_expected(&format!("`{}`", t.text())))
+            Err(self.error_expected(Expected::Token(t.text())))
         }
     }
     /// The `;` ending a statement. When it is missing but the next token
@@ -200,10 +200,10 @@ impl<'s> Parser<'s> {
         }
         // Point just after the statement, where the `;` belongs.
         let prev = self.prev_span();
-        let found = self.peek().describe();
+        let found = self.peek().found();
         self.sink.error(
             ErrorKind::Expected {
-                expected: "`;`".into(),
+                expected: Expected::Token(";".into()),
                 found,
             },
             Span::new(prev.file, prev.hi, prev.hi),
@@ -241,7 +241,7 @@ impl<'s> Parser<'s> {
                 let span = self.bump().span;
                 Ok(Ident { name, span })
             }
-            _ => Err(self.error_expected("an identifier")),
+            _ => Err(self.error_expected(Expected::Identifier)),
         }
     }
     fn enter(&mut self, extra: u32) -> PResult<()> {
@@ -392,7 +392,7 @@ impl<'s> Parser<'s> {
                     body,
                 }))
             }
-            _ => Err(self.error_expected("an item (`fn`, `struct`, `const`, `extern` or `use`)")),
+            _ => Err(self.error_expected(Expected::Item)),
         }
     }
 
@@ -483,7 +483,7 @@ impl<'s> Parser<'s> {
                     kind: TypeExprKind::Path(path, args),
                 })
             }
-            _ => Err(self.error_expected("a type")),
+            _ => Err(self.error_expected(Expected::Type)),
         }
     }
 
@@ -888,7 +888,7 @@ impl<'s> Parser<'s> {
                 span: start.to(end),
             });
         }
-        stmt.ok_or_else(|| self.error_expected("`if`"))
+        stmt.ok_or_else(|| self.error_expected(Expected::Token("if".into())))
     }
 
     /// An expression where a struct literal may not start (`if`/`while`/`for`).
@@ -1177,7 +1177,7 @@ impl<'s> Parser<'s> {
                 });
             }
             Tok::Ident(_) | Tok::Reusable | Tok::Unsafe => return self.path_expr(),
-            _ => return Err(self.error_expected("an expression")),
+            _ => return Err(self.error_expected(Expected::Expression)),
         };
         Ok(Expr { kind, span: start })
     }

@@ -379,6 +379,23 @@ pub struct IfArms<'a> {
     pub last: Option<&'a Block>,
 }
 
+impl Expr {
+    /// Whether evaluating the expression yields an aggregate in a temporary
+    /// nobody else refers to (a call's result, a literal), as opposed to a
+    /// place (a local, field or element): the backend and the interpreter
+    /// let such a temporary become a local's storage or pass it by address.
+    pub fn is_fresh_aggregate(&self) -> bool {
+        matches!(
+            self.kind,
+            ExprKind::Call { .. }
+                | ExprKind::StructLit { .. }
+                | ExprKind::ArrayRepeat { .. }
+                | ExprKind::ArrayLit(_)
+                | ExprKind::Bytes(_)
+        )
+    }
+}
+
 impl Stmt {
     /// [`IfArms`] of an `If` statement; `None` for any other statement.
     pub fn if_arms(&self) -> Option<IfArms<'_>> {

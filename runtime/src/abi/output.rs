@@ -202,11 +202,14 @@ pub unsafe extern "C" fn tern_panic(
     detail_len: i64,
     loc: *const c_char,
 ) -> ! {
-    // SAFETY (both): caller contract. The texts are temporaries of this
-    // statement, dropped before the report.
-    let msg = format!("panic: {}{}", unsafe { text(msg_ptr, msg_len) }, unsafe {
-        text(detail_ptr, detail_len)
-    });
+    // The texts are temporaries of this statement, dropped before the report.
+    let msg = format!(
+        "panic: {}{}",
+        // SAFETY: the caller's contract (the message).
+        unsafe { text(msg_ptr, msg_len) },
+        // SAFETY: the caller's contract (the detail).
+        unsafe { text(detail_ptr, detail_len) }
+    );
     report(loc, msg)
 }
 

@@ -105,7 +105,7 @@ fn install_fault_handler() {
 
 /// Gives the calling thread an alternate signal stack (64 KiB) unless it
 /// already has one, so a SIGSEGV handler can run after a stack overflow.
-/// The stack is never freed (a thread may be parked on it). Returns whether
+/// The stack is never freed (it lives as long as its thread may fault). Returns whether
 /// the thread has one afterwards. The REPL calls it for its worker threads.
 #[cfg(unix)]
 pub fn ensure_alt_stack() -> bool {

@@ -59,10 +59,10 @@ pub fn with_stack_source<R>(source: &dyn StackSource, f: impl FnOnce() -> R) -> 
             SOURCE.with(|s| s.set(self.0));
         }
     }
-    // SAFETY (of the later dereference in `capture`): the pointer is only
-    // read while `f` runs, and `source` outlives this call. The lifetime is
-    // erased to store it; `Restore` takes it out again, even on unwinding.
     let erased: *const (dyn StackSource + '_) = source;
+    // SAFETY: only the lifetime is erased, to store the pointer; the later
+    // dereference in `capture` happens only while `f` runs, and `source`
+    // outlives this call. `Restore` takes it out again, even on unwinding.
     let erased: *const dyn StackSource = unsafe { std::mem::transmute(erased) };
     let _restore = Restore(SOURCE.with(|s| s.replace(Some(erased))));
     f()

@@ -46,10 +46,12 @@ extern "C" fn on_frame(ctx: *mut c_void, arg: *mut c_void) -> c_int {
     // SAFETY: `arg` is the `Start` passed by `capture`; `ctx` is the
     // unwinder's context for this callback.
     let start = unsafe { &mut *(arg as *mut Start) };
+    // SAFETY: `ctx` is the unwinder's context for this callback.
     let ip = unsafe { _Unwind_GetIP(ctx) };
     start.steps += 1;
     if ip != 0 && table::is_tern_code(ip - 1) {
         start.ret = ip;
+        // SAFETY: as above; the frame pointer is a general register.
         start.fp = unsafe { _Unwind_GetGR(ctx, FP_REGISTER) };
         return 1; // stop
     }

@@ -116,9 +116,9 @@ static TABLES: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
 /// `table` points to a table in the layout above that stays valid (with the
 /// code it describes) until [`unregister`] is called with it, or forever.
 pub unsafe fn register(table: *const u8) {
-    // SAFETY: the caller's contract.
-    let ok = unsafe { (*(table as *const Header)).magic == MAGIC };
-    let ok = ok && unsafe { (*(table as *const Header)).version == VERSION };
+    // SAFETY: the caller's contract: `table` starts with a header.
+    let header = unsafe { &*(table as *const Header) };
+    let ok = header.magic == MAGIC && header.version == VERSION;
     if ok {
         lock().push(Registered(table as usize));
     }

@@ -316,6 +316,7 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::unregister(id)?;
     FINISHED_HIGH_WATER.fetch_max(extents_in(b.record).high_water(), Ordering::Relaxed);
+    // SAFETY: as above.
     unsafe { tree.add(H_MAGIC).write(!MAGIC) };
     if b.san != 0 {
         sanitize::region_end(b.san, std::ptr::null());

@@ -173,8 +173,8 @@ impl Extents {
         let s = off as u64 >> 3;
         let n = bytes as u64 >> 3;
         let at = if n <= SMALL {
-            // SAFETY: see `size_at`.
             let at = self.size_at(s);
+            // SAFETY: `size_at` points into the size table (see there).
             if u64::from(unsafe { *at }) != n {
                 return false;
             }
@@ -348,14 +348,17 @@ impl Extents {
     #[inline(never)]
     fn claim_long(&self, s: u64, n: u64) -> bool {
         let (w0, w1, fm, lm) = Self::cover_span(s, n);
-        // SAFETY (all accesses): words of granules of the arena.
+        // SAFETY: `w0..=w1` are words of the map, which covers every granule
+        // of the arena (the span's, by the caller's check).
         let word = |w: usize| unsafe { self.cover.add(w) };
+        // SAFETY: as above.
         let busy = unsafe {
             (*word(w0) & fm) | (*word(w1) & lm) | (w0 + 1..w1).fold(0, |a, w| a | *word(w))
         };
         if busy != 0 {
             return false;
         }
+        // SAFETY: as above.
         unsafe {
             *word(w0) |= fm;
             *word(w1) |= lm;
@@ -370,8 +373,9 @@ impl Extents {
     #[inline(never)]
     fn unclaim_long(&self, s: u64, n: u64) {
         let (w0, w1, fm, lm) = Self::cover_span(s, n);
-        // SAFETY (all accesses): words of granules of the arena.
+        // SAFETY: as in `claim_long`.
         let word = |w: usize| unsafe { self.cover.add(w) };
+        // SAFETY: as above.
         unsafe {
             *word(w0) &= !fm;
             *word(w1) &= !lm;

@@ -44,7 +44,13 @@ pub const MIRRORED: &[(&str, i64)] = &[
     ("BAD_POOL", error::BAD_POOL),
     ("STALE_FREE", error::STALE_FREE),
     ("STALE_RESIZE", error::STALE_RESIZE),
+    ("NODES_EXHAUSTED", error::NODES_EXHAUSTED),
+    ("RESERVE_FAILED", error::RESERVE_FAILED),
+    ("RESIZE_FREE_SPAN", error::RESIZE_FREE_SPAN),
     ("CORRUPT_OVERLAP", error::CORRUPT_OVERLAP),
+    ("CORRUPT_HEADER_BASE", error::CORRUPT_HEADER_BASE),
+    ("CORRUPT_NODE_BASE", error::CORRUPT_NODE_BASE),
+    ("CORRUPT_FIELD_SPAN", error::CORRUPT_FIELD_SPAN),
     ("SMALL", extents::SMALL as i64),
     ("ADDR_MASK", crate::sanitize::ADDR_MASK),
 ];

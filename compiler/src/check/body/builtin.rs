@@ -29,6 +29,20 @@ impl Checker<'_> {
         Some(te)
     }
 
+    /// Each argument checked as an `i64`; whether any was wrong (reported).
+    fn i64_args(&mut self, cx: &mut FnCx, args: &[ast::Arg]) -> (Vec<tir::Expr>, bool) {
+        let mut bad = false;
+        let out = args
+            .iter()
+            .map(|a| {
+                let (te, ty) = self.expr(cx, &a.expr, Some(&Ty::I64));
+                bad |= ty.has_error() || !self.expect_ty(&Ty::I64, &ty, a.expr.span);
+                te
+            })
+            .collect();
+        (out, bad)
+    }
+
     /// `print`, `len`, `reusable::append`, ...
     #[allow(clippy::too_many_arguments)]
     pub(super) fn builtin(
@@ -44,8 +58,7 @@ impl Checker<'_> {
         let Some(spec) = tir::BuiltinSpec::named(name) else {
             self.sink
                 .error(ErrorKind::UnknownBuiltin(name.to_string()), callee.span);
-            self.args_for_errors(cx, args);
-            return self.error_expr(span);
+            return self.failed_call(cx, args, span);
         };
         let generic = spec.type_arg;
         // `panic(msg, detail)` is the two-argument form (see below).
@@ -57,8 +70,7 @@ impl Checker<'_> {
         if !generic && !targs.is_empty() {
             self.sink
                 .error(ErrorKind::NotGeneric(name.into()), callee.span);
-            self.args_for_errors(cx, args);
-            return self.error_expr(span);
+            return self.failed_call(cx, args, span);
         }
         if generic && targs.len() > 1 {
             self.sink.error(
@@ -69,8 +81,7 @@ impl Checker<'_> {
                 },
                 callee.span,
             );
-            self.args_for_errors(cx, args);
-            return self.error_expr(span);
+            return self.failed_call(cx, args, span);
         }
         // The print family takes one value or more.
         let variadic = matches!(
@@ -94,21 +105,18 @@ impl Checker<'_> {
                 }
             };
             self.sink.error(kind, span);
-            self.args_for_errors(cx, args);
-            return self.error_expr(span);
+            return self.failed_call(cx, args, span);
         }
         if let Some(a) = args.iter().find(|a| a.by_ref) {
             self.sink.error(ErrorKind::BuiltinRef(name.into()), a.span);
-            self.args_for_errors(cx, args);
-            return self.error_expr(span);
+            return self.failed_call(cx, args, span);
         }
         let generics = cx.generics.clone();
         let targ = targs
             .first()
             .map(|t| self.resolve_type(t, cx.module, &generics));
         if targ.as_ref().is_some_and(Ty::has_error) {
-            self.args_for_errors(cx, args);
-            return self.error_expr(span);
+            return self.failed_call(cx, args, span);
         }
         let unit = Ty::Unit;
         let builtin = |c: &Self, b: tir::Builtin, a: Vec<tir::Expr>, ty: &Ty| -> Typed {
@@ -208,13 +216,7 @@ impl Checker<'_> {
                     Some(Ty::Slice(t)) if !is_alloc => Some((**t).clone()),
                     _ => None,
                 });
-                let mut out = Vec::new();
-                let mut bad = false;
-                for a in args {
-                    let (te, ty) = self.expr(cx, &a.expr, Some(&Ty::I64));
-                    bad |= ty.has_error() || !self.expect_ty(&Ty::I64, &ty, a.expr.span);
-                    out.push(te);
-                }
+                let (out, bad) = self.i64_args(cx, args);
                 let Some(elem) = elem else {
                     if expected.is_some_and(Ty::has_error) {
                         return self.error_expr(span);
@@ -294,13 +296,7 @@ impl Checker<'_> {
             }
             Op(Builtin::UnsafeCopy) => {
                 // unsafe::copy(dst, src, bytes)
-                let mut out = Vec::new();
-                let mut bad = false;
-                for a in args {
-                    let (te, ty) = self.expr(cx, &a.expr, Some(&Ty::I64));
-                    bad |= ty.has_error() || !self.expect_ty(&Ty::I64, &ty, a.expr.span);
-                    out.push(te);
-                }
+                let (out, bad) = self.i64_args(cx, args);
                 if bad {
                     return self.error_expr(span);
                 }

@@ -27,8 +27,7 @@ impl Checker<'_> {
         if segs.len() == 1 && cx.lookup(segs[0]).is_some() {
             self.sink
                 .error(ErrorKind::NotAFunction(callee.text()), callee.span);
-            self.args_for_errors(cx, args);
-            return self.error_expr(span);
+            return self.failed_call(cx, args, span);
         }
         match self.resolve_path(callee, cx.module) {
             Some(ItemRef::Fn(f)) => self.call_fn(cx, f, callee, targs, args, expected, span),
@@ -64,18 +63,23 @@ impl Checker<'_> {
             Some(_) => {
                 self.sink
                     .error(ErrorKind::NotAFunction(callee.text()), callee.span);
-                self.args_for_errors(cx, args);
-                self.error_expr(span)
+                self.failed_call(cx, args, span)
             }
             None => {
                 if callee.segments.len() == 1 {
                     self.sink
                         .error(ErrorKind::UnknownName(callee.text()), callee.span);
                 }
-                self.args_for_errors(cx, args);
-                self.error_expr(span)
+                self.failed_call(cx, args, span)
             }
         }
+    }
+
+    /// The result of a call that failed (reported): its arguments
+    /// are still checked for their own errors.
+    pub(super) fn failed_call(&mut self, cx: &mut FnCx, args: &[ast::Arg], span: Span) -> Typed {
+        self.args_for_errors(cx, args);
+        self.error_expr(span)
     }
 
     /// Check arguments of a call that already failed, for their own errors.
@@ -104,8 +108,7 @@ impl Checker<'_> {
         if !targs.is_empty() {
             if let Some(kind) = type_arg_count_error(&name, sig.generics.len(), targs.len()) {
                 self.sink.error(kind, callee.span);
-                self.args_for_errors(cx, args);
-                return self.error_expr(span);
+                return self.failed_call(cx, args, span);
             }
             let generics = cx.generics.clone();
             for (g, t) in sig.generics.iter().zip(targs) {

@@ -44,254 +44,312 @@ impl Checker<'_> {
                 type_args,
                 args,
             } => self.call(cx, callee, type_args, args, expected, span),
-            ast::ExprKind::Field(base, field) => {
-                let (tb, bty) = self.expr(cx, base, None);
-                let found = match &bty {
-                    Ty::Struct(s, args) => self.field(*s as usize, args, &field.name),
-                    _ => Ok(None),
-                };
-                let Ok(found) = found else {
-                    return self.error_expr(span);
-                };
-                if let (Ty::Struct(st, _), Some((i, _))) = (&bty, &found)
-                    && let Some(f) = self.private_field(*st as usize, cx.module, Some(*i))
-                {
-                    let ty = self.ty_name(&bty);
-                    self.sink
-                        .error(ErrorKind::PrivateField { ty, field: f }, field.span);
-                    return self.error_expr(span);
-                }
-                match (&bty, found) {
-                    (Ty::Error, _) => self.error_expr(span),
-                    (_, Some((i, fty))) => (
-                        self.mk(tir::ExprKind::Field(Box::new(tb), i as u32), &fty, span),
-                        fty,
-                    ),
-                    (other, None) => {
-                        let ty = self.ty_name(other);
-                        self.sink.error(
-                            ErrorKind::NoField {
-                                ty,
-                                field: field.name.clone(),
-                            },
-                            field.span,
-                        );
-                        self.error_expr(span)
-                    }
-                }
-            }
-            ast::ExprKind::Index(base, index) => {
-                let (tb, bty) = self.expr(cx, base, None);
-                let ti = self.index_operand(cx, index);
-                match bty.element() {
-                    _ if bty.is_error() => self.error_expr(span),
-                    Some(elem) => {
-                        let elem = elem.clone();
-                        (
-                            self.mk(
-                                tir::ExprKind::Index(Box::new(tb), Box::new(ti)),
-                                &elem,
-                                span,
-                            ),
-                            elem,
-                        )
-                    }
-                    None => {
-                        let n = self.ty_name(&bty);
-                        self.sink.error(ErrorKind::NotIndexable(n), base.span);
-                        self.error_expr(span)
-                    }
-                }
-            }
+            ast::ExprKind::Field(base, field) => self.field_access(cx, base, field, span),
+            ast::ExprKind::Index(base, index) => self.index(cx, base, index, span),
             ast::ExprKind::SliceRange { base, lo, hi } => {
-                let (tb, bty) = self.expr(cx, base, None);
-                let lo = lo.as_ref().map(|x| Box::new(self.index_operand(cx, x)));
-                let hi = hi.as_ref().map(|x| Box::new(self.index_operand(cx, x)));
-                let elem = match &bty {
-                    Ty::Error => return self.error_expr(span),
-                    Ty::Slice(t) | Ty::Reusable(t) => (**t).clone(),
-                    Ty::Array(t, _) => {
-                        if matches!(root(cx, &tb), Root::NotPlace | Root::Temporary) {
-                            self.sink.error(ErrorKind::SliceTemporaryArray, base.span);
-                            return self.error_expr(span);
-                        }
-                        (**t).clone()
-                    }
-                    other => {
-                        let n = self.ty_name(other);
-                        self.sink.error(ErrorKind::NotSliceable(n), base.span);
-                        return self.error_expr(span);
-                    }
-                };
-                let ty = Ty::Slice(Box::new(elem));
-                (
-                    self.mk(
-                        tir::ExprKind::SliceRange {
-                            base: Box::new(tb),
-                            lo,
-                            hi,
-                        },
-                        &ty,
-                        span,
-                    ),
-                    ty,
-                )
+                self.slice_range(cx, base, lo.as_deref(), hi.as_deref(), span)
             }
-            ast::ExprKind::Unary(op, operand) => {
-                if *op == ast::UnOp::Neg
-                    && let ast::ExprKind::Int(v) = operand.kind
-                {
-                    return self.int_literal(v, true, expected, span);
-                }
-                let hint = expected.filter(|t| t.is_integer() || **t == Ty::Bool);
-                let (to, ty) = self.expr(cx, operand, hint);
-                let ok = match op {
-                    ast::UnOp::Neg => ty.is_integer(),
-                    ast::UnOp::Not => ty.is_integer() || ty == Ty::Bool,
-                };
-                if ty.is_error() {
-                    return self.error_expr(span);
-                }
-                if !ok {
-                    let t = self.ty_name(&ty);
-                    let op = if *op == ast::UnOp::Neg { "-" } else { "!" };
-                    self.sink.error(
-                        ErrorKind::UnaryOperand {
-                            op: op.into(),
-                            ty: t,
-                        },
-                        span,
-                    );
-                    return self.error_expr(span);
-                }
-                let top = if *op == ast::UnOp::Neg {
-                    tir::UnOp::Neg
-                } else {
-                    tir::UnOp::Not
-                };
-                (
-                    self.mk(tir::ExprKind::Unary(top, Box::new(to)), &ty, span),
-                    ty,
-                )
-            }
+            ast::ExprKind::Unary(op, operand) => self.unary(cx, *op, operand, expected, span),
             ast::ExprKind::Binary(op, a, b) => self.binary(cx, *op, a, b, expected, span),
-            ast::ExprKind::Cast(x, t) => {
-                let target = self.resolve_type(t, cx.module, &cx.generics.clone());
-                let (tx, xty) = self.expr(cx, x, None);
-                if target.has_error() || xty.has_error() {
-                    return self.error_expr(span);
-                }
-                if !target.is_integer() || !(xty.is_integer() || xty == Ty::Bool) {
-                    let (from, to) = (self.ty_name(&xty), self.ty_name(&target));
-                    self.sink.error(ErrorKind::InvalidCast { from, to }, span);
-                    return self.error_expr(span);
-                }
-                (
-                    self.mk(tir::ExprKind::Cast(Box::new(tx)), &target, span),
-                    target,
-                )
-            }
+            ast::ExprKind::Cast(x, t) => self.cast(cx, x, t, span),
             ast::ExprKind::StructLit {
                 name,
                 type_args,
                 fields,
             } => self.struct_lit(cx, name, type_args, fields, expected, span),
             ast::ExprKind::ArrayRepeat(value, count) => {
-                let elem_hint = match expected {
-                    Some(Ty::Array(t, _)) => Some((**t).clone()),
-                    _ => None,
-                };
-                let (tv, vty) = self.expr(cx, value, elem_hint.as_ref());
-                let (tc, cty) = self.expr(cx, count, None);
-                if cty.has_error() {
-                    return self.error_expr(span);
-                }
-                let n = match fold::fold(&tc) {
-                    Ok(n) if cty.is_integer() && n >= 0 => n as u64,
-                    Ok(n) => {
-                        let shown = if cty == Ty::Bool {
-                            (n != 0).to_string()
-                        } else {
-                            n.to_string()
-                        };
-                        self.sink.error(ErrorKind::ArrayLen(shown), count.span);
-                        return self.error_expr(span);
-                    }
-                    Err(FoldError::NotConst) => {
-                        self.sink.error(ErrorKind::NotConst, count.span);
-                        return self.error_expr(span);
-                    }
-                    Err(FoldError::DivZero) => {
-                        self.sink.error(ErrorKind::ConstDivZero, count.span);
-                        return self.error_expr(span);
-                    }
-                };
-                if vty.has_error() {
-                    return self.error_expr(span);
-                }
-                if vty == Ty::Unit {
-                    self.sink.error(ErrorKind::UnitValue, value.span);
-                    return self.error_expr(span);
-                }
-                let ty = Ty::Array(Box::new(vty), n);
-                if expected.is_some_and(Ty::has_error) {
-                    // The declared type already failed (e.g. too large).
-                    return self.error_expr(span);
-                }
-                if !self.size_ok(&ty, span) {
-                    return self.error_expr(span);
-                }
-                (
-                    self.mk(
-                        tir::ExprKind::ArrayRepeat {
-                            value: Box::new(tv),
-                            count: n,
-                        },
-                        &ty,
-                        span,
-                    ),
-                    ty,
-                )
+                self.array_repeat(cx, value, count, expected, span)
             }
-            ast::ExprKind::ArrayLit(elems) => {
-                let mut elem_ty = match expected {
-                    Some(Ty::Array(t, _)) => Some((**t).clone()),
-                    _ => None,
-                };
-                let mut out = Vec::new();
-                let mut bad = false;
-                for el in elems {
-                    let (te, ty) = self.expr(cx, el, elem_ty.as_ref());
-                    match &elem_ty {
-                        Some(want) => {
-                            if !self.expect_ty(want, &ty, el.span) {
-                                bad = true;
-                            }
-                        }
-                        None => {
-                            if ty == Ty::Unit {
-                                self.sink.error(ErrorKind::UnitValue, el.span);
-                                bad = true;
-                            }
-                            elem_ty = Some(ty.clone());
-                        }
-                    }
-                    bad |= ty.has_error();
-                    out.push(te);
-                }
-                let Some(elem) = elem_ty else {
-                    if !expected.is_some_and(Ty::has_error) {
-                        self.sink.error(ErrorKind::EmptyArrayInfer, span);
-                    }
-                    return self.error_expr(span);
-                };
-                if bad || elem.has_error() {
-                    return self.error_expr(span);
-                }
-                let ty = Ty::Array(Box::new(elem), out.len() as u64);
-                (self.mk(tir::ExprKind::ArrayLit(out), &ty, span), ty)
+            ast::ExprKind::ArrayLit(elems) => self.array_lit(cx, elems, expected, span),
+        }
+    }
+
+    /// `base.field`: a struct's field, `priv` fields only in the struct's module.
+    fn field_access(
+        &mut self,
+        cx: &mut FnCx,
+        base: &ast::Expr,
+        field: &ast::Ident,
+        span: Span,
+    ) -> Typed {
+        let (tb, bty) = self.expr(cx, base, None);
+        let found = match &bty {
+            Ty::Struct(s, args) => self.field(*s as usize, args, &field.name),
+            _ => Ok(None),
+        };
+        let Ok(found) = found else {
+            return self.error_expr(span);
+        };
+        if let (Ty::Struct(st, _), Some((i, _))) = (&bty, &found)
+            && let Some(f) = self.private_field(*st as usize, cx.module, Some(*i))
+        {
+            let ty = self.ty_name(&bty);
+            self.sink
+                .error(ErrorKind::PrivateField { ty, field: f }, field.span);
+            return self.error_expr(span);
+        }
+        match (&bty, found) {
+            (Ty::Error, _) => self.error_expr(span),
+            (_, Some((i, fty))) => (
+                self.mk(tir::ExprKind::Field(Box::new(tb), i as u32), &fty, span),
+                fty,
+            ),
+            (other, None) => {
+                let ty = self.ty_name(other);
+                self.sink.error(
+                    ErrorKind::NoField {
+                        ty,
+                        field: field.name.clone(),
+                    },
+                    field.span,
+                );
+                self.error_expr(span)
             }
         }
+    }
+
+    /// `base[index]`: an element of an array, slice or reusable slice.
+    fn index(&mut self, cx: &mut FnCx, base: &ast::Expr, index: &ast::Expr, span: Span) -> Typed {
+        let (tb, bty) = self.expr(cx, base, None);
+        let ti = self.index_operand(cx, index);
+        match bty.element() {
+            _ if bty.is_error() => self.error_expr(span),
+            Some(elem) => {
+                let elem = elem.clone();
+                (
+                    self.mk(
+                        tir::ExprKind::Index(Box::new(tb), Box::new(ti)),
+                        &elem,
+                        span,
+                    ),
+                    elem,
+                )
+            }
+            None => {
+                let n = self.ty_name(&bty);
+                self.sink.error(ErrorKind::NotIndexable(n), base.span);
+                self.error_expr(span)
+            }
+        }
+    }
+
+    /// `base[lo..hi]`: a slice of a slice, or of an array that is a place.
+    fn slice_range(
+        &mut self,
+        cx: &mut FnCx,
+        base: &ast::Expr,
+        lo: Option<&ast::Expr>,
+        hi: Option<&ast::Expr>,
+        span: Span,
+    ) -> Typed {
+        let (tb, bty) = self.expr(cx, base, None);
+        let lo = lo.map(|x| Box::new(self.index_operand(cx, x)));
+        let hi = hi.map(|x| Box::new(self.index_operand(cx, x)));
+        let elem = match &bty {
+            Ty::Error => return self.error_expr(span),
+            Ty::Slice(t) | Ty::Reusable(t) => (**t).clone(),
+            Ty::Array(t, _) => {
+                if matches!(root(cx, &tb), Root::NotPlace | Root::Temporary) {
+                    self.sink.error(ErrorKind::SliceTemporaryArray, base.span);
+                    return self.error_expr(span);
+                }
+                (**t).clone()
+            }
+            other => {
+                let n = self.ty_name(other);
+                self.sink.error(ErrorKind::NotSliceable(n), base.span);
+                return self.error_expr(span);
+            }
+        };
+        let ty = Ty::Slice(Box::new(elem));
+        (
+            self.mk(
+                tir::ExprKind::SliceRange {
+                    base: Box::new(tb),
+                    lo,
+                    hi,
+                },
+                &ty,
+                span,
+            ),
+            ty,
+        )
+    }
+
+    /// `-x` and `!x` (a negated integer literal is one literal).
+    fn unary(
+        &mut self,
+        cx: &mut FnCx,
+        op: ast::UnOp,
+        operand: &ast::Expr,
+        expected: Option<&Ty>,
+        span: Span,
+    ) -> Typed {
+        if op == ast::UnOp::Neg
+            && let ast::ExprKind::Int(v) = operand.kind
+        {
+            return self.int_literal(v, true, expected, span);
+        }
+        let hint = expected.filter(|t| t.is_integer() || **t == Ty::Bool);
+        let (to, ty) = self.expr(cx, operand, hint);
+        let ok = match op {
+            ast::UnOp::Neg => ty.is_integer(),
+            ast::UnOp::Not => ty.is_integer() || ty == Ty::Bool,
+        };
+        if ty.is_error() {
+            return self.error_expr(span);
+        }
+        if !ok {
+            let t = self.ty_name(&ty);
+            let op = if op == ast::UnOp::Neg { "-" } else { "!" };
+            self.sink.error(
+                ErrorKind::UnaryOperand {
+                    op: op.into(),
+                    ty: t,
+                },
+                span,
+            );
+            return self.error_expr(span);
+        }
+        let top = if op == ast::UnOp::Neg {
+            tir::UnOp::Neg
+        } else {
+            tir::UnOp::Not
+        };
+        (
+            self.mk(tir::ExprKind::Unary(top, Box::new(to)), &ty, span),
+            ty,
+        )
+    }
+
+    /// `x as T`: between integer types, or from `bool` to an integer type.
+    fn cast(&mut self, cx: &mut FnCx, x: &ast::Expr, t: &ast::TypeExpr, span: Span) -> Typed {
+        let target = self.resolve_type(t, cx.module, &cx.generics.clone());
+        let (tx, xty) = self.expr(cx, x, None);
+        if target.has_error() || xty.has_error() {
+            return self.error_expr(span);
+        }
+        if !target.is_integer() || !(xty.is_integer() || xty == Ty::Bool) {
+            let (from, to) = (self.ty_name(&xty), self.ty_name(&target));
+            self.sink.error(ErrorKind::InvalidCast { from, to }, span);
+            return self.error_expr(span);
+        }
+        (
+            self.mk(tir::ExprKind::Cast(Box::new(tx)), &target, span),
+            target,
+        )
+    }
+
+    /// `[value; count]`, `count` a non-negative constant.
+    fn array_repeat(
+        &mut self,
+        cx: &mut FnCx,
+        value: &ast::Expr,
+        count: &ast::Expr,
+        expected: Option<&Ty>,
+        span: Span,
+    ) -> Typed {
+        let elem_hint = match expected {
+            Some(Ty::Array(t, _)) => Some((**t).clone()),
+            _ => None,
+        };
+        let (tv, vty) = self.expr(cx, value, elem_hint.as_ref());
+        let (tc, cty) = self.expr(cx, count, None);
+        if cty.has_error() {
+            return self.error_expr(span);
+        }
+        let n = match fold::fold(&tc) {
+            Ok(n) if cty.is_integer() && n >= 0 => n as u64,
+            Ok(n) => {
+                let shown = if cty == Ty::Bool {
+                    (n != 0).to_string()
+                } else {
+                    n.to_string()
+                };
+                self.sink.error(ErrorKind::ArrayLen(shown), count.span);
+                return self.error_expr(span);
+            }
+            Err(FoldError::NotConst) => {
+                self.sink.error(ErrorKind::NotConst, count.span);
+                return self.error_expr(span);
+            }
+            Err(FoldError::DivZero) => {
+                self.sink.error(ErrorKind::ConstDivZero, count.span);
+                return self.error_expr(span);
+            }
+        };
+        if vty.has_error() {
+            return self.error_expr(span);
+        }
+        if vty == Ty::Unit {
+            self.sink.error(ErrorKind::UnitValue, value.span);
+            return self.error_expr(span);
+        }
+        let ty = Ty::Array(Box::new(vty), n);
+        if expected.is_some_and(Ty::has_error) {
+            // The declared type already failed (e.g. too large).
+            return self.error_expr(span);
+        }
+        if !self.size_ok(&ty, span) {
+            return self.error_expr(span);
+        }
+        (
+            self.mk(
+                tir::ExprKind::ArrayRepeat {
+                    value: Box::new(tv),
+                    count: n,
+                },
+                &ty,
+                span,
+            ),
+            ty,
+        )
+    }
+
+    /// `[a, b, ...]`: the element type is the expected one, else the first element's.
+    fn array_lit(
+        &mut self,
+        cx: &mut FnCx,
+        elems: &[ast::Expr],
+        expected: Option<&Ty>,
+        span: Span,
+    ) -> Typed {
+        let mut elem_ty = match expected {
+            Some(Ty::Array(t, _)) => Some((**t).clone()),
+            _ => None,
+        };
+        let mut out = Vec::new();
+        let mut bad = false;
+        for el in elems {
+            let (te, ty) = self.expr(cx, el, elem_ty.as_ref());
+            match &elem_ty {
+                Some(want) => {
+                    if !self.expect_ty(want, &ty, el.span) {
+                        bad = true;
+                    }
+                }
+                None => {
+                    if ty == Ty::Unit {
+                        self.sink.error(ErrorKind::UnitValue, el.span);
+                        bad = true;
+                    }
+                    elem_ty = Some(ty.clone());
+                }
+            }
+            bad |= ty.has_error();
+            out.push(te);
+        }
+        let Some(elem) = elem_ty else {
+            if !expected.is_some_and(Ty::has_error) {
+                self.sink.error(ErrorKind::EmptyArrayInfer, span);
+            }
+            return self.error_expr(span);
+        };
+        if bad || elem.has_error() {
+            return self.error_expr(span);
+        }
+        let ty = Ty::Array(Box::new(elem), out.len() as u64);
+        (self.mk(tir::ExprKind::ArrayLit(out), &ty, span), ty)
     }
 
     pub(crate) fn size_ok(&mut self, ty: &Ty, span: Span) -> bool {

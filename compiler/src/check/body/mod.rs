@@ -27,6 +27,8 @@ pub(crate) struct FnCx {
     pub(crate) locals: Vec<tir::Local>,
     pub(crate) local_tys: Vec<Ty>,
     pub(crate) local_spans: Vec<Span>,
+    /// How each local was bound (what to suggest when one is assigned).
+    bindings: Vec<Binding>,
     /// The names each open scope declared, innermost last.
     scopes: Vec<Vec<String>>,
     /// Every name in scope: the locals it denotes, the visible one last
@@ -47,6 +49,7 @@ impl FnCx {
             locals: Vec::new(),
             local_tys: Vec::new(),
             local_spans: Vec::new(),
+            bindings: Vec::new(),
             scopes: Vec::new(),
             visible: HashMap::new(),
             literal_like: HashMap::new(),
@@ -73,7 +76,7 @@ impl FnCx {
         &mut self,
         name: &str,
         ty: Ty,
-        mutable: bool,
+        binding: Binding,
         span: Span,
     ) -> tir::LocalId {
         let id = self.locals.len() as u32;
@@ -82,10 +85,11 @@ impl FnCx {
             // The backend's type is filled in with the body (`fn_body`),
             // where struct instances get their ids.
             ty: tir::Type::Unit,
-            mutable,
+            mutable: binding.is_mutable(),
         });
         self.local_tys.push(ty);
         self.local_spans.push(span);
+        self.bindings.push(binding);
         if let Some(scope) = self.scopes.last_mut() {
             scope.push(name.to_string());
             self.visible.entry(name.to_string()).or_default().push(id);
@@ -103,10 +107,31 @@ impl FnCx {
         });
         self.local_tys.push(ty);
         self.local_spans.push(span);
+        self.bindings.push(Binding::Hidden);
         tir::LocalId(id)
     }
     fn lookup(&self, name: &str) -> Option<u32> {
         self.visible.get(name).and_then(|ids| ids.last()).copied()
+    }
+}
+
+/// How a local came to be: whether it is mutable, and, when it is not, what
+/// the program would write to change it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Binding {
+    Let,
+    Var,
+    ValueParam,
+    RefParam,
+    /// A `for` loop's variable (or index).
+    ForVar,
+    /// Generated: no name reaches it.
+    Hidden,
+}
+
+impl Binding {
+    pub(crate) fn is_mutable(self) -> bool {
+        matches!(self, Binding::Var | Binding::RefParam)
     }
 }
 
@@ -271,11 +296,16 @@ impl Checker<'_> {
     }
     fn immutable_diag(&self, kind: ErrorKind, span: Span, cx: &FnCx, id: u32) -> Diagnostic {
         let name = cx.locals[id as usize].name.clone();
+        let note = match cx.bindings[id as usize] {
+            Binding::ValueParam => NoteKind::ValueParam(name.clone()),
+            Binding::ForVar => NoteKind::ForVar(name.clone()),
+            _ => NoteKind::UseVar(name.clone()),
+        };
         Diagnostic::new(kind, span)
             .label(
                 cx.local_spans[id as usize],
-                LabelKind::DeclaredImmutable(name.clone()),
+                LabelKind::DeclaredImmutable(name),
             )
-            .note(NoteKind::UseVar(name))
+            .note(note)
     }
 }

@@ -46,7 +46,8 @@ impl Checker<'_> {
                         }
                     }
                 };
-                let local = cx.declare(&name.name, ty, *mutable, name.span);
+                let binding = if *mutable { Binding::Var } else { Binding::Let };
+                let local = cx.declare(&name.name, ty, binding, name.span);
                 tir::Stmt::Let { local, init: te }
             }
             ast::StmtKind::Assign { place, value } => {
@@ -113,7 +114,7 @@ impl Checker<'_> {
                     sty
                 };
                 cx.push_scope();
-                let local = cx.declare(&var.name, ty, false, var.span);
+                let local = cx.declare(&var.name, ty, Binding::ForVar, var.span);
                 cx.loops += 1;
                 let body = self.block(cx, body);
                 cx.loops -= 1;
@@ -226,8 +227,8 @@ impl Checker<'_> {
             }
         };
         cx.push_scope();
-        let index = index.map(|i| cx.declare(&i.name, Ty::I64, false, i.span));
-        let var = cx.declare(&var.name, elem, false, var.span);
+        let index = index.map(|i| cx.declare(&i.name, Ty::I64, Binding::ForVar, i.span));
+        let var = cx.declare(&var.name, elem, Binding::ForVar, var.span);
         cx.loops += 1;
         let body = self.block(cx, body);
         cx.loops -= 1;

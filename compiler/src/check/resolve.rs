@@ -1,0 +1,150 @@
+//! Resolution of written types and item paths (`a::b`) in a module's scope.
+
+use super::{Checker, ItemRef, MAX_TYPE_DEPTH, MAX_TYPE_SIZE, Ty, type_arg_count_error};
+use crate::diagnostics::ErrorKind;
+use crate::syntax::ast;
+
+impl Checker<'_> {
+    /// Resolve a written type in `module`, with `generics` in scope.
+    pub(super) fn resolve_type(
+        &mut self,
+        t: &ast::TypeExpr,
+        module: usize,
+        generics: &[(String, Ty)],
+    ) -> Ty {
+        self.resolve_type_sized(t, module, generics, true)
+    }
+
+    /// `resolve_type`; with `check_sizes` false (a field type, resolved
+    /// before any layout may be computed), array sizes are left to
+    /// `struct_layout` and `check_indirect_sizes`.
+    pub(super) fn resolve_type_sized(
+        &mut self,
+        t: &ast::TypeExpr,
+        module: usize,
+        generics: &[(String, Ty)],
+        check_sizes: bool,
+    ) -> Ty {
+        match &t.kind {
+            ast::TypeExprKind::Error => Ty::Error,
+            ast::TypeExprKind::Slice(e) => Ty::Slice(Box::new(self.resolve_type_sized(
+                e,
+                module,
+                generics,
+                check_sizes,
+            ))),
+            ast::TypeExprKind::Reusable(e) => Ty::Reusable(Box::new(self.resolve_type_sized(
+                e,
+                module,
+                generics,
+                check_sizes,
+            ))),
+            ast::TypeExprKind::Array(len, e) => {
+                let elem = self.resolve_type_sized(e, module, generics, check_sizes);
+                let Some(n) = self.const_usize(len, module, generics) else {
+                    return Ty::Error;
+                };
+                let ty = Ty::Array(Box::new(elem), n);
+                if check_sizes
+                    && let Some(l) = self.layout_of(&ty, t.span)
+                    && l.size > MAX_TYPE_SIZE
+                {
+                    self.sink.error(ErrorKind::TypeTooLarge, t.span);
+                    return Ty::Error;
+                }
+                ty
+            }
+            ast::TypeExprKind::Path(p, targs) => {
+                let args: Vec<Ty> = targs
+                    .iter()
+                    .map(|t| self.resolve_type_sized(t, module, generics, check_sizes))
+                    .collect();
+                if p.segments.len() == 1 {
+                    let name = p.segments[0].name.as_str();
+                    let found = match name {
+                        "i64" => Some(Ty::I64),
+                        "i32" => Some(Ty::I32),
+                        "u8" => Some(Ty::U8),
+                        "u64" => Some(Ty::U64),
+                        "bool" => Some(Ty::Bool),
+                        _ => generics
+                            .iter()
+                            .find(|(n, _)| n == name)
+                            .map(|(_, t)| t.clone()),
+                    };
+                    if let Some(found) = found {
+                        if !targs.is_empty() {
+                            self.sink.error(ErrorKind::NotGeneric(name.into()), t.span);
+                            return Ty::Error;
+                        }
+                        return found;
+                    }
+                }
+                match self.resolve_path(p, module) {
+                    Some(ItemRef::Struct(s)) => {
+                        let (name, want) = (&self.structs[s].name, self.structs[s].generics.len());
+                        if let Some(kind) = type_arg_count_error(name, want, args.len()) {
+                            self.sink.error(kind, t.span);
+                            return Ty::Error;
+                        }
+                        if args.iter().any(Ty::has_error) {
+                            return Ty::Error;
+                        }
+                        let ty = Ty::Struct(s as u32, args);
+                        if ty.depth() > MAX_TYPE_DEPTH {
+                            let name = self.structs[s].name.clone();
+                            self.sink
+                                .error(ErrorKind::InstantiationTooDeep(name), t.span);
+                            return Ty::Error;
+                        }
+                        ty
+                    }
+                    Some(_) => {
+                        self.sink.error(ErrorKind::NotAType(p.text()), p.span);
+                        Ty::Error
+                    }
+                    None => {
+                        if p.segments.len() == 1 {
+                            self.sink.error(ErrorKind::UnknownType(p.text()), p.span);
+                        }
+                        Ty::Error
+                    }
+                }
+            }
+        }
+    }
+
+    /// Look up an item path. For two segments, errors for unknown modules or
+    /// items are reported here; for one segment the caller reports (its
+    /// wording depends on what was expected).
+    pub(super) fn resolve_path(&mut self, p: &ast::Path, module: usize) -> Option<ItemRef> {
+        match p.segments.as_slice() {
+            [one] => self.mods[module].items.get(&one.name).map(|(r, _)| *r),
+            [m, item] => {
+                let Some(&target) = self.mods[module].uses.get(&m.name) else {
+                    self.sink
+                        .error(ErrorKind::UnknownModule(m.name.clone()), m.span);
+                    return None;
+                };
+                match self.mods[target].items.get(&item.name) {
+                    Some((r, _)) => Some(*r),
+                    None => {
+                        self.sink.error(
+                            ErrorKind::UnknownItemInModule {
+                                module: m.name.clone(),
+                                item: item.name.clone(),
+                            },
+                            item.span,
+                        );
+                        None
+                    }
+                }
+            }
+            _ => {
+                // Modules do not nest: `a::b::c` names nothing.
+                self.sink.error(ErrorKind::UnknownName(p.text()), p.span);
+                None
+            }
+        }
+    }
+}
