@@ -1,6 +1,7 @@
 //! Tests of `tern bench` itself (none of them times anything): argument
 //! errors, `--out` never overwriting, a checksum mismatch failing its case
-//! loudly, and a tiny smoke run that writes every artifact.
+//! loudly, a tiny smoke run that writes every artifact, and the programs suite
+//! (every program verified in Tern and C).
 
 mod child_support;
 
@@ -358,6 +359,72 @@ fn every_call_mode_runs_and_is_recorded() {
             "--inline all"
         };
         assert!(log.contains(flag), "{log}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_programs_suite_verifies_every_program_against_its_c_twin() {
+    let dir = scratch("programs");
+    let out = dir.join("run");
+    let o = bench(
+        &[
+            "--suite",
+            "programs",
+            "--quick",
+            "--modes",
+            "aot,jit-exec",
+            "--reps",
+            "1",
+            "--warmups",
+            "0",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &dir,
+        None,
+    );
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    // Every sample of both sides printed its program's verified result.
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let table = "Tern/C (CPU time, median; C is `cc -O2`), Tern at -O2:\n\
+                 case                   aot  jit-exec\n";
+    let at = stdout.find(table).unwrap_or_else(|| panic!("{stdout}"));
+    let rows: Vec<&str> = stdout[at + table.len()..].lines().take(13).collect();
+    let names = [
+        "fannkuch",
+        "queens",
+        "sieve",
+        "permute",
+        "towers",
+        "list",
+        "storage",
+        "bounce",
+        "richards",
+        "json",
+        "binary-trees",
+        "collatz",
+        "geomean",
+    ];
+    for (row, name) in rows.iter().zip(names) {
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells.len(), 3, "{row}");
+        assert_eq!(cells[0], name, "{row}");
+        for c in &cells[1..] {
+            let r: f64 = c.parse().unwrap_or_else(|_| panic!("{row}"));
+            assert!(r > 0.0, "{row}");
+        }
+    }
+    // The C twin is built once and runs in the AOT samples only.
+    let csv = std::fs::read_to_string(out.join("samples.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 12 * 3, "{csv}");
+    let sums = std::fs::read_to_string(out.join("checksums.txt")).unwrap();
+    assert!(
+        sums.contains("sieve contents sieve: 669 primes, ok (first seen: sieve builtin -O2 aot)\n"),
+        "{sums}"
+    );
+    for file in ["src/builtin/sieve-0.tern", "src/c/sieve.c", "bin/c/sieve-0"] {
+        assert!(out.join(file).is_file(), "missing {file}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -28,6 +28,9 @@ impl Checksums {
         label: &str,
         stdout: &str,
     ) -> Result<(), String> {
+        if case.0.program().is_some() {
+            return self.check_program(case, label, stdout);
+        }
         let lines = stdout.lines().count();
         let expected_lines = if side == Side::C { 1 } else { 2 };
         if lines != expected_lines {
@@ -64,19 +67,36 @@ impl Checksums {
         Ok(())
     }
 
+    /// A program of the programs suite (Tern or C) must print exactly its
+    /// verified result (`crate::programs::expected_output`).
+    fn check_program(
+        &mut self,
+        case: (Workload, u32),
+        label: &str,
+        stdout: &str,
+    ) -> Result<(), String> {
+        let want = super::programs::expected_output(case.0);
+        if stdout != want {
+            return Err(format!(
+                "{label}: printed {stdout:?}, not the program's verified result {want:?}"
+            ));
+        }
+        let first = stdout.lines().next().unwrap_or("").to_string();
+        self.contents
+            .entry(case)
+            .or_insert_with(|| (label.to_string(), first));
+        Ok(())
+    }
+
     /// Every reference, as `workload/size: line...` text for `checksums.txt`.
     pub fn listing(&self) -> String {
         let mut out = String::new();
         for ((w, size), (label, first)) in &self.contents {
-            let name = super::config::name(w);
-            out.push_str(&format!(
-                "{name}/{size} contents {first} (first seen: {label})\n"
-            ));
+            let name = super::config::case_name(*w, *size);
+            out.push_str(&format!("{name} contents {first} (first seen: {label})\n"));
             if let Some((label, full)) = self.full.get(&(*w, *size)) {
                 let place = full.lines().nth(1).unwrap_or("");
-                out.push_str(&format!(
-                    "{name}/{size} placement {place} (first seen: {label})\n"
-                ));
+                out.push_str(&format!("{name} placement {place} (first seen: {label})\n"));
             }
         }
         out

@@ -48,6 +48,33 @@ pub enum Workload {
     TraceSqlite,
     /// A replay of the trace of `git log -p --stat` over this repository.
     TraceGit,
+    // The programs suite (`--suite programs`, bench/programs): well-known
+    // compute programs, each against its C twin; Tern and C sides only.
+    /// benchmarks game fannkuch-redux, n = 10.
+    Fannkuch,
+    /// are-we-fast-yet Queens: eight queens by backtracking.
+    Queens,
+    /// are-we-fast-yet Sieve: primes up to 5000.
+    Sieve,
+    /// are-we-fast-yet Permute: the permutations of six elements.
+    Permute,
+    /// are-we-fast-yet Towers: towers of Hanoi, piles as linked lists.
+    Towers,
+    /// are-we-fast-yet List: the recursive `tail` over linked lists.
+    List,
+    /// are-we-fast-yet Storage: a tree of randomly sized arrays.
+    Storage,
+    /// are-we-fast-yet Bounce: balls bouncing in a box.
+    Bounce,
+    /// are-we-fast-yet Richards: an operating-system task scheduler.
+    Richards,
+    /// are-we-fast-yet Json: a recursive-descent JSON parser.
+    Json,
+    /// benchmarks game binary-trees: nodes allocated and freed one by one.
+    #[value(name = "binary-trees")]
+    BinaryTrees,
+    /// Project Euler 14: the longest Collatz chain under one million.
+    Collatz,
 }
 
 impl Workload {
@@ -62,10 +89,58 @@ impl Workload {
             _ => None,
         }
     }
+
+    /// The file stem of a program of the programs suite (bench/programs),
+    /// `None` for the matrix's workloads.
+    pub fn program(self) -> Option<&'static str> {
+        Some(match self {
+            Workload::Fannkuch => "fannkuch",
+            Workload::Queens => "queens",
+            Workload::Sieve => "sieve",
+            Workload::Permute => "permute",
+            Workload::Towers => "towers",
+            Workload::List => "list",
+            Workload::Storage => "storage",
+            Workload::Bounce => "bounce",
+            Workload::Richards => "richards",
+            Workload::Json => "json",
+            Workload::BinaryTrees => "binarytrees",
+            Workload::Collatz => "collatz",
+            _ => return None,
+        })
+    }
+
+    /// Every program of the programs suite.
+    pub fn programs() -> Vec<Workload> {
+        Workload::value_variants()
+            .iter()
+            .copied()
+            .filter(|w| w.program().is_some())
+            .collect()
+    }
+
+    /// The sides a workload has: a program is Tern (the builtin side) and C.
+    pub fn has_side(self, side: Side) -> bool {
+        self.program().is_none() || matches!(side, Side::Builtin | Side::C)
+    }
+}
+
+/// Which benchmark `tern bench` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Suite {
+    /// The slice_pool vs reusable[] matrix (workloads x sizes x sides).
+    Matrix,
+    /// Well-known compute programs in Tern against their C twins (`cc -O2`):
+    /// Tern/C per program and the geometric mean.
+    Programs,
 }
 
 /// The element size of the trace workloads' cases: their slices hold bytes.
 pub const TRACE_ELEM_BYTES: u32 = 1;
+
+/// The "element size" of a program's one case (it has none; tables show the
+/// program's name alone).
+pub const PROGRAM_SIZE: u32 = 0;
 
 /// One implementation of growable slices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum)]
@@ -123,6 +198,16 @@ pub enum Metric {
     Instructions,
 }
 
+/// How tables and labels name a case: `workload/size`, or a program's name
+/// alone (it has no element size).
+pub fn case_name(w: Workload, size: u32) -> String {
+    if w.program().is_some() {
+        name(&w)
+    } else {
+        format!("{}/{size}", name(&w))
+    }
+}
+
 /// Names as the command line spells them (for tables and file names).
 pub fn name<T: ValueEnum>(v: &T) -> String {
     v.to_possible_value()
@@ -140,22 +225,34 @@ pub fn name<T: ValueEnum>(v: &T) -> String {
                   after the warm-ups. Prints side/builtin ratios (geometric mean over the cases) and \
                   absolute medians; writes everything needed to reproduce the run under --out.\n\n\
                   The default (O2 only, 3 repetitions, 1 warm-up) takes about 1-3 minutes on a 2-core \
-                  machine; ask for all levels with --levels 0,1,2."
+                  machine; ask for all levels with --levels 0,1,2.\n\n\
+                  `--suite programs` runs twelve compute programs (bench/programs) in Tern against their \
+                  C twins instead, and prints Tern/C per program and mode with the geometric mean."
 )]
 struct Args {
+    /// matrix: the slice_pool vs reusable[] matrix; programs: well-known
+    /// compute programs (bench/programs) in Tern against their C twins,
+    /// Tern/C per program and the geometric mean.
+    #[arg(long, value_enum, default_value = "matrix")]
+    suite: Suite,
     /// Workloads to run (comma separated): the synthetic append, fragmented,
     /// resize (the default); the applications graph, graph-exact, bignum,
     /// binarytrees, bytebuf, strings, strings-free, strings-arena; the
     /// replays of recorded allocation traces trace-python, trace-cc1,
-    /// trace-sqlite, trace-git (or traces: all four); or all.
-    #[arg(long, value_delimiter = ',', default_values = ["append", "fragmented", "resize"], value_parser = parse_workload)]
-    workloads: Vec<WorkloadArg>,
+    /// trace-sqlite, trace-git (or traces: all four); or all (every one of
+    /// these). With `--suite programs`: the suite's programs (fannkuch,
+    /// queens, sieve, permute, towers, list, storage, bounce, richards, json,
+    /// binary-trees, collatz; or programs, the default: all of them).
+    /// [default: append,fragmented,resize]
+    #[arg(long, value_delimiter = ',', value_parser = parse_workload)]
+    workloads: Option<Vec<WorkloadArg>>,
     /// Element sizes in bytes: 8 (i64) and/or 128 ([16]i64).
     #[arg(long, value_delimiter = ',', default_values = ["8", "128"], value_parser = parse_size)]
     sizes: Vec<u32>,
     /// Sides to compare; builtin is always measured (ratios are side/builtin).
-    #[arg(long, value_delimiter = ',', default_values = ["builtin", "library", "pure", "c"])]
-    sides: Vec<Side>,
+    /// [default: builtin,library,pure,c; with `--suite programs`: builtin,c]
+    #[arg(long, value_delimiter = ',')]
+    sides: Option<Vec<Side>>,
     /// Modes to measure.
     #[arg(long, value_delimiter = ',', default_values = ["aot", "jit-exec", "jit-total"])]
     modes: Vec<Mode>,
@@ -198,9 +295,14 @@ impl Config {
     pub fn cases(&self) -> Vec<(Workload, u32)> {
         self.workloads
             .iter()
-            .flat_map(|&w| match w.trace() {
-                Some(_) => vec![(w, TRACE_ELEM_BYTES)],
-                None => self.sizes.iter().map(|&s| (w, s)).collect(),
+            .flat_map(|&w| {
+                if w.program().is_some() {
+                    vec![(w, PROGRAM_SIZE)]
+                } else if w.trace().is_some() {
+                    vec![(w, TRACE_ELEM_BYTES)]
+                } else {
+                    self.sizes.iter().map(|&s| (w, s)).collect()
+                }
             })
             .collect()
     }
@@ -209,6 +311,8 @@ impl Config {
 /// A validated configuration of one `tern bench` run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
+    /// The matrix or the programs suite.
+    pub suite: Suite,
     /// Workloads, sorted.
     pub workloads: Vec<Workload>,
     /// Element sizes in bytes (8, 128), sorted.
@@ -255,23 +359,62 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         Err(e) => return Err(e.render().to_string().trim_end().to_string()),
     };
     let instructions = a.metric == Metric::Instructions;
+    let programs = a.suite == Suite::Programs;
+    let default_sides: &[Side] = if programs {
+        &[Side::Builtin, Side::C]
+    } else {
+        &[Side::Builtin, Side::Library, Side::Pure, Side::C]
+    };
     let mut sides = vec![Side::Builtin];
-    sides.extend(dedup(a.sides).into_iter().filter(|s| *s != Side::Builtin));
+    sides.extend(
+        dedup(a.sides.unwrap_or_else(|| default_sides.to_vec()))
+            .into_iter()
+            .filter(|s| *s != Side::Builtin),
+    );
+    let default_workloads = if programs {
+        vec![WorkloadArg::Programs]
+    } else {
+        [Workload::Append, Workload::Fragmented, Workload::Resize]
+            .map(WorkloadArg::One)
+            .to_vec()
+    };
+    let workloads = dedup(
+        a.workloads
+            .unwrap_or(default_workloads)
+            .into_iter()
+            .flat_map(|w| match w {
+                WorkloadArg::One(w) => vec![w],
+                WorkloadArg::All => Workload::value_variants()
+                    .iter()
+                    .copied()
+                    .filter(|w| w.program().is_none())
+                    .collect(),
+                WorkloadArg::Traces => Workload::value_variants()
+                    .iter()
+                    .copied()
+                    .filter(|w| w.trace().is_some())
+                    .collect(),
+                WorkloadArg::Programs => Workload::programs(),
+            })
+            .collect(),
+    );
+    // A suite is one kind of case: its tables compare like with like.
+    if let Some(w) = workloads.iter().find(|w| w.program().is_some() != programs) {
+        return Err(if programs {
+            format!(
+                "error: `{}` is a matrix workload; `--suite programs` runs the programs (`--workloads programs`)",
+                name(w)
+            )
+        } else {
+            format!(
+                "error: `{}` is a program of the programs suite: add `--suite programs`",
+                name(w)
+            )
+        });
+    }
     Ok(Parsed::Run(Config {
-        workloads: dedup(
-            a.workloads
-                .into_iter()
-                .flat_map(|w| match w {
-                    WorkloadArg::One(w) => vec![w],
-                    WorkloadArg::All => Workload::value_variants().to_vec(),
-                    WorkloadArg::Traces => Workload::value_variants()
-                        .iter()
-                        .copied()
-                        .filter(|w| w.trace().is_some())
-                        .collect(),
-                })
-                .collect(),
-        ),
+        suite: a.suite,
+        workloads,
         sizes: dedup(a.sizes),
         sides,
         modes: dedup(a.modes),
@@ -294,18 +437,21 @@ fn dedup<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v
 }
 
-/// One `--workloads` item: a workload, `all` of them, or the `traces`.
+/// One `--workloads` item: a workload, `all` of the matrix's, the `traces`,
+/// or the `programs`.
 #[derive(Clone, Copy, Debug)]
 enum WorkloadArg {
     One(Workload),
     All,
     Traces,
+    Programs,
 }
 
 fn parse_workload(s: &str) -> Result<WorkloadArg, String> {
     match s {
         "all" => return Ok(WorkloadArg::All),
         "traces" => return Ok(WorkloadArg::Traces),
+        "programs" => return Ok(WorkloadArg::Programs),
         _ => {}
     }
     Workload::from_str(s, false)
@@ -313,7 +459,7 @@ fn parse_workload(s: &str) -> Result<WorkloadArg, String> {
         .map_err(|_| {
             let names: Vec<String> = Workload::value_variants().iter().map(name).collect();
             format!(
-                "`{s}` is not a workload (use {}, traces or all)",
+                "`{s}` is not a workload (use {}, traces, programs or all)",
                 names.join(", ")
             )
         })
@@ -382,15 +528,14 @@ mod tests {
 
     #[test]
     fn all_workloads_expand_in_declaration_order() {
-        assert_eq!(
-            config("--workloads all").workloads,
-            Workload::value_variants().to_vec()
-        );
+        let matrix: Vec<Workload> = Workload::value_variants()
+            .iter()
+            .copied()
+            .filter(|w| w.program().is_none())
+            .collect();
+        assert_eq!(config("--workloads all").workloads, matrix);
         // Named again beside `all`, a workload still runs once.
-        assert_eq!(
-            config("--workloads graph,all").workloads,
-            Workload::value_variants().to_vec()
-        );
+        assert_eq!(config("--workloads graph,all").workloads, matrix);
         assert_eq!(config("--workloads all").workloads.len(), 15);
         assert_eq!(
             config("--workloads traces,append").workloads,
@@ -406,6 +551,36 @@ mod tests {
             Err(e) => assert!(e.contains("`nope` is not a workload (use append,"), "{e}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_programs_suite_is_its_programs_against_c() {
+        let c = config("--suite programs");
+        assert_eq!(c.suite, Suite::Programs);
+        assert_eq!(c.workloads, Workload::programs());
+        assert_eq!(c.workloads.len(), 12);
+        assert_eq!(c.sides, vec![Side::Builtin, Side::C]);
+        assert_eq!(c.cases()[0], (Workload::Fannkuch, PROGRAM_SIZE));
+        assert_eq!(
+            case_name(Workload::BinaryTrees, PROGRAM_SIZE),
+            "binary-trees"
+        );
+        assert_eq!(case_name(Workload::Append, 8), "append/8");
+        let c = config("--suite programs --workloads sieve,queens --modes aot");
+        assert_eq!(c.workloads, vec![Workload::Queens, Workload::Sieve]);
+        assert!(!Workload::Sieve.has_side(Side::Library));
+        assert!(Workload::Append.has_side(Side::Pure));
+        let e = parse(&args("--suite programs --workloads append")).unwrap_err();
+        assert_eq!(
+            e,
+            "error: `append` is a matrix workload; `--suite programs` runs the programs (`--workloads programs`)"
+        );
+        let e = parse(&args("--workloads sieve")).unwrap_err();
+        assert_eq!(
+            e,
+            "error: `sieve` is a program of the programs suite: add `--suite programs`"
+        );
+        assert_eq!(config("").suite, Suite::Matrix);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! would pay for), and every other line is identical.
 
 use super::config::{Side, Workload};
+use super::programs;
 
 /// The workload whose template, C baseline and scale a variant shares
 /// (`graph-exact` is `graph`'s, `strings-free` and `strings-arena` are
@@ -43,6 +44,7 @@ pub fn template(w: Workload) -> &'static str {
         Workload::GraphExact | Workload::StringsFree | Workload::StringsArena => {
             unreachable!("a variant maps to its base workload")
         }
+        w => programs::tern_text(w),
     }
 }
 
@@ -63,6 +65,7 @@ pub fn c_source(w: Workload) -> &'static str {
         Workload::GraphExact | Workload::StringsFree | Workload::StringsArena => {
             unreachable!("a variant maps to its base workload")
         }
+        w => programs::c_source(w),
     }
 }
 
@@ -121,6 +124,8 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         (Workload::GraphExact | Workload::StringsFree | Workload::StringsArena, _) => {
             unreachable!("a variant maps to its base workload")
         }
+        // A program's size is its repetition count (`crate::programs`).
+        _ => (programs::reps(w, false), 0),
     };
     Scale {
         ops: if quick { (ops / 20).max(1) } else { ops },
@@ -142,6 +147,9 @@ const ARENA_CHUNK_BYTES: i64 = 1 << 18;
 /// The Tern source of one (workload, element size, side). `Side::C` has no
 /// Tern source: use [`c_source`] and [`c_flags`].
 pub fn tern_source(w: Workload, elem_bytes: u32, side: Side, quick: bool) -> String {
+    if w.program().is_some() {
+        return programs::tern_source(w, quick);
+    }
     let exact = if w == Workload::GraphExact {
         "true"
     } else {
@@ -265,6 +273,9 @@ pub fn substitute(template: &str, elem_bytes: u32, side: Side, s: Scale) -> Stri
 
 /// The `cc` arguments (besides source and output) of a C baseline.
 pub fn c_flags(w: Workload, elem_bytes: u32, quick: bool) -> Vec<String> {
+    if w.program().is_some() {
+        return programs::c_flags(w, quick);
+    }
     let s = scale(w, elem_bytes, quick);
     let mut flags = vec![
         "-O2".into(),
@@ -285,7 +296,11 @@ mod tests {
 
     #[test]
     fn no_placeholder_survives_substitution() {
-        for &w in Workload::value_variants() {
+        // Programs have no placeholders (`crate::programs`).
+        for &w in Workload::value_variants()
+            .iter()
+            .filter(|w| w.program().is_none())
+        {
             for size in [8, 128] {
                 for side in [Side::Builtin, Side::Library, Side::Pure] {
                     let src = tern_source(w, size, side, false);

@@ -19,6 +19,7 @@ pub mod config;
 pub mod generate;
 pub mod machine;
 pub mod outdir;
+pub mod programs;
 pub mod report;
 pub mod sample;
 pub mod slab;
@@ -32,7 +33,7 @@ use std::process::Command;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use checksum::Checksums;
-use config::{Config, Metric, Mode, Parsed, Side, Workload, name};
+use config::{Config, Metric, Mode, Parsed, Side, Workload, case_name, name};
 use report::{Key, Results};
 
 /// How `tern bench` ended badly: the exit status and the message.
@@ -183,7 +184,7 @@ impl Job {
                 let lv = level
                     .map(|l| format!("-O{l}"))
                     .unwrap_or_else(|| "cc-O2".into());
-                format!("{}/{size} {} {lv} aot", name(workload), name(side))
+                format!("{} {} {lv} aot", case_name(*workload, *size), name(side))
             }
             Job::Jit {
                 workload,
@@ -192,7 +193,11 @@ impl Job {
                 level,
                 ..
             } => {
-                format!("{}/{size} {} -O{level} jit", name(workload), name(side))
+                format!(
+                    "{} {} -O{level} jit",
+                    case_name(*workload, *size),
+                    name(side)
+                )
             }
         }
     }
@@ -404,6 +409,7 @@ impl Bench {
                  the JIT figures do not measure Tern (use `cargo run --release -- bench`)\n",
             );
         }
+        text.push_str(&report::tern_over_c_tables(&self.cfg, &results));
         text.push_str(&report::ratio_tables(&self.cfg, &results));
         text.push_str(&report::absolute_tables(&self.cfg, &results));
         text.push_str(&report::without_mem_tables(&self.cfg, &results));
@@ -458,7 +464,7 @@ impl Bench {
             let mut exe_jobs = Vec::new();
             let mut jit_jobs = Vec::new();
             for &side in &self.cfg.sides {
-                if side == Side::C {
+                if side == Side::C || !w.has_side(side) {
                     continue;
                 }
                 let src_text = generate::tern_source(w, size, side, self.cfg.quick);
@@ -520,7 +526,9 @@ impl Bench {
                     }
                 }
             }
-            if self.cfg.sides.contains(&Side::C) && aot {
+            // A program's C twin is built for the JIT modes too: their
+            // Tern/C figures divide by its executable's.
+            if self.cfg.sides.contains(&Side::C) && (aot || w.program().is_some()) {
                 self.write(&["src", "c", "common.h"], generate::C_HEADER)?;
                 let src = self.write(
                     &["src", "c", &format!("{}.c", name(&w))],

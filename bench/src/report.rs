@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::config::{Config, Metric, Mode, Side, Workload, name};
+use super::config::{Config, Metric, Mode, Side, Suite, Workload, case_name, name};
 use super::stats::{geometric_mean, median, ratio};
 
 /// One figure's coordinates.
@@ -174,6 +174,66 @@ fn ratio_tables_in(cfg: &Config, r: &Results, unit: &str) -> String {
     out
 }
 
+/// The programs suite's figure: Tern/C per program, one column per mode
+/// (Tern's figure in that mode over the C twin's executable), with the
+/// geometric-mean row; one table per level. Empty unless the run is the
+/// programs suite with its C side.
+pub fn tern_over_c_tables(cfg: &Config, r: &Results) -> String {
+    if cfg.suite != Suite::Programs || !cfg.sides.contains(&Side::C) {
+        return String::new();
+    }
+    let unit = if cfg.metric == Metric::Cpu {
+        "CPU time"
+    } else {
+        "instructions"
+    };
+    let mut out = String::new();
+    for &level in &cfg.levels {
+        let _ = writeln!(
+            out,
+            "\nTern/C ({unit}, median; C is `cc -O2`), Tern at -O{level}:"
+        );
+        let _ = write!(out, "{:<1$}", "case", label_width(cfg));
+        for m in &cfg.modes {
+            let _ = write!(out, "{:>10}", name(m));
+        }
+        out.push('\n');
+        let mut per_mode: Vec<Vec<Option<f64>>> = vec![Vec::new(); cfg.modes.len()];
+        for (w, size) in cfg.cases() {
+            case_label(&mut out, cfg, w, size);
+            let key = |mode, side| Key {
+                mode,
+                level,
+                workload: w,
+                size,
+                side,
+            };
+            let failed = r.failed.contains_key(&(w, size, Side::Builtin))
+                || r.failed.contains_key(&(w, size, Side::C));
+            for (i, &m) in cfg.modes.iter().enumerate() {
+                let v = ratio(
+                    r.median(&key(m, Side::Builtin)),
+                    r.median(&key(Mode::Aot, Side::C)),
+                );
+                per_mode[i].push(v);
+                let _ = write!(out, "{:>10}", cell(v, failed));
+            }
+            out.push('\n');
+        }
+        let _ = write!(out, "{:<1$}", "geomean", label_width(cfg));
+        for col in &per_mode {
+            let all: Option<Vec<f64>> = col.iter().copied().collect();
+            let _ = write!(
+                out,
+                "{:>10}",
+                cell(all.and_then(|v| geometric_mean(&v)), false)
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// Absolute medians (ms of CPU, or millions of instructions) per case.
 pub fn absolute_tables(cfg: &Config, r: &Results) -> String {
     let (unit, scale) = match cfg.metric {
@@ -273,7 +333,7 @@ pub fn memory_tables(cfg: &Config, r: &Results) -> String {
 fn label_width(cfg: &Config) -> usize {
     cfg.cases()
         .iter()
-        .map(|(w, size)| name(w).len() + 1 + size.to_string().len() + 1)
+        .map(|&(w, size)| case_name(w, size).len() + 1)
         .max()
         .unwrap_or(0)
         .max(16)
@@ -290,12 +350,7 @@ fn header_row(out: &mut String, cfg: &Config, sides: &[Side]) {
 
 /// The first column of a per-case row, `workload/size`.
 fn case_label(out: &mut String, cfg: &Config, w: Workload, size: u32) {
-    let _ = write!(
-        out,
-        "{:<1$}",
-        format!("{}/{size}", name(&w)),
-        label_width(cfg)
-    );
+    let _ = write!(out, "{:<1$}", case_name(w, size), label_width(cfg));
 }
 
 /// JIT compile time (front end + Cranelift), apart from run time.
@@ -345,7 +400,7 @@ pub fn size_table(r: &Results) -> String {
             "{:<8} {:<6} {:<16} {:>10} {:>8}",
             name(side),
             level,
-            format!("{}/{size}", name(w)),
+            case_name(*w, *size),
             exe,
             text
         );
@@ -357,7 +412,7 @@ pub fn size_table(r: &Results) -> String {
 pub fn failure_list(r: &Results) -> String {
     let mut out = String::new();
     for ((w, size, side), why) in &r.failed {
-        let _ = writeln!(out, "FAILED {}/{size} {}: {why}", name(w), name(side));
+        let _ = writeln!(out, "FAILED {} {}: {why}", case_name(*w, *size), name(side));
     }
     out
 }
@@ -378,7 +433,7 @@ pub fn ratio_svg(cfg: &Config, r: &Results) -> String {
     let groups: Vec<String> = cfg
         .cases()
         .iter()
-        .map(|(w, s)| format!("{}/{s}", name(w)))
+        .map(|&(w, s)| case_name(w, s))
         .chain(std::iter::once("geomean".into()))
         .collect();
     let (pw, ph, top) = (720.0, 220.0, 40.0);

@@ -438,8 +438,13 @@ impl Text<'_> {
 
 /// The address operand of a direct branch (`0x1c`).
 fn hex_target(op: &str) -> Option<u64> {
-    op.strip_prefix("0x")
-        .and_then(|h| u64::from_str_radix(h, 16).ok())
+    match op.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        // Capstone prints targets below 10 in decimal, without `0x` (a
+        // backward jump to the start of the text section's first function).
+        None if op.len() == 1 => op.parse().ok(),
+        None => None,
+    }
 }
 
 /// The operand text of one instruction with relocations and local targets
@@ -507,4 +512,17 @@ fn symbolic(
         }
     }
     Ok(op.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hex_target;
+
+    #[test]
+    fn branch_targets_parse_in_both_of_capstones_spellings() {
+        assert_eq!(hex_target("0x3f"), Some(0x3f));
+        assert_eq!(hex_target("9"), Some(9));
+        assert_eq!(hex_target("rax"), None);
+        assert_eq!(hex_target("qword ptr [rip + 0x10]"), None);
+    }
 }

@@ -123,7 +123,8 @@ impl<M: Module> FnLower<'_, '_, M> {
             ExprKind::ArrayRepeat { value, count } => {
                 let v = self.expr(value)?;
                 let addr = self.temp(&e.ty)?;
-                self.fill(addr, &value.ty, v, *count);
+                let zero = matches!(value.kind, ExprKind::Int(0) | ExprKind::Bool(false));
+                self.fill(addr, &value.ty, v, *count, zero);
                 Val::Mem(addr)
             }
             ExprKind::ArrayLit(items) => {
@@ -172,14 +173,57 @@ impl<M: Module> FnLower<'_, '_, M> {
         })
     }
 
-    /// Stores `v` into `count` consecutive elements at `addr`.
-    pub(super) fn fill(&mut self, addr: Value, elem: &Type, v: Val, count: u64) {
+    /// Lowers a condition straight into a branch to `then_b` or `else_b`:
+    /// `!`, `&&` and `||` become control flow, not booleans materialised
+    /// and tested again, so a comparison feeds its branch directly.
+    /// Evaluation order and short-circuiting are those of [`Self::expr`].
+    pub(super) fn branch(&mut self, cond: &Expr, then_b: ir::Block, else_b: ir::Block) -> R<()> {
+        match &cond.kind {
+            ExprKind::Bool(b) => {
+                self.b.ins().jump(if *b { then_b } else { else_b }, &[]);
+            }
+            ExprKind::Unary(UnOp::Not, x) if x.ty == Type::Bool => {
+                self.branch(x, else_b, then_b)?
+            }
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), l, r) => {
+                let rhs = self.b.create_block();
+                if *op == BinOp::And {
+                    self.branch(l, rhs, else_b)?;
+                } else {
+                    self.branch(l, then_b, rhs)?;
+                }
+                self.b.switch_to_block(rhs);
+                self.branch(r, then_b, else_b)?;
+            }
+            _ => {
+                let c = self.expr(cond)?.scalar();
+                self.b.ins().brif(c, then_b, &[], else_b, &[]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores `v` into `count` consecutive elements at `addr` (`zero`: `v`
+    /// is the literal zero of a scalar type).
+    pub(super) fn fill(&mut self, addr: Value, elem: &Type, v: Val, count: u64, zero: bool) {
         let size = self.program.layout(elem).size;
         if count <= 8 || size == 0 {
             for i in 0..count {
                 let at = self.b.ins().iadd_imm_s(addr, (i * size) as i64);
                 self.store(elem, v, at);
             }
+            return;
+        }
+        // Bytes, and zeros of any scalar, as one `memset` (libc's, which
+        // stores whole vectors), not a loop of element stores.
+        if let (Val::Scalar(x), true) = (v, size == 1 || zero) {
+            let byte = if zero {
+                self.b.ins().iconst(types::I8, 0)
+            } else {
+                x
+            };
+            let bytes = self.b.ins().iconst(PTR, (count * size) as i64);
+            self.b.call_memset(self.tr.config, addr, byte, bytes);
             return;
         }
         let end = self.b.ins().iadd_imm_s(addr, (count * size) as i64);
@@ -261,8 +305,9 @@ impl<M: Module> FnLower<'_, '_, M> {
     }
 
     /// Lowers one argument into `out`: value arguments by representation
-    /// (aggregates as the address of a fresh copy), `ref` as an address.
-    pub(super) fn push_arg(&mut self, arg: &Arg, out: &mut Vec<Value>) -> R<()> {
+    /// (aggregates as the address of a fresh copy, unless `shared`: then the
+    /// place's own address), `ref` as an address.
+    pub(super) fn push_arg(&mut self, arg: &Arg, shared: bool, out: &mut Vec<Value>) -> R<()> {
         match arg {
             Arg::Ref(place) => {
                 // `ref` of a slice-typed place passes the address of the
@@ -281,7 +326,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                     // Rvalues are already fresh temporaries; places are
                     // copied so the callee sees the value at the call even
                     // if it also mutates the original through a `ref`.
-                    if !e.is_fresh_aggregate() {
+                    if !e.is_fresh_aggregate() && !shared {
                         let t = self.temp(&e.ty)?;
                         let layout = self.program.layout(&e.ty);
                         self.copy(t, a, layout);
@@ -304,8 +349,8 @@ impl<M: Module> FnLower<'_, '_, M> {
         } else {
             None
         };
-        for arg in args {
-            self.push_arg(arg, &mut vals)?;
+        for (i, arg) in args.iter().enumerate() {
+            self.push_arg(arg, may_share(args, i), &mut vals)?;
         }
         // `--sanitize`: a call into another source file (a library) records
         // its location, which errors found inside the library name.
@@ -353,7 +398,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                 vals.extend([p, l]);
                 continue;
             }
-            self.push_arg(arg, &mut vals)?;
+            self.push_arg(arg, false, &mut vals)?;
         }
         let id = self.tr.externs[func.0 as usize];
         let f = self.func_ref(id);
@@ -364,4 +409,32 @@ impl<M: Module> FnLower<'_, '_, M> {
             _ => Val::Unit,
         })
     }
+}
+
+/// Whether the by-value argument `args[i]` of a Tern call, when it is a place,
+/// may be passed by the place's own address instead of a copy. The copy
+/// exists so that the callee sees the value at the call even if the place
+/// changes while the call runs; the callee reaches the caller's memory only
+/// through its arguments, and its value parameters are immutable. So sharing
+/// is safe when every other argument is a scalar (which cannot point into
+/// memory without `unsafe::`) whose evaluation calls nothing (so writes
+/// nothing, before or after the place is read).
+fn may_share(args: &[Arg], i: usize) -> bool {
+    fn calls_nothing(e: &Expr) -> bool {
+        if matches!(
+            e.kind,
+            ExprKind::Call { .. } | ExprKind::CallExtern { .. } | ExprKind::Builtin(..)
+        ) {
+            return false;
+        }
+        let mut pure = true;
+        tir::visit::expr_children(e, &mut |x| pure &= calls_nothing(x));
+        pure
+    }
+    args.iter().enumerate().all(|(j, a)| {
+        j == i
+            || matches!(a, Arg::Value(e)
+                if matches!(e.ty, Type::I64 | Type::I32 | Type::U8 | Type::U64 | Type::Bool)
+                    && calls_nothing(e))
+    })
 }

@@ -561,6 +561,15 @@ enum Bound {
     Const(u64),
 }
 
+/// The length an index was checked against.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Length {
+    /// A fixed array's.
+    Const(u64),
+    /// A slice's, as an SSA value.
+    Value(Value),
+}
+
 struct LoopTarget {
     continue_to: ir::Block,
     break_to: ir::Block,
@@ -593,6 +602,11 @@ struct FnLower<'a, 'b, M: Module> {
     loops: Vec<LoopTarget>,
     /// O2: what enclosing counted loops prove about their variables.
     proven: Vec<(LocalId, Bound)>,
+    /// Index checks already passed on the straight-line path that ends in
+    /// block `checked_in` (index value, length): a second check of the same
+    /// pair there is dropped. Any other block starts afresh.
+    checked: Vec<(Value, Length)>,
+    checked_in: Option<ir::Block>,
     /// Callees and data already imported into this function.
     func_refs: HashMap<FuncId, ir::FuncRef>,
     data_refs: HashMap<DataId, ir::GlobalValue>,
@@ -634,6 +648,8 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             sret: None,
             loops: Vec::new(),
             proven: Vec::new(),
+            checked: Vec::new(),
+            checked_in: None,
             func_refs: HashMap::new(),
             data_refs: HashMap::new(),
             addressed: analysis::addressed_locals(&f.body),
@@ -965,15 +981,23 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
     /// Calls a runtime failure entry (which never returns) in a cold block
     /// entered when `ok` is false; continues where `ok` is true.
     fn check(&mut self, ok: Value, rt: Rt, args: impl FnOnce(&mut Self) -> R<Vec<Value>>) -> R<()> {
+        let straight = self.b.current_block() == self.checked_in;
         let fail = self.b.create_block();
         let cont = self.b.create_block();
         self.b.set_cold_block(fail);
         self.b.ins().brif(ok, cont, &[], fail, &[]);
+        // Both have their one predecessor: sealed now, a variable read in
+        // `cont` is the value from before the check (not a new block
+        // parameter), so repeated checks can be recognised.
+        self.b.seal_block(fail);
+        self.b.seal_block(cont);
         self.b.switch_to_block(fail);
         let args = args(self)?;
         self.call_rt(rt, &args)?;
         self.b.ins().trap(TrapCode::unwrap_user(2));
         self.b.switch_to_block(cont);
+        // The path continues straight through a check.
+        self.checked_in = if straight { Some(cont) } else { None };
         Ok(())
     }
 

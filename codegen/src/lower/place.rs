@@ -120,9 +120,24 @@ impl<M: Module> FnLower<'_, '_, M> {
     pub(super) fn index_addr(&mut self, base: &Expr, idx: &Expr, loc: Loc) -> R<Value> {
         let (ptr, len) = self.sequence(base)?;
         let i = self.expr(idx)?.scalar();
-        if !self.index_proven(base, idx) {
+        let length = match base.ty {
+            Type::Array(_, n) => Length::Const(n),
+            _ => Length::Value(len),
+        };
+        let constant_in_array = matches!(
+            (&idx.kind, length),
+            (ExprKind::Int(c), Length::Const(n)) if *c >= 0 && (*c as u64) < n
+        );
+        let repeated =
+            self.b.current_block() == self.checked_in && self.checked.contains(&(i, length));
+        if !(constant_in_array || repeated || self.index_proven(base, idx)) {
+            if self.b.current_block() != self.checked_in {
+                self.checked.clear();
+                self.checked_in = self.b.current_block();
+            }
             let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
             self.check(ok, Rt::BoundsFail, |s| Ok(vec![i, len, s.loc_ptr(loc)?]))?;
+            self.checked.push((i, length));
         }
         let size = self.elem_size(&base.ty);
         let off = self.scaled(i, size);

@@ -58,11 +58,10 @@ impl<M: Module> FnLower<'_, '_, M> {
                 self.expr(e)?;
             }
             Stmt::If { cond, then, else_ } => {
-                let c = self.expr(cond)?.scalar();
                 let then_b = self.b.create_block();
                 let else_b = self.b.create_block();
                 let merge = self.b.create_block();
-                self.b.ins().brif(c, then_b, &[], else_b, &[]);
+                self.branch(cond, then_b, else_b)?;
                 self.b.switch_to_block(then_b);
                 self.block(then)?;
                 self.b.ins().jump(merge, &[]);
@@ -74,22 +73,24 @@ impl<M: Module> FnLower<'_, '_, M> {
                 self.b.switch_to_block(merge);
             }
             Stmt::While { cond, body } => {
-                let header = self.b.create_block();
+                // Rotated: the test once as a guard, then at the bottom of
+                // the body (the latch, where `continue` goes), so an
+                // iteration takes one branch instead of a test and a jump.
                 let body_b = self.b.create_block();
+                let latch = self.b.create_block();
                 let exit = self.b.create_block();
-                self.b.ins().jump(header, &[]);
-                self.b.switch_to_block(header);
-                self.poll_interrupt(cond.loc)?;
-                let c = self.expr(cond)?.scalar();
-                self.b.ins().brif(c, body_b, &[], exit, &[]);
+                self.branch(cond, body_b, exit)?;
                 self.b.switch_to_block(body_b);
                 self.loops.push(LoopTarget {
-                    continue_to: header,
+                    continue_to: latch,
                     break_to: exit,
                 });
                 self.block(body)?;
                 self.loops.pop();
-                self.b.ins().jump(header, &[]);
+                self.b.ins().jump(latch, &[]);
+                self.b.switch_to_block(latch);
+                self.poll_interrupt(cond.loc)?;
+                self.branch(cond, body_b, exit)?;
                 self.b.switch_to_block(exit);
             }
             Stmt::For {
@@ -165,15 +166,11 @@ impl<M: Module> FnLower<'_, '_, M> {
         // The loop variable is rebound every iteration: variables, not a value.
         let storage = self.local_storage(var)?;
         self.write_storage(storage, &ty, Val::Scalar(s));
-        let header = self.b.create_block();
+        // Rotated as `while` is: a guard, then the test after the step.
         let body_b = self.b.create_block();
         let step = self.b.create_block();
         let exit = self.b.create_block();
-        self.b.ins().jump(header, &[]);
-        self.b.switch_to_block(header);
-        self.poll_interrupt(start.loc)?;
-        let i = self.read_local(var)?.scalar();
-        let c = self.b.ins().icmp(cc, i, e);
+        let c = self.b.ins().icmp(cc, s, e);
         self.b.ins().brif(c, body_b, &[], exit, &[]);
         self.b.switch_to_block(body_b);
         self.loops.push(LoopTarget {
@@ -195,7 +192,9 @@ impl<M: Module> FnLower<'_, '_, M> {
         let next = self.b.ins().iadd_imm_s(i, 1);
         let storage = self.storage(var)?;
         self.write_storage(storage, &ty, Val::Scalar(next));
-        self.b.ins().jump(header, &[]);
+        self.poll_interrupt(start.loc)?;
+        let c = self.b.ins().icmp(cc, next, e);
+        self.b.ins().brif(c, body_b, &[], exit, &[]);
         self.b.switch_to_block(exit);
         self.end_scope(var);
         Ok(())
