@@ -31,6 +31,16 @@ fn bench(args: &[&str], cwd: &Path, stdlib: Option<&Path>) -> Output {
     child_support::output(&mut cmd)
 }
 
+/// `tern bench ARGS --quick --reps 1 --warmups 0 --out DIR/run` run in
+/// `dir`: its output, and the run's folder.
+fn quick_run(dir: &Path, args: &[&str]) -> (Output, PathBuf) {
+    let out = dir.join("run");
+    let mut all = args.to_vec();
+    all.extend(["--quick", "--reps", "1", "--warmups", "0", "--out"]);
+    all.push(out.to_str().unwrap());
+    (bench(&all, dir, None), out)
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -256,25 +266,16 @@ fn a_tiny_run_writes_every_artifact() {
 #[test]
 fn a_trace_replay_is_net_of_its_dry_run_and_every_side_agrees() {
     let dir = scratch("trace");
-    let out = dir.join("run");
-    let o = bench(
+    let (o, out) = quick_run(
+        &dir,
         &[
-            "--quick",
             "--workloads",
             "trace-sqlite",
             "--sides",
             "builtin,library,c",
             "--modes",
             "aot",
-            "--reps",
-            "1",
-            "--warmups",
-            "0",
-            "--out",
-            out.to_str().unwrap(),
         ],
-        &dir,
-        None,
     );
     let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
@@ -366,24 +367,7 @@ fn every_call_mode_runs_and_is_recorded() {
 #[test]
 fn the_programs_suite_verifies_every_program_against_its_c_twin() {
     let dir = scratch("programs");
-    let out = dir.join("run");
-    let o = bench(
-        &[
-            "--suite",
-            "programs",
-            "--quick",
-            "--modes",
-            "aot,jit-exec",
-            "--reps",
-            "1",
-            "--warmups",
-            "0",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &dir,
-        None,
-    );
+    let (o, out) = quick_run(&dir, &["--suite", "programs", "--modes", "aot,jit-exec"]);
     let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
     // Every sample of both sides printed its program's verified result.
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");

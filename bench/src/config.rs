@@ -118,11 +118,6 @@ impl Workload {
             .filter(|w| w.program().is_some())
             .collect()
     }
-
-    /// The sides a workload has: a program is Tern (the builtin side) and C.
-    pub fn has_side(self, side: Side) -> bool {
-        self.program().is_none() || matches!(side, Side::Builtin | Side::C)
-    }
 }
 
 /// Which benchmark `tern bench` runs.
@@ -366,6 +361,18 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         &[Side::Builtin, Side::Library, Side::Pure, Side::C]
     };
     let mut sides = vec![Side::Builtin];
+    // A program is Tern (the builtin side) against C: it has no pool sides.
+    if let Some(s) = a
+        .sides
+        .iter()
+        .flatten()
+        .find(|s| programs && matches!(s, Side::Library | Side::Pure))
+    {
+        return Err(format!(
+            "error: the programs suite has the sides builtin (Tern) and c, not `{}`",
+            name(s)
+        ));
+    }
     sides.extend(
         dedup(a.sides.unwrap_or_else(|| default_sides.to_vec()))
             .into_iter()
@@ -568,8 +575,11 @@ mod tests {
         assert_eq!(case_name(Workload::Append, 8), "append/8");
         let c = config("--suite programs --workloads sieve,queens --modes aot");
         assert_eq!(c.workloads, vec![Workload::Queens, Workload::Sieve]);
-        assert!(!Workload::Sieve.has_side(Side::Library));
-        assert!(Workload::Append.has_side(Side::Pure));
+        let e = parse(&args("--suite programs --sides c,library")).unwrap_err();
+        assert_eq!(
+            e,
+            "error: the programs suite has the sides builtin (Tern) and c, not `library`"
+        );
         let e = parse(&args("--suite programs --workloads append")).unwrap_err();
         assert_eq!(
             e,

@@ -464,7 +464,7 @@ impl Bench {
             let mut exe_jobs = Vec::new();
             let mut jit_jobs = Vec::new();
             for &side in &self.cfg.sides {
-                if side == Side::C || !w.has_side(side) {
+                if side == Side::C {
                     continue;
                 }
                 let src_text = generate::tern_source(w, size, side, self.cfg.quick);

@@ -99,12 +99,30 @@ fn cell(v: Option<f64>, failed: bool) -> String {
 /// The ratio tables: side/builtin per case, per mode and level, with the
 /// geometric-mean row (over cases whose ratio exists; "-" if any is missing).
 pub fn ratio_tables(cfg: &Config, r: &Results) -> String {
-    let unit = if cfg.metric == Metric::Cpu {
-        "CPU time"
-    } else {
-        "instructions"
-    };
-    ratio_tables_in(cfg, r, unit)
+    ratio_tables_in(cfg, r, ratio_unit(cfg))
+}
+
+/// What a ratio table divides, for its title.
+fn ratio_unit(cfg: &Config) -> &'static str {
+    match cfg.metric {
+        Metric::Cpu => "CPU time",
+        Metric::Instructions => "instructions",
+    }
+}
+
+/// The `geomean` row under a table of ratio columns: each column's
+/// geometric mean, or `-` when any of its cells is missing.
+fn geomean_row(out: &mut String, cfg: &Config, columns: &[Vec<Option<f64>>]) {
+    let _ = write!(out, "{:<1$}", "geomean", label_width(cfg));
+    for col in columns {
+        let all: Option<Vec<f64>> = col.iter().copied().collect();
+        let _ = write!(
+            out,
+            "{:>10}",
+            cell(all.and_then(|v| geometric_mean(&v)), false)
+        );
+    }
+    out.push('\n');
 }
 
 /// [`ratio_tables`] and [`absolute_tables`] of the instruction counts
@@ -159,16 +177,7 @@ fn ratio_tables_in(cfg: &Config, r: &Results, unit: &str) -> String {
                 }
                 out.push('\n');
             }
-            let _ = write!(out, "{:<1$}", "geomean", label_width(cfg));
-            for col in &per_side {
-                let all: Option<Vec<f64>> = col.iter().copied().collect();
-                let _ = write!(
-                    out,
-                    "{:>10}",
-                    cell(all.and_then(|v| geometric_mean(&v)), false)
-                );
-            }
-            out.push('\n');
+            geomean_row(&mut out, cfg, &per_side);
         }
     }
     out
@@ -182,11 +191,7 @@ pub fn tern_over_c_tables(cfg: &Config, r: &Results) -> String {
     if cfg.suite != Suite::Programs || !cfg.sides.contains(&Side::C) {
         return String::new();
     }
-    let unit = if cfg.metric == Metric::Cpu {
-        "CPU time"
-    } else {
-        "instructions"
-    };
+    let unit = ratio_unit(cfg);
     let mut out = String::new();
     for &level in &cfg.levels {
         let _ = writeln!(
@@ -220,16 +225,7 @@ pub fn tern_over_c_tables(cfg: &Config, r: &Results) -> String {
             }
             out.push('\n');
         }
-        let _ = write!(out, "{:<1$}", "geomean", label_width(cfg));
-        for col in &per_mode {
-            let all: Option<Vec<f64>> = col.iter().copied().collect();
-            let _ = write!(
-                out,
-                "{:>10}",
-                cell(all.and_then(|v| geometric_mean(&v)), false)
-            );
-        }
-        out.push('\n');
+        geomean_row(&mut out, cfg, &per_mode);
     }
     out
 }
