@@ -11,11 +11,13 @@
 pub mod asm;
 pub mod budget;
 pub mod debug;
+pub mod decided_branches;
 pub mod error;
 pub mod inline;
 pub mod isa;
 pub mod jit;
 pub mod link;
+pub mod loop_markers;
 pub mod lower;
 pub mod object;
 pub mod runtime_fns;

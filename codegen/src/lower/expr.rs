@@ -86,6 +86,21 @@ impl<M: Module> FnLower<'_, '_, M> {
                 self.b.switch_to_block(merge);
                 Val::Scalar(res)
             }
+            ExprKind::Binary(op @ (BinOp::Eq | BinOp::Ne), l, r)
+                if let Some((x, c)) = power_of_two_remainder(l, r) =>
+            {
+                // `x % 2^k == 0` is `x & (2^k - 1) == 0` for signed `x` too
+                // (2^k divides x exactly when its low k bits are zero), and
+                // the divisor is neither 0 nor -1: no checks, no division.
+                let xv = self.expr(x)?.scalar();
+                let low = self.b.ins().band_imm_s(xv, c - 1);
+                let cc = if *op == BinOp::Eq {
+                    IntCC::Equal
+                } else {
+                    IntCC::NotEqual
+                };
+                Val::Scalar(self.b.ins().icmp_imm_s(cc, low, 0))
+            }
             ExprKind::Binary(op, l, r) => {
                 let lv = self.expr(l)?.scalar();
                 let rv = self.expr(r)?.scalar();
@@ -149,7 +164,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                     let id = self.tr.string(self.module, bytes)?;
                     let src = self.data_addr(id);
                     let ty = &self.f.locals[local.0 as usize].ty;
-                    self.copy(addr, src, self.program.layout(ty));
+                    self.copy(addr, src, ty);
                 }
                 let n = self.b.ins().iconst(types::I64, bytes.len() as i64);
                 Val::Pair(addr, n)
@@ -161,7 +176,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                 if !bytes.is_empty() {
                     let id = self.tr.string(self.module, bytes)?;
                     let src = self.data_addr(id);
-                    self.copy(addr, src, self.program.layout(&e.ty));
+                    self.copy(addr, src, &e.ty);
                 }
                 Val::Mem(addr)
             }
@@ -328,8 +343,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                     // if it also mutates the original through a `ref`.
                     if !e.is_fresh_aggregate() && !shared {
                         let t = self.temp(&e.ty)?;
-                        let layout = self.program.layout(&e.ty);
-                        self.copy(t, a, layout);
+                        self.copy(t, a, &e.ty);
                         out.push(t);
                     } else {
                         out.push(a);
@@ -437,4 +451,20 @@ fn may_share(args: &[Arg], i: usize) -> bool {
                 if matches!(e.ty, Type::I64 | Type::I32 | Type::U8 | Type::U64 | Type::Bool)
                     && calls_nothing(e))
     })
+}
+
+/// `(x, c)` when one side of a comparison is `x % c` with `c` a constant
+/// power of two and the other the literal 0.
+fn power_of_two_remainder<'e>(l: &'e Expr, r: &'e Expr) -> Option<(&'e Expr, i64)> {
+    let (rem, zero) = match (&l.kind, &r.kind) {
+        (ExprKind::Binary(BinOp::Rem, ..), _) => (l, r),
+        _ => (r, l),
+    };
+    match (&rem.kind, &zero.kind) {
+        (ExprKind::Binary(BinOp::Rem, x, c), ExprKind::Int(0)) => match c.kind {
+            ExprKind::Int(c) if c > 0 && (c & (c - 1)) == 0 => Some((x, c)),
+            _ => None,
+        },
+        _ => None,
+    }
 }

@@ -36,6 +36,7 @@ use tern_compiler::tir::{
 
 use crate::budget::{EGRAPH_WORK_LIMIT, InlineBudget, egraph_work};
 use crate::debug::{DebugInfo, table};
+use crate::decided_branches;
 use crate::inline::{CallGraph, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
@@ -43,6 +44,7 @@ use crate::{CodegenError, Listing, OptLevel, Options};
 mod analysis;
 mod builtins;
 mod expr;
+mod memory;
 mod place;
 mod stmt;
 
@@ -332,12 +334,27 @@ fn define<M: Module>(
             .clif
             .push_str(&format!("; fn {name}\n{}\n", shown.display()));
     }
-    if opts.opt_level != OptLevel::O0 && egraph_work(&ctx.func) > EGRAPH_WORK_LIMIT {
-        define_unoptimized(module, tr, opts, id, name, ctx)?;
-    } else {
+    if opts.opt_level == OptLevel::O0 {
         module
             .define_function(id, ctx)
             .map_err(|e| CodegenError::cranelift(name, format_module_error(e)))?;
+    } else {
+        // A function too large for the e-graph pass skips it (see
+        // `crate::budget`); the others get it with the module's ISA, then
+        // the fold of the branches it left decided, then the rest of the
+        // pipeline without optimizing again.
+        if egraph_work(&ctx.func) <= EGRAPH_WORK_LIMIT {
+            crate::loop_markers::mark(ctx);
+            let mut ctrl = cranelift_codegen::control::ControlPlane::default();
+            ctx.optimize(module.isa(), &mut ctrl)
+                .map_err(|e| CodegenError::cranelift(name, format!("{e:?}")))?;
+            if decided_branches::fold(&mut ctx.func, &ctx.cfg, &ctx.domtree) > 0 {
+                // The verifier holds the context's graph to the code.
+                ctx.compute_cfg();
+                ctx.compute_domtree();
+            }
+        }
+        define_after_midend(module, tr, opts, id, name, ctx)?;
     }
     if let (Some(index), Some(code)) = (index, ctx.compiled_code()) {
         tr.debug.record(id, index as u32, code);
@@ -347,9 +364,10 @@ fn define<M: Module>(
 }
 
 /// Compiles `ctx` with the host ISA at `opt_level=none` (no e-graph pass:
-/// see `crate::budget`) and defines the code under `id`, as
+/// it has run already, or the function is too large for it, see
+/// `crate::budget`) and defines the code under `id`, as
 /// `Module::define_function` does with the module's own ISA.
-fn define_unoptimized<M: Module>(
+fn define_after_midend<M: Module>(
     module: &mut M,
     tr: &mut Translation,
     opts: &Options,
@@ -834,54 +852,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         })
     }
 
-    // ----- memory -------------------------------------------------------
-
-    fn load(&mut self, ty: &Type, addr: Value) -> Val {
-        let flags = MemFlagsData::new();
-        match repr(ty) {
-            Repr::Unit => Val::Unit,
-            Repr::Scalar(t) => Val::Scalar(self.b.ins().load(t, flags, addr, 0)),
-            Repr::Pair => Val::Pair(
-                self.b.ins().load(types::I64, flags, addr, 0),
-                self.b.ins().load(types::I64, flags, addr, 8),
-            ),
-            Repr::Mem => Val::Mem(addr),
-        }
-    }
-
-    fn store(&mut self, ty: &Type, val: Val, addr: Value) {
-        let flags = MemFlagsData::new();
-        match val {
-            Val::Unit => {}
-            Val::Scalar(v) => {
-                self.b.ins().store(flags, v, addr, 0);
-            }
-            Val::Pair(p, l) => {
-                self.b.ins().store(flags, p, addr, 0);
-                self.b.ins().store(flags, l, addr, 8);
-            }
-            Val::Mem(src) => {
-                let layout = self.program.layout(ty);
-                self.copy(addr, src, layout);
-            }
-        }
-    }
-
-    /// `memmove` of an aggregate (overlap-safe: `a = a` and overlapping
-    /// views through `ref` must work).
-    fn copy(&mut self, dst: Value, src: Value, layout: tir::Layout) {
-        let align = layout.align.clamp(1, 8) as u8;
-        self.b.emit_small_memory_copy(
-            self.tr.config,
-            dst,
-            src,
-            layout.size,
-            align,
-            align,
-            false,
-            MemFlagsData::new(),
-        );
-    }
+    // ----- memory (loads, stores and copies: `memory.rs`) ---------------
 
     fn temp(&mut self, ty: &Type) -> R<Value> {
         let slot = self

@@ -51,7 +51,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                     let addr = self.place_addr(place)?;
                     let old = self.load(&place.ty, addr).scalar();
                     let new = self.binop(*op, &place.ty, old, rhs, place.loc)?;
-                    self.b.ins().store(MemFlagsData::new(), new, addr, 0);
+                    self.store(&place.ty, Val::Scalar(new), addr);
                 }
             }
             Stmt::Expr(e) => {
@@ -137,8 +137,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                         let dst = self.sret.ok_or_else(|| {
                             CodegenError::Unsupported("aggregate return without a slot".into())
                         })?;
-                        let layout = self.program.layout(&self.f.ret);
-                        self.copy(dst, src, layout);
+                        self.copy(dst, src, &self.f.ret);
                         self.b.ins().return_(&[]);
                     }
                 }

@@ -1,0 +1,413 @@
+//! Branches a dominating branch has already decided, folded into jumps.
+//!
+//! Runs on a function after Cranelift's e-graph pass, which gives equal
+//! computations one value: after it, two index checks of the same index
+//! against the same length (the header kept in a register by the alias
+//! regions of `lower::memory`) test one `icmp` value. When a block is entered
+//! only by one edge of a `brif c`, every block it dominates knows `c`'s value
+//! on that edge, so a later `brif c` there is a `jump` to the side it must
+//! take; the failure blocks it no longer reaches are removed as unreachable
+//! by Cranelift's next pass. `c` is an SSA value, so nothing between the two
+//! branches can change it: the fold is sound for any condition, not only for
+//! index checks.
+//!
+//! One fact more comes from the shape of a counted loop (a rotated `for`):
+//! a block `b` entered from a guard with `i = s`, `s <cc e`, and from a latch
+//! with `i = i + 1` when `i + 1 <cc e`, where `cc` is a less-than, `e` is
+//! defined before the loop and, for a signed `cc`, `s` is a constant `>= 0`.
+//! By induction on the entries into `b`, `i` lies in `[s, e)` there (the
+//! increment cannot wrap, as `i < e`), so `i <u e` holds in every block `b`
+//! dominates: the index check of `xs[i]` in `for i in 0..n` with `n` the
+//! length `xs` is checked against (the same value, or equal constants).
+
+use cranelift_codegen::dominator_tree::DominatorTree;
+use cranelift_codegen::flowgraph::ControlFlowGraph;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{Block, BlockCall, Function, InstructionData, Opcode, Value, ValueDef};
+
+/// What is known in a block and in every block it dominates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fact {
+    /// This condition value has this truth.
+    Cond(Value, bool),
+    /// `icmp ult i, e` holds (the first value, the second).
+    Below(Value, Value),
+}
+
+/// Folds every `brif` whose condition is decided on each path that reaches
+/// it; returns how many were folded. `cfg` and `domtree` must be those of
+/// `func` as it is (they are not updated: the caller recomputes them).
+pub fn fold(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree) -> usize {
+    let Some(entry) = func.layout.entry_block() else {
+        return 0;
+    };
+    enum Step {
+        Enter(Block),
+        Leave(usize),
+    }
+    let mut known: Vec<Fact> = Vec::new();
+    let mut steps = vec![Step::Enter(entry)];
+    let mut folded = 0;
+    while let Some(step) = steps.pop() {
+        let block = match step {
+            Step::Leave(mark) => {
+                known.truncate(mark);
+                continue;
+            }
+            Step::Enter(block) => block,
+        };
+        steps.push(Step::Leave(known.len()));
+        known.extend(edge_fact(func, cfg, block));
+        known.extend(counted_loop_fact(func, cfg, domtree, block));
+        if let Some(term) = func.layout.last_inst(block)
+            && let InstructionData::Brif { arg, blocks, .. } = func.dfg.insts[term]
+            && let Some(value) = decided(func, &known, arg)
+        {
+            let destination = if value { blocks[0] } else { blocks[1] };
+            func.dfg.insts[term] = InstructionData::Jump {
+                opcode: Opcode::Jump,
+                destination,
+            };
+            folded += 1;
+        }
+        steps.extend(domtree.children(block).map(Step::Enter));
+    }
+    folded
+}
+
+/// The truth of condition `c` if the facts decide it.
+fn decided(func: &Function, known: &[Fact], c: Value) -> Option<bool> {
+    let below = compare(func, c).and_then(|(cc, a, b)| match cc {
+        IntCC::UnsignedLessThan => Some((a, b)),
+        IntCC::UnsignedGreaterThan => Some((b, a)),
+        _ => None,
+    });
+    known.iter().rev().find_map(|fact| match *fact {
+        Fact::Cond(v, truth) if v == c => Some(truth),
+        Fact::Below(i, e) if below.is_some_and(|(a, b)| a == i && same(func, b, e)) => Some(true),
+        _ => None,
+    })
+}
+
+/// What the one edge into `block` says, if `block` has one predecessor and
+/// it is a `brif` whose two targets differ: its condition, true on the
+/// first target's edge.
+fn edge_fact(func: &Function, cfg: &ControlFlowGraph, block: Block) -> Option<Fact> {
+    let mut preds = cfg.pred_iter(block);
+    let pred = preds.next()?;
+    if preds.next().is_some() {
+        return None;
+    }
+    let InstructionData::Brif { arg, blocks, .. } = func.dfg.insts[pred.inst] else {
+        return None;
+    };
+    let pool = &func.dfg.value_lists;
+    let (then_b, else_b) = (blocks[0].block(pool), blocks[1].block(pool));
+    if then_b == else_b {
+        return None;
+    }
+    Some(Fact::Cond(arg, block == then_b))
+}
+
+/// `i <u e` for the counted-loop shape of the module docs, if `block` has it.
+fn counted_loop_fact(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    domtree: &DominatorTree,
+    block: Block,
+) -> Option<Fact> {
+    let preds: Vec<_> = cfg.pred_iter(block).map(|p| p.inst).collect();
+    let [a, b] = preds[..] else {
+        return None;
+    };
+    let pool = &func.dfg.value_lists;
+    let params = func.dfg.block_params(block);
+    for (guard, latch) in [(a, b), (b, a)] {
+        // The latch: `brif (next <cc e), block(.., next, ..), exit`.
+        let InstructionData::Brif { arg, blocks, .. } = func.dfg.insts[latch] else {
+            continue;
+        };
+        if blocks[0].block(pool) != block || blocks[1].block(pool) == block {
+            continue;
+        }
+        let Some((cc, next, e)) = compare(func, arg) else {
+            continue;
+        };
+        if !matches!(cc, IntCC::SignedLessThan | IntCC::UnsignedLessThan) {
+            continue;
+        }
+        // `next = i + 1`, `i` the parameter the latch passes `next` to.
+        let Some(i) = increment_of(func, next) else {
+            continue;
+        };
+        let Some(k) = params.iter().position(|&p| p == i) else {
+            continue;
+        };
+        if arg_at(func, blocks[0], k) != Some(next) {
+            continue;
+        }
+        // `e` is the same value on every entry: defined before the loop.
+        if !defined_before(func, domtree, e, block) {
+            continue;
+        }
+        // The guard: `i = s` with `s <cc e` on its edge, `s >= 0` if signed.
+        let Some((call, test)) = edge_into(func, guard, block) else {
+            continue;
+        };
+        let Some(s) = arg_at(func, call, k) else {
+            continue;
+        };
+        let start = constant(func, s);
+        if cc == IntCC::SignedLessThan && start.is_none_or(|c| c < 0) {
+            continue;
+        }
+        let guarded = match test {
+            Some(c) => compare(func, c)
+                .is_some_and(|(gcc, gs, ge)| gcc == cc && gs == s && same(func, ge, e)),
+            None => match (start, constant(func, e)) {
+                (Some(s), Some(e)) if cc == IntCC::SignedLessThan => s < e,
+                (Some(s), Some(e)) => (s as u64) < (e as u64),
+                _ => false,
+            },
+        };
+        if guarded {
+            return Some(Fact::Below(i, e));
+        }
+    }
+    None
+}
+
+/// The branch of `inst` into `block` and the condition that holds on it
+/// (`None`: an unconditional jump).
+fn edge_into(
+    func: &Function,
+    inst: cranelift_codegen::ir::Inst,
+    block: Block,
+) -> Option<(BlockCall, Option<Value>)> {
+    let pool = &func.dfg.value_lists;
+    match func.dfg.insts[inst] {
+        InstructionData::Jump { destination, .. } => Some((destination, None)),
+        InstructionData::Brif { arg, blocks, .. }
+            if blocks[0].block(pool) == block && blocks[1].block(pool) != block =>
+        {
+            Some((blocks[0], Some(arg)))
+        }
+        _ => None,
+    }
+}
+
+/// The `k`th argument of a branch to a block.
+fn arg_at(func: &Function, call: BlockCall, k: usize) -> Option<Value> {
+    call.args(&func.dfg.value_lists).nth(k)?.as_value()
+}
+
+/// `(cc, a, b)` when `v` is `icmp cc a, b`.
+fn compare(func: &Function, v: Value) -> Option<(IntCC, Value, Value)> {
+    let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
+        return None;
+    };
+    match func.dfg.insts[inst] {
+        InstructionData::IntCompare { cond, args, .. } => Some((cond, args[0], args[1])),
+        _ => None,
+    }
+}
+
+/// `i` when `v` is `iadd i, 1` (either order).
+fn increment_of(func: &Function, v: Value) -> Option<Value> {
+    let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
+        return None;
+    };
+    match func.dfg.insts[inst] {
+        InstructionData::Binary {
+            opcode: Opcode::Iadd,
+            args: [x, y],
+        } => match (constant(func, x), constant(func, y)) {
+            (_, Some(1)) => Some(x),
+            (Some(1), _) => Some(y),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The value of an `iconst`, sign-extended from its type's width (which
+/// keeps the unsigned order of two constants of one type too).
+fn constant(func: &Function, v: Value) -> Option<i64> {
+    let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
+        return None;
+    };
+    match func.dfg.insts[inst] {
+        InstructionData::UnaryImm {
+            opcode: Opcode::Iconst,
+            imm,
+        } => {
+            let unused = 64 - func.dfg.value_type(v).bits().min(64);
+            Some((imm.bits() << unused) >> unused)
+        }
+        _ => None,
+    }
+}
+
+/// The same value, or two constants of one type and value (Cranelift
+/// rematerializes constants in each block that uses them).
+fn same(func: &Function, a: Value, b: Value) -> bool {
+    a == b
+        || (func.dfg.value_type(a) == func.dfg.value_type(b)
+            && constant(func, a).is_some()
+            && constant(func, a) == constant(func, b))
+}
+
+/// Whether `v` is a constant or defined in a block that strictly dominates
+/// `block` (so, for a loop headed by `block`, outside the loop).
+fn defined_before(func: &Function, domtree: &DominatorTree, v: Value, block: Block) -> bool {
+    if constant(func, v).is_some() {
+        return true;
+    }
+    let def_block = match func.dfg.value_def(v) {
+        ValueDef::Result(inst, _) => func.layout.inst_block(inst),
+        ValueDef::Param(b, _) => Some(b),
+        _ => None,
+    };
+    def_block.is_some_and(|d| d != block && domtree.block_dominates(d, block))
+}
+
+#[cfg(test)]
+mod tests {
+    use cranelift_codegen::Context;
+    use cranelift_codegen::ir::condcodes::IntCC;
+    use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, types};
+    use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+    use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+    use target_lexicon::PointerWidth;
+
+    use super::*;
+
+    /// `fn(x) { if x < 10 { A } else { B } }` where A tests `x < 10` again
+    /// (decided: true) and, after a merge, tests it a third time (not
+    /// decided: the merge is entered from both sides).
+    fn sample() -> (Context, [Block; 3]) {
+        let mut ctx = Context::new();
+        ctx.func.signature = Signature::new(CallConv::SystemV);
+        ctx.func.signature.params.push(AbiParam::new(types::I64));
+        ctx.func.signature.returns.push(AbiParam::new(types::I64));
+        let mut fctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let [
+            entry,
+            then_b,
+            else_b,
+            again_t,
+            again_f,
+            merge,
+            last_t,
+            last_f,
+        ] = std::array::from_fn(|_| b.create_block());
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let x = b.block_params(entry)[0];
+        let c = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, x, 10);
+        b.ins().brif(c, then_b, &[], else_b, &[]);
+        b.switch_to_block(then_b);
+        b.ins().brif(c, again_t, &[], again_f, &[]);
+        for block in [again_t, again_f] {
+            b.switch_to_block(block);
+            b.ins().jump(merge, &[]);
+        }
+        b.switch_to_block(else_b);
+        b.ins().jump(merge, &[]);
+        b.switch_to_block(merge);
+        b.ins().brif(c, last_t, &[], last_f, &[]);
+        for (block, k) in [(last_t, 3), (last_f, 4)] {
+            b.switch_to_block(block);
+            let v = b.ins().iconst(types::I64, k);
+            b.ins().return_(&[v]);
+        }
+        b.seal_all_blocks();
+        b.finalize(TargetFrontendConfig {
+            default_call_conv: CallConv::SystemV,
+            pointer_width: PointerWidth::U64,
+            page_size_align_log2: 12,
+        });
+        ctx.compute_cfg();
+        ctx.compute_domtree();
+        (ctx, [then_b, again_t, merge])
+    }
+
+    fn opcode_at_end(ctx: &Context, block: Block) -> Opcode {
+        let last = ctx.func.layout.last_inst(block).unwrap();
+        ctx.func.dfg.insts[last].opcode()
+    }
+
+    #[test]
+    fn a_branch_decided_by_its_only_entry_edge_becomes_a_jump() {
+        let (mut ctx, [then_b, again_t, merge]) = sample();
+        assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 1);
+        let last = ctx.func.layout.last_inst(then_b).unwrap();
+        let InstructionData::Jump { destination, .. } = ctx.func.dfg.insts[last] else {
+            panic!("not folded: {}", ctx.func.display());
+        };
+        // The true side: `then_b` is only entered when `x < 10` held.
+        assert_eq!(destination.block(&ctx.func.dfg.value_lists), again_t);
+        // The merge is entered from both sides of the first test: kept.
+        assert_eq!(opcode_at_end(&ctx, merge), Opcode::Brif);
+        ctx.compute_cfg();
+        ctx.compute_domtree();
+        cranelift_codegen::verify_function(
+            &ctx.func,
+            &cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder()),
+        )
+        .expect("the folded function verifies");
+    }
+
+    /// `for i in start..n { if i <u n { .. } else { .. } }`, rotated as the
+    /// lowering rotates it: the check in the body is decided only when the
+    /// start is a constant `>= 0`.
+    fn counted_loop(start: i64) -> (Context, Block) {
+        let mut ctx = Context::new();
+        ctx.func.signature = Signature::new(CallConv::SystemV);
+        ctx.func.signature.params.push(AbiParam::new(types::I64));
+        ctx.func.signature.returns.push(AbiParam::new(types::I64));
+        let mut fctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let [entry, body, cont, fail, exit] = std::array::from_fn(|_| b.create_block());
+        b.append_block_params_for_function_params(entry);
+        let i = b.append_block_param(body, types::I64);
+        b.switch_to_block(entry);
+        let n = b.block_params(entry)[0];
+        let s = b.ins().iconst(types::I64, start);
+        let go = b.ins().icmp(IntCC::SignedLessThan, s, n);
+        b.ins().brif(go, body, &[s.into()], exit, &[]);
+        b.switch_to_block(body);
+        let ok = b.ins().icmp(IntCC::UnsignedLessThan, i, n);
+        b.ins().brif(ok, cont, &[], fail, &[]);
+        b.switch_to_block(cont);
+        let next = b.ins().iadd_imm_s(i, 1);
+        let more = b.ins().icmp(IntCC::SignedLessThan, next, n);
+        b.ins().brif(more, body, &[next.into()], exit, &[]);
+        for (block, k) in [(fail, 99), (exit, 0)] {
+            b.switch_to_block(block);
+            let v = b.ins().iconst(types::I64, k);
+            b.ins().return_(&[v]);
+        }
+        b.seal_all_blocks();
+        b.finalize(TargetFrontendConfig {
+            default_call_conv: CallConv::SystemV,
+            pointer_width: PointerWidth::U64,
+            page_size_align_log2: 12,
+        });
+        ctx.compute_cfg();
+        ctx.compute_domtree();
+        (ctx, body)
+    }
+
+    #[test]
+    fn the_index_of_a_counted_loop_from_a_non_negative_start_is_below_its_end() {
+        let (mut ctx, body) = counted_loop(0);
+        assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 1);
+        assert_eq!(opcode_at_end(&ctx, body), Opcode::Jump);
+        // From -1 the first `i` is not below `n` unsigned: kept.
+        let (mut ctx, body) = counted_loop(-1);
+        assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 0);
+        assert_eq!(opcode_at_end(&ctx, body), Opcode::Brif);
+    }
+}
