@@ -253,8 +253,7 @@ fn constant(func: &Function, v: Value) -> Option<i64> {
 fn same(func: &Function, a: Value, b: Value) -> bool {
     a == b
         || (func.dfg.value_type(a) == func.dfg.value_type(b)
-            && constant(func, a).is_some()
-            && constant(func, a) == constant(func, b))
+            && constant(func, a).is_some_and(|k| constant(func, b) == Some(k)))
 }
 
 /// Whether `v` is a constant or defined in a block that strictly dominates
@@ -282,46 +281,22 @@ mod tests {
 
     use super::*;
 
-    /// `fn(x) { if x < 10 { A } else { B } }` where A tests `x < 10` again
-    /// (decided: true) and, after a merge, tests it a third time (not
-    /// decided: the merge is entered from both sides).
-    fn sample() -> (Context, [Block; 3]) {
+    /// A function `fn(i64) -> i64` over `N` blocks, the first its entry
+    /// (switched to, its parameter handed to `body`), with its graphs.
+    fn function<const N: usize>(
+        body: impl FnOnce(&mut FunctionBuilder, [Block; N], Value),
+    ) -> Context {
         let mut ctx = Context::new();
         ctx.func.signature = Signature::new(CallConv::SystemV);
         ctx.func.signature.params.push(AbiParam::new(types::I64));
         ctx.func.signature.returns.push(AbiParam::new(types::I64));
         let mut fctx = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let [
-            entry,
-            then_b,
-            else_b,
-            again_t,
-            again_f,
-            merge,
-            last_t,
-            last_f,
-        ] = std::array::from_fn(|_| b.create_block());
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        let x = b.block_params(entry)[0];
-        let c = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, x, 10);
-        b.ins().brif(c, then_b, &[], else_b, &[]);
-        b.switch_to_block(then_b);
-        b.ins().brif(c, again_t, &[], again_f, &[]);
-        for block in [again_t, again_f] {
-            b.switch_to_block(block);
-            b.ins().jump(merge, &[]);
-        }
-        b.switch_to_block(else_b);
-        b.ins().jump(merge, &[]);
-        b.switch_to_block(merge);
-        b.ins().brif(c, last_t, &[], last_f, &[]);
-        for (block, k) in [(last_t, 3), (last_f, 4)] {
-            b.switch_to_block(block);
-            let v = b.ins().iconst(types::I64, k);
-            b.ins().return_(&[v]);
-        }
+        let blocks: [Block; N] = std::array::from_fn(|_| b.create_block());
+        b.append_block_params_for_function_params(blocks[0]);
+        b.switch_to_block(blocks[0]);
+        let x = b.block_params(blocks[0])[0];
+        body(&mut b, blocks, x);
         b.seal_all_blocks();
         b.finalize(TargetFrontendConfig {
             default_call_conv: CallConv::SystemV,
@@ -330,7 +305,39 @@ mod tests {
         });
         ctx.compute_cfg();
         ctx.compute_domtree();
-        (ctx, [then_b, again_t, merge])
+        ctx
+    }
+
+    /// Each block returns its constant.
+    fn returning(b: &mut FunctionBuilder, blocks: [(Block, i64); 2]) {
+        for (block, k) in blocks {
+            b.switch_to_block(block);
+            let v = b.ins().iconst(types::I64, k);
+            b.ins().return_(&[v]);
+        }
+    }
+
+    /// `fn(x) { if x < 10 { A } else { B } }` where A tests `x < 10` again
+    /// (decided: true) and, after a merge, tests it a third time (not
+    /// decided: the merge is entered from both sides).
+    fn sample() -> (Context, [Block; 3]) {
+        let mut shown = [Block::from_u32(0); 3];
+        let ctx = function(|b, blocks: [Block; 8], x| {
+            let [_, then_b, else_b, again_t, again_f, merge, last_t, last_f] = blocks;
+            shown = [then_b, again_t, merge];
+            let c = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, x, 10);
+            b.ins().brif(c, then_b, &[], else_b, &[]);
+            b.switch_to_block(then_b);
+            b.ins().brif(c, again_t, &[], again_f, &[]);
+            for block in [again_t, again_f, else_b] {
+                b.switch_to_block(block);
+                b.ins().jump(merge, &[]);
+            }
+            b.switch_to_block(merge);
+            b.ins().brif(c, last_t, &[], last_f, &[]);
+            returning(b, [(last_t, 3), (last_f, 4)]);
+        });
+        (ctx, shown)
     }
 
     fn opcode_at_end(ctx: &Context, block: Block) -> Opcode {
@@ -363,41 +370,23 @@ mod tests {
     /// lowering rotates it: the check in the body is decided only when the
     /// start is a constant `>= 0`.
     fn counted_loop(start: i64) -> (Context, Block) {
-        let mut ctx = Context::new();
-        ctx.func.signature = Signature::new(CallConv::SystemV);
-        ctx.func.signature.params.push(AbiParam::new(types::I64));
-        ctx.func.signature.returns.push(AbiParam::new(types::I64));
-        let mut fctx = FunctionBuilderContext::new();
-        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let [entry, body, cont, fail, exit] = std::array::from_fn(|_| b.create_block());
-        b.append_block_params_for_function_params(entry);
-        let i = b.append_block_param(body, types::I64);
-        b.switch_to_block(entry);
-        let n = b.block_params(entry)[0];
-        let s = b.ins().iconst(types::I64, start);
-        let go = b.ins().icmp(IntCC::SignedLessThan, s, n);
-        b.ins().brif(go, body, &[s.into()], exit, &[]);
-        b.switch_to_block(body);
-        let ok = b.ins().icmp(IntCC::UnsignedLessThan, i, n);
-        b.ins().brif(ok, cont, &[], fail, &[]);
-        b.switch_to_block(cont);
-        let next = b.ins().iadd_imm_s(i, 1);
-        let more = b.ins().icmp(IntCC::SignedLessThan, next, n);
-        b.ins().brif(more, body, &[next.into()], exit, &[]);
-        for (block, k) in [(fail, 99), (exit, 0)] {
-            b.switch_to_block(block);
-            let v = b.ins().iconst(types::I64, k);
-            b.ins().return_(&[v]);
-        }
-        b.seal_all_blocks();
-        b.finalize(TargetFrontendConfig {
-            default_call_conv: CallConv::SystemV,
-            pointer_width: PointerWidth::U64,
-            page_size_align_log2: 12,
+        let mut shown = Block::from_u32(0);
+        let ctx = function(|b, [_, body, cont, fail, exit], n| {
+            shown = body;
+            let i = b.append_block_param(body, types::I64);
+            let s = b.ins().iconst(types::I64, start);
+            let go = b.ins().icmp(IntCC::SignedLessThan, s, n);
+            b.ins().brif(go, body, &[s.into()], exit, &[]);
+            b.switch_to_block(body);
+            let ok = b.ins().icmp(IntCC::UnsignedLessThan, i, n);
+            b.ins().brif(ok, cont, &[], fail, &[]);
+            b.switch_to_block(cont);
+            let next = b.ins().iadd_imm_s(i, 1);
+            let more = b.ins().icmp(IntCC::SignedLessThan, next, n);
+            b.ins().brif(more, body, &[next.into()], exit, &[]);
+            returning(b, [(fail, 99), (exit, 0)]);
         });
-        ctx.compute_cfg();
-        ctx.compute_domtree();
-        (ctx, body)
+        (ctx, shown)
     }
 
     #[test]

@@ -462,7 +462,7 @@ fn power_of_two_remainder<'e>(l: &'e Expr, r: &'e Expr) -> Option<(&'e Expr, i64
     };
     match (&rem.kind, &zero.kind) {
         (ExprKind::Binary(BinOp::Rem, x, c), ExprKind::Int(0)) => match c.kind {
-            ExprKind::Int(c) if c > 0 && (c & (c - 1)) == 0 => Some((x, c)),
+            ExprKind::Int(c) if c > 0 && c.count_ones() == 1 => Some((x, c)),
             _ => None,
         },
         _ => None,

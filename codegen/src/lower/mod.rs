@@ -36,10 +36,10 @@ use tern_compiler::tir::{
 
 use crate::budget::{EGRAPH_WORK_LIMIT, InlineBudget, egraph_work};
 use crate::debug::{DebugInfo, table};
-use crate::decided_branches;
 use crate::inline::{CallGraph, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
+use crate::{decided_branches, loop_markers};
 
 mod analysis;
 mod builtins;
@@ -344,7 +344,7 @@ fn define<M: Module>(
         // the fold of the branches it left decided, then the rest of the
         // pipeline without optimizing again.
         if egraph_work(&ctx.func) <= EGRAPH_WORK_LIMIT {
-            crate::loop_markers::mark(ctx);
+            loop_markers::mark(ctx);
             let mut ctrl = cranelift_codegen::control::ControlPlane::default();
             ctx.optimize(module.isa(), &mut ctrl)
                 .map_err(|e| CodegenError::cranelift(name, format!("{e:?}")))?;
