@@ -19,11 +19,19 @@
 //! increment cannot wrap, as `i < e`), so `i <u e` holds in every block `b`
 //! dominates: the index check of `xs[i]` in `for i in 0..n` with `n` the
 //! length `xs` is checked against (the same value, or equal constants).
+//! The loop's `i` may reach the latch through parameters of merges in the
+//! body that only ever pass it on (a loop body with an `if`): those are `i`.
+//! When `s` and `e` are both constants, `s <= i < e` gives the check of an
+//! offset index `i + k` against a constant length `n` too (`flags[i - 1]` for
+//! `i` in `2..5001` over 5000 flags): decided when `s + k >= 0` and
+//! `e - 1 + k < n`, with `i + k` computed without wrapping in that range.
 
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{Block, BlockCall, Function, InstructionData, Opcode, Value, ValueDef};
+use cranelift_codegen::ir::{
+    Block, BlockCall, Function, InstructionData, Opcode, Value, ValueDef, types,
+};
 
 /// What is known in a block and in every block it dominates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +40,9 @@ enum Fact {
     Cond(Value, bool),
     /// `icmp ult i, e` holds (the first value, the second).
     Below(Value, Value),
+    /// `lo <= i < hi` (the value, then the bounds as mathematical integers):
+    /// a counted loop whose start and end are constants.
+    Within(Value, i128, i128),
 }
 
 /// Folds every `brif` whose condition is decided on each path that reaches
@@ -58,7 +69,11 @@ pub fn fold(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree
         };
         steps.push(Step::Leave(known.len()));
         known.extend(edge_fact(func, cfg, block));
-        known.extend(counted_loop_fact(func, cfg, domtree, block));
+        known.extend(
+            counted_loop_facts(func, cfg, domtree, block)
+                .into_iter()
+                .flatten(),
+        );
         if let Some(term) = func.layout.last_inst(block)
             && let InstructionData::Brif { arg, blocks, .. } = func.dfg.insts[term]
             && let Some(value) = decided(func, &known, arg)
@@ -82,11 +97,46 @@ fn decided(func: &Function, known: &[Fact], c: Value) -> Option<bool> {
         IntCC::UnsignedGreaterThan => Some((b, a)),
         _ => None,
     });
+    // `i + k <u n` with constants `k` and `n`.
+    let offset_below = below.and_then(|(a, b)| {
+        let n = constant(func, b)? as u64;
+        let (i, k) = offset_of(func, a);
+        Some((i, k, n))
+    });
     known.iter().rev().find_map(|fact| match *fact {
         Fact::Cond(v, truth) if v == c => Some(truth),
         Fact::Below(i, e) if below.is_some_and(|(a, b)| a == i && same(func, b, e)) => Some(true),
+        Fact::Within(i, lo, hi)
+            if offset_below
+                .is_some_and(|(a, k, n)| a == i && lo + k >= 0 && hi - 1 + k < i128::from(n)) =>
+        {
+            Some(true)
+        }
         _ => None,
     })
+}
+
+/// `(i, k)` when `v` is `iadd i, k` with a constant `k` (either order), else
+/// `(v, 0)`. Only 64-bit values: `i + k` then cannot wrap inside the range
+/// a `Within` fact gives `i` (its bounds are below 2^64 in magnitude).
+fn offset_of(func: &Function, v: Value) -> (Value, i128) {
+    let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
+        return (v, 0);
+    };
+    if func.dfg.value_type(v) != types::I64 {
+        return (v, 0);
+    }
+    match func.dfg.insts[inst] {
+        InstructionData::Binary {
+            opcode: Opcode::Iadd,
+            args: [x, y],
+        } => match (constant(func, x), constant(func, y)) {
+            (_, Some(k)) => (x, i128::from(k)),
+            (Some(k), _) => (y, i128::from(k)),
+            _ => (v, 0),
+        },
+        _ => (v, 0),
+    }
 }
 
 /// What the one edge into `block` says, if `block` has one predecessor and
@@ -109,16 +159,17 @@ fn edge_fact(func: &Function, cfg: &ControlFlowGraph, block: Block) -> Option<Fa
     Some(Fact::Cond(arg, block == then_b))
 }
 
-/// `i <u e` for the counted-loop shape of the module docs, if `block` has it.
-fn counted_loop_fact(
+/// `i <u e` for the counted-loop shape of the module docs, if `block` has
+/// it, and `s <= i < e` as well when both are constants.
+fn counted_loop_facts(
     func: &Function,
     cfg: &ControlFlowGraph,
     domtree: &DominatorTree,
     block: Block,
-) -> Option<Fact> {
+) -> [Option<Fact>; 2] {
     let preds: Vec<_> = cfg.pred_iter(block).map(|p| p.inst).collect();
     let [a, b] = preds[..] else {
-        return None;
+        return [None, None];
     };
     let pool = &func.dfg.value_lists;
     let params = func.dfg.block_params(block);
@@ -136,10 +187,12 @@ fn counted_loop_fact(
         if !matches!(cc, IntCC::SignedLessThan | IntCC::UnsignedLessThan) {
             continue;
         }
-        // `next = i + 1`, `i` the parameter the latch passes `next` to.
+        // `next = i + 1`, `i` the parameter the latch passes `next` to (or
+        // a parameter of a merge inside the loop that only ever carries it).
         let Some(i) = increment_of(func, next) else {
             continue;
         };
+        let i = carried(func, cfg, i);
         let Some(k) = params.iter().position(|&p| p == i) else {
             continue;
         };
@@ -171,10 +224,65 @@ fn counted_loop_fact(
             },
         };
         if guarded {
-            return Some(Fact::Below(i, e));
+            let within = match (start, constant(func, e), func.dfg.value_type(i)) {
+                (Some(s), Some(e), types::I64) if cc == IntCC::SignedLessThan => {
+                    Some(Fact::Within(i, s.into(), e.into()))
+                }
+                (Some(s), Some(e), types::I64) => {
+                    Some(Fact::Within(i, (s as u64).into(), (e as u64).into()))
+                }
+                _ => None,
+            };
+            return [Some(Fact::Below(i, e)), within];
         }
     }
-    None
+    [None, None]
+}
+
+/// The value a block parameter always carries when every edge into its block
+/// passes either that value (or a parameter that carries it, looked up the
+/// same way) or the parameter itself: a variable of the loop passed on
+/// unchanged through merges in its body. Else `v`. In SSA form such a
+/// parameter is that value (the trivial phi of Braun et al., removed
+/// transitively).
+fn carried(func: &Function, cfg: &ControlFlowGraph, v: Value) -> Value {
+    carried_within(func, cfg, v, &mut 64)
+}
+
+/// [`carried`], visiting at most `budget` parameters (the bound keeps a
+/// merge of many edges cheap and stops a cycle of parameters: past it a
+/// value stands for itself).
+fn carried_within(func: &Function, cfg: &ControlFlowGraph, v: Value, budget: &mut u32) -> Value {
+    let ValueDef::Param(block, j) = func.dfg.value_def(v) else {
+        return v;
+    };
+    if *budget == 0 {
+        return v;
+    }
+    *budget -= 1;
+    let mut only = None;
+    for pred in cfg.pred_iter(block) {
+        let dests = func.dfg.insts[pred.inst]
+            .branch_destination(&func.dfg.jump_tables, &func.dfg.exception_tables);
+        for call in dests
+            .iter()
+            .filter(|c| c.block(&func.dfg.value_lists) == block)
+        {
+            let Some(arg) = arg_at(func, *call, j) else {
+                return v;
+            };
+            if arg == v {
+                continue;
+            }
+            let arg = carried_within(func, cfg, arg, budget);
+            match only {
+                None => only = Some(arg),
+                Some(w) if w == arg => {}
+                Some(_) => return v,
+            }
+        }
+    }
+    only.unwrap_or(v)
 }
 
 /// The branch of `inst` into `block` and the condition that holds on it
@@ -274,48 +382,10 @@ fn defined_before(func: &Function, domtree: &DominatorTree, v: Value, block: Blo
 mod tests {
     use cranelift_codegen::Context;
     use cranelift_codegen::ir::condcodes::IntCC;
-    use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, types};
-    use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
-    use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-    use target_lexicon::PointerWidth;
+    use cranelift_codegen::ir::{InstBuilder, types};
 
     use super::*;
-
-    /// A function `fn(i64) -> i64` over `N` blocks, the first its entry
-    /// (switched to, its parameter handed to `body`), with its graphs.
-    fn function<const N: usize>(
-        body: impl FnOnce(&mut FunctionBuilder, [Block; N], Value),
-    ) -> Context {
-        let mut ctx = Context::new();
-        ctx.func.signature = Signature::new(CallConv::SystemV);
-        ctx.func.signature.params.push(AbiParam::new(types::I64));
-        ctx.func.signature.returns.push(AbiParam::new(types::I64));
-        let mut fctx = FunctionBuilderContext::new();
-        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let blocks: [Block; N] = std::array::from_fn(|_| b.create_block());
-        b.append_block_params_for_function_params(blocks[0]);
-        b.switch_to_block(blocks[0]);
-        let x = b.block_params(blocks[0])[0];
-        body(&mut b, blocks, x);
-        b.seal_all_blocks();
-        b.finalize(TargetFrontendConfig {
-            default_call_conv: CallConv::SystemV,
-            pointer_width: PointerWidth::U64,
-            page_size_align_log2: 12,
-        });
-        ctx.compute_cfg();
-        ctx.compute_domtree();
-        ctx
-    }
-
-    /// Each block returns its constant.
-    fn returning(b: &mut FunctionBuilder, blocks: [(Block, i64); 2]) {
-        for (block, k) in blocks {
-            b.switch_to_block(block);
-            let v = b.ins().iconst(types::I64, k);
-            b.ins().return_(&[v]);
-        }
-    }
+    use crate::test_ir::{function, returning};
 
     /// `fn(x) { if x < 10 { A } else { B } }` where A tests `x < 10` again
     /// (decided: true) and, after a merge, tests it a third time (not
@@ -398,5 +468,45 @@ mod tests {
         let (mut ctx, body) = counted_loop(-1);
         assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 0);
         assert_eq!(opcode_at_end(&ctx, body), Opcode::Brif);
+    }
+
+    /// `for i in start..11 { if i - 1 <u len { .. } }` with constant bounds,
+    /// rotated, the latch incrementing `i` as passed on through a merge
+    /// block's parameter (as a loop body with an `if` leaves it).
+    fn offset_loop(start: i64, len: i64) -> (Context, Block) {
+        let mut shown = Block::from_u32(0);
+        let ctx = function(|b, [_, body, cont, merge, fail, exit], _| {
+            shown = body;
+            let i = b.append_block_param(body, types::I64);
+            let m = b.append_block_param(merge, types::I64);
+            let s = b.ins().iconst(types::I64, start);
+            b.ins().jump(body, &[s.into()]);
+            b.switch_to_block(body);
+            let before = b.ins().iadd_imm_s(i, -1);
+            let ok = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, before, len);
+            b.ins().brif(ok, cont, &[], fail, &[]);
+            b.switch_to_block(cont);
+            b.ins().jump(merge, &[i.into()]);
+            b.switch_to_block(merge);
+            let next = b.ins().iadd_imm_s(m, 1);
+            let more = b.ins().icmp_imm_s(IntCC::SignedLessThan, next, 11);
+            b.ins().brif(more, body, &[next.into()], exit, &[]);
+            returning(b, [(fail, 99), (exit, 0)]);
+        });
+        (ctx, shown)
+    }
+
+    #[test]
+    fn an_offset_index_of_a_constant_counted_loop_is_checked_by_its_bounds() {
+        // `i` in 1..11: `i - 1` in 0..10, below 10.
+        let (mut ctx, body) = offset_loop(1, 10);
+        assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 1);
+        assert_eq!(opcode_at_end(&ctx, body), Opcode::Jump);
+        // From 0, `i - 1` is -1 at first; below 9, `i - 1` reaches 9: kept.
+        for (start, len) in [(0, 10), (1, 9)] {
+            let (mut ctx, body) = offset_loop(start, len);
+            assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 0);
+            assert_eq!(opcode_at_end(&ctx, body), Opcode::Brif);
+        }
     }
 }

@@ -16,11 +16,14 @@ pub mod error;
 pub mod inline;
 pub mod isa;
 pub mod jit;
+pub mod jump_threading;
 pub mod link;
 pub mod loop_markers;
 pub mod lower;
 pub mod object;
 pub mod runtime_fns;
+#[cfg(test)]
+mod test_ir;
 
 pub use error::CodegenError;
 pub use inline::Inlining;

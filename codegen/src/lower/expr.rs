@@ -101,6 +101,15 @@ impl<M: Module> FnLower<'_, '_, M> {
                 };
                 Val::Scalar(self.b.ins().icmp_imm_s(cc, low, 0))
             }
+            ExprKind::Binary(BinOp::Sub, l, r) if let ExprKind::Int(c) = r.kind => {
+                // `x - c` as `x + (-c)` (both wrap): an index `k - 1` then
+                // folds into the address (`-1(base, k)`), its check is one
+                // `lea`, and Cranelift does not recompute it per block.
+                let lv = self.expr(l)?.scalar();
+                let bits = bits(&l.ty);
+                let mask = if bits >= 64 { -1 } else { (1i64 << bits) - 1 };
+                Val::Scalar(self.b.ins().iadd_imm_u(lv, c.wrapping_neg() & mask))
+            }
             ExprKind::Binary(op, l, r) => {
                 let lv = self.expr(l)?.scalar();
                 let rv = self.expr(r)?.scalar();

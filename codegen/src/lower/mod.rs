@@ -39,7 +39,7 @@ use crate::debug::{DebugInfo, table};
 use crate::inline::{CallGraph, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
-use crate::{decided_branches, loop_markers};
+use crate::{decided_branches, jump_threading, loop_markers};
 
 mod analysis;
 mod builtins;
@@ -341,14 +341,17 @@ fn define<M: Module>(
     } else {
         // A function too large for the e-graph pass skips it (see
         // `crate::budget`); the others get it with the module's ISA, then
-        // the fold of the branches it left decided, then the rest of the
-        // pipeline without optimizing again.
+        // the fold of the branches it left decided and the threading of
+        // edges past merges they decide, then the rest of the pipeline
+        // without optimizing again.
         if egraph_work(&ctx.func) <= EGRAPH_WORK_LIMIT {
             loop_markers::mark(ctx);
             let mut ctrl = cranelift_codegen::control::ControlPlane::default();
             ctx.optimize(module.isa(), &mut ctrl)
                 .map_err(|e| CodegenError::cranelift(name, format!("{e:?}")))?;
-            if decided_branches::fold(&mut ctx.func, &ctx.cfg, &ctx.domtree) > 0 {
+            let folded = decided_branches::fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
+            let threaded = jump_threading::thread(&mut ctx.func);
+            if folded + threaded > 0 {
                 // The verifier holds the context's graph to the code.
                 ctx.compute_cfg();
                 ctx.compute_domtree();

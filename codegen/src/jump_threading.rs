@@ -1,0 +1,278 @@
+//! Edges taken straight past blocks that only pass a decided value on.
+//!
+//! An inlined `fn ... -> bool { return a && b; }` hands its result to the
+//! caller's `if` through block parameters: the `brif a` inside jumps, on its
+//! false edge, to a block `m(v)` that only forwards `v` (through more such
+//! blocks, after the e-graph pass) to the caller's `brif v`. On that edge `v`
+//! is `a`, known false: the edge can go straight to the caller's `else`
+//! side, and the `&&` no longer materialises a boolean that is tested again
+//! (`test; je` into another `test; je` on the same register).
+//!
+//! An edge is followed through blocks whose only instruction is their
+//! terminator: a `jump` passes the values on, a `brif` whose condition is
+//! decided on the edge (the condition of the branch the edge leaves, with the
+//! side it leaves on, or a constant) picks its side. When at least one
+//! `brif` was decided, the edge is retargeted to the block the walk ends at,
+//! with the values it would have received. Sound because a forwarding block
+//! computes nothing: the values it passes are its parameters (replaced by
+//! what the edge gives them) or values whose definitions dominate it, and so
+//! (the block defining nothing itself) dominate the edge's own branch. Only
+//! blocks whose parameters no other instruction uses are skipped: a block
+//! the new edge bypasses may have dominated a use of its parameter further
+//! on. Every other definition that dominated the target still does (it lay
+//! on every path into the skipped blocks, so before the edge's branch).
+//! Blocks no edge reaches any more are removed by Cranelift's next pass.
+
+use std::collections::HashSet;
+
+use cranelift_codegen::ir::{
+    Block, BlockArg, BlockCall, Function, Inst, InstructionData, Opcode, Value, ValueDef,
+};
+
+/// How many forwarding blocks one edge is followed through: the chains an
+/// inlined `&&` of a few terms leaves are shorter; the bound also stops a
+/// cycle of forwarding blocks.
+const MAX_STEPS: usize = 8;
+
+/// Retargets every edge of `func` that a decided forwarding chain allows
+/// (see the module docs); returns how many were retargeted.
+pub fn thread(func: &mut Function) -> usize {
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    let escaping = escaping_params(func);
+    let mut threaded = 0;
+    for block in blocks {
+        let Some(term) = func.layout.last_inst(block) else {
+            continue;
+        };
+        let (cond, edges) = match func.dfg.insts[term] {
+            InstructionData::Brif { arg, .. } => (Some(func.dfg.resolve_aliases(arg)), 2),
+            InstructionData::Jump { .. } => (None, 1),
+            _ => continue,
+        };
+        for ix in 0..edges {
+            let call = destinations(func, term)[ix];
+            // The edge is taken exactly when the condition has this truth.
+            let fact = cond.map(|c| (c, ix == 0));
+            if let Some((target, args)) = follow(func, &escaping, call, fact) {
+                let dfg = &mut func.dfg;
+                let args = args.into_iter().map(BlockArg::Value);
+                let new = BlockCall::new(target, args, &mut dfg.value_lists);
+                dfg.insts[term]
+                    .branch_destination_mut(&mut dfg.jump_tables, &mut dfg.exception_tables)[ix] =
+                    new;
+                threaded += 1;
+            }
+        }
+    }
+    threaded
+}
+
+/// The blocks with a parameter that an instruction other than the block's
+/// own terminator uses.
+fn escaping_params(func: &Function) -> HashSet<Block> {
+    let mut escaping = HashSet::new();
+    for block in func.layout.blocks() {
+        let last = func.layout.last_inst(block);
+        for inst in func.layout.block_insts(block) {
+            let dests = destinations(func, inst).iter().flat_map(|call| {
+                call.args(&func.dfg.value_lists).filter_map(|a| match a {
+                    BlockArg::Value(v) => Some(v),
+                    _ => None,
+                })
+            });
+            for v in func.dfg.inst_args(inst).iter().copied().chain(dests) {
+                if let ValueDef::Param(owner, _) = func.dfg.value_def(func.dfg.resolve_aliases(v))
+                    && (owner != block || Some(inst) != last)
+                {
+                    escaping.insert(owner);
+                }
+            }
+        }
+    }
+    escaping
+}
+
+/// The destinations of the branch `term`.
+fn destinations(func: &Function, term: Inst) -> &[BlockCall] {
+    func.dfg.insts[term].branch_destination(&func.dfg.jump_tables, &func.dfg.exception_tables)
+}
+
+/// Where the edge `call` ends up past forwarding blocks, if a `brif` on
+/// the way was decided: the block and the values it receives.
+fn follow(
+    func: &Function,
+    escaping: &HashSet<Block>,
+    call: BlockCall,
+    fact: Option<(Value, bool)>,
+) -> Option<(Block, Vec<Value>)> {
+    let pool = &func.dfg.value_lists;
+    let mut block = call.block(pool);
+    let mut args = plain_args(func, call, &[], &[])?;
+    let mut reached = None;
+    for _ in 0..MAX_STEPS {
+        let term = func.layout.first_inst(block)?;
+        if func.layout.last_inst(block) != Some(term) || escaping.contains(&block) {
+            break;
+        }
+        let params = func.dfg.block_params(block);
+        let next = match func.dfg.insts[term] {
+            InstructionData::Jump { destination, .. } => destination,
+            InstructionData::Brif { arg, blocks, .. } => {
+                let c = forwarded(func, arg, params, &args);
+                let Some(truth) = truth(func, c, fact) else {
+                    break;
+                };
+                if truth { blocks[0] } else { blocks[1] }
+            }
+            _ => break,
+        };
+        let Some(next_args) = plain_args(func, next, params, &args) else {
+            break;
+        };
+        block = next.block(pool);
+        args = next_args;
+        if matches!(func.dfg.insts[term], InstructionData::Brif { .. }) || reached.is_some() {
+            reached = Some((block, args.clone()));
+        }
+    }
+    reached
+}
+
+/// The values `call` passes, with the parameters `params` of the block it
+/// leaves replaced by `args`; `None` if one is not a plain value.
+fn plain_args(
+    func: &Function,
+    call: BlockCall,
+    params: &[Value],
+    args: &[Value],
+) -> Option<Vec<Value>> {
+    call.args(&func.dfg.value_lists)
+        .map(|a| match a {
+            BlockArg::Value(v) => Some(forwarded(func, v, params, args)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `v` as the edge being followed sees it: a parameter of the forwarding
+/// block is the value the edge passes for it.
+fn forwarded(func: &Function, v: Value, params: &[Value], args: &[Value]) -> Value {
+    let v = func.dfg.resolve_aliases(v);
+    params.iter().position(|&p| p == v).map_or(v, |j| args[j])
+}
+
+/// The truth of condition `c` on the edge: from the branch the edge leaves,
+/// or a constant.
+fn truth(func: &Function, c: Value, fact: Option<(Value, bool)>) -> Option<bool> {
+    if let Some((v, t)) = fact
+        && v == c
+    {
+        return Some(t);
+    }
+    match func.dfg.value_def(c) {
+        ValueDef::Result(inst, _) => match func.dfg.insts[inst] {
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm,
+            } => Some(imm.bits() != 0),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    use cranelift_codegen::ir::{InstBuilder, types};
+
+    use super::*;
+    use crate::test_ir::{function, returning};
+
+    /// The blocks each edge of `block`'s terminator goes to.
+    fn targets(func: &Function, block: Block) -> Vec<Block> {
+        let term = func.layout.last_inst(block).unwrap();
+        destinations(func, term)
+            .iter()
+            .map(|c| c.block(&func.dfg.value_lists))
+            .collect()
+    }
+
+    /// `fn(x) { return if x < 10 && x != 3 { 1 } else { 2 } }` as an inlined
+    /// `&&` leaves it: both tests' false edges pass their condition to
+    /// `forward(v)`, which jumps to `merge(w)`, which branches on `w`; when
+    /// `merge_uses` is set, the `1` side also reads `w` (so `merge` may not
+    /// be skipped).
+    fn and_chain(merge_uses: bool) -> (Function, [Block; 6]) {
+        let mut shown = [Block::from_u32(0); 6];
+        let ctx = function(|b, blocks: [Block; 6], x| {
+            let [_, second, forward, merge, yes, no] = blocks;
+            shown = blocks;
+            let v = b.append_block_param(forward, types::I8);
+            let w = b.append_block_param(merge, types::I8);
+            let c = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, x, 10);
+            b.ins().brif(c, second, &[], forward, &[c.into()]);
+            b.switch_to_block(second);
+            let d = b.ins().icmp_imm_s(IntCC::NotEqual, x, 3);
+            b.ins().brif(d, merge, &[d.into()], forward, &[d.into()]);
+            b.switch_to_block(forward);
+            b.ins().jump(merge, &[v.into()]);
+            b.switch_to_block(merge);
+            b.ins().brif(w, yes, &[], no, &[]);
+            if merge_uses {
+                b.switch_to_block(yes);
+                let r = b.ins().uextend(types::I64, w);
+                b.ins().return_(&[r]);
+                b.switch_to_block(no);
+                let k = b.ins().iconst(types::I64, 2);
+                b.ins().return_(&[k]);
+            } else {
+                returning(b, [(yes, 1), (no, 2)]);
+            }
+        });
+        (ctx.func, shown)
+    }
+
+    #[test]
+    fn a_decided_merge_is_skipped_on_both_sides() {
+        let (mut func, [entry, second, forward, merge, yes, no]) = and_chain(false);
+        // entry's false edge and second's both go to `no`; second's true
+        // edge passes `d`, true there, to `merge`, so it goes to `yes`.
+        assert_eq!(thread(&mut func), 3);
+        assert_eq!(targets(&func, entry), vec![second, no]);
+        assert_eq!(targets(&func, second), vec![yes, no]);
+        // The forwarding blocks are untouched (now unreachable).
+        assert_eq!(targets(&func, forward), vec![merge]);
+        let flags = cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder());
+        cranelift_codegen::verify_function(&func, &flags).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn a_block_whose_parameter_is_used_further_on_is_not_skipped() {
+        let (mut func, [entry, second, forward, merge, _, _]) = and_chain(true);
+        // `merge`'s parameter is read past its terminator: no edge may skip
+        // `merge`; `forward` passes its parameter on only, but skipping it
+        // alone decides nothing.
+        assert_eq!(thread(&mut func), 0);
+        assert_eq!(targets(&func, entry), vec![second, forward]);
+        assert_eq!(targets(&func, second), vec![merge, forward]);
+    }
+
+    #[test]
+    fn a_constant_decides_a_jump_into_a_merge() {
+        let ctx = function(|b, blocks: [Block; 4], _| {
+            let [_, merge, yes, no] = blocks;
+            let w = b.append_block_param(merge, types::I8);
+            let one = b.ins().iconst(types::I8, 1);
+            b.ins().jump(merge, &[one.into()]);
+            b.switch_to_block(merge);
+            b.ins().brif(w, yes, &[], no, &[]);
+            returning(b, [(yes, 1), (no, 2)]);
+        });
+        let mut func = ctx.func;
+        let entry = func.layout.entry_block().unwrap();
+        assert_eq!(thread(&mut func), 1);
+        let yes = func.layout.blocks().nth(2).unwrap();
+        assert_eq!(targets(&func, entry), vec![yes]);
+    }
+}
