@@ -30,7 +30,7 @@ use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    Block, BlockCall, Function, InstructionData, Opcode, Value, ValueDef, types,
+    Block, BlockCall, Function, Inst, InstructionData, Opcode, Value, ValueDef, types,
 };
 
 /// What is known in a block and in every block it dominates.
@@ -262,9 +262,7 @@ fn carried_within(func: &Function, cfg: &ControlFlowGraph, v: Value, budget: &mu
     *budget -= 1;
     let mut only = None;
     for pred in cfg.pred_iter(block) {
-        let dests = func.dfg.insts[pred.inst]
-            .branch_destination(&func.dfg.jump_tables, &func.dfg.exception_tables);
-        for call in dests
+        for call in destinations(func, pred.inst)
             .iter()
             .filter(|c| c.block(&func.dfg.value_lists) == block)
         {
@@ -289,7 +287,7 @@ fn carried_within(func: &Function, cfg: &ControlFlowGraph, v: Value, budget: &mu
 /// (`None`: an unconditional jump).
 fn edge_into(
     func: &Function,
-    inst: cranelift_codegen::ir::Inst,
+    inst: Inst,
     block: Block,
 ) -> Option<(BlockCall, Option<Value>)> {
     let pool = &func.dfg.value_lists;
@@ -302,6 +300,11 @@ fn edge_into(
         }
         _ => None,
     }
+}
+
+/// The destinations of the branch `inst` (none for other instructions).
+pub(crate) fn destinations(func: &Function, inst: Inst) -> &[BlockCall] {
+    func.dfg.insts[inst].branch_destination(&func.dfg.jump_tables, &func.dfg.exception_tables)
 }
 
 /// The `k`th argument of a branch to a block.
@@ -340,7 +343,7 @@ fn increment_of(func: &Function, v: Value) -> Option<Value> {
 
 /// The value of an `iconst`, sign-extended from its type's width (which
 /// keeps the unsigned order of two constants of one type too).
-fn constant(func: &Function, v: Value) -> Option<i64> {
+pub(crate) fn constant(func: &Function, v: Value) -> Option<i64> {
     let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
         return None;
     };

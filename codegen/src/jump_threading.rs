@@ -26,8 +26,10 @@
 use std::collections::HashSet;
 
 use cranelift_codegen::ir::{
-    Block, BlockArg, BlockCall, Function, Inst, InstructionData, Opcode, Value, ValueDef,
+    Block, BlockArg, BlockCall, Function, InstructionData, Value, ValueDef,
 };
+
+use crate::decided_branches::{constant, destinations};
 
 /// How many forwarding blocks one edge is followed through: the chains an
 /// inlined `&&` of a few terms leaves are shorter; the bound also stops a
@@ -90,11 +92,6 @@ fn escaping_params(func: &Function) -> HashSet<Block> {
         }
     }
     escaping
-}
-
-/// The destinations of the branch `term`.
-fn destinations(func: &Function, term: Inst) -> &[BlockCall] {
-    func.dfg.insts[term].branch_destination(&func.dfg.jump_tables, &func.dfg.exception_tables)
 }
 
 /// Where the edge `call` ends up past forwarding blocks, if a `brif` on
@@ -169,16 +166,7 @@ fn truth(func: &Function, c: Value, fact: Option<(Value, bool)>) -> Option<bool>
     {
         return Some(t);
     }
-    match func.dfg.value_def(c) {
-        ValueDef::Result(inst, _) => match func.dfg.insts[inst] {
-            InstructionData::UnaryImm {
-                opcode: Opcode::Iconst,
-                imm,
-            } => Some(imm.bits() != 0),
-            _ => None,
-        },
-        _ => None,
-    }
+    constant(func, c).map(|k| k != 0)
 }
 
 #[cfg(test)]
