@@ -285,11 +285,7 @@ fn carried_within(func: &Function, cfg: &ControlFlowGraph, v: Value, budget: &mu
 
 /// The branch of `inst` into `block` and the condition that holds on it
 /// (`None`: an unconditional jump).
-fn edge_into(
-    func: &Function,
-    inst: Inst,
-    block: Block,
-) -> Option<(BlockCall, Option<Value>)> {
+fn edge_into(func: &Function, inst: Inst, block: Block) -> Option<(BlockCall, Option<Value>)> {
     let pool = &func.dfg.value_lists;
     match func.dfg.insts[inst] {
         InstructionData::Jump { destination, .. } => Some((destination, None)),
