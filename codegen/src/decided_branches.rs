@@ -25,10 +25,20 @@
 //! offset index `i + k` against a constant length `n` too (`flags[i - 1]` for
 //! `i` in `2..5001` over 5000 flags): decided when `s + k >= 0` and
 //! `e - 1 + k < n`, with `i + k` computed without wrapping in that range.
+//!
+//! A loop variable stepped by other amounts (`while k <= n { ..; k += i }`)
+//! gets bounds by induction on the entries into its loop's header: each
+//! edge's argument is bounded by constants, by the bounds already known of
+//! the values it adds (the variable itself at its bounds from an earlier
+//! entry) and by the edge's own comparison with a constant. When the bounds
+//! of the edges from outside the loop contain those of the edges that add
+//! to the variable, every value it takes lies in them (`k` in `[4, 5000]`
+//! for `k = i + i` with `i` in `[2, 5000]`, `k <= 5000` on both edges): a
+//! `Within` fact like a counted loop's, for the same offset checks.
 
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::{
     Block, BlockCall, Function, Inst, InstructionData, Opcode, Value, ValueDef, types,
 };
@@ -74,6 +84,8 @@ pub fn fold(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree
                 .into_iter()
                 .flatten(),
         );
+        let ranges = induction_ranges(func, cfg, domtree, &known, block);
+        known.extend(ranges);
         if let Some(term) = func.layout.last_inst(block)
             && let InstructionData::Brif { arg, blocks, .. } = func.dfg.insts[term]
             && let Some(value) = decided(func, &known, arg)
@@ -237,6 +249,209 @@ fn counted_loop_facts(
         }
     }
     [None, None]
+}
+
+/// Inclusive bounds of a 64-bit value, as mathematical integers.
+type Bounds = (i128, i128);
+
+/// Every value of type `i64` lies in these.
+const I64_BOUNDS: Bounds = (i64::MIN as i128, i64::MAX as i128);
+
+/// How many times the bounds of a loop header's parameter are widened (see
+/// [`widen`]) to take in its back edges before the induction is given up.
+const WIDENINGS: usize = 3;
+
+/// `Within` facts for the 64-bit parameters of a loop header `block` (one of
+/// its predecessors is a block it dominates), by the induction of the module
+/// docs: the union of the bounds of the arguments of its entry edges that do
+/// not depend on the parameter, widened by those of the edges that do until
+/// they add nothing new. `known` holds where `block`'s predecessors are.
+fn induction_ranges(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    domtree: &DominatorTree,
+    known: &[Fact],
+    block: Block,
+) -> Vec<Fact> {
+    let pool = &func.dfg.value_lists;
+    let mut edges = Vec::new();
+    let mut is_header = false;
+    for pred in cfg.pred_iter(block) {
+        is_header |= domtree.block_dominates(block, pred.block);
+        match func.dfg.insts[pred.inst] {
+            InstructionData::Jump { destination, .. } => edges.push((destination, None)),
+            InstructionData::Brif { arg, blocks, .. } => {
+                for (call, truth) in [(blocks[0], true), (blocks[1], false)] {
+                    if call.block(pool) == block {
+                        edges.push((call, Some((arg, truth))));
+                    }
+                }
+            }
+            // A `br_table` or an exceptional edge: no bounds here.
+            _ => return Vec::new(),
+        }
+    }
+    if !is_header {
+        return Vec::new();
+    }
+    let mut facts = Vec::new();
+    for (j, &param) in func.dfg.block_params(block).iter().enumerate() {
+        if func.dfg.value_type(param) != types::I64 {
+            continue;
+        }
+        // The union of the bounds of every edge's argument, given those of
+        // the parameter from an earlier entry (`None`: the edges that
+        // depend on it are left out); `None` if no edge can be taken.
+        let entries = |assumed: Option<Bounds>| -> Option<Option<Bounds>> {
+            let mut all: Option<Bounds> = None;
+            for &(call, test) in &edges {
+                let arg = arg_at(func, call, j)?;
+                let Some(b) = bounds_of(func, cfg, known, (param, assumed), arg, 4) else {
+                    continue;
+                };
+                if let Some(b) = narrowed(func, b, arg, test) {
+                    all = Some(all.map_or(b, |a| union(a, b)));
+                }
+            }
+            Some(all)
+        };
+        // The bounds the edges' tests set: where a growing bound stops.
+        let limits: Vec<i128> = edges
+            .iter()
+            .filter_map(|&(call, test)| narrowed(func, I64_BOUNDS, arg_at(func, call, j)?, test))
+            .flat_map(|(lo, hi)| [lo, hi])
+            .filter(|&l| l != I64_BOUNDS.0 && l != I64_BOUNDS.1)
+            .collect();
+        let Some(mut bounds) = entries(None).flatten() else {
+            continue;
+        };
+        for _ in 0..WIDENINGS {
+            let Some(next) = entries(Some(bounds)) else {
+                break;
+            };
+            let widened = next.map_or(bounds, |n| widen(bounds, n, &limits));
+            if widened == bounds {
+                if bounds != I64_BOUNDS {
+                    facts.push(Fact::Within(param, bounds.0, bounds.1 + 1));
+                }
+                break;
+            }
+            bounds = widened;
+        }
+    }
+    facts
+}
+
+/// `current` grown to hold `next`: a bound that moves goes on to the nearest
+/// of `limits` past it, or to the type's end, so that a loop stepping by a
+/// constant reaches its test's bound in one step rather than one per
+/// iteration.
+fn widen(current: Bounds, next: Bounds, limits: &[i128]) -> Bounds {
+    let lo = if next.0 < current.0 {
+        let below = limits.iter().filter(|&&l| l <= next.0);
+        below.copied().max().unwrap_or(I64_BOUNDS.0)
+    } else {
+        current.0
+    };
+    let hi = if next.1 > current.1 {
+        let above = limits.iter().filter(|&&l| l >= next.1);
+        above.copied().min().unwrap_or(I64_BOUNDS.1)
+    } else {
+        current.1
+    };
+    (lo, hi)
+}
+
+/// The smallest bounds holding both.
+fn union(a: Bounds, b: Bounds) -> Bounds {
+    (a.0.min(b.0), a.1.max(b.1))
+}
+
+/// Bounds of the 64-bit value `v` from constants, sums and the `Within`
+/// facts in `known` (each holds wherever its value is defined: it was proven
+/// for every value the parameter takes). `hypothesis` assumes bounds for one
+/// loop parameter (`None`: unknown yet, and then so is every value computed
+/// from it: the result is `None`). A value nothing bounds gets the bounds of
+/// its type; so does a sum that could wrap. At most `depth` sums deep.
+fn bounds_of(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    known: &[Fact],
+    hypothesis: (Value, Option<Bounds>),
+    v: Value,
+    depth: u32,
+) -> Option<Bounds> {
+    if func.dfg.value_type(v) != types::I64 {
+        return Some(I64_BOUNDS);
+    }
+    let v = carried(func, cfg, v);
+    if v == hypothesis.0 {
+        return hypothesis.1;
+    }
+    if let Some(k) = constant(func, v) {
+        return Some((k.into(), k.into()));
+    }
+    if let Some((lo, hi)) = known.iter().rev().find_map(|fact| match *fact {
+        Fact::Within(i, lo, hi) if i == v => Some((lo, hi - 1)),
+        _ => None,
+    }) {
+        return Some((lo, hi));
+    }
+    if let ValueDef::Result(inst, _) = func.dfg.value_def(v)
+        && let InstructionData::Binary {
+            opcode: Opcode::Iadd,
+            args: [x, y],
+        } = func.dfg.insts[inst]
+        && depth > 0
+    {
+        let x = bounds_of(func, cfg, known, hypothesis, x, depth - 1)?;
+        let y = bounds_of(func, cfg, known, hypothesis, y, depth - 1)?;
+        let sum = (x.0 + y.0, x.1 + y.1);
+        // A sum outside the type's range may wrap to anything.
+        return Some(if sum.0 < I64_BOUNDS.0 || sum.1 > I64_BOUNDS.1 {
+            I64_BOUNDS
+        } else {
+            sum
+        });
+    }
+    Some(I64_BOUNDS)
+}
+
+/// `bounds` of `arg` cut by what the edge's test (`(condition, truth)`)
+/// says when the condition compares `arg` with a constant; `None` when no
+/// value is left (the edge is never taken).
+fn narrowed(
+    func: &Function,
+    bounds: Bounds,
+    arg: Value,
+    test: Option<(Value, bool)>,
+) -> Option<Bounds> {
+    let (mut lo, mut hi) = bounds;
+    if let Some((c, truth)) = test
+        && let Some((cc, a, b)) = compare(func, c)
+    {
+        let cc = if truth { cc } else { cc.complement() };
+        let known = match (constant(func, a), constant(func, b)) {
+            (None, Some(k)) if a == arg => Some((cc, k)),
+            (Some(k), None) if b == arg => Some((cc.swap_args(), k)),
+            _ => None,
+        };
+        if let Some((cc, k)) = known {
+            let k = i128::from(k);
+            match cc {
+                IntCC::Equal => (lo, hi) = (lo.max(k), hi.min(k)),
+                IntCC::SignedLessThan => hi = hi.min(k - 1),
+                IntCC::SignedLessThanOrEqual => hi = hi.min(k),
+                IntCC::SignedGreaterThan => lo = lo.max(k + 1),
+                IntCC::SignedGreaterThanOrEqual => lo = lo.max(k),
+                // Below an unsigned constant under 2^63: a non-negative value.
+                IntCC::UnsignedLessThan if k >= 0 => (lo, hi) = (lo.max(0), hi.min(k - 1)),
+                IntCC::UnsignedLessThanOrEqual if k >= 0 => (lo, hi) = (lo.max(0), hi.min(k)),
+                _ => {}
+            }
+        }
+    }
+    (lo <= hi).then_some((lo, hi))
 }
 
 /// The value a block parameter always carries when every edge into its block
@@ -493,6 +708,57 @@ mod tests {
             returning(b, [(fail, 99), (exit, 0)]);
         });
         (ctx, shown)
+    }
+
+    /// `k = start; while .. { if k - 1 <u len { .. }; k += step; if k <= 10
+    /// { continue } }`: a loop variable stepped by `step` (a constant, or the
+    /// function's parameter when `None`), bounded on every entry.
+    fn stepped_loop(start: i64, step: Option<i64>, len: i64) -> (Context, Block) {
+        let mut shown = Block::from_u32(0);
+        let ctx = function(|b, [_, head, cont, fail, exit], x| {
+            shown = head;
+            let k = b.append_block_param(head, types::I64);
+            let s = b.ins().iconst(types::I64, start);
+            b.ins().jump(head, &[s.into()]);
+            b.switch_to_block(head);
+            let before = b.ins().iadd_imm_s(k, -1);
+            let ok = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, before, len);
+            b.ins().brif(ok, cont, &[], fail, &[]);
+            b.switch_to_block(cont);
+            let step = match step {
+                Some(n) => b.ins().iconst(types::I64, n),
+                None => x,
+            };
+            let next = b.ins().iadd(k, step);
+            let more = b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, next, 10);
+            b.ins().brif(more, head, &[next.into()], exit, &[]);
+            returning(b, [(fail, 99), (exit, 0)]);
+        });
+        (ctx, shown)
+    }
+
+    #[test]
+    fn a_stepped_loop_variable_is_bounded_by_induction_over_its_entries() {
+        // From 1 by 3 while `<= 10`: `k` in [1, 10], `k - 1` below 10.
+        let (mut ctx, head) = stepped_loop(1, Some(3), 10);
+        assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 1);
+        assert_eq!(opcode_at_end(&ctx, head), Opcode::Jump);
+        // From 0 (`k - 1` is -1), against 9 (`k` reaches 10), by a negative
+        // step (no lower bound) or an unknown one: kept.
+        for (start, step, len) in [
+            (0, Some(3), 10),
+            (1, Some(3), 9),
+            (1, Some(-1), 10),
+            (1, None, 10),
+        ] {
+            let (mut ctx, head) = stepped_loop(start, step, len);
+            assert_eq!(
+                fold(&mut ctx.func, &ctx.cfg, &ctx.domtree),
+                0,
+                "{start} {step:?} {len}"
+            );
+            assert_eq!(opcode_at_end(&ctx, head), Opcode::Brif);
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@
 
 pub mod asm;
 pub mod budget;
+pub mod call_arg_copies;
 pub mod debug;
 pub mod decided_branches;
 pub mod error;

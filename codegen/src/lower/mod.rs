@@ -39,7 +39,7 @@ use crate::debug::{DebugInfo, table};
 use crate::inline::{CallGraph, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
-use crate::{decided_branches, jump_threading, loop_markers};
+use crate::{call_arg_copies, decided_branches, jump_threading, loop_markers};
 
 mod analysis;
 mod builtins;
@@ -357,6 +357,9 @@ fn define<M: Module>(
                 ctx.compute_domtree();
             }
         }
+        // Every optimized function, including those too large for the
+        // e-graph pass: a linear walk that only adds copies.
+        call_arg_copies::isolate(&mut ctx.func);
         define_after_midend(module, tr, opts, id, name, ctx)?;
     }
     if let (Some(index), Some(code)) = (index, ctx.compiled_code()) {
