@@ -13,14 +13,16 @@
 //!
 //! Passing `iadd v, 0` instead moves the constraint onto a value that lives
 //! from just before the call to the call: `v`'s own range has no fixed
-//! register and stays whole, and the copy costs what the move into the
-//! argument register cost anyway (one `lea` or `mov`). It runs after the
-//! e-graph pass, which would fold the copy away again; the rest of the
-//! pipeline runs at `opt_level=none`.
+//! register and stays whole, and the copy takes the place of the move into
+//! the argument register the call needed anyway (one `lea` or `mov`; the
+//! allocator sometimes spends a second, see docs/benchmarks.md). It runs
+//! after the e-graph pass, which would fold the copy away again; the rest of
+//! the pipeline runs at `opt_level=none`.
 //!
 //! Only 64-bit values used somewhere besides this argument are copied: a
 //! value used once gains nothing, and copying narrower integers too measured
-//! worse (towers +2.4 %). The figures are in docs/backend.md.
+//! worse (towers +2.4 %, measured before the one-use rule). The figures are
+//! in docs/backend.md.
 
 use std::collections::HashMap;
 

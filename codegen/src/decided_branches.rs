@@ -51,7 +51,9 @@ enum Fact {
     /// `icmp ult i, e` holds (the first value, the second).
     Below(Value, Value),
     /// `lo <= i < hi` (the value, then the bounds as mathematical integers):
-    /// a counted loop whose start and end are constants.
+    /// a counted loop whose start and end are constants, or a loop variable
+    /// bounded by induction over its header's entries. It holds for every
+    /// value `i` takes, wherever `i` is read.
     Within(Value, i128, i128),
 }
 
@@ -299,37 +301,38 @@ fn induction_ranges(
         if func.dfg.value_type(param) != types::I64 {
             continue;
         }
+        // Each edge's argument for the parameter (a branch that passes
+        // something other than a value: no bounds).
+        let Some(args): Option<Vec<_>> = edges
+            .iter()
+            .map(|&(call, test)| Some((arg_at(func, call, j)?, test)))
+            .collect()
+        else {
+            continue;
+        };
         // The union of the bounds of every edge's argument, given those of
         // the parameter from an earlier entry (`None`: the edges that
         // depend on it are left out); `None` if no edge can be taken.
-        let entries = |assumed: Option<Bounds>| -> Option<Option<Bounds>> {
-            let mut all: Option<Bounds> = None;
-            for &(call, test) in &edges {
-                let arg = arg_at(func, call, j)?;
-                let Some(b) = bounds_of(func, cfg, known, (param, assumed), arg, 4) else {
-                    continue;
-                };
-                if let Some(b) = narrowed(func, b, arg, test) {
-                    all = Some(all.map_or(b, |a| union(a, b)));
-                }
-            }
-            Some(all)
+        let entries = |assumed: Option<Bounds>| {
+            args.iter()
+                .filter_map(|&(arg, test)| {
+                    let b = bounds_of(func, cfg, known, (param, assumed), arg, 4)?;
+                    narrowed(func, b, arg, test)
+                })
+                .reduce(union)
         };
         // The bounds the edges' tests set: where a growing bound stops.
-        let limits: Vec<i128> = edges
+        let limits: Vec<i128> = args
             .iter()
-            .filter_map(|&(call, test)| narrowed(func, I64_BOUNDS, arg_at(func, call, j)?, test))
+            .filter_map(|&(arg, test)| narrowed(func, I64_BOUNDS, arg, test))
             .flat_map(|(lo, hi)| [lo, hi])
             .filter(|&l| l != I64_BOUNDS.0 && l != I64_BOUNDS.1)
             .collect();
-        let Some(mut bounds) = entries(None).flatten() else {
+        let Some(mut bounds) = entries(None) else {
             continue;
         };
         for _ in 0..WIDENINGS {
-            let Some(next) = entries(Some(bounds)) else {
-                break;
-            };
-            let widened = next.map_or(bounds, |n| widen(bounds, n, &limits));
+            let widened = entries(Some(bounds)).map_or(bounds, |n| widen(bounds, n, &limits));
             if widened == bounds {
                 if bounds != I64_BOUNDS {
                     facts.push(Fact::Within(param, bounds.0, bounds.1 + 1));
@@ -381,9 +384,6 @@ fn bounds_of(
     v: Value,
     depth: u32,
 ) -> Option<Bounds> {
-    if func.dfg.value_type(v) != types::I64 {
-        return Some(I64_BOUNDS);
-    }
     let v = carried(func, cfg, v);
     if v == hypothesis.0 {
         return hypothesis.1;
