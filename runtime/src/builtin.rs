@@ -11,6 +11,9 @@
 //! bias in the `slice_pool` vs `reusable[]` comparison.
 
 use std::cell::UnsafeCell;
+use std::ffi::c_char;
+
+use crate::abi::fail::report;
 
 use crate::pool::SpanPool;
 use crate::span_tree::{TreeResult, Unchecked, round8};
@@ -101,21 +104,132 @@ pub fn with_existing<R>(f: impl FnOnce(&mut BuiltinPool) -> R) -> Option<R> {
     slot().as_mut().map(f)
 }
 
-/// Allocates `bytes` zero-filled; returns the address (null for 0 bytes).
-#[inline]
-pub fn alloc(bytes: i64) -> Result<*mut u8, String> {
-    if bytes == 0 {
-        return Ok(std::ptr::null_mut());
-    }
-    let p = pool()?;
-    match p.alloc_zeroed(bytes) {
-        // SAFETY: offsets returned by the tree lie inside the arena.
-        Ok(off) => Ok(unsafe { p.base().add(off as usize) }),
-        Err(e) => Err(crate::span_tree::error::message_with_size(e, bytes)),
+/// The builtin pool when it exists; on first use, creates it from the
+/// environment or ends the run at `loc` with the reason. The creation is out
+/// of line (see [`create`]).
+#[inline(always)]
+fn pool_or_fail(loc: *const c_char) -> &'static mut BuiltinPool {
+    match slot() {
+        Some(p) => p,
+        None => first_use(loc),
     }
 }
 
+/// [`pool_or_fail`]'s first use: creates the pool or ends the run.
+#[cold]
+#[inline(never)]
+fn first_use(loc: *const c_char) -> &'static mut BuiltinPool {
+    match create() {
+        Ok(p) => p,
+        Err(msg) => report(loc, msg),
+    }
+}
+
+/// Ends the run at `loc` with error `code` of a call on the span
+/// `[off, off + bytes)` asking for `want` bytes (see [`describe`]). Out of
+/// line: the message's formatting stays off the entry points' fast paths,
+/// and their frames hold nothing to drop when the run ends (`fail::report`).
+#[cold]
+#[inline(never)]
+fn fail(loc: *const c_char, code: i64, off: i64, bytes: i64, want: i64) -> ! {
+    let msg = match slot() {
+        Some(p) => describe(p, code, off, bytes, want),
+        None => crate::span_tree::error::message_with_size(code, want),
+    };
+    report(loc, msg)
+}
+
+/// The bodies of the `tern_reusable_*` entry points, one copy per scan
+/// backend (`S`): each returns its answer or ends the run at `loc`, so an
+/// entry point is one test of the backend and a jump to its copy, with no
+/// frame of its own (`crate::abi::reusable`).
+mod entry {
+    use std::ffi::c_char;
+
+    use super::{fail, offset_in, pool_or_fail};
+    use crate::span_tree::error::OUTSIDE_ARENA;
+    use crate::span_tree::scan::Simd;
+
+    /// `tern_reusable_alloc` on backend `S`.
+    ///
+    /// # Safety
+    /// `loc` must be null or a NUL-terminated string (as for every body here).
+    #[inline(always)]
+    pub(super) unsafe fn alloc<S: Simd>(bytes: i64, loc: *const c_char) -> *mut u8 {
+        if bytes == 0 {
+            return std::ptr::null_mut();
+        }
+        let p = pool_or_fail(loc);
+        match p.alloc_zeroed_in::<S>(bytes) {
+            // SAFETY: offsets returned by the tree lie inside the arena.
+            Ok(off) => unsafe { p.base().add(off as usize) },
+            Err(e) => fail(loc, e, 0, bytes, bytes),
+        }
+    }
+
+    /// `tern_reusable_free` on backend `S`.
+    #[inline(always)]
+    pub(super) unsafe fn free<S: Simd>(ptr: *mut u8, bytes: i64, loc: *const c_char) {
+        if ptr.is_null() || bytes == 0 {
+            return;
+        }
+        let p = pool_or_fail(loc);
+        let Ok(off) = offset_in(p, ptr) else {
+            fail(loc, OUTSIDE_ARENA, 0, bytes, bytes)
+        };
+        if let Err(e) = p.free_in::<S>(off, bytes) {
+            fail(loc, e, off, bytes, bytes)
+        }
+    }
+
+    /// `tern_reusable_resize` on backend `S` (see `SpanPool::resize`).
+    #[inline(always)]
+    pub(super) unsafe fn resize<S: Simd>(
+        ptr: *mut u8,
+        old: i64,
+        new: i64,
+        loc: *const c_char,
+    ) -> *mut u8 {
+        let p = pool_or_fail(loc);
+        let Ok(off) = offset_in(p, ptr) else {
+            fail(loc, OUTSIDE_ARENA, 0, old, new)
+        };
+        match p.resize_in::<S>(if old == 0 { -1 } else { off }, old, new) {
+            Ok(to) if to < 0 => std::ptr::null_mut(),
+            // SAFETY: offsets returned by the tree lie inside the arena.
+            Ok(to) => unsafe { p.base().add(to as usize) },
+            Err(e) => fail(loc, e, off, old, new),
+        }
+    }
+}
+
+crate::simd_dispatch! {
+    /// Allocates `bytes` zero-filled and returns the address (null for 0
+    /// bytes), or ends the run at `loc` (exhausted pool, negative size).
+    ///
+    /// # Safety
+    /// `loc` must be null or a NUL-terminated string (as for the two below).
+    pub unsafe extern "C" fn alloc(bytes: i64, loc: *const c_char) -> *mut u8 => entry::alloc;
+}
+crate::simd_dispatch! {
+    /// Frees the span at `ptr` of `bytes` (nothing for null or 0 bytes), or
+    /// ends the run at `loc` (a double, stale or foreign free).
+    ///
+    /// # Safety
+    /// As for [`alloc`].
+    pub unsafe extern "C" fn free(ptr: *mut u8, bytes: i64, loc: *const c_char) -> () => entry::free;
+}
+crate::simd_dispatch! {
+    /// The resize contract on addresses (see `SpanPool::resize`); a run-ending
+    /// error is reported at `loc`.
+    ///
+    /// # Safety
+    /// As for [`alloc`].
+    pub unsafe extern "C" fn resize(ptr: *mut u8, old: i64, new: i64, loc: *const c_char) -> *mut u8 => entry::resize;
+}
+
 /// Converts an address to an offset in `p`'s arena (`-1` for null), or `OUTSIDE_ARENA`.
+#[inline(always)]
 fn offset_in(p: &BuiltinPool, ptr: *const u8) -> TreeResult<i64> {
     if ptr.is_null() {
         return Ok(-1);
@@ -139,31 +253,6 @@ fn describe(p: &BuiltinPool, code: i64, off: i64, bytes: i64, want: i64) -> Stri
         }
         _ => error::message_with_size(code, want),
     }
-}
-
-/// The resize contract on addresses (see `SpanPool::resize`).
-#[inline]
-pub fn resize(ptr: *mut u8, old: i64, new: i64) -> Result<*mut u8, String> {
-    let p = pool()?;
-    let off = offset_in(p, ptr).map_err(crate::span_tree::error::message)?;
-    match p.resize(if old == 0 { -1 } else { off }, old, new) {
-        Ok(to) if to < 0 => Ok(std::ptr::null_mut()),
-        // SAFETY: offsets returned by the tree lie inside the arena.
-        Ok(to) => Ok(unsafe { p.base().add(to as usize) }),
-        Err(e) => Err(describe(p, e, off, old, new)),
-    }
-}
-
-/// Frees the span at `ptr` of `bytes` (no-op for null or 0 bytes).
-#[inline]
-pub fn free(ptr: *mut u8, bytes: i64) -> Result<(), String> {
-    if ptr.is_null() || bytes == 0 {
-        return Ok(());
-    }
-    let p = pool()?;
-    let off = offset_in(p, ptr).map_err(crate::span_tree::error::message)?;
-    p.free(off, bytes)
-        .map_err(|e| describe(p, e, off, bytes, bytes))
 }
 
 /// The byte offset of `ptr` in the arena; -1 for null.

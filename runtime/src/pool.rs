@@ -170,7 +170,7 @@ impl<V: Validate> SpanPool<V> {
     }
 
     #[inline(always)]
-    fn alloc_zeroed_in<S: Simd>(&mut self, bytes: i64) -> TreeResult<i64> {
+    pub(crate) fn alloc_zeroed_in<S: Simd>(&mut self, bytes: i64) -> TreeResult<i64> {
         let fresh = self.ext.high_water();
         let off = self.alloc_in::<S>(bytes)?;
         self.zero_new(off, off + round8(bytes), fresh);
@@ -178,7 +178,7 @@ impl<V: Validate> SpanPool<V> {
     }
 
     #[inline(always)]
-    fn free_in<S: Simd>(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
+    pub(crate) fn free_in<S: Simd>(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
         if V::CHECKED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
             // SAFETY: as in `alloc_in`.
@@ -235,7 +235,7 @@ impl<V: Validate> SpanPool<V> {
 
     /// [`Self::resize`] on backend `S`.
     #[inline(always)]
-    fn resize_in<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
+    pub(crate) fn resize_in<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if new < 0 || old < 0 {
             return Err(BAD_SIZE);
         }

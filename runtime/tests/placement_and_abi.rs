@@ -199,6 +199,12 @@ fn stale_spans_are_refused_with_what_is_live() {
 
 #[test]
 fn checked_externs_over_program_memory() {
+    checked_extern_sequence();
+}
+
+/// The checked externs' contract, step by step (run on the CPU's copies by
+/// the test above, on the portable copies by a child fixture below).
+fn checked_extern_sequence() {
     let arena_bytes = 1 << 16;
     let words = tern_span_node_words(arena_bytes);
     assert_eq!(words, layout::node_array_words(arena_bytes));
@@ -418,7 +424,32 @@ fn error_message_extern_copies_and_truncates() {
 
 #[test]
 fn reusable_externs_alloc_resize_free_offset() {
-    // The builtin pool is process-wide; this is the only test that uses it.
+    // The builtin pool is process-wide; this is the only test of this
+    // process that uses it.
+    reusable_extern_sequence();
+}
+
+/// The entry points run one of two copies of each operation, chosen by the
+/// CPU (`span_tree::scan`): the tests above run the AVX2 copies on a CPU that
+/// has it; this child fixture forces the portable ones in a process of its
+/// own (the switch is process-wide, and so is the builtin pool).
+#[test]
+#[ignore = "child fixture: run by the_portable_copies_of_the_entry_points_keep_the_contract with --ignored --exact"]
+fn child_entry_points_on_portable_copies() {
+    child::require_child();
+    tern_runtime::span_tree::scan::set_portable_only(true);
+    reusable_extern_sequence();
+    checked_extern_sequence();
+}
+
+#[test]
+fn the_portable_copies_of_the_entry_points_keep_the_contract() {
+    let (status, err) = child::run_child("child_entry_points_on_portable_copies", &[]);
+    assert_eq!((status, err.as_str()), (Some(0), ""));
+}
+
+/// The `tern_reusable_*` externs' contract on a fresh builtin pool.
+fn reusable_extern_sequence() {
     // SAFETY: the location is a NUL-terminated literal and every slice handed
     // back came from the pool in this block.
     unsafe {

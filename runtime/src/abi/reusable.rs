@@ -16,10 +16,8 @@ use crate::builtin;
 /// `loc` must be null or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_reusable_alloc(bytes: i64, loc: *const c_char) -> *mut u8 {
-    match builtin::alloc(bytes) {
-        Ok(p) => p,
-        Err(msg) => report(loc, msg),
-    }
+    // SAFETY: the caller's contract.
+    unsafe { builtin::alloc(bytes, loc) }
 }
 
 /// Resizes the span at `ptr` from `old_bytes` to `new_bytes` by the placement
@@ -38,10 +36,8 @@ pub unsafe extern "C" fn tern_reusable_resize(
     new_bytes: i64,
     loc: *const c_char,
 ) -> *mut u8 {
-    match builtin::resize(ptr, old_bytes, new_bytes) {
-        Ok(p) => p,
-        Err(msg) => report(loc, msg),
-    }
+    // SAFETY: the caller's contract.
+    unsafe { builtin::resize(ptr, old_bytes, new_bytes, loc) }
 }
 
 /// Frees the span at `ptr` of `bytes` (no-op for null or 0 bytes). A double or
@@ -51,9 +47,8 @@ pub unsafe extern "C" fn tern_reusable_resize(
 /// `loc` must be null or a NUL-terminated string.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_reusable_free(ptr: *mut u8, bytes: i64, loc: *const c_char) {
-    if let Err(msg) = builtin::free(ptr, bytes) {
-        report(loc, msg)
-    }
+    // SAFETY: the caller's contract.
+    unsafe { builtin::free(ptr, bytes, loc) }
 }
 
 /// The byte offset of `ptr` in the builtin pool's arena; -1 for null. An address

@@ -31,7 +31,7 @@ fn guard(f: impl FnOnce() -> Result<i64, i64>) -> i64 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_span_alloc(tree: *mut i64, nodes: *mut i32, bytes: i64) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { checked::alloc(tree, nodes, bytes, true) })
+    guard(|| Ok(unsafe { entry::d_alloc(tree, nodes, bytes) }))
 }
 
 /// Checked free of the span at address `addr` (`round8(bytes)` long) with
@@ -49,7 +49,7 @@ pub unsafe extern "C" fn tern_span_free(
     bytes: i64,
 ) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { checked::free(tree, nodes, addr, bytes).map(|()| 0) })
+    guard(|| Ok(unsafe { entry::d_free(tree, nodes, addr, bytes) }))
 }
 
 /// Checked resize of the span at address `addr` from `old` to `new` bytes (exact
@@ -74,7 +74,78 @@ pub unsafe extern "C" fn tern_span_resize(
     new: i64,
 ) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { checked::resize(tree, nodes, addr, (old, new), true, true) })
+    guard(|| Ok(unsafe { entry::d_resize(tree, nodes, addr, old, new) }))
+}
+
+/// The bodies of the three tree externs, one copy per scan backend: the
+/// extern, under [`guard`], tests the backend and calls its copy, which
+/// returns the answer word (an address, 0 or an error code) as it is.
+mod entry {
+    use crate::span_tree::checked;
+    use crate::span_tree::scan::Simd;
+
+    /// A result as the externs return it: the value, or the (negative) error code.
+    #[inline(always)]
+    fn word(r: Result<i64, i64>) -> i64 {
+        r.unwrap_or_else(|e| e)
+    }
+
+    /// `tern_span_alloc` on backend `S`.
+    ///
+    /// # Safety
+    /// As for `tern_span_alloc` (the same for every body here).
+    #[inline(always)]
+    pub(super) unsafe fn alloc<S: Simd>(tree: *mut i64, nodes: *mut i32, bytes: i64) -> i64 {
+        // SAFETY: the caller's contract.
+        word(unsafe { checked::alloc_in::<S>(tree, nodes, bytes, true) })
+    }
+
+    /// `tern_span_free` on backend `S`.
+    #[inline(always)]
+    pub(super) unsafe fn free<S: Simd>(
+        tree: *mut i64,
+        nodes: *mut i32,
+        addr: i64,
+        bytes: i64,
+    ) -> i64 {
+        // SAFETY: the caller's contract.
+        word(unsafe { checked::free_in::<S>(tree, nodes, addr, bytes).map(|()| 0) })
+    }
+
+    /// `tern_span_resize` on backend `S`.
+    #[inline(always)]
+    pub(super) unsafe fn resize<S: Simd>(
+        tree: *mut i64,
+        nodes: *mut i32,
+        addr: i64,
+        old: i64,
+        new: i64,
+    ) -> i64 {
+        // SAFETY: the caller's contract.
+        word(unsafe { checked::resize_in::<S>(tree, nodes, addr, (old, new), true, true) })
+    }
+
+    crate::simd_dispatch! {
+        /// `tern_span_alloc`'s body on the CPU's backend.
+        ///
+        /// # Safety
+        /// As for `tern_span_alloc` (the same for the two below).
+        pub(super) unsafe extern "C-unwind" fn d_alloc(tree: *mut i64, nodes: *mut i32, bytes: i64) -> i64 => alloc;
+    }
+    crate::simd_dispatch! {
+        /// `tern_span_free`'s body on the CPU's backend.
+        ///
+        /// # Safety
+        /// As for `tern_span_alloc`.
+        pub(super) unsafe extern "C-unwind" fn d_free(tree: *mut i64, nodes: *mut i32, addr: i64, bytes: i64) -> i64 => free;
+    }
+    crate::simd_dispatch! {
+        /// `tern_span_resize`'s body on the CPU's backend.
+        ///
+        /// # Safety
+        /// As for `tern_span_alloc`.
+        pub(super) unsafe extern "C-unwind" fn d_resize(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, new: i64) -> i64 => resize;
+    }
 }
 
 /// Number of `i64` words of a tree header (`HEADER_WORDS`).

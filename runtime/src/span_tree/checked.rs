@@ -307,7 +307,8 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
 /// pool, and finishing through it would unmap memory the live copy still uses.
 ///
 /// # Safety
-/// As for [`alloc`].
+/// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
+/// (any contents); `nodes` is only used if it is the registered node array.
 pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds> {
     // SAFETY: the caller's contract.
     let (t, _) = unsafe { open(tree, nodes)? };
@@ -340,7 +341,8 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds
 /// many slices are live.
 ///
 /// # Safety
-/// As for [`alloc`].
+/// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
+/// (any contents); `nodes` is only used if it is the registered node array.
 pub unsafe fn reset(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
@@ -415,7 +417,7 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
 /// Checked free of the span at address `addr`.
 ///
 /// # Safety
-/// As for [`alloc`].
+/// As for [`alloc_in`].
 #[inline(always)]
 pub(crate) unsafe fn free_in<S: Simd>(
     tree: *mut i64,
@@ -436,12 +438,12 @@ pub(crate) unsafe fn free_in<S: Simd>(
         .free_tracked(unsafe { finger(b) }, &ext, off, bytes)
 }
 
-/// [`free`] of a sanitized pool: the address may carry a tag, which must still
+/// [`free_in`] of a sanitized pool: the address may carry a tag, which must still
 /// name the span's allocation (else the run ends); the freed span's shadow is
 /// cleared.
 ///
 /// # Safety
-/// As for [`alloc`].
+/// As for [`alloc_in`].
 #[cold]
 unsafe fn free_sanitized<S: Simd>(
     t: Raw<Checked>,
@@ -471,7 +473,7 @@ unsafe fn free_sanitized<S: Simd>(
 /// changes (the in-place half alone, for tests of the contract).
 ///
 /// # Safety
-/// As for [`alloc`].
+/// As for [`alloc_in`].
 #[inline(always)]
 pub(crate) unsafe fn resize_in<S: Simd>(
     tree: *mut i64,
@@ -517,40 +519,13 @@ pub(crate) unsafe fn resize_in<S: Simd>(
     Ok(b.arena_base() + to)
 }
 
-crate::simd_dispatch! {
-    /// Checked first-fit alloc; returns the span's address. Zero-fills the
-    /// span if `zero_fill` and the pool registered its arena.
-    ///
-    /// # Safety
-    /// `tree` must be null or valid for reads and writes of `HEADER_WORDS`
-    /// words (any contents); `nodes` is only used if it is the registered node
-    /// array.
-    pub unsafe fn alloc(tree: *mut i64, nodes: *mut Word, bytes: i64, zero_fill: bool) -> TreeResult<i64> => alloc_in;
-}
-
-crate::simd_dispatch! {
-    /// Checked free of the span at address `addr`.
-    ///
-    /// # Safety
-    /// As for [`alloc`].
-    pub unsafe fn free(tree: *mut i64, nodes: *mut Word, addr: i64, bytes: i64) -> TreeResult<()> => free_in;
-}
-
-crate::simd_dispatch! {
-    /// Checked resize of the span at `addr` from `old` to `new` bytes: see
-    /// `resize_in`'s documentation.
-    ///
-    /// # Safety
-    /// As for [`alloc`].
-    pub unsafe fn resize(tree: *mut i64, nodes: *mut Word, addr: i64, sizes: (i64, i64), zero_fill: bool, place_move: bool) -> TreeResult<i64> => resize_in;
-}
-
 /// The size in bytes of the live allocation that starts at address `addr` of
 /// the pool (0 when none starts there), from the pool's boundary record: what
 /// the library's message for a stale-span error names.
 ///
 /// # Safety
-/// As for [`alloc`].
+/// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
+/// (any contents); `nodes` is only used if it is the registered node array.
 pub unsafe fn live_bytes(tree: *mut i64, nodes: *mut Word, addr: i64) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (_, b) = unsafe { open(tree, nodes)? };

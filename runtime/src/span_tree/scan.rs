@@ -356,11 +356,16 @@ static BACKEND: AtomicU8 = AtomicU8::new(0);
 /// and POPCNT, which every AVX2 CPU has) and [`set_portable_only`] is off.
 #[inline(always)]
 pub fn use_avx2() -> bool {
-    match BACKEND.load(Ordering::Relaxed) {
-        2 => true,
-        1 => false,
-        _ => detect(),
-    }
+    // The AVX2 answer first: one compare on the path every operation takes.
+    let b = BACKEND.load(Ordering::Relaxed);
+    b == 2 || (b == 0 && detect())
+}
+
+/// Whether the AVX2 copies are known to be the ones to run: [`use_avx2`]
+/// without the first call's detection (false until it has run).
+#[inline(always)]
+pub fn avx2_selected() -> bool {
+    BACKEND.load(Ordering::Relaxed) == 2
 }
 
 #[cold]
@@ -433,6 +438,51 @@ macro_rules! simd_dispatch {
                 $($imp)::+::<$crate::span_tree::scan::Portable $($(, $g)*)?>($($a),*)
             }
             portable($($a),*)
+        }
+    };
+    // An entry point's body, its copies of the C ABI `$abi`: with `"C"`
+    // (they cannot unwind) the dispatching caller, an `extern "C"` entry
+    // point itself, jumps to its copy instead of calling it under an abort
+    // guard, and has no frame of its own; with `"C-unwind"` a caller that
+    // catches panics calls it with nothing to keep across the call.
+    ($(#[$m:meta])* $vis:vis unsafe extern $abi:literal fn $name:ident ($($a:ident: $t:ty),*) -> $r:ty => $($imp:ident)::+;) => {
+        $(#[$m])*
+        #[inline(always)]
+        $vis unsafe fn $name($($a: $t),*) -> $r {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,bmi1,popcnt")]
+            #[inline(never)]
+            unsafe extern $abi fn avx2($($a: $t),*) -> $r {
+                // SAFETY: the caller's contract.
+                unsafe { $($imp)::+::<$crate::span_tree::scan::Avx2>($($a),*) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            if $crate::span_tree::scan::avx2_selected() {
+                // SAFETY: `avx2_selected` says the features were found; the
+                // caller's contract.
+                return unsafe { avx2($($a),*) };
+            }
+            // Everything else (the first call, a CPU without AVX2, the
+            // portable copies forced) out of line, so the entry point saves
+            // no register for it.
+            #[cold]
+            #[inline(never)]
+            unsafe extern $abi fn other($($a: $t),*) -> $r {
+                #[cfg(target_arch = "x86_64")]
+                if $crate::span_tree::scan::use_avx2() {
+                    // SAFETY: `use_avx2` found the features; the caller's contract.
+                    return unsafe { avx2($($a),*) };
+                }
+                // SAFETY: the caller's contract.
+                unsafe { portable($($a),*) }
+            }
+            #[inline(never)]
+            unsafe extern $abi fn portable($($a: $t),*) -> $r {
+                // SAFETY: the caller's contract.
+                unsafe { $($imp)::+::<$crate::span_tree::scan::Portable>($($a),*) }
+            }
+            // SAFETY: the caller's contract.
+            unsafe { other($($a),*) }
         }
     };
     ($(#[$m:meta])* $vis:vis unsafe fn $name:ident $(<$($g:ident: $bound:path),*>)? ($($a:ident: $t:ty),*) -> $r:ty => $($imp:ident)::+;) => {
