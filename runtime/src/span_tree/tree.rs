@@ -33,7 +33,7 @@ use super::error::{
     OUTSIDE_ARENA, RESIZE_FREE_SPAN, STALE_FREE, STALE_POOL, STALE_RESIZE,
 };
 use super::extents::Extents;
-use super::finger::{HI_UNKNOWN, LO_MAX_UNKNOWN, Path};
+use super::finger::{HI_UNKNOWN, LEFTMOST_UNKNOWN, LO_MAX_UNKNOWN, Path};
 use super::layout::{
     EMPTY_KEY, FANOUT, GRANULE_SHIFT, H_ARENA_BYTES, H_FREE_BYTES, H_FREE_HEAD, H_HEIGHT, H_MAGIC,
     H_NODE_CAP, H_NODES_USED, H_POOL_ID, H_ROOT, H_SPANS, HEADER_WORDS, MAGIC, MAX_HEIGHT,
@@ -945,13 +945,15 @@ impl<V: Validate, S: Simd> Mem<V, S> {
 
     /// Records the finger of a descent that has just filled `path.node` and
     /// `path.idx` from `root` down (see [`Path`]); a descent pays nothing
-    /// more: `hi` is worked out from the path when a lookup first needs it.
+    /// more: `hi` (and whether the leaf is the leftmost) is worked out from
+    /// the path when a lookup first needs it.
     #[inline(always)]
     fn record_finger(&self, path: &mut Path, (root, height): (i64, usize), lo_max: i64) {
         path.height = height;
         path.root = root;
         path.lo_max = lo_max;
         path.hi = HI_UNKNOWN;
+        path.leftmost = LEFTMOST_UNKNOWN;
     }
 
     /// The smallest key after the path's leaf ([`i64::MAX`] when none): at
@@ -976,9 +978,8 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     fn covers(&self, path: &mut Path, s: i64) -> bool {
         if path.hi == HI_UNKNOWN {
             path.hi = self.next_key(path);
-            path.leftmost = path.idx[1..path.height].iter().all(|&i| i == 0);
         }
-        s < path.hi && (self.key(path.node[0], 0) <= s || path.leftmost)
+        s < path.hi && (self.key(path.node[0], 0) <= s || path.leftmost())
     }
 
     /// Descends by key to the leaf holding the last span that starts at or before
