@@ -11,14 +11,22 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::span_tree::error::{self, INTERNAL};
 use crate::span_tree::{checked, layout};
 
-/// Runs `f`, turning a result into a return word and a (never expected) panic into `INTERNAL`.
+/// A result as the externs return it: the value, or the (negative) error code.
+#[inline(always)]
+fn word(r: Result<i64, i64>) -> i64 {
+    r.unwrap_or_else(|e| e)
+}
+
+/// Runs `f`, turning a (never expected) panic into `INTERNAL`.
+#[inline(always)]
+fn guard_word(f: impl FnOnce() -> i64) -> i64 {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(INTERNAL)
+}
+
+/// [`guard_word`] of a result: the value or the error code.
 #[inline(always)]
 fn guard(f: impl FnOnce() -> Result<i64, i64>) -> i64 {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(v)) => v,
-        Ok(Err(e)) => e,
-        Err(_) => INTERNAL,
-    }
+    guard_word(|| word(f()))
 }
 
 /// Checked first-fit alloc of `bytes` (rounded up to 8) from the pool whose header
@@ -31,7 +39,7 @@ fn guard(f: impl FnOnce() -> Result<i64, i64>) -> i64 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_span_alloc(tree: *mut i64, nodes: *mut i32, bytes: i64) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| Ok(unsafe { entry::d_alloc(tree, nodes, bytes) }))
+    guard_word(|| unsafe { entry::d_alloc(tree, nodes, bytes) })
 }
 
 /// Checked free of the span at address `addr` (`round8(bytes)` long) with
@@ -49,7 +57,7 @@ pub unsafe extern "C" fn tern_span_free(
     bytes: i64,
 ) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| Ok(unsafe { entry::d_free(tree, nodes, addr, bytes) }))
+    guard_word(|| unsafe { entry::d_free(tree, nodes, addr, bytes) })
 }
 
 /// Checked resize of the span at address `addr` from `old` to `new` bytes (exact
@@ -74,21 +82,16 @@ pub unsafe extern "C" fn tern_span_resize(
     new: i64,
 ) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| Ok(unsafe { entry::d_resize(tree, nodes, addr, old, new) }))
+    guard_word(|| unsafe { entry::d_resize(tree, nodes, addr, old, new) })
 }
 
 /// The bodies of the three tree externs, one copy per scan backend: the
-/// extern, under [`guard`], tests the backend and calls its copy, which
+/// extern, under [`guard_word`], tests the backend and calls its copy, which
 /// returns the answer word (an address, 0 or an error code) as it is.
 mod entry {
+    use super::word;
     use crate::span_tree::checked;
     use crate::span_tree::scan::Simd;
-
-    /// A result as the externs return it: the value, or the (negative) error code.
-    #[inline(always)]
-    fn word(r: Result<i64, i64>) -> i64 {
-        r.unwrap_or_else(|e| e)
-    }
 
     /// `tern_span_alloc` on backend `S`.
     ///
