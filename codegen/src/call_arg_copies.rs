@@ -21,17 +21,27 @@
 //!
 //! Only 64-bit values used somewhere besides this argument are copied: a
 //! value used once gains nothing, and copying narrower integers too measured
-//! worse (towers +2.4 %, measured before the one-use rule). The figures are
-//! in docs/backend.md.
+//! worse (towers +2.4 %, measured before the one-use rule).
+//!
+//! A call in a cold block (a failed check's report) also gets its own
+//! constants: the e-graph pass makes one constant for all its uses, often in
+//! a block far above the call (a fixed array's length, made once for the hot
+//! path's compare, where it is an immediate, and for the failure call's
+//! argument), so the value was held in a register, often a callee-saved one,
+//! all along the hot path down to the cold call: two moves per check, a save
+//! and a restore per call. The figures are in docs/backend.md.
 
 use std::collections::HashMap;
 
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
-use cranelift_codegen::ir::{Function, InstBuilder, Opcode, Value, ValueDef, types};
+use cranelift_codegen::ir::{
+    Function, Inst, InstBuilder, InstructionData, Opcode, Value, ValueDef, types,
+};
 
 /// Replaces each call's 64-bit arguments that have other uses by a copy made
-/// just before the call; returns how many were copied. Constants are not
-/// copied (they are materialized at the call already).
+/// just before the call, and a cold call's constants made in other blocks
+/// by constants made just before it; returns how many arguments it
+/// replaced. Other constants are left alone (an immediate at the call).
 pub fn isolate(func: &mut Function) -> usize {
     let uses = use_counts(func);
     let mut copied = 0;
@@ -49,6 +59,14 @@ pub fn isolate(func: &mut Function) -> usize {
                     .func
                     .dfg
                     .resolve_aliases(cur.func.dfg.inst_args(inst)[k]);
+                if let Some(remade) = remade_constant(cur.func, arg, inst) {
+                    // The cursor is at the call: the constant goes just before it.
+                    let ty = cur.func.dfg.value_type(arg);
+                    let c = cur.ins().iconst(ty, remade);
+                    cur.func.dfg.inst_args_mut(inst)[k] = c;
+                    copied += 1;
+                    continue;
+                }
                 let dfg = &cur.func.dfg;
                 let constant = matches!(dfg.value_def(arg), ValueDef::Result(def, _)
                     if dfg.insts[def].opcode() == Opcode::Iconst);
@@ -69,6 +87,26 @@ pub fn isolate(func: &mut Function) -> usize {
     copied
 }
 
+/// The immediate of `arg` when `call` is in a cold block and `arg` is a
+/// constant made in another block (see the module's docs). Hot calls keep
+/// theirs: remaking those too moved richards' scheduler loop to a spilled
+/// pointer (+154 M instructions there).
+fn remade_constant(func: &Function, arg: Value, call: Inst) -> Option<i64> {
+    let dfg = &func.dfg;
+    let ValueDef::Result(def, _) = dfg.value_def(arg) else {
+        return None;
+    };
+    let InstructionData::UnaryImm {
+        opcode: Opcode::Iconst,
+        imm,
+    } = dfg.insts[def]
+    else {
+        return None;
+    };
+    let block = func.layout.inst_block(call)?;
+    (func.layout.is_cold(block) && func.layout.inst_block(def) != Some(block)).then_some(imm.bits())
+}
+
 /// How many times each value is read: by instructions and by branch
 /// arguments (`inst_values` covers both).
 fn use_counts(func: &Function) -> HashMap<Value, u32> {
@@ -85,11 +123,49 @@ fn use_counts(func: &Function) -> HashMap<Value, u32> {
 
 #[cfg(test)]
 mod tests {
-    use cranelift_codegen::ir::{AbiParam, ExtFuncData, ExternalName, Signature, UserExternalName};
+    use cranelift_codegen::ir::condcodes::IntCC;
+    use cranelift_codegen::ir::{
+        AbiParam, Block, ExtFuncData, ExternalName, FuncRef, Signature, UserExternalName,
+    };
     use cranelift_codegen::isa::CallConv;
+    use cranelift_frontend::FunctionBuilder;
 
     use super::*;
     use crate::test_ir::function;
+
+    /// Declares `f(i64, i64, i64)` in the function being built.
+    fn callee(b: &mut FunctionBuilder) -> FuncRef {
+        let mut sig = Signature::new(CallConv::SystemV);
+        sig.params.extend([AbiParam::new(types::I64); 3]);
+        let sig = b.import_signature(sig);
+        let name = b
+            .func
+            .declare_imported_user_function(UserExternalName::new(0, 0));
+        b.import_function(ExtFuncData {
+            name: ExternalName::user(name),
+            signature: sig,
+            colocated: false,
+            patchable: false,
+        })
+    }
+
+    /// The arguments of the first call in `block`.
+    fn call_args(func: &Function, block: Block) -> Vec<Value> {
+        let call = func
+            .layout
+            .block_insts(block)
+            .find(|&i| func.dfg.insts[i].opcode() == Opcode::Call)
+            .expect("a call");
+        func.dfg.inst_args(call).to_vec()
+    }
+
+    fn verifies(func: &Function) {
+        cranelift_codegen::verify_function(
+            func,
+            &cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder()),
+        )
+        .expect("the function with copies verifies");
+    }
 
     /// `fn(x) { let y = x + 1; f(x, y, 7); return x }`: `x` lives on after
     /// the call, `y` is read only by it, `7` is a constant.
@@ -97,36 +173,17 @@ mod tests {
     fn only_an_argument_that_lives_on_elsewhere_is_copied() {
         let mut passed = Vec::new();
         let mut ctx = function(|b, [_], x| {
-            let mut sig = Signature::new(CallConv::SystemV);
-            sig.params.extend([AbiParam::new(types::I64); 3]);
-            let sig = b.import_signature(sig);
-            let name = b
-                .func
-                .declare_imported_user_function(UserExternalName::new(0, 0));
-            let callee = b.import_function(ExtFuncData {
-                name: ExternalName::user(name),
-                signature: sig,
-                colocated: false,
-                patchable: false,
-            });
+            let f = callee(b);
             let y = b.ins().iadd_imm_s(x, 1);
             let seven = b.ins().iconst(types::I64, 7);
-            b.ins().call(callee, &[x, y, seven]);
+            b.ins().call(f, &[x, y, seven]);
             passed = vec![y, seven];
             b.ins().return_(&[x]);
         });
-        let x = ctx
-            .func
-            .dfg
-            .block_params(ctx.func.layout.entry_block().unwrap())[0];
+        let entry = ctx.func.layout.entry_block().unwrap();
+        let x = ctx.func.dfg.block_params(entry)[0];
         assert_eq!(isolate(&mut ctx.func), 1);
-        let call = ctx
-            .func
-            .layout
-            .block_insts(ctx.func.layout.entry_block().unwrap())
-            .find(|&i| ctx.func.dfg.insts[i].opcode() == Opcode::Call)
-            .unwrap();
-        let args = ctx.func.dfg.inst_args(call).to_vec();
+        let args = call_args(&ctx.func, entry);
         // The first argument is now `iadd x, 0`; the others are unchanged.
         let ValueDef::Result(def, _) = ctx.func.dfg.value_def(args[0]) else {
             panic!("not copied: {}", ctx.func.display());
@@ -134,10 +191,49 @@ mod tests {
         assert_eq!(ctx.func.dfg.insts[def].opcode(), Opcode::Iadd);
         assert_eq!(ctx.func.dfg.inst_args(def)[0], x);
         assert_eq!(args[1..], passed[..], "{}", ctx.func.display());
-        cranelift_codegen::verify_function(
-            &ctx.func,
-            &cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder()),
-        )
-        .expect("the function with copies verifies");
+        verifies(&ctx.func);
+    }
+
+    /// `let n = 6; if x < n { f(x, x, n) /* cold */ } else { f(x, x, n) }`:
+    /// the cold call gets a constant 6 of its own, made in its block; the
+    /// hot call keeps `n` (made again there, it measured worse: see the
+    /// function's comment).
+    #[test]
+    fn a_cold_call_remakes_a_constant_made_in_another_block() {
+        let mut n = None;
+        let mut ctx = function(|b, [_, cold, hot], x| {
+            let f = callee(b);
+            let six = b.ins().iconst(types::I64, 6);
+            n = Some(six);
+            let lt = b.ins().icmp(IntCC::UnsignedLessThan, x, six);
+            b.ins().brif(lt, cold, &[], hot, &[]);
+            b.set_cold_block(cold);
+            for block in [cold, hot] {
+                b.switch_to_block(block);
+                b.ins().call(f, &[x, x, six]);
+                b.ins().return_(&[x]);
+            }
+        });
+        let six = n.unwrap();
+        let blocks: Vec<Block> = ctx.func.layout.blocks().collect();
+        let (cold, hot) = (blocks[1], blocks[2]);
+        // Per call: `x`, read by both argument slots and the return, is
+        // copied twice; the cold call's constant is made again.
+        assert_eq!(isolate(&mut ctx.func), 5);
+        let remade = call_args(&ctx.func, cold)[2];
+        assert_ne!(remade, six, "{}", ctx.func.display());
+        let ValueDef::Result(def, _) = ctx.func.dfg.value_def(remade) else {
+            panic!("not an instruction's result: {}", ctx.func.display());
+        };
+        assert_eq!(ctx.func.layout.inst_block(def), Some(cold));
+        assert_eq!(
+            ctx.func.dfg.insts[def],
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm: 6.into()
+            }
+        );
+        assert_eq!(call_args(&ctx.func, hot)[2], six, "{}", ctx.func.display());
+        verifies(&ctx.func);
     }
 }
