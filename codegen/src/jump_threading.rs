@@ -16,17 +16,22 @@
 //! with the values it would have received. Sound because a forwarding block
 //! computes nothing: the values it passes are its parameters (replaced by
 //! what the edge gives them) or values whose definitions dominate it, and so
-//! (the block defining nothing itself) dominate the edge's own branch. Only
-//! blocks whose parameters no other instruction uses are skipped: a block
-//! the new edge bypasses may have dominated a use of its parameter further
-//! on. Every other definition that dominated the target still does (it lay
-//! on every path into the skipped blocks, so before the edge's branch).
-//! Blocks no edge reaches any more are removed by Cranelift's next pass.
+//! (the block defining nothing itself) dominate the edge's own branch. A
+//! block's parameters may be read by the terminators of blocks further along
+//! the walk (an inlined function's return block `r(v)` jumps to the caller's
+//! `if`, a block of its own that branches on `v`): the walk knows what the
+//! edge passes for every parameter of every block it went through. An edge
+//! is retargeted only past blocks whose parameters nothing else reads, other
+//! than those blocks' own terminators: a block the new edge bypasses may have
+//! dominated a use of its parameter further on. Every other definition that
+//! dominated the target still does (it lay on every path into the skipped
+//! blocks, so before the edge's branch). Blocks no edge reaches any more are
+//! removed by Cranelift's next pass.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use cranelift_codegen::ir::{
-    Block, BlockArg, BlockCall, Function, InstructionData, Value, ValueDef,
+    Block, BlockArg, BlockCall, Function, Inst, InstructionData, Value, ValueDef,
 };
 
 use crate::decided_branches::{constant, destinations};
@@ -40,7 +45,7 @@ const MAX_STEPS: usize = 8;
 /// (see the module docs); returns how many were retargeted.
 pub fn thread(func: &mut Function) -> usize {
     let blocks: Vec<Block> = func.layout.blocks().collect();
-    let escaping = escaping_params(func);
+    let mut readers = param_readers(func);
     let mut threaded = 0;
     for block in blocks {
         let Some(term) = func.layout.last_inst(block) else {
@@ -55,7 +60,17 @@ pub fn thread(func: &mut Function) -> usize {
             let call = destinations(func, term)[ix];
             // The edge is taken exactly when the condition has this truth.
             let fact = cond.map(|c| (c, ix == 0));
-            if let Some((target, args)) = follow(func, &escaping, call, fact) {
+            if let Some((target, args)) = follow(func, &readers, call, fact) {
+                // The retargeted branch reads what it passes: a parameter of
+                // another block among them now has this reader too, which a
+                // later walk must not bypass.
+                for &v in &args {
+                    if let ValueDef::Param(owner, _) = func.dfg.value_def(v)
+                        && owner != block
+                    {
+                        readers.entry(owner).or_default().push(term);
+                    }
+                }
                 let dfg = &mut func.dfg;
                 let args = args.into_iter().map(BlockArg::Value);
                 let new = BlockCall::new(target, args, &mut dfg.value_lists);
@@ -69,10 +84,10 @@ pub fn thread(func: &mut Function) -> usize {
     threaded
 }
 
-/// The blocks with a parameter that an instruction other than the block's
-/// own terminator uses.
-fn escaping_params(func: &Function) -> HashSet<Block> {
-    let mut escaping = HashSet::new();
+/// For each block with parameters read elsewhere, the instructions other
+/// than its own terminator that read them.
+fn param_readers(func: &Function) -> HashMap<Block, Vec<Inst>> {
+    let mut readers: HashMap<Block, Vec<Inst>> = HashMap::new();
     for block in func.layout.blocks() {
         let last = func.layout.last_inst(block);
         for inst in func.layout.block_insts(block) {
@@ -86,76 +101,90 @@ fn escaping_params(func: &Function) -> HashSet<Block> {
                 if let ValueDef::Param(owner, _) = func.dfg.value_def(func.dfg.resolve_aliases(v))
                     && (owner != block || Some(inst) != last)
                 {
-                    escaping.insert(owner);
+                    readers.entry(owner).or_default().push(inst);
                 }
             }
         }
     }
-    escaping
+    readers
 }
 
 /// Where the edge `call` ends up past forwarding blocks, if a `brif` on
 /// the way was decided: the block and the values it receives.
 fn follow(
     func: &Function,
-    escaping: &HashSet<Block>,
+    readers: &HashMap<Block, Vec<Inst>>,
     call: BlockCall,
     fact: Option<(Value, bool)>,
 ) -> Option<(Block, Vec<Value>)> {
     let pool = &func.dfg.value_lists;
     let mut block = call.block(pool);
-    let mut args = plain_args(func, call, &[], &[])?;
+    // What the edge passes for each parameter of the blocks walked through.
+    let mut env: Vec<(Value, Value)> = Vec::new();
+    let mut args = plain_args(func, call, &env)?;
+    let mut walked: Vec<Block> = Vec::new();
+    let mut decided = false;
     let mut reached = None;
     for _ in 0..MAX_STEPS {
         let term = func.layout.first_inst(block)?;
-        if func.layout.last_inst(block) != Some(term) || escaping.contains(&block) {
+        if func.layout.last_inst(block) != Some(term) {
             break;
         }
-        let params = func.dfg.block_params(block);
+        env.extend(func.dfg.block_params(block).iter().copied().zip(args));
+        walked.push(block);
         let next = match func.dfg.insts[term] {
             InstructionData::Jump { destination, .. } => destination,
             InstructionData::Brif { arg, blocks, .. } => {
-                let c = forwarded(func, arg, params, &args);
+                let c = forwarded(func, arg, &env);
                 let Some(truth) = truth(func, c, fact) else {
                     break;
                 };
+                decided = true;
                 if truth { blocks[0] } else { blocks[1] }
             }
             _ => break,
         };
-        let Some(next_args) = plain_args(func, next, params, &args) else {
+        let Some(next_args) = plain_args(func, next, &env) else {
             break;
         };
         block = next.block(pool);
         args = next_args;
-        if matches!(func.dfg.insts[term], InstructionData::Brif { .. }) || reached.is_some() {
+        // The walked blocks' parameters may not be read past them.
+        let inside = walked.iter().all(|b| {
+            readers.get(b).is_none_or(|insts| {
+                insts.iter().all(|&i| {
+                    func.layout
+                        .inst_block(i)
+                        .is_some_and(|r| walked.contains(&r))
+                })
+            })
+        });
+        if decided && inside {
             reached = Some((block, args.clone()));
         }
     }
     reached
 }
 
-/// The values `call` passes, with the parameters `params` of the block it
-/// leaves replaced by `args`; `None` if one is not a plain value.
-fn plain_args(
-    func: &Function,
-    call: BlockCall,
-    params: &[Value],
-    args: &[Value],
-) -> Option<Vec<Value>> {
+/// The values `call` passes, as the edge being followed sees them (see
+/// [`forwarded`]); `None` if one is not a plain value.
+fn plain_args(func: &Function, call: BlockCall, env: &[(Value, Value)]) -> Option<Vec<Value>> {
     call.args(&func.dfg.value_lists)
         .map(|a| match a {
-            BlockArg::Value(v) => Some(forwarded(func, v, params, args)),
+            BlockArg::Value(v) => Some(forwarded(func, v, env)),
             _ => None,
         })
         .collect()
 }
 
-/// `v` as the edge being followed sees it: a parameter of the forwarding
-/// block is the value the edge passes for it.
-fn forwarded(func: &Function, v: Value, params: &[Value], args: &[Value]) -> Value {
+/// `v` as the edge being followed sees it: a parameter of a block walked
+/// through is the value the edge passed for it.
+fn forwarded(func: &Function, v: Value, env: &[(Value, Value)]) -> Value {
     let v = func.dfg.resolve_aliases(v);
-    params.iter().position(|&p| p == v).map_or(v, |j| args[j])
+    env.iter()
+        .rev()
+        .find(|&&(p, _)| p == v)
+        .map_or(v, |&(_, a)| a)
 }
 
 /// The truth of condition `c` on the edge: from the branch the edge leaves,
@@ -244,6 +273,61 @@ mod tests {
         assert_eq!(thread(&mut func), 0);
         assert_eq!(targets(&func, entry), vec![second, forward]);
         assert_eq!(targets(&func, second), vec![merge, forward]);
+    }
+
+    /// `fn(x) { return if x < 10 && x != 3 { 1 } else { 2 } }` with the
+    /// `&&` in an inlined function: its return block `ret(w)` only jumps to
+    /// the caller's `if`, a block of its own that branches on `w`; when
+    /// `yes_reads` is set, the `1` side also reads `w`.
+    fn return_then_test(yes_reads: bool) -> (Function, [Block; 6]) {
+        let mut shown = [Block::from_u32(0); 6];
+        let ctx = function(|b, blocks: [Block; 6], x| {
+            let [_, second, ret, test, yes, no] = blocks;
+            shown = blocks;
+            let w = b.append_block_param(ret, types::I8);
+            let c = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, x, 10);
+            b.ins().brif(c, second, &[], ret, &[c.into()]);
+            b.switch_to_block(second);
+            let d = b.ins().icmp_imm_s(IntCC::NotEqual, x, 3);
+            b.ins().jump(ret, &[d.into()]);
+            b.switch_to_block(ret);
+            b.ins().jump(test, &[]);
+            b.switch_to_block(test);
+            b.ins().brif(w, yes, &[], no, &[]);
+            if yes_reads {
+                b.switch_to_block(yes);
+                let r = b.ins().uextend(types::I64, w);
+                b.ins().return_(&[r]);
+                b.switch_to_block(no);
+                let k = b.ins().iconst(types::I64, 2);
+                b.ins().return_(&[k]);
+            } else {
+                returning(b, [(yes, 1), (no, 2)]);
+            }
+        });
+        (ctx.func, shown)
+    }
+
+    #[test]
+    fn a_parameter_tested_by_a_later_block_of_the_walk_is_decided() {
+        let (mut func, [entry, second, ret, _, _, no]) = return_then_test(false);
+        // entry's false edge passes `c`, false there, through `ret` to
+        // `test`, which branches on it: straight to `no`. second's edge
+        // passes `d`, unknown: unchanged.
+        assert_eq!(thread(&mut func), 1);
+        assert_eq!(targets(&func, entry), vec![second, no]);
+        assert_eq!(targets(&func, second), vec![ret]);
+        let flags = cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder());
+        cranelift_codegen::verify_function(&func, &flags).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn a_parameter_read_past_the_walk_keeps_its_block() {
+        let (mut func, [entry, second, ret, ..]) = return_then_test(true);
+        // `yes` reads `w` too: bypassing `ret` could leave that read
+        // without its definition.
+        assert_eq!(thread(&mut func), 0);
+        assert_eq!(targets(&func, entry), vec![second, ret]);
     }
 
     #[test]
