@@ -118,6 +118,47 @@ fn emit_clif_obj_and_asm() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// An executable reaches the runtime by direct calls (`call sym@PLT`, which
+/// the static link binds to the runtime's function), not through a register
+/// loaded from the GOT (docs/backend.md, "AOT and linking").
+#[test]
+fn an_executables_runtime_calls_are_direct() {
+    let dir = scratch("direct-calls");
+    let src = dir.join("calls.tern");
+    std::fs::write(
+        &src,
+        "fn main() {\n    var s = reusable::alloc::<i64>(3);\n    s[1] = 5;\n    \
+         print(s[1]);\n    reusable::free(s);\n}\n",
+    )
+    .unwrap();
+    let o = tern(&[
+        "build",
+        src.to_str().unwrap(),
+        "--emit",
+        "asm",
+        "-O2",
+        "-o",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let start = text.find("\ntern.main:\n").expect("tern.main");
+    let end = start + text[start..].find(".size tern.main").expect("its end");
+    let body = &text[start..end];
+    for callee in [
+        "tern_reusable_alloc",
+        "tern_print_i64",
+        "tern_reusable_free",
+    ] {
+        assert!(
+            body.contains(&format!("\tcall {callee}@PLT\n")),
+            "{callee}:\n{body}"
+        );
+    }
+    assert!(!body.contains("\tcall r"), "an indirect call:\n{body}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn dash_output_is_stdout_for_every_emit_and_refused_for_an_executable() {
     let file = "tests/programs/functions.tern";

@@ -879,6 +879,15 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             return r;
         }
         let r = self.module.declare_func_in_func(id, self.b.func);
+        // An executable (position-independent code, the only kind this
+        // module makes with `is_pic`) links the runtime and libc into one
+        // image: an imported function is reached by a direct `call` (through
+        // a PLT entry for libc), not `lea fn(%rip),%rax; call *%rax`, one
+        // instruction and one register less per call. The JIT keeps
+        // non-colocated calls: the runtime may lie beyond a rel32's reach.
+        if self.module.isa().flags().is_pic() {
+            self.b.func.dfg.ext_funcs[r].colocated = true;
+        }
         self.func_refs.insert(id, r);
         r
     }
