@@ -42,6 +42,7 @@ fn embed_runtime(manifest: &Path, out: &Path) {
         .arg("--target-dir")
         .arg(&target_dir)
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("CARGO_ENCODED_RUSTFLAGS", runtime_rustflags())
         .env_remove("CARGO_TARGET_DIR");
     let mut built = target_dir.clone();
     if target != host {
@@ -71,6 +72,18 @@ fn embed_runtime(manifest: &Path, out: &Path) {
         (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
     });
     println!("cargo:rustc-env=TERN_RUNTIME_HASH={hash:016x}");
+}
+
+/// The outer build's flags (cargo hands them to build scripts), plus code
+/// for position-independent *executables*, the only thing the library is
+/// linked into: its functions are then local to the image, so an entry point
+/// jumps to its scan backend's copy directly rather than through the GOT
+/// (docs/runtime.md, "The entry points").
+fn runtime_rustflags() -> String {
+    let outer = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let mut flags: Vec<&str> = outer.split('\x1f').filter(|f| !f.is_empty()).collect();
+    flags.push("-Crelocation-model=pie");
+    flags.join("\x1f")
 }
 
 fn main() {

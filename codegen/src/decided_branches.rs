@@ -90,7 +90,7 @@ pub fn fold(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree
         known.extend(ranges);
         if let Some(term) = func.layout.last_inst(block)
             && let InstructionData::Brif { arg, blocks, .. } = func.dfg.insts[term]
-            && let Some(value) = decided(func, &known, arg)
+            && let Some(value) = decided(func, cfg, &known, arg)
         {
             let destination = if value { blocks[0] } else { blocks[1] };
             func.dfg.insts[term] = InstructionData::Jump {
@@ -105,7 +105,10 @@ pub fn fold(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree
 }
 
 /// The truth of condition `c` if the facts decide it.
-fn decided(func: &Function, known: &[Fact], c: Value) -> Option<bool> {
+fn decided(func: &Function, cfg: &ControlFlowGraph, known: &[Fact], c: Value) -> Option<bool> {
+    if let Some(truth) = decided_by_bounds(func, cfg, known, c) {
+        return Some(truth);
+    }
     let below = compare(func, c).and_then(|(cc, a, b)| match cc {
         IntCC::UnsignedLessThan => Some((a, b)),
         IntCC::UnsignedGreaterThan => Some((b, a)),
@@ -128,6 +131,49 @@ fn decided(func: &Function, known: &[Fact], c: Value) -> Option<bool> {
         }
         _ => None,
     })
+}
+
+/// The truth of a comparison of a 64-bit value with a constant that the
+/// value's bounds decide ([`bounds_of`]: constants, sums, masks and the
+/// `Within` facts known here): a random slot `r % 512`, which the e-graph
+/// pass makes `r & 511`, is below 512 slots; `1 + r % 32` never exceeds an
+/// allocation's size limit, and is above 0 (a loop's guard).
+fn decided_by_bounds(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    known: &[Fact],
+    c: Value,
+) -> Option<bool> {
+    let (cc, a, b) = compare(func, c)?;
+    if func.dfg.value_type(a) != types::I64 {
+        return None;
+    }
+    let k = constant(func, b)?;
+    // `c` is no operand of `a`: the hypothesis never applies.
+    let (lo, hi) = bounds_of(func, cfg, known, (c, None), a, 4)?;
+    // Bounds are signed: an unsigned comparison (or an equality, compared
+    // here as unsigned) needs them non-negative.
+    let n = if cc.unsigned() == cc {
+        if lo < 0 {
+            return None;
+        }
+        i128::from(k as u64)
+    } else {
+        i128::from(k)
+    };
+    match cc.unsigned() {
+        IntCC::UnsignedLessThan if hi < n => Some(true),
+        IntCC::UnsignedLessThan if lo >= n => Some(false),
+        IntCC::UnsignedLessThanOrEqual if hi <= n => Some(true),
+        IntCC::UnsignedLessThanOrEqual if lo > n => Some(false),
+        IntCC::UnsignedGreaterThan if hi <= n => Some(false),
+        IntCC::UnsignedGreaterThan if lo > n => Some(true),
+        IntCC::UnsignedGreaterThanOrEqual if hi < n => Some(false),
+        IntCC::UnsignedGreaterThanOrEqual if lo >= n => Some(true),
+        IntCC::Equal if n < lo || n > hi => Some(false),
+        IntCC::NotEqual if n < lo || n > hi => Some(true),
+        _ => None,
+    }
 }
 
 /// `(i, k)` when `v` is `iadd i, k` with a constant `k` (either order), else
@@ -370,7 +416,7 @@ fn union(a: Bounds, b: Bounds) -> Bounds {
     (a.0.min(b.0), a.1.max(b.1))
 }
 
-/// Bounds of the 64-bit value `v` from constants, sums and the `Within`
+/// Bounds of the 64-bit value `v` from constants, sums, masks and the `Within`
 /// facts in `known` (each holds wherever its value is defined: it was proven
 /// for every value the parameter takes). `hypothesis` assumes bounds for one
 /// loop parameter (`None`: unknown yet, and then so is every value computed
@@ -396,6 +442,17 @@ fn bounds_of(
         _ => None,
     }) {
         return Some((lo, hi));
+    }
+    // `x & m` with a constant `m >= 0` lies in `[0, m]`.
+    if let ValueDef::Result(inst, _) = func.dfg.value_def(v)
+        && let InstructionData::Binary {
+            opcode: Opcode::Band,
+            args: [x, y],
+        } = func.dfg.insts[inst]
+        && let Some(m) = constant(func, y).or_else(|| constant(func, x))
+        && m >= 0
+    {
+        return Some((0, m.into()));
     }
     if let ValueDef::Result(inst, _) = func.dfg.value_def(v)
         && let InstructionData::Binary {
@@ -648,6 +705,85 @@ mod tests {
             &cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder()),
         )
         .expect("the folded function verifies");
+    }
+
+    /// `if (x & mask) <u 512 { 1 } else { 2 }`: decided when `mask < 512`.
+    fn masked_check(mask: i64) -> Context {
+        function(|b, [_, yes, no], x| {
+            // A `band` of two values, as the e-graph pass leaves `r % 512`.
+            let k = b.ins().iconst(types::I64, mask);
+            let m = b.ins().band(x, k);
+            let c = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, m, 512);
+            b.ins().brif(c, yes, &[], no, &[]);
+            returning(b, [(yes, 1), (no, 2)]);
+        })
+    }
+
+    #[test]
+    fn a_masked_index_below_a_larger_constant_is_decided() {
+        let mut ctx = masked_check(511);
+        assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 1);
+        let entry = ctx.func.layout.entry_block().unwrap();
+        assert_eq!(opcode_at_end(&ctx, entry), Opcode::Jump);
+        // A mask that lets the value reach the bound decides nothing.
+        let mut ctx = masked_check(512);
+        assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 0);
+    }
+
+    /// `if 1 + (x & 31) >u limit { fail } else { ok }`: the sum lies in
+    /// `[1, 32]`, so the test fails for every `limit >= 32`.
+    #[test]
+    fn a_size_limit_above_a_masked_sum_is_never_exceeded() {
+        let check = |limit: i64| {
+            let mut ctx = function(|b, [_, fail, ok], x| {
+                let k = b.ins().iconst(types::I64, 31);
+                let m = b.ins().band(x, k);
+                let n = b.ins().iadd_imm_s(m, 1);
+                let c = b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, n, limit);
+                b.ins().brif(c, fail, &[], ok, &[]);
+                returning(b, [(fail, 1), (ok, 2)]);
+            });
+            let folded = fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
+            let entry = ctx.func.layout.entry_block().unwrap();
+            (folded, opcode_at_end(&ctx, entry))
+        };
+        assert_eq!(check(32), (1, Opcode::Jump));
+        assert_eq!(check(31), (0, Opcode::Brif));
+    }
+
+    /// `for b in 0..1 + (x & 3)`: the guard `n >s 0` holds for a count in
+    /// `[1, 4]`; `n == 5` never does, `n != 4` may or may not.
+    #[test]
+    fn a_signed_guard_and_an_equality_are_decided_by_bounds() {
+        let check = |cc: IntCC, k: i64| {
+            let mut ctx = function(|b, [_, yes, no], x| {
+                let three = b.ins().iconst(types::I64, 3);
+                let m = b.ins().band(x, three);
+                let n = b.ins().iadd_imm_s(m, 1);
+                let c = b.ins().icmp_imm_s(cc, n, k);
+                b.ins().brif(c, yes, &[], no, &[]);
+                returning(b, [(yes, 1), (no, 2)]);
+            });
+            let folded = fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
+            let entry = ctx.func.layout.entry_block().unwrap();
+            let last = ctx.func.layout.last_inst(entry).unwrap();
+            match ctx.func.dfg.insts[last] {
+                InstructionData::Jump { destination, .. } => {
+                    let taken = destination.block(&ctx.func.dfg.value_lists);
+                    Some(Some(taken) == ctx.func.layout.blocks().nth(1))
+                }
+                _ => {
+                    assert_eq!(folded, 0);
+                    None
+                }
+            }
+        };
+        assert_eq!(check(IntCC::SignedGreaterThan, 0), Some(true));
+        assert_eq!(check(IntCC::SignedGreaterThan, 1), None);
+        assert_eq!(check(IntCC::SignedLessThan, 5), Some(true));
+        assert_eq!(check(IntCC::Equal, 5), Some(false));
+        assert_eq!(check(IntCC::NotEqual, 0), Some(true));
+        assert_eq!(check(IntCC::NotEqual, 4), None);
     }
 
     /// `for i in start..n { if i <u n { .. } else { .. } }`, rotated as the

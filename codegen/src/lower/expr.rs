@@ -272,6 +272,21 @@ impl<M: Module> FnLower<'_, '_, M> {
             BinOp::Add => self.b.ins().iadd(l, r),
             BinOp::Sub => self.b.ins().isub(l, r),
             BinOp::Mul => self.b.ins().imul(l, r),
+            BinOp::Div | BinOp::Rem
+                if signed && self.positive_constant(r) && self.non_negative(l) =>
+            {
+                // `x >= 0` and a constant `c > 0`: the signed quotient and
+                // remainder are the unsigned ones, and neither check can
+                // fail. Cranelift turns an unsigned division by a constant
+                // into a shift, a mask or a multiply, with none of the sign
+                // fix-ups a signed one needs (`r % 32` of a masked random
+                // number: `and $31` instead of five instructions).
+                if op == BinOp::Div {
+                    self.b.ins().udiv(l, r)
+                } else {
+                    self.b.ins().urem(l, r)
+                }
+            }
             BinOp::Div | BinOp::Rem => {
                 let nonzero = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
                 self.check(nonzero, Rt::DivZero, |s| Ok(vec![s.loc_ptr(loc)?]))?;
@@ -460,6 +475,68 @@ fn may_share(args: &[Arg], i: usize) -> bool {
                 if matches!(e.ty, Type::I64 | Type::I32 | Type::U8 | Type::U64 | Type::Bool)
                     && calls_nothing(e))
     })
+}
+
+impl<M: Module> FnLower<'_, '_, M> {
+    /// The constant `v` is, sign-extended from its type's width: an `iconst`,
+    /// or a sum, difference or product of constants (`2 * MAXLEN`, which the
+    /// e-graph pass folds only later), wrapping as the program's would.
+    fn constant_of(&self, v: Value) -> Option<i64> {
+        let dfg = &self.b.func.dfg;
+        let v = dfg.resolve_aliases(v);
+        let inst = dfg.value_def(v).inst()?;
+        let shift = 64 - dfg.value_type(v).bits();
+        let k = match dfg.insts[inst] {
+            ir::InstructionData::UnaryImm {
+                opcode: ir::Opcode::Iconst,
+                imm,
+            } => imm.bits(),
+            ir::InstructionData::Binary { opcode, args } => {
+                let (x, y) = (self.constant_of(args[0])?, self.constant_of(args[1])?);
+                match opcode {
+                    ir::Opcode::Iadd => x.wrapping_add(y),
+                    ir::Opcode::Isub => x.wrapping_sub(y),
+                    ir::Opcode::Imul => x.wrapping_mul(y),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        Some((k << shift) >> shift)
+    }
+
+    /// Whether `v` is a constant above zero.
+    fn positive_constant(&self, v: Value) -> bool {
+        self.constant_of(v).is_some_and(|c| c > 0)
+    }
+
+    /// Whether the signed integer `v` is known not to be negative: a
+    /// constant that is not, `x & c` with such a constant `c` (its sign bit
+    /// is clear, so the result's is), or an arithmetic shift right of such
+    /// a value.
+    fn non_negative(&self, v: Value) -> bool {
+        let dfg = &self.b.func.dfg;
+        let v = dfg.resolve_aliases(v);
+        if self.constant_of(v).is_some_and(|c| c >= 0) {
+            return true;
+        }
+        let Some(inst) = dfg.value_def(v).inst() else {
+            return false;
+        };
+        match dfg.insts[inst] {
+            ir::InstructionData::Binary {
+                opcode: ir::Opcode::Band,
+                args,
+            } => args
+                .iter()
+                .any(|&a| self.constant_of(a).is_some_and(|c| c >= 0)),
+            ir::InstructionData::Binary {
+                opcode: ir::Opcode::Sshr,
+                args,
+            } => self.non_negative(args[0]),
+            _ => false,
+        }
+    }
 }
 
 /// `(x, c)` when one side of a comparison is `x % c` with `c` a constant
