@@ -202,6 +202,7 @@ fn truth(func: &Function, c: Value, fact: Option<(Value, bool)>) -> Option<bool>
 mod tests {
     use cranelift_codegen::ir::condcodes::IntCC;
     use cranelift_codegen::ir::{InstBuilder, types};
+    use cranelift_frontend::FunctionBuilder;
 
     use super::*;
     use crate::test_ir::{function, returning};
@@ -213,6 +214,25 @@ mod tests {
             .iter()
             .map(|c| c.block(&func.dfg.value_lists))
             .collect()
+    }
+
+    /// `yes` returns 1 (or `read`, widened, when given: a use of a merged
+    /// boolean past its test), `no` returns 2.
+    fn return_from(b: &mut FunctionBuilder, (yes, no): (Block, Block), read: Option<Value>) {
+        let Some(w) = read else {
+            return returning(b, [(yes, 1), (no, 2)]);
+        };
+        b.switch_to_block(yes);
+        let r = b.ins().uextend(types::I64, w);
+        b.ins().return_(&[r]);
+        b.switch_to_block(no);
+        let k = b.ins().iconst(types::I64, 2);
+        b.ins().return_(&[k]);
+    }
+
+    fn verifies(func: &Function) {
+        let flags = cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder());
+        cranelift_codegen::verify_function(func, &flags).unwrap_or_else(|e| panic!("{e}"));
     }
 
     /// `fn(x) { return if x < 10 && x != 3 { 1 } else { 2 } }` as an inlined
@@ -236,16 +256,7 @@ mod tests {
             b.ins().jump(merge, &[v.into()]);
             b.switch_to_block(merge);
             b.ins().brif(w, yes, &[], no, &[]);
-            if merge_uses {
-                b.switch_to_block(yes);
-                let r = b.ins().uextend(types::I64, w);
-                b.ins().return_(&[r]);
-                b.switch_to_block(no);
-                let k = b.ins().iconst(types::I64, 2);
-                b.ins().return_(&[k]);
-            } else {
-                returning(b, [(yes, 1), (no, 2)]);
-            }
+            return_from(b, (yes, no), merge_uses.then_some(w));
         });
         (ctx.func, shown)
     }
@@ -260,8 +271,7 @@ mod tests {
         assert_eq!(targets(&func, second), vec![yes, no]);
         // The forwarding blocks are untouched (now unreachable).
         assert_eq!(targets(&func, forward), vec![merge]);
-        let flags = cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder());
-        cranelift_codegen::verify_function(&func, &flags).unwrap_or_else(|e| panic!("{e}"));
+        verifies(&func);
     }
 
     #[test]
@@ -294,16 +304,7 @@ mod tests {
             b.ins().jump(test, &[]);
             b.switch_to_block(test);
             b.ins().brif(w, yes, &[], no, &[]);
-            if yes_reads {
-                b.switch_to_block(yes);
-                let r = b.ins().uextend(types::I64, w);
-                b.ins().return_(&[r]);
-                b.switch_to_block(no);
-                let k = b.ins().iconst(types::I64, 2);
-                b.ins().return_(&[k]);
-            } else {
-                returning(b, [(yes, 1), (no, 2)]);
-            }
+            return_from(b, (yes, no), yes_reads.then_some(w));
         });
         (ctx.func, shown)
     }
@@ -317,8 +318,7 @@ mod tests {
         assert_eq!(thread(&mut func), 1);
         assert_eq!(targets(&func, entry), vec![second, no]);
         assert_eq!(targets(&func, second), vec![ret]);
-        let flags = cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder());
-        cranelift_codegen::verify_function(&func, &flags).unwrap_or_else(|e| panic!("{e}"));
+        verifies(&func);
     }
 
     #[test]
