@@ -482,26 +482,24 @@ impl<M: Module> FnLower<'_, '_, M> {
     /// or a sum, difference or product of constants (`2 * MAXLEN`, which the
     /// e-graph pass folds only later), wrapping as the program's would.
     fn constant_of(&self, v: Value) -> Option<i64> {
-        let dfg = &self.b.func.dfg;
-        let v = dfg.resolve_aliases(v);
-        let inst = dfg.value_def(v).inst()?;
-        let shift = 64 - dfg.value_type(v).bits();
-        let k = match dfg.insts[inst] {
-            ir::InstructionData::UnaryImm {
-                opcode: ir::Opcode::Iconst,
-                imm,
-            } => imm.bits(),
-            ir::InstructionData::Binary { opcode, args } => {
-                let (x, y) = (self.constant_of(args[0])?, self.constant_of(args[1])?);
-                match opcode {
-                    ir::Opcode::Iadd => x.wrapping_add(y),
-                    ir::Opcode::Isub => x.wrapping_sub(y),
-                    ir::Opcode::Imul => x.wrapping_mul(y),
-                    _ => return None,
-                }
-            }
+        let func = &*self.b.func;
+        let v = func.dfg.resolve_aliases(v);
+        if let Some(k) = crate::decided_branches::constant(func, v) {
+            return Some(k);
+        }
+        let ir::InstructionData::Binary { opcode, args } =
+            func.dfg.insts[func.dfg.value_def(v).inst()?]
+        else {
+            return None;
+        };
+        let (x, y) = (self.constant_of(args[0])?, self.constant_of(args[1])?);
+        let k = match opcode {
+            ir::Opcode::Iadd => x.wrapping_add(y),
+            ir::Opcode::Isub => x.wrapping_sub(y),
+            ir::Opcode::Imul => x.wrapping_mul(y),
             _ => return None,
         };
+        let shift = 64 - func.dfg.value_type(v).bits().min(64);
         Some((k << shift) >> shift)
     }
 
