@@ -124,29 +124,15 @@ fn use_counts(func: &Function) -> HashMap<Value, u32> {
 #[cfg(test)]
 mod tests {
     use cranelift_codegen::ir::condcodes::IntCC;
-    use cranelift_codegen::ir::{
-        AbiParam, Block, ExtFuncData, ExternalName, FuncRef, Signature, UserExternalName,
-    };
-    use cranelift_codegen::isa::CallConv;
+    use cranelift_codegen::ir::{Block, FuncRef};
     use cranelift_frontend::FunctionBuilder;
 
     use super::*;
-    use crate::test_ir::function;
+    use crate::test_ir::{function, import, verifies};
 
     /// Declares `f(i64, i64, i64)` in the function being built.
     fn callee(b: &mut FunctionBuilder) -> FuncRef {
-        let mut sig = Signature::new(CallConv::SystemV);
-        sig.params.extend([AbiParam::new(types::I64); 3]);
-        let sig = b.import_signature(sig);
-        let name = b
-            .func
-            .declare_imported_user_function(UserExternalName::new(0, 0));
-        b.import_function(ExtFuncData {
-            name: ExternalName::user(name),
-            signature: sig,
-            colocated: false,
-            patchable: false,
-        })
+        import(b, 0, 3, 0)
     }
 
     /// The arguments of the first call in `block`.
@@ -157,14 +143,6 @@ mod tests {
             .find(|&i| func.dfg.insts[i].opcode() == Opcode::Call)
             .expect("a call");
         func.dfg.inst_args(call).to_vec()
-    }
-
-    fn verifies(func: &Function) {
-        cranelift_codegen::verify_function(
-            func,
-            &cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder()),
-        )
-        .expect("the function with copies verifies");
     }
 
     /// `fn(x) { let y = x + 1; f(x, y, 7); return x }`: `x` lives on after

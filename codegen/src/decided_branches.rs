@@ -656,7 +656,7 @@ mod tests {
     use cranelift_codegen::ir::{InstBuilder, types};
 
     use super::*;
-    use crate::test_ir::{function, returning};
+    use crate::test_ir::{function, returning, verifies};
 
     /// `fn(x) { if x < 10 { A } else { B } }` where A tests `x < 10` again
     /// (decided: true) and, after a merge, tests it a third time (not
@@ -700,11 +700,7 @@ mod tests {
         assert_eq!(opcode_at_end(&ctx, merge), Opcode::Brif);
         ctx.compute_cfg();
         ctx.compute_domtree();
-        cranelift_codegen::verify_function(
-            &ctx.func,
-            &cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder()),
-        )
-        .expect("the folded function verifies");
+        verifies(&ctx.func);
     }
 
     /// `if (x & mask) <u 512 { 1 } else { 2 }`: decided when `mask < 512`.

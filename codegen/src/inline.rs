@@ -143,10 +143,36 @@ fn slot_bytes(f: &Function) -> u64 {
         .sum()
 }
 
+/// What the inliner knows of the whole program.
+pub struct Callees<'a> {
+    pub policy: &'a Inlining,
+    /// Tern function index of each module function id.
+    pub index_of: &'a HashMap<FuncId, usize>,
+    pub graph: &'a CallGraph,
+    /// Tern display names never inlined (a benchmark's call boundary).
+    pub keep_calls: &'a [String],
+    pub names: &'a [String],
+    /// Whether each function returns an aggregate through memory: inlining
+    /// one does not remove the copy into the caller's slot (Cranelift does
+    /// no copy elision) and costs registers in the caller, so `Natural`
+    /// leaves them (measured: docs/backend.md, "Inlining").
+    pub returns_memory: &'a [bool],
+}
+
+impl Callees<'_> {
+    /// Whether calls of function `j` may be inlined at all (size and
+    /// recursion aside).
+    pub fn inlines(&self, j: usize) -> bool {
+        *self.policy != Inlining::Off
+            && !self.keep_calls.iter().any(|k| *k == self.names[j])
+            && (*self.policy == Inlining::All || !self.returns_memory[j])
+    }
+}
+
 /// The inliner for one caller: decides per call, and hands Cranelift the
 /// callee's (already inlined) body.
 pub struct Inliner<'a> {
-    pub policy: &'a Inlining,
+    pub callees: &'a Callees<'a>,
     /// Every function's current body, by Tern function index.
     pub bodies: &'a [Function],
     /// [`hot_size`] of every body in `bodies`.
@@ -157,19 +183,13 @@ pub struct Inliner<'a> {
     /// largest it may reach.
     pub size: usize,
     pub limit: usize,
-    /// Tern function index of each module function id.
-    pub index_of: &'a HashMap<FuncId, usize>,
-    pub graph: &'a CallGraph,
     /// The caller's Tern function index.
     pub caller: usize,
-    /// Tern display names never inlined (a benchmark's call boundary).
-    pub keep_calls: &'a [String],
-    pub names: &'a [String],
-    /// Whether each function returns an aggregate through memory: inlining
-    /// one does not remove the copy into the caller's slot (Cranelift does
-    /// no copy elision) and costs registers in the caller, so `Natural`
-    /// leaves them (measured: docs/backend.md, "Inlining").
-    pub returns_memory: &'a [bool],
+    /// Set when the caller is the slow part of its function
+    /// (`crate::partial_inline`): then only calls of the function itself
+    /// are inlined (its wrapper, although the call is recursive); the
+    /// caller's other calls were decided with the whole function.
+    pub slow_part: bool,
 }
 
 impl Inline for Inliner<'_> {
@@ -181,31 +201,32 @@ impl Inline for Inliner<'_> {
         callee: ir::FuncRef,
         _args: &[ir::Value],
     ) -> InlineCommand<'_> {
-        if opcode != Opcode::Call || *self.policy == Inlining::Off {
+        let cx = self.callees;
+        if opcode != Opcode::Call {
             return InlineCommand::KeepCall;
         }
         let ExternalName::User(name) = &caller.dfg.ext_funcs[callee].name else {
             return InlineCommand::KeepCall;
         };
         let name = &caller.params.user_named_funcs()[*name];
-        let Some(&j) = self.index_of.get(&FuncId::from_u32(name.index)) else {
+        let Some(&j) = cx.index_of.get(&FuncId::from_u32(name.index)) else {
             // A runtime function or an `extern fn`.
             return InlineCommand::KeepCall;
         };
+        let recursive = match self.slow_part {
+            true if j == self.caller => false,
+            true => return InlineCommand::KeepCall,
+            false => cx.graph.component[j] == cx.graph.component[self.caller],
+        };
         let body = &self.bodies[j];
         let size = self.sizes[j];
-        let recursive = self.graph.component[j] == self.graph.component[self.caller];
-        let small = match self.policy {
-            Inlining::All => true,
-            _ => size <= NATURAL_LIMIT && !self.returns_memory[j],
-        };
         if recursive
-            || !small
+            || !cx.inlines(j)
+            || (*cx.policy == Inlining::Natural && size > NATURAL_LIMIT)
             || slot_bytes(body) > MAX_INLINED_SLOTS
-            || self.keep_calls.iter().any(|k| *k == self.names[j])
             || !self
                 .budget
-                .admit(&self.names[self.caller], self.size, self.limit, size)
+                .admit(&cx.names[self.caller], self.size, self.limit, size)
         {
             return InlineCommand::KeepCall;
         }

@@ -205,7 +205,7 @@ mod tests {
     use cranelift_frontend::FunctionBuilder;
 
     use super::*;
-    use crate::test_ir::{function, returning};
+    use crate::test_ir::{function, returning, verifies};
 
     /// The blocks each edge of `block`'s terminator goes to.
     fn targets(func: &Function, block: Block) -> Vec<Block> {
@@ -228,11 +228,6 @@ mod tests {
         b.switch_to_block(no);
         let k = b.ins().iconst(types::I64, 2);
         b.ins().return_(&[k]);
-    }
-
-    fn verifies(func: &Function) {
-        let flags = cranelift_codegen::settings::Flags::new(cranelift_codegen::settings::builder());
-        cranelift_codegen::verify_function(func, &flags).unwrap_or_else(|e| panic!("{e}"));
     }
 
     /// `fn(x) { return if x < 10 && x != 3 { 1 } else { 2 } }` as an inlined

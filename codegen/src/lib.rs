@@ -22,6 +22,7 @@ pub mod link;
 pub mod loop_markers;
 pub mod lower;
 pub mod object;
+pub mod partial_inline;
 pub mod runtime_fns;
 #[cfg(test)]
 mod test_ir;

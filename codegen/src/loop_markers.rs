@@ -15,16 +15,27 @@
 //! Nothing is lost: after a call in the loop, nothing loaded before the loop
 //! could be reused in it anyway. Loops without a call are left alone (their
 //! body may reuse what was loaded before the loop).
+//!
+//! A merge that a call reaches on one side (`if c { f(); }` followed by
+//! loads, as a partially inlined recursive call leaves behind) has the same
+//! trouble: the analysis's worklist visits the call-free side first, so the
+//! blocks after the merge start from that side's state, and when the call's
+//! side arrives every one of them names itself. Such a merge gets a
+//! `sequence_point` too; nothing is lost there either, since the call is a
+//! fence for every region.
 
 use std::collections::HashSet;
 
 use cranelift_codegen::Context;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
+use cranelift_codegen::dominator_tree::DominatorTree;
+use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{Block, Function, InstBuilder, Opcode};
 
 /// Marks the header of every loop that makes a call on a path that goes
 /// on (a call in a block ending in `trap`, an index check's failure, does
-/// not count); returns how many headers were marked.
+/// not count), and every merge with such a call on a path into it since
+/// its immediate dominator; returns how many blocks were marked.
 pub fn mark(ctx: &mut Context) -> usize {
     ctx.compute_cfg();
     ctx.compute_domtree();
@@ -44,6 +55,14 @@ pub fn mark(ctx: &mut Context) -> usize {
             lp = loops.loop_parent(l);
         }
     }
+    for block in func.layout.blocks() {
+        if ctx.cfg.pred_iter(block).count() >= 2
+            && !headers.contains(&block)
+            && called_on_the_way(func, &ctx.cfg, &ctx.domtree, block)
+        {
+            headers.push(block);
+        }
+    }
     let mut cursor = FuncCursor::new(&mut ctx.func);
     for &header in &headers {
         let first = cursor
@@ -55,6 +74,34 @@ pub fn mark(ctx: &mut Context) -> usize {
         cursor.ins().sequence_point();
     }
     headers.len()
+}
+
+/// Whether a predecessor of `merge`, or a block of the chain of
+/// single-predecessor blocks leading to one, below `merge`'s immediate
+/// dominator, calls a function.
+fn called_on_the_way(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    domtree: &DominatorTree,
+    merge: Block,
+) -> bool {
+    let idom = domtree.idom(merge);
+    cfg.pred_iter(merge).any(|pred| {
+        let mut block = pred.block;
+        loop {
+            if Some(block) == idom {
+                return false;
+            }
+            if makes_call(func, block) {
+                return true;
+            }
+            let mut preds = cfg.pred_iter(block);
+            match (preds.next(), preds.next()) {
+                (Some(p), None) => block = p.block,
+                _ => return false,
+            }
+        }
+    })
 }
 
 /// Whether `block` calls a function and goes on afterwards.

@@ -1,9 +1,14 @@
-//! Small Cranelift functions for the unit tests of the passes that run
-//! after the mid-end (`decided_branches`, `jump_threading`).
+//! Small Cranelift functions for the unit tests of the passes over CLIF
+//! (`decided_branches`, `jump_threading`, `call_arg_copies`,
+//! `partial_inline`), and the verifier they all end with.
 
 use cranelift_codegen::Context;
-use cranelift_codegen::ir::{AbiParam, Block, InstBuilder, Signature, Value, types};
+use cranelift_codegen::ir::{
+    AbiParam, Block, ExtFuncData, ExternalName, FuncRef, Function, InstBuilder, Signature,
+    UserExternalName, Value, types,
+};
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use cranelift_codegen::settings::{self, Flags};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use target_lexicon::PointerWidth;
 
@@ -41,4 +46,34 @@ pub(crate) fn returning(b: &mut FunctionBuilder, blocks: [(Block, i64); 2]) {
         let v = b.ins().iconst(types::I64, k);
         b.ins().return_(&[v]);
     }
+}
+
+/// Runs Cranelift's verifier on `func` (default flags), failing the test
+/// with the verifier's message.
+pub(crate) fn verifies(func: &Function) {
+    let flags = Flags::new(settings::builder());
+    cranelift_codegen::verify_function(func, &flags).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Declares the function with module id `index` and `params` 64-bit
+/// parameters (and `returns` results) in the function being built.
+pub(crate) fn import(
+    b: &mut FunctionBuilder,
+    index: u32,
+    params: usize,
+    returns: usize,
+) -> FuncRef {
+    let mut sig = Signature::new(CallConv::SystemV);
+    sig.params.extend(vec![AbiParam::new(types::I64); params]);
+    sig.returns.extend(vec![AbiParam::new(types::I64); returns]);
+    let sig = b.import_signature(sig);
+    let name = b
+        .func
+        .declare_imported_user_function(UserExternalName::new(0, index));
+    b.import_function(ExtFuncData {
+        name: ExternalName::user(name),
+        signature: sig,
+        colocated: false,
+        patchable: false,
+    })
 }

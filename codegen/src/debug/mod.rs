@@ -98,6 +98,9 @@ impl DebugInfo {
                     .tags
                     .iter()
                     .filter_map(|t| match t {
+                        // Not a call site: the slow part's call in a
+                        // partially inlined function's wrapper.
+                        _ if *t == crate::partial_inline::SLOW_PART => None,
                         DebugTag::User(site) => Some(*site),
                         DebugTag::StackSlot(_) => None,
                     })

@@ -24,8 +24,8 @@ use std::collections::{HashMap, HashSet};
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    self, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
-    TrapCode, UserFuncName, Value, types,
+    self, AbiParam, BlockArg, Function, InstBuilder, MemFlagsData, Signature, StackSlotData,
+    StackSlotKind, TrapCode, UserFuncName, Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -36,10 +36,10 @@ use tern_compiler::tir::{
 
 use crate::budget::{EGRAPH_WORK_LIMIT, InlineBudget, egraph_work};
 use crate::debug::{DebugInfo, table};
-use crate::inline::{CallGraph, Inliner, Inlining, hot_size};
+use crate::inline::{CallGraph, Callees, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
-use crate::{call_arg_copies, decided_branches, jump_threading, loop_markers};
+use crate::{call_arg_copies, decided_branches, jump_threading, loop_markers, partial_inline};
 
 mod analysis;
 mod builtins;
@@ -209,27 +209,69 @@ pub fn translate<M: Module>(
         .collect();
     let mut sizes: Vec<usize> = bodies.iter().map(hot_size).collect();
     let mut budget = InlineBudget::new(sizes.iter().sum());
+    let callees = Callees {
+        policy: &opts.inlining,
+        index_of: &index_of,
+        graph: &graph,
+        keep_calls: &opts.keep_calls,
+        names: &names,
+        returns_memory: &returns_memory,
+    };
     for &index in &graph.order {
         ctx.func = bodies[index].clone();
         if opts.inlining != Inlining::Off {
+            let size = sizes[index];
             let inliner = Inliner {
-                policy: &opts.inlining,
+                callees: &callees,
                 bodies: &bodies,
                 sizes: &sizes,
                 budget: &mut budget,
-                size: sizes[index],
-                limit: InlineBudget::caller_limit(sizes[index]),
-                index_of: &index_of,
-                graph: &graph,
+                size,
+                limit: InlineBudget::caller_limit(size),
                 caller: index,
-                keep_calls: &opts.keep_calls,
-                names: &names,
-                returns_memory: &returns_memory,
+                slow_part: false,
             };
             ctx.inline(inliner)
                 .map_err(|e| CodegenError::cranelift(&names[index], e))?;
             bodies[index] = ctx.func.clone();
             sizes[index] = hot_size(&bodies[index]);
+            // A recursive function whose entry tests for a cheap case:
+            // its body becomes the wrapper (callers inline it), and the
+            // slow part is defined here, the wrapper inlined at its own
+            // recursive calls.
+            if let Some(slow_id) = split_off_slow_part(
+                module,
+                tr.funcs[index],
+                &mut ctx.func,
+                &mut bodies[index],
+                !callees.inlines(index),
+            )? {
+                sizes[index] = hot_size(&bodies[index]);
+                let size = hot_size(&ctx.func);
+                let inliner = Inliner {
+                    callees: &callees,
+                    bodies: &bodies,
+                    sizes: &sizes,
+                    budget: &mut budget,
+                    size,
+                    limit: InlineBudget::caller_limit(size),
+                    caller: index,
+                    slow_part: true,
+                };
+                ctx.inline(inliner)
+                    .map_err(|e| CodegenError::cranelift(&names[index], e))?;
+                let shown = format!("{} (slow part)", names[index]);
+                define(
+                    module,
+                    &mut tr,
+                    opts,
+                    slow_id,
+                    &shown,
+                    Some(index),
+                    &mut ctx,
+                )?;
+                ctx.func = bodies[index].clone();
+            }
         }
         let id = tr.funcs[index];
         define(
@@ -275,6 +317,40 @@ pub fn translate<M: Module>(
     define(module, &mut tr, opts, entry, "<entry>", None, &mut ctx)?;
     define_debug_table(module, &mut tr, program)?;
     Ok(tr)
+}
+
+/// Splits `body`, function `id`'s inlined body, into a wrapper (left in
+/// `wrapper`) and its slow part (left in `body`), declared under a new id,
+/// which is returned; `None` (both untouched) when the function does not
+/// split (`crate::partial_inline`) or is `kept` as a call.
+fn split_off_slow_part<M: Module>(
+    module: &mut M,
+    id: FuncId,
+    body: &mut Function,
+    wrapper: &mut Function,
+    kept: bool,
+) -> Result<Option<FuncId>, CodegenError> {
+    if kept {
+        return Ok(None);
+    }
+    let Some(plan) = partial_inline::plan(body, id.as_u32(), partial_inline::WRAPPER_LIMIT) else {
+        return Ok(None);
+    };
+    let symbol = module
+        .declarations()
+        .get_function_decl(id)
+        .linkage_name(id)
+        .into_owned();
+    let mut slow = partial_inline::slow_part(body, &plan);
+    let slow_symbol = format!("{symbol}.slow");
+    let slow_id = module
+        .declare_function(&slow_symbol, Linkage::Local, &slow.signature)
+        .map_err(|e| CodegenError::cranelift(&slow_symbol, e))?;
+    slow.name = UserFuncName::user(0, slow_id.as_u32());
+    let slow_ref = module.declare_func_in_func(slow_id, wrapper);
+    partial_inline::make_wrapper(wrapper, &plan, slow_ref);
+    *body = slow;
+    Ok(Some(slow_id))
 }
 
 /// Defines the backtrace table of every function defined so far.
