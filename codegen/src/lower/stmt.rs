@@ -154,9 +154,24 @@ impl<M: Module> FnLower<'_, '_, M> {
         end: &Expr,
         body: &tir::Block,
     ) -> R<()> {
-        let ty = start.ty.clone();
         let s = self.expr(start)?.scalar();
         let e = self.expr(end)?.scalar();
+        if let Some(idiom) = self.loop_idiom(var, start, body) {
+            return self.idiom_loop(var, (start, end), (s, e), body, idiom);
+        }
+        self.counted_loop(var, (start, end), (s, e), body)
+    }
+
+    /// The loop of `for var in start..end`, `s` and `e` the bounds'
+    /// values (evaluated once, before it).
+    fn counted_loop(
+        &mut self,
+        var: LocalId,
+        (start, end): (&Expr, &Expr),
+        (s, e): (Value, Value),
+        body: &tir::Block,
+    ) -> R<()> {
+        let ty = start.ty.clone();
         let cc = if is_signed(&ty) {
             IntCC::SignedLessThan
         } else {
@@ -196,6 +211,121 @@ impl<M: Module> FnLower<'_, '_, M> {
         self.b.ins().brif(c, body_b, &[], exit, &[]);
         self.b.switch_to_block(exit);
         self.end_scope(var);
+        Ok(())
+    }
+
+    /// The copy or fill a counted loop is, if its body is one
+    /// `x[i] = y[i]` or `x[i] = c` with `x` and `y` locals (read once: the
+    /// body changes only their elements), `i` the loop's `i64` variable and
+    /// `c` a literal that is a byte pattern (any literal of a one-byte
+    /// element, zero of any scalar); at -O2, without `--sanitize` (whose
+    /// checks are per element).
+    fn loop_idiom<'b>(
+        &self,
+        var: LocalId,
+        start: &Expr,
+        body: &'b tir::Block,
+    ) -> Option<LoopIdiom<'b>> {
+        if self.opts.opt_level < OptLevel::O2 || self.opts.sanitize || start.ty != Type::I64 {
+            return None;
+        }
+        let [Stmt::Assign { place, value }] = body.stmts.as_slice() else {
+            return None;
+        };
+        let ExprKind::Index(dst, di) = &place.kind else {
+            return None;
+        };
+        let is_var = |e: &Expr| matches!(e.kind, ExprKind::Local(v) if v == var);
+        let is_other_local = |e: &Expr| matches!(e.kind, ExprKind::Local(v) if v != var);
+        if !is_var(di) || !is_other_local(dst) {
+            return None;
+        }
+        let one_byte = self.elem_size(&dst.ty) == 1;
+        match &value.kind {
+            ExprKind::Index(src, si) if is_var(si) && is_other_local(src) => {
+                Some(LoopIdiom::Copy { dst, src })
+            }
+            ExprKind::Int(v) if *v == 0 || one_byte => Some(LoopIdiom::Fill {
+                dst,
+                byte: *v as u8,
+            }),
+            ExprKind::Bool(v) if one_byte => Some(LoopIdiom::Fill {
+                dst,
+                byte: u8::from(*v),
+            }),
+            _ => None,
+        }
+    }
+
+    /// A copy or fill loop (`loop_idiom`) as one `memmove` or `memset` of
+    /// the elements `s..e` when `0 <= s <= e` and `e` is within the
+    /// lengths, and, for a copy, the loop would never read an element it
+    /// already wrote (destination at or below the source, or no overlap:
+    /// then a forward copy and `memmove` agree); otherwise the loop
+    /// itself, so a failing index fails where it would.
+    fn idiom_loop(
+        &mut self,
+        var: LocalId,
+        bounds: (&Expr, &Expr),
+        (s, e): (Value, Value),
+        body: &tir::Block,
+        idiom: LoopIdiom<'_>,
+    ) -> R<()> {
+        let dst = match idiom {
+            LoopIdiom::Copy { dst, .. } | LoopIdiom::Fill { dst, .. } => dst,
+        };
+        let (dp, dl) = self.sequence(dst)?;
+        let src = match idiom {
+            LoopIdiom::Copy { src, .. } => Some(self.sequence(src)?),
+            LoopIdiom::Fill { .. } => None,
+        };
+        let size = self.elem_size(&dst.ty) as i64;
+        let in_bounds_b = self.b.create_block();
+        let slow = self.b.create_block();
+        let exit = self.b.create_block();
+        let from_zero = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, s, 0);
+        let ordered = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, s, e);
+        let mut in_bounds = self.b.ins().band(from_zero, ordered);
+        for len in [Some(dl), src.map(|(_, sl)| sl)].into_iter().flatten() {
+            let within = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, e, len);
+            in_bounds = self.b.ins().band(in_bounds, within);
+        }
+        self.b.ins().brif(in_bounds, in_bounds_b, &[], slow, &[]);
+        self.b.switch_to_block(in_bounds_b);
+        // In bounds: the byte counts are below the sequences' sizes.
+        let count = self.b.ins().isub(e, s);
+        let bytes = self.b.ins().imul_imm_s(count, size);
+        let offset = self.b.ins().imul_imm_s(s, size);
+        let to = self.b.ins().iadd(dp, offset);
+        match idiom {
+            LoopIdiom::Copy { .. } => {
+                let (sp, _) = src.expect("a copy has a source");
+                let from = self.b.ins().iadd(sp, offset);
+                let below = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, to, from);
+                let from_end = self.b.ins().iadd(from, bytes);
+                let past = self
+                    .b
+                    .ins()
+                    .icmp(IntCC::UnsignedGreaterThanOrEqual, to, from_end);
+                let forward_safe = self.b.ins().bor(below, past);
+                let copy = self.b.create_block();
+                self.b.ins().brif(forward_safe, copy, &[], slow, &[]);
+                self.b.switch_to_block(copy);
+                self.b.call_memmove(self.tr.config, to, from, bytes);
+            }
+            LoopIdiom::Fill { byte, .. } => {
+                let byte = self.b.ins().iconst(types::I8, i64::from(byte));
+                self.b.call_memset(self.tr.config, to, byte, bytes);
+            }
+        }
+        self.b.ins().jump(exit, &[]);
+        self.b.switch_to_block(slow);
+        self.counted_loop(var, bounds, (s, e), body)?;
+        self.b.ins().jump(exit, &[]);
+        self.b.switch_to_block(exit);
         Ok(())
     }
 
@@ -312,4 +442,14 @@ impl<M: Module> FnLower<'_, '_, M> {
         self.store(&place.ty, v, addr);
         Ok(())
     }
+}
+
+/// What a counted loop's body does to a whole range of elements
+/// (`FnLower::loop_idiom`).
+#[derive(Clone, Copy)]
+enum LoopIdiom<'b> {
+    /// `dst[i] = src[i]`.
+    Copy { dst: &'b Expr, src: &'b Expr },
+    /// `dst[i] = c`, every byte of `c` being `byte`.
+    Fill { dst: &'b Expr, byte: u8 },
 }
