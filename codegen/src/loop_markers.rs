@@ -88,7 +88,8 @@ fn called_on_the_way(
     let idom = domtree.idom(merge);
     cfg.pred_iter(merge).any(|pred| {
         let mut block = pred.block;
-        loop {
+        // Bounded: a chain of unreachable blocks may be a cycle.
+        for _ in 0..func.dfg.num_blocks() {
             if Some(block) == idom {
                 return false;
             }
@@ -101,6 +102,7 @@ fn called_on_the_way(
                 _ => return false,
             }
         }
+        false
     })
 }
 

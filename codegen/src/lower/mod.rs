@@ -220,17 +220,7 @@ pub fn translate<M: Module>(
     for &index in &graph.order {
         ctx.func = bodies[index].clone();
         if opts.inlining != Inlining::Off {
-            let size = sizes[index];
-            let inliner = Inliner {
-                callees: &callees,
-                bodies: &bodies,
-                sizes: &sizes,
-                budget: &mut budget,
-                size,
-                limit: InlineBudget::caller_limit(size),
-                caller: index,
-                slow_part: false,
-            };
+            let inliner = inliner_for(&ctx.func, &callees, &bodies, &sizes, &mut budget, index);
             ctx.inline(inliner)
                 .map_err(|e| CodegenError::cranelift(&names[index], e))?;
             bodies[index] = ctx.func.clone();
@@ -247,16 +237,9 @@ pub fn translate<M: Module>(
                 !callees.inlines(index),
             )? {
                 sizes[index] = hot_size(&bodies[index]);
-                let size = hot_size(&ctx.func);
                 let inliner = Inliner {
-                    callees: &callees,
-                    bodies: &bodies,
-                    sizes: &sizes,
-                    budget: &mut budget,
-                    size,
-                    limit: InlineBudget::caller_limit(size),
-                    caller: index,
                     slow_part: true,
+                    ..inliner_for(&ctx.func, &callees, &bodies, &sizes, &mut budget, index)
                 };
                 ctx.inline(inliner)
                     .map_err(|e| CodegenError::cranelift(&names[index], e))?;
@@ -317,6 +300,28 @@ pub fn translate<M: Module>(
     define(module, &mut tr, opts, entry, "<entry>", None, &mut ctx)?;
     define_debug_table(module, &mut tr, program)?;
     Ok(tr)
+}
+
+/// The inliner for `func`, the body of function `caller` as it is now.
+fn inliner_for<'a>(
+    func: &Function,
+    callees: &'a Callees<'a>,
+    bodies: &'a [Function],
+    sizes: &'a [usize],
+    budget: &'a mut InlineBudget,
+    caller: usize,
+) -> Inliner<'a> {
+    let size = hot_size(func);
+    Inliner {
+        callees,
+        bodies,
+        sizes,
+        budget,
+        size,
+        limit: InlineBudget::caller_limit(size),
+        caller,
+        slow_part: false,
+    }
 }
 
 /// Splits `body`, function `id`'s inlined body, into a wrapper (left in
