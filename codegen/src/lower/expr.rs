@@ -61,7 +61,10 @@ impl<M: Module> FnLower<'_, '_, M> {
                 let v = self.expr(x)?.scalar();
                 Val::Scalar(match (op, &x.ty) {
                     (UnOp::Neg, _) => self.b.ins().ineg(v),
-                    (UnOp::Not, Type::Bool) => self.b.ins().bxor_imm_s(v, 1),
+                    // `v == 0`, not `v ^ 1` (the same on a bool's 0 and 1):
+                    // a branch on a comparison is one `test; jcc`, where a
+                    // branch on an `xor` kept it (`xor $1; test; je`).
+                    (UnOp::Not, Type::Bool) => self.b.ins().icmp_imm_u(IntCC::Equal, v, 0),
                     (UnOp::Not, _) => self.b.ins().bnot(v),
                 })
             }
