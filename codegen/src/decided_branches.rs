@@ -131,7 +131,10 @@ fn exact_halvings(func: &mut Function, known: &[Fact], block: Block) {
         else {
             continue;
         };
-        let Some(k) = constant(func, amount).filter(|k| (1..63).contains(k)) else {
+        // Below the width: a larger amount is taken modulo the width,
+        // and the argument below would not hold.
+        let width = i64::from(func.dfg.value_type(sum).bits());
+        let Some(k) = constant(func, amount).filter(|k| (1..width).contains(k)) else {
             continue;
         };
         let Some(x) = biased_dividend(func, sum, k) else {
@@ -1011,5 +1014,63 @@ mod tests {
             assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 0);
             assert_eq!(opcode_at_end(&ctx, body), Opcode::Brif);
         }
+    }
+
+    /// `if (x & mask) == 0 { (x + (x >>u bias)) >>s k }`, `x` of type `ty`
+    /// (a narrowing of the parameter); the first argument of the shift
+    /// after the fold, and `x` and the sum for comparison.
+    fn halving(ty: types::Type, mask: i64, bias: i64, k: i64) -> (Value, Value, Value) {
+        let mut shown = None;
+        let mut ctx = function(|b, [_, even, odd], p| {
+            let x = if ty == types::I64 {
+                p
+            } else {
+                b.ins().ireduce(ty, p)
+            };
+            let m = b.ins().band_imm_s(x, mask);
+            let c = b.ins().icmp_imm_s(IntCC::Equal, m, 0);
+            b.ins().brif(c, even, &[], odd, &[]);
+            b.switch_to_block(even);
+            let bias = b.ins().ushr_imm_u(x, bias);
+            let sum = b.ins().iadd(x, bias);
+            let q = b.ins().sshr_imm_u(sum, k);
+            let wide = if ty == types::I64 {
+                q
+            } else {
+                b.ins().sextend(types::I64, q)
+            };
+            b.ins().return_(&[wide]);
+            b.switch_to_block(odd);
+            b.ins().return_(&[p]);
+            shown = Some((b.func.dfg.value_def(q).unwrap_inst(), x, sum));
+        });
+        let (shift, x, sum) = shown.unwrap();
+        fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
+        verifies(&ctx.func);
+        (ctx.func.dfg.inst_args(shift)[0], x, sum)
+    }
+
+    #[test]
+    fn a_halving_of_a_tested_even_value_is_a_plain_shift() {
+        // `n / 2` under `n % 2 == 0`.
+        let (arg, x, _) = halving(types::I64, 1, 63, 1);
+        assert_eq!(arg, x);
+        // `n / 4` under `n % 4 == 0`, with the bias of `sshr` then `ushr`
+        // given here as one `ushr` of 62.
+        let (arg, x, _) = halving(types::I64, 3, 62, 2);
+        assert_eq!(arg, x);
+    }
+
+    #[test]
+    fn a_halving_the_test_does_not_cover_keeps_its_bias() {
+        // `n / 4` under `n % 2 == 0`: -6 / 4 is -1, -6 >> 2 is -2.
+        let (arg, _, sum) = halving(types::I64, 1, 62, 2);
+        assert_eq!(arg, sum);
+        // A bias that may reach `2^k`.
+        let (arg, _, sum) = halving(types::I64, 3, 61, 2);
+        assert_eq!(arg, sum);
+        // An amount not below the width (an `i32` shifted by 40 shifts by 8).
+        let (arg, _, sum) = halving(types::I32, -1, 0, 40);
+        assert_eq!(arg, sum);
     }
 }
