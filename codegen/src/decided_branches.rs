@@ -140,7 +140,7 @@ fn exact_halvings(func: &mut Function, known: &[Fact], block: Block) {
         let Some(x) = biased_dividend(func, sum, k) else {
             continue;
         };
-        let low = (1i64 << k) - 1;
+        let low = ((1u64 << k) - 1) as i64;
         let multiple = known.iter().any(|fact| match *fact {
             Fact::Cond(c, truth) => masked_zero(func, c, truth)
                 .is_some_and(|(v, m)| func.dfg.resolve_aliases(v) == x && m & low == low),
@@ -1058,6 +1058,10 @@ mod tests {
         // `n / 4` under `n % 4 == 0`, with the bias of `sshr` then `ushr`
         // given here as one `ushr` of 62.
         let (arg, x, _) = halving(types::I64, 3, 62, 2);
+        assert_eq!(arg, x);
+        // The widest amount below the width (`x == 0` shown; its mask of
+        // 63 low bits must not overflow).
+        let (arg, x, _) = halving(types::I64, -1, 1, 63);
         assert_eq!(arg, x);
     }
 
