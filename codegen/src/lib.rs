@@ -24,6 +24,7 @@ pub mod lower;
 pub mod object;
 pub mod partial_inline;
 pub mod runtime_fns;
+pub mod store_forwarding;
 #[cfg(test)]
 mod test_ir;
 

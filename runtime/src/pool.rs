@@ -173,7 +173,13 @@ impl<V: Validate> SpanPool<V> {
     pub(crate) fn alloc_zeroed_in<S: Simd>(&mut self, bytes: i64) -> TreeResult<i64> {
         let fresh = self.ext.high_water();
         let off = self.alloc_in::<S>(bytes)?;
-        self.zero_new(off, off + round8(bytes), fresh);
+        let to = (off + round8(bytes)).min(fresh);
+        if to > off {
+            // SAFETY: the tree only returns spans inside the arena.
+            unsafe {
+                crate::memory::zero_allocation(self.base().add(off as usize), (to - off) as usize)
+            };
+        }
         Ok(off)
     }
 

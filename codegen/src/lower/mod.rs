@@ -39,7 +39,10 @@ use crate::debug::{DebugInfo, table};
 use crate::inline::{CallGraph, Callees, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
-use crate::{call_arg_copies, decided_branches, jump_threading, loop_markers, partial_inline};
+use crate::{
+    call_arg_copies, decided_branches, jump_threading, loop_markers, partial_inline,
+    store_forwarding,
+};
 
 mod analysis;
 mod builtins;
@@ -437,6 +440,7 @@ fn define<M: Module>(
                 ctx.compute_cfg();
                 ctx.compute_domtree();
             }
+            store_forwarding::forward(&mut ctx.func, &ctx.cfg);
         }
         // Every optimized function, including those too large for the
         // e-graph pass: a linear walk that only adds copies.

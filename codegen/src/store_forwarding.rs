@@ -1,0 +1,433 @@
+//! Loads answered by the store or load before them at the same address,
+//! when what lies between writes only other fields of the same object.
+//!
+//! Cranelift's own alias analysis (in the e-graph pass) reuses a stored or
+//! loaded value for a later load of the same address, but any store in the
+//! same alias region in between ends that: it cannot tell `[p + 4]` from
+//! `[p]`. An inlined `bounce(ref ball)` stores `ball.x`, loads and stores
+//! `ball.y`, then tests `ball.x`: the test reloaded `ball.x` from memory
+//! right behind its store (a store-forwarding stall on the critical path),
+//! and every `ref` struct updated field by field paid the same.
+//!
+//! This pass runs after the e-graph pass and tells addresses apart by base
+//! and constant offset: an address is a base value plus a constant (the
+//! chain of `iadd x, iconst` and the access's own offset), and two accesses
+//! with the same base and disjoint byte ranges cannot overlap, whatever the
+//! base holds. Across different bases it assumes nothing, except what the
+//! alias regions of the `MemFlags` already promise Cranelift (accesses in
+//! different regions never overlap; an access without a region may overlap
+//! anything).
+//!
+//! The known contents of memory are followed through a block and into a
+//! block whose only predecessor has been walked (an extended basic block:
+//! the `if` side of a test sees what was stored before the test); any
+//! instruction that may write memory other than a plain `store` (a call, a
+//! narrow store, an atomic, a `sequence_point`, a stack store) forgets
+//! everything. A load answered this way is removed and its result becomes
+//! the known value: the same bits, read from the same bytes, which nothing
+//! wrote since (a load that follows a store or load of the same address
+//! cannot trap where the earlier access did not).
+
+use std::collections::HashMap;
+
+use cranelift_codegen::entity::SecondaryMap;
+use cranelift_codegen::flowgraph::ControlFlowGraph;
+use cranelift_codegen::ir::{
+    AliasRegion, Block, Function, Inst, InstructionData, Opcode, Type, Value, ValueDef,
+};
+
+use crate::call_arg_copies::use_counts;
+
+/// How many accesses are remembered at once: the oldest is forgotten past
+/// this, which keeps every step a short scan.
+const MAX_KNOWN: usize = 32;
+
+/// How many `iadd x, iconst` steps an address is followed through.
+const MAX_ADDRESS_STEPS: usize = 4;
+
+/// The largest offset from a base the pass reasons about: far below the
+/// range where two offsets' byte ranges could meet by wrapping around the
+/// address space.
+const MAX_OFFSET: i64 = 1 << 40;
+
+/// One remembered access: `value` (of type `ty`) is what the bytes
+/// `[base + offset, base + offset + ty.bytes())` hold.
+#[derive(Clone, Copy, Debug)]
+struct Known {
+    base: Value,
+    offset: i64,
+    ty: Type,
+    region: Option<AliasRegion>,
+    value: Value,
+    /// Whether a later load may be answered with `value`. Not for a stored
+    /// `load + x` whose only use is the store: x64 makes that one
+    /// read-modify-write instruction (`add %esi,(mem)`), and a second use
+    /// would cost a load, the operation and a store, one instruction more
+    /// than the fused update and the reload together.
+    forwardable: bool,
+}
+
+impl Known {
+    fn end(&self) -> i64 {
+        self.offset + i64::from(self.ty.bytes())
+    }
+}
+
+/// Replaces every load whose value is known (see the module docs) by that
+/// value; returns how many loads it removed.
+pub fn forward(func: &mut Function, cfg: &ControlFlowGraph) -> usize {
+    let blocks: Vec<Block> = func.layout.blocks().collect();
+    // What each walked block leaves known at its end, for a successor whose
+    // only predecessor it is.
+    let mut at_end: SecondaryMap<Block, Option<Vec<Known>>> = SecondaryMap::new();
+    let uses = use_counts(func);
+    let mut removed = 0;
+    for block in blocks {
+        let mut known = match single_predecessor(cfg, block) {
+            Some(pred) => at_end[pred].clone().unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let mut next = func.layout.first_inst(block);
+        while let Some(inst) = next {
+            next = func.layout.next_inst(inst);
+            if step(func, &uses, inst, &mut known) {
+                func.layout.remove_inst(inst);
+                removed += 1;
+            }
+        }
+        at_end[block] = Some(known);
+    }
+    removed
+}
+
+/// The block's one predecessor block, if it has exactly one (one or more
+/// edges from it).
+fn single_predecessor(cfg: &ControlFlowGraph, block: Block) -> Option<Block> {
+    let mut preds = cfg.pred_iter(block).map(|p| p.block);
+    let first = preds.next()?;
+    preds.all(|p| p == first).then_some(first)
+}
+
+/// Updates `known` past `inst`; true when `inst` is a load whose result has
+/// been made an alias of the known value (the caller removes it).
+fn step(
+    func: &mut Function,
+    uses: &HashMap<Value, u32>,
+    inst: Inst,
+    known: &mut Vec<Known>,
+) -> bool {
+    let data = func.dfg.insts[inst];
+    match data {
+        InstructionData::Load {
+            opcode: Opcode::Load,
+            arg,
+            offset,
+            ..
+        } => {
+            let result = func.dfg.first_result(inst);
+            let ty = func.dfg.value_type(result);
+            let (base, off) = address(func, arg, i64::from(i32::from(offset)));
+            let region = region(func, inst);
+            let hit = known.iter().find(|k| {
+                k.forwardable
+                    && k.base == base
+                    && k.offset == off
+                    && k.ty == ty
+                    && k.region == region
+            });
+            if let Some(k) = hit {
+                let value = k.value;
+                func.dfg.clear_results(inst);
+                func.dfg.change_to_alias(result, value);
+                return true;
+            }
+            remember(
+                known,
+                Known {
+                    base,
+                    offset: off,
+                    ty,
+                    region,
+                    value: result,
+                    forwardable: true,
+                },
+            );
+            false
+        }
+        InstructionData::Store {
+            opcode: Opcode::Store,
+            args: [value, arg],
+            offset,
+            ..
+        } => {
+            let value = func.dfg.resolve_aliases(value);
+            let ty = func.dfg.value_type(value);
+            let (base, off) = address(func, arg, i64::from(i32::from(offset)));
+            let mut stored = Known {
+                base,
+                offset: off,
+                ty,
+                region: region(func, inst),
+                value,
+                forwardable: true,
+            };
+            stored.forwardable = !(uses.get(&value) == Some(&1) && updates_itself(func, &stored));
+            known.retain(|k| !may_overlap(k, &stored));
+            remember(known, stored);
+            false
+        }
+        _ => {
+            let op = data.opcode();
+            if op.can_store() || op.is_call() || op.other_side_effects() {
+                known.clear();
+            }
+            false
+        }
+    }
+}
+
+/// Whether the stored `s.value` is an operation on a load of the bytes it is
+/// stored to (`[p] = [p] + x`).
+fn updates_itself(func: &Function, s: &Known) -> bool {
+    let dfg = &func.dfg;
+    let ValueDef::Result(def, _) = dfg.value_def(s.value) else {
+        return false;
+    };
+    let InstructionData::Binary { args, .. } = dfg.insts[def] else {
+        return false;
+    };
+    args.iter().any(|&a| {
+        let ValueDef::Result(load, _) = dfg.value_def(dfg.resolve_aliases(a)) else {
+            return false;
+        };
+        match dfg.insts[load] {
+            InstructionData::Load {
+                opcode: Opcode::Load,
+                arg,
+                offset,
+                ..
+            } => address(func, arg, i64::from(i32::from(offset))) == (s.base, s.offset),
+            _ => false,
+        }
+    })
+}
+
+/// The alias region of the memory access `inst`.
+fn region(func: &Function, inst: Inst) -> Option<AliasRegion> {
+    func.dfg.insts[inst]
+        .memflags_data(&func.dfg)
+        .and_then(|f| f.alias_region())
+}
+
+/// Adds `k`, forgetting the oldest access when the list is full.
+fn remember(known: &mut Vec<Known>, k: Known) {
+    if known.len() == MAX_KNOWN {
+        known.remove(0);
+    }
+    known.push(k);
+}
+
+/// Whether a store described by `s` may change the bytes `k` remembers.
+fn may_overlap(k: &Known, s: &Known) -> bool {
+    let regions_apart = matches!((k.region, s.region), (Some(a), Some(b)) if a != b);
+    if regions_apart {
+        return false;
+    }
+    k.base != s.base || (s.offset < k.end() && k.offset < s.end())
+}
+
+/// `addr + offset` as a base value and a constant: `iadd x, iconst c`
+/// (either order) is followed to `x` with `c` added, a few steps deep, while
+/// the sum stays representable.
+fn address(func: &Function, addr: Value, offset: i64) -> (Value, i64) {
+    let dfg = &func.dfg;
+    let (mut base, mut off) = (dfg.resolve_aliases(addr), offset);
+    // The access's own offset is an `i32`: within `MAX_OFFSET`.
+    for _ in 0..MAX_ADDRESS_STEPS {
+        let ValueDef::Result(def, _) = dfg.value_def(base) else {
+            break;
+        };
+        let InstructionData::Binary {
+            opcode: Opcode::Iadd,
+            args: [a, b],
+        } = dfg.insts[def]
+        else {
+            break;
+        };
+        let (a, b) = (dfg.resolve_aliases(a), dfg.resolve_aliases(b));
+        let (next, c) = match (constant(func, a), constant(func, b)) {
+            (_, Some(c)) => (a, c),
+            (Some(c), None) => (b, c),
+            (None, None) => break,
+        };
+        let Some(sum) = off.checked_add(c).filter(|s| s.abs() <= MAX_OFFSET) else {
+            break;
+        };
+        (base, off) = (next, sum);
+    }
+    (base, off)
+}
+
+/// The value of `v` if an `iconst` defines it (sign-extended from its type).
+fn constant(func: &Function, v: Value) -> Option<i64> {
+    let ValueDef::Result(def, _) = func.dfg.value_def(v) else {
+        return None;
+    };
+    match func.dfg.insts[def] {
+        InstructionData::UnaryImm {
+            opcode: Opcode::Iconst,
+            imm,
+        } => {
+            let bits = func.dfg.value_type(v).bits();
+            let raw = imm.bits();
+            Some(if bits >= 64 {
+                raw
+            } else {
+                (raw << (64 - bits)) >> (64 - bits)
+            })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cranelift_codegen::ir::condcodes::IntCC;
+    use cranelift_codegen::ir::{MemFlagsData, types};
+    use cranelift_codegen::{Context, ir::InstBuilder};
+
+    use super::*;
+    use crate::test_ir::{function, import, verifies};
+
+    /// Runs the pass; returns how many loads it removed, having verified
+    /// the result.
+    fn run(mut ctx: Context) -> (usize, Function) {
+        let removed = forward(&mut ctx.func, &ctx.cfg);
+        verifies(&ctx.func);
+        (removed, ctx.func)
+    }
+
+    /// How many loads are left in `func`.
+    fn loads(func: &Function) -> usize {
+        func.layout
+            .blocks()
+            .flat_map(|b| func.layout.block_insts(b))
+            .filter(|&i| func.dfg.insts[i].opcode() == Opcode::Load)
+            .count()
+    }
+
+    #[test]
+    fn a_store_to_another_field_keeps_the_stored_value() {
+        // [x] = 5; [x + 8] = 6; return [x]: the load is the 5.
+        let mut five = None;
+        let ctx = function(|b, [_]: [Block; 1], x| {
+            let f = MemFlagsData::new();
+            let v = b.ins().iconst(types::I64, 5);
+            five = Some(v);
+            b.ins().store(f, v, x, 0);
+            let w = b.ins().iconst(types::I64, 6);
+            let at = b.ins().iadd_imm_s(x, 8);
+            b.ins().store(f, w, at, 0);
+            let r = b.ins().load(types::I64, f, x, 0);
+            b.ins().return_(&[r]);
+        });
+        let (removed, func) = run(ctx);
+        assert_eq!((removed, loads(&func)), (1, 0));
+        let ret = func
+            .layout
+            .last_inst(func.layout.entry_block().unwrap())
+            .unwrap();
+        let r = func.dfg.resolve_aliases(func.dfg.inst_args(ret)[0]);
+        assert_eq!(Some(r), five);
+    }
+
+    #[test]
+    fn a_store_that_may_overlap_is_seen() {
+        // Through another base (`x + y` may be `x`), through a wider store
+        // covering part of the field, and past a call: each load stays.
+        let ctx = function(|b, [_]: [Block; 1], x| {
+            let f = MemFlagsData::new();
+            let callee = import(b, 0, 1, 0);
+            let v = b.ins().iconst(types::I64, 5);
+            b.ins().store(f, v, x, 0);
+            let y = b.ins().load(types::I64, f, x, 16);
+            let other = b.ins().iadd(x, y);
+            b.ins().store(f, v, other, 0);
+            let r1 = b.ins().load(types::I64, f, x, 0);
+            b.ins().store(f, v, x, 8);
+            let narrow = b.ins().iconst(types::I32, 1);
+            b.ins().store(f, narrow, x, 12);
+            let r2 = b.ins().load(types::I64, f, x, 8);
+            b.ins().call(callee, &[x]);
+            let r3 = b.ins().load(types::I64, f, x, 0);
+            let s = b.ins().iadd(r1, r2);
+            let s = b.ins().iadd(s, r3);
+            b.ins().return_(&[s]);
+        });
+        let (removed, func) = run(ctx);
+        assert_eq!((removed, loads(&func)), (0, 4));
+    }
+
+    #[test]
+    fn a_block_with_one_predecessor_inherits_what_is_known() {
+        // entry: [x] = 5; brif -> (then: load [x]), (merge: load [x]);
+        // `then` has entry as its only predecessor, `merge` two.
+        let ctx = function(|b, [_, then, merge]: [Block; 3], x| {
+            let f = MemFlagsData::new();
+            let v = b.ins().iconst(types::I64, 5);
+            b.ins().store(f, v, x, 0);
+            let c = b.ins().icmp_imm_s(IntCC::SignedGreaterThan, x, 0);
+            b.ins().brif(c, then, &[], merge, &[]);
+            b.switch_to_block(then);
+            let r = b.ins().load(types::I64, f, x, 0);
+            b.ins().store(f, r, x, 8);
+            b.ins().jump(merge, &[]);
+            b.switch_to_block(merge);
+            let m = b.ins().load(types::I64, f, x, 0);
+            b.ins().return_(&[m]);
+        });
+        let (removed, func) = run(ctx);
+        assert_eq!((removed, loads(&func)), (1, 1));
+    }
+
+    #[test]
+    fn a_fused_update_is_not_forwarded() {
+        // [x] = [x] + 1 (one use: x64's `add $1, (mem)`), then [x] again.
+        let ctx = function(|b, [_]: [Block; 1], x| {
+            let f = MemFlagsData::new();
+            let old = b.ins().load(types::I64, f, x, 0);
+            let new = b.ins().iadd_imm_s(old, 1);
+            b.ins().store(f, new, x, 0);
+            let r = b.ins().load(types::I64, f, x, 0);
+            b.ins().return_(&[r]);
+        });
+        let (removed, func) = run(ctx);
+        assert_eq!((removed, loads(&func)), (0, 2));
+    }
+
+    #[test]
+    fn a_repeated_load_is_reused_and_regions_keep_apart() {
+        // load [x] (region A); store [x] in region B (disjoint by the
+        // regions' promise); load [x] (region A) again: reused.
+        let ctx = function(|b, [_]: [Block; 1], x| {
+            let mut regions = Vec::new();
+            for id in [1, 2] {
+                regions.push(b.func.dfg.alias_regions.insert(
+                    cranelift_codegen::ir::AliasRegionData {
+                        user_id: id,
+                        description: "test".into(),
+                    },
+                ));
+            }
+            let fa = MemFlagsData::new().with_alias_region(Some(regions[0]));
+            let fb = MemFlagsData::new().with_alias_region(Some(regions[1]));
+            let r1 = b.ins().load(types::I64, fa, x, 0);
+            b.ins().store(fb, r1, x, 0);
+            let r2 = b.ins().load(types::I64, fa, x, 0);
+            let s = b.ins().iadd(r1, r2);
+            b.ins().return_(&[s]);
+        });
+        let (removed, func) = run(ctx);
+        assert_eq!((removed, loads(&func)), (1, 1));
+    }
+}
