@@ -109,7 +109,7 @@ fn remade_constant(func: &Function, arg: Value, call: Inst) -> Option<i64> {
 
 /// How many times each value is read: by instructions and by branch
 /// arguments (`inst_values` covers both).
-pub(crate) fn use_counts(func: &Function) -> HashMap<Value, u32> {
+fn use_counts(func: &Function) -> HashMap<Value, u32> {
     let mut uses = HashMap::new();
     for block in func.layout.blocks() {
         for inst in func.layout.block_insts(block) {

@@ -425,9 +425,10 @@ fn define<M: Module>(
     } else {
         // A function too large for the e-graph pass skips it (see
         // `crate::budget`); the others get it with the module's ISA, then
-        // the fold of the branches it left decided and the threading of
-        // edges past merges they decide, then the rest of the pipeline
-        // without optimizing again.
+        // the fold of the branches it left decided, the threading of edges
+        // past merges they decide and the forwarding of stored fields to
+        // the loads behind them, then the rest of the pipeline without
+        // optimizing again.
         if egraph_work(&ctx.func) <= EGRAPH_WORK_LIMIT {
             loop_markers::mark(ctx);
             let mut ctrl = cranelift_codegen::control::ControlPlane::default();
