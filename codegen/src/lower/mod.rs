@@ -441,7 +441,7 @@ fn define<M: Module>(
                 ctx.compute_cfg();
                 ctx.compute_domtree();
             }
-            store_forwarding::forward(&mut ctx.func, &ctx.cfg);
+            store_forwarding::forward(&mut ctx.func, &ctx.cfg, &ctx.domtree);
         }
         // Every optimized function, including those too large for the
         // e-graph pass: a linear walk that only adds copies.
