@@ -39,6 +39,8 @@ use cranelift_codegen::ir::{
     AliasRegion, Block, Function, Inst, InstructionData, Opcode, Type, Value, ValueDef,
 };
 
+use crate::decided_branches::constant;
+
 /// How many accesses are remembered at once: the oldest is forgotten past
 /// this, which keeps every step a short scan.
 const MAX_KNOWN: usize = 32;
@@ -348,28 +350,6 @@ fn address(func: &Function, addr: Value, offset: i64) -> (Value, i64) {
         (base, off) = (next, sum);
     }
     (base, off)
-}
-
-/// The value of `v` if an `iconst` defines it (sign-extended from its type).
-fn constant(func: &Function, v: Value) -> Option<i64> {
-    let ValueDef::Result(def, _) = func.dfg.value_def(v) else {
-        return None;
-    };
-    match func.dfg.insts[def] {
-        InstructionData::UnaryImm {
-            opcode: Opcode::Iconst,
-            imm,
-        } => {
-            let bits = func.dfg.value_type(v).bits();
-            let raw = imm.bits();
-            Some(if bits >= 64 {
-                raw
-            } else {
-                (raw << (64 - bits)) >> (64 - bits)
-            })
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]
