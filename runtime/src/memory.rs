@@ -198,9 +198,35 @@ pub unsafe fn zero(p: *mut u8, bytes: usize) {
     }
 }
 
+/// What a pool's zero-fill clears (see [`zero_fill`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Fill {
+    /// The bytes a growth in place or a move adds to a slice.
+    Growth,
+    /// A whole new allocation.
+    Allocation,
+}
+
+/// Zero-fills `bytes` bytes at `p`, cleared for `fill`: the one zero-fill of
+/// both pools (builtin and checked), so that neither side of the
+/// `slice_pool` vs `reusable[]` comparison clears faster than the other.
+///
+/// # Safety
+/// As for [`zero`].
+#[inline(always)]
+pub unsafe fn zero_fill(p: *mut u8, bytes: usize, fill: Fill) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match fill {
+            Fill::Growth => zero(p, bytes),
+            Fill::Allocation => zero_allocation(p, bytes),
+        }
+    }
+}
+
 /// [`zero`] for a new allocation: objects of 17 to 64 bytes (a tree node of
 /// a few words) are two or four possibly overlapping 16-byte stores
-/// instead of a `memset` call, whose call and dispatch were 17 of the 140
+/// instead of a `memset` call, whose call and dispatch were 17 of the 133
 /// instructions binary-trees spent on an allocation of its 32-byte nodes.
 /// Only allocations test for it: a growth's fill is rarely of that size, and
 /// the test cost `append/8` 1 % of its instructions.
@@ -208,7 +234,7 @@ pub unsafe fn zero(p: *mut u8, bytes: usize) {
 /// # Safety
 /// As for [`zero`].
 #[inline(always)]
-pub unsafe fn zero_allocation(p: *mut u8, bytes: usize) {
+unsafe fn zero_allocation(p: *mut u8, bytes: usize) {
     // SAFETY: the caller's contract (every arm): each store lies in
     // `[p, p + bytes)`.
     unsafe {

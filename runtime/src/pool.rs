@@ -10,7 +10,7 @@
 
 use std::marker::PhantomData;
 
-use crate::memory::Reservation;
+use crate::memory::{Fill, Reservation, zero_fill};
 use crate::span_tree::error::BAD_SIZE;
 use crate::span_tree::extents::{Extents, Record};
 use crate::span_tree::layout::{self, HEADER_WORDS, Word};
@@ -177,7 +177,11 @@ impl<V: Validate> SpanPool<V> {
         if to > off {
             // SAFETY: the tree only returns spans inside the arena.
             unsafe {
-                crate::memory::zero_allocation(self.base().add(off as usize), (to - off) as usize)
+                zero_fill(
+                    self.base().add(off as usize),
+                    (to - off) as usize,
+                    Fill::Allocation,
+                )
             };
         }
         Ok(off)

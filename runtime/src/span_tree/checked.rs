@@ -23,7 +23,7 @@ use super::scan::Simd;
 use super::tree::{MAX_ARENA_BYTES, Raw, Tree, TreeResult};
 use super::validate::Checked;
 
-use crate::memory::Reservation;
+use crate::memory::{Fill, Reservation, zero_fill};
 use crate::sanitize::{self, ADDR_MASK};
 
 /// The checked tree.
@@ -91,12 +91,12 @@ unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Checked>, &'
 /// OS gave the reservation (see `SpanPool::zero_new`; the runtime writes no
 /// other arena bytes, and the program only those of its live slices).
 #[inline(always)]
-fn zero_new(b: &Slot, off: i64, end: i64, fresh: i64) {
+fn zero_new(b: &Slot, off: i64, end: i64, fresh: i64, fill: Fill) {
     let bytes = end.min(fresh) - off;
     if b.arena_base() != 0 && bytes > 0 {
         // SAFETY: the tree returns only spans inside the registered arena
         // (validated against the authoritative arena size).
-        unsafe { crate::memory::zero((b.arena_base() + off) as *mut u8, bytes as usize) };
+        unsafe { zero_fill((b.arena_base() + off) as *mut u8, bytes as usize, fill) };
     }
 }
 
@@ -406,7 +406,13 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
     let f = unsafe { finger(b) };
     let off = t.with::<S>().alloc_tracked(f, &ext, bytes)?;
     if zero_fill {
-        zero_new(b, off, off + super::tree::round8(bytes), fresh);
+        zero_new(
+            b,
+            off,
+            off + super::tree::round8(bytes),
+            fresh,
+            Fill::Allocation,
+        );
     }
     if b.san() != 0 {
         return Ok(sanitize::tag(b.san(), b.arena_base() + off, bytes));
@@ -503,7 +509,13 @@ pub(crate) unsafe fn resize_in<S: Simd>(
     // From `old`, not its rounding: a shrink inside the last 8-byte granule
     // left stale bytes that growing must clear again. A move only grows.
     if zero_fill && new > old {
-        zero_new(b, to + old, to + super::tree::round8(new), fresh);
+        zero_new(
+            b,
+            to + old,
+            to + super::tree::round8(new),
+            fresh,
+            Fill::Growth,
+        );
     }
     if b.san() != 0 {
         let at = b.arena_base() + to;
