@@ -251,6 +251,15 @@ impl Simd for Avx2 {
         // SAFETY: only inlined into functions compiled for AVX2; 32 words.
         unsafe {
             let t = _mm256_set1_epi32(t);
+            // The first eight slots alone first: the answer is there in a
+            // node of a few entries (and for the first fit, often in a full
+            // one), and one compare's mask is a shorter chain than the four
+            // packed into one.
+            let first = _mm256_cmpgt_epi32(_mm256_loadu_si256(a.cast()), t);
+            let m = _mm256_movemask_ps(_mm256_castsi256_ps(first)) as u32;
+            if m != 0 {
+                return m.trailing_zeros() as usize;
+            }
             let v = avx2::load4(a);
             let c = [
                 _mm256_cmpgt_epi32(v[0], t),
