@@ -21,6 +21,7 @@ pub mod jump_threading;
 pub mod link;
 pub mod loop_markers;
 pub mod lower;
+pub mod multiply_by_lea;
 pub mod object;
 pub mod partial_inline;
 pub mod runtime_fns;

@@ -40,8 +40,8 @@ use crate::inline::{CallGraph, Callees, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
 use crate::{
-    call_arg_copies, decided_branches, jump_threading, loop_markers, partial_inline,
-    store_forwarding,
+    call_arg_copies, decided_branches, jump_threading, loop_markers, multiply_by_lea,
+    partial_inline, store_forwarding,
 };
 
 mod analysis;
@@ -444,7 +444,9 @@ fn define<M: Module>(
             store_forwarding::forward(&mut ctx.func, &ctx.cfg, &ctx.domtree);
         }
         // Every optimized function, including those too large for the
-        // e-graph pass: a linear walk that only adds copies.
+        // e-graph pass: linear walks that rewrite one instruction or add
+        // copies.
+        multiply_by_lea::rewrite(&mut ctx.func);
         call_arg_copies::isolate(&mut ctx.func);
         define_after_midend(module, tr, opts, id, name, ctx)?;
     }
