@@ -26,6 +26,7 @@ pub mod object;
 pub mod partial_inline;
 pub mod runtime_fns;
 pub mod store_forwarding;
+pub mod tail_duplication;
 #[cfg(test)]
 mod test_ir;
 

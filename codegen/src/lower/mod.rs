@@ -41,7 +41,7 @@ use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
 use crate::{
     call_arg_copies, decided_branches, jump_threading, loop_markers, multiply_by_lea,
-    partial_inline, store_forwarding,
+    partial_inline, store_forwarding, tail_duplication,
 };
 
 mod analysis;
@@ -442,6 +442,10 @@ fn define<M: Module>(
                 ctx.compute_domtree();
             }
             store_forwarding::forward(&mut ctx.func, &ctx.cfg, &ctx.domtree);
+            if tail_duplication::duplicate(&mut ctx.func) > 0 {
+                ctx.compute_cfg();
+                ctx.compute_domtree();
+            }
         }
         // Every optimized function, including those too large for the
         // e-graph pass: linear walks that rewrite one instruction or add
