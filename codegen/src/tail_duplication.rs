@@ -176,7 +176,7 @@ fn qualifies(
 }
 
 /// How the values a test block defines reach the blocks after it.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Exit {
     /// Which edge of the block's `brif` (0: taken when nonzero).
     edge: usize,

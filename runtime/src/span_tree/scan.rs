@@ -252,9 +252,9 @@ impl Simd for Avx2 {
         unsafe {
             let t = _mm256_set1_epi32(t);
             // The first eight slots alone first: the answer is there in a
-            // node of a few entries (and for the first fit, often in a full
-            // one), and one compare's mask is a shorter chain than the four
-            // packed into one.
+            // node of a few entries, and one compare's mask is a shorter
+            // chain than the four packed into one (a miss costs the mask's
+            // test: this compare is reused below).
             let first = _mm256_cmpgt_epi32(_mm256_loadu_si256(a.cast()), t);
             let m = _mm256_movemask_ps(_mm256_castsi256_ps(first)) as u32;
             if m != 0 {
