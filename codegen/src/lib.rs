@@ -11,6 +11,7 @@
 pub mod asm;
 pub mod budget;
 pub mod call_arg_copies;
+pub mod dead_slot_stores;
 pub mod debug;
 pub mod decided_branches;
 pub mod error;

@@ -29,6 +29,18 @@
 //! local's address never outlives the call it is passed to), at most
 //! [`MAX_PARAMS`] in all, so they stay in registers.
 //!
+//! A slot the slow part only reads (`let node = tree[0]`, then
+//! `node.left` and `node.right`) is passed by value instead, when the
+//! parameters still fit: the wrapper loads each value the slow part reads
+//! and passes it. Nothing can write the slot between the call and those
+//! reads (only the wrapper holds its address, and the slow part does not
+//! write it), so the values are the same; and the wrapper's loads, right
+//! behind the stores that filled the slot, are forwarded from them
+//! (`crate::store_forwarding`), which leaves the slot unread and its
+//! stores dead (`crate::dead_slot_stores`). A tree walk then passes its
+//! child's fields in registers instead of copying the node to its frame
+//! and passing the copy's address.
+//!
 //! Backtraces do not change: the wrapper's call of the slow part carries
 //! the [`SLOW_PART`] debug tag, which the debug recorder drops, so an
 //! inlined wrapper adds no frame of its own and the slow part's frame is
@@ -41,8 +53,10 @@ use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{
     AbiParam, Block, BlockArg, DebugTag, ExternalName, FuncRef, Function, Inst, InstBuilder,
-    InstructionData, Opcode, StackSlot, Type, Value, types,
+    InstructionData, MemFlagsData, Opcode, StackSlot, Type, Value, ValueDef, types,
 };
+
+use crate::dead_slot_stores::into_slot;
 
 /// The debug tag of the wrapper's call of the slow part: not a Tern call
 /// site, so the recorder leaves it out of every chain.
@@ -80,6 +94,19 @@ pub struct Plan {
     /// part gets their addresses (in the wrapper's frame, which outlives
     /// the call) as further parameters, and uses them instead of its own.
     slots: Vec<StackSlot>,
+    /// What the slow part reads from the slots it only reads: the wrapper
+    /// loads each and passes the values as the last parameters.
+    reads: Vec<SlotRead>,
+}
+
+/// One value the slow part reads from a slot of the header's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SlotRead {
+    slot: StackSlot,
+    /// Bytes from the slot's start (the address's offset and the load's).
+    offset: i32,
+    ty: Type,
+    flags: MemFlagsData,
 }
 
 /// Where `func`, the body of the function with module id `self_id`, splits
@@ -229,13 +256,77 @@ fn finish(
     if params.len() + slots.len() > MAX_PARAMS {
         return None;
     }
+    // Slots passed by value where the parameters still fit, one at a time.
+    let mut reads = Vec::new();
+    let mut by_address = Vec::new();
+    for (i, &slot) in slots.iter().enumerate() {
+        let later = slots.len() - i - 1;
+        match only_reads(func, &slow, slot) {
+            Some(r)
+                if params.len() + by_address.len() + reads.len() + r.len() + later
+                    <= MAX_PARAMS
+                    && !params.iter().any(|&p| may_point_into(func, p, slot, 4)) =>
+            {
+                reads.extend(r);
+            }
+            _ => by_address.push(slot),
+        }
+    }
     Some(Plan {
         test,
         slow_edge,
         slow,
         params,
-        slots,
+        slots: by_address,
+        reads,
     })
+}
+
+/// What the slow side reads from `slot`, if reading whole values with
+/// `load` is all it does with addresses into the slot.
+fn only_reads(func: &Function, slow: &[Block], slot: StackSlot) -> Option<Vec<SlotRead>> {
+    let mut reads = Vec::new();
+    for inst in slow.iter().flat_map(|&b| func.layout.block_insts(b)) {
+        if let Some(read) = slot_read(func, inst) {
+            if read.slot == slot && !reads.contains(&read) {
+                reads.push(read);
+            }
+            continue;
+        }
+        // Any other use of an address into the slot, but adding an
+        // offset to it (judged where the sum is used).
+        let uses = func
+            .dfg
+            .inst_values(inst)
+            .any(|v| into_slot(func, v).is_some_and(|(s, _)| s == slot));
+        let derives = func
+            .dfg
+            .inst_results(inst)
+            .first()
+            .is_some_and(|&r| into_slot(func, r).is_some_and(|(s, _)| s == slot));
+        if uses && !derives {
+            return None;
+        }
+    }
+    Some(reads)
+}
+
+/// Whether `v` may be an address into `slot` (looking `depth` definitions
+/// down; deeper, and any block parameter but the function's own, may).
+fn may_point_into(func: &Function, v: Value, slot: StackSlot, depth: u32) -> bool {
+    let v = func.dfg.resolve_aliases(v);
+    match func.dfg.value_def(v) {
+        ValueDef::Result(inst, _) => {
+            matches!(slot_address(func, inst), Some((s, _)) if s == slot)
+                || func
+                    .dfg
+                    .inst_args(inst)
+                    .iter()
+                    .any(|&a| depth == 0 || may_point_into(func, a, slot, depth - 1))
+        }
+        ValueDef::Param(block, _) => func.layout.entry_block() != Some(block),
+        ValueDef::Union(..) => true,
+    }
 }
 
 /// The slow part of `func` under `plan`: its parameters are the plan's,
@@ -256,6 +347,11 @@ pub fn slow_part(func: &Function, plan: &Plan) -> Function {
         slot_params.insert(slot, slow.dfg.append_block_param(start, ADDRESS));
         slow.signature.params.push(AbiParam::new(ADDRESS));
     }
+    let mut read_params = Vec::new();
+    for read in &plan.reads {
+        read_params.push((*read, slow.dfg.append_block_param(start, read.ty)));
+        slow.signature.params.push(AbiParam::new(read.ty));
+    }
     let rename = |dfg: &cranelift_codegen::ir::DataFlowGraph, v: Value| {
         renamed.get(&dfg.resolve_aliases(v)).copied().unwrap_or(v)
     };
@@ -272,6 +368,14 @@ pub fn slow_part(func: &Function, plan: &Plan) -> Function {
                 && let Some(&base) = slot_params.get(&slot)
             {
                 slow.replace(inst).iadd_imm_s(base, offset);
+            }
+            if let Some(read) = slot_read(&slow, inst)
+                && let Some(&(_, value)) = read_params.iter().find(|(r, _)| *r == read)
+            {
+                let result = slow.dfg.first_result(inst);
+                slow.dfg.clear_results(inst);
+                slow.dfg.change_to_alias(result, value);
+                slow.layout.remove_inst(inst);
             }
         }
     }
@@ -302,6 +406,10 @@ pub fn make_wrapper(func: &mut Function, plan: &Plan, slow: FuncRef) {
     let mut args = plan.params.clone();
     for &slot in &plan.slots {
         args.push(cur.ins().stack_addr(ADDRESS, slot, 0));
+    }
+    for read in &plan.reads {
+        let at = cur.ins().stack_addr(ADDRESS, read.slot, 0);
+        args.push(cur.ins().load(read.ty, read.flags, at, read.offset));
     }
     let call = cur.ins().call(slow, &args);
     let results = cur.func.dfg.inst_results(call).to_vec();
@@ -356,6 +464,26 @@ fn slot_address(func: &Function, inst: Inst) -> Option<(StackSlot, i64)> {
         } => Some((stack_slot, offset.into())),
         _ => None,
     }
+}
+
+/// The read `inst` makes, if it is a `load` from an address into a slot.
+fn slot_read(func: &Function, inst: Inst) -> Option<SlotRead> {
+    let InstructionData::Load {
+        opcode: Opcode::Load,
+        arg,
+        flags,
+        offset,
+    } = func.dfg.insts[inst]
+    else {
+        return None;
+    };
+    let (slot, base) = into_slot(func, arg)?;
+    Some(SlotRead {
+        slot,
+        offset: i32::try_from(base.checked_add(i64::from(i32::from(offset)))?).ok()?,
+        ty: func.dfg.value_type(func.dfg.first_result(inst)),
+        flags: func.dfg.mem_flags[flags],
+    })
 }
 
 /// Blocks reachable from `from` (itself included), in the order found.
@@ -451,7 +579,7 @@ mod tests {
         assert_eq!(slow.layout.blocks().count(), 2);
         assert_eq!(calls(&slow, SELF), 1);
         let mut wrapper = func.clone();
-        let slow_ref = import_into(&mut wrapper, 9);
+        let slow_ref = import_into(&mut wrapper, 9, 1);
         make_wrapper(&mut wrapper, &plan, slow_ref);
         verifies(&wrapper);
         // The wrapper: the test, the cheap case, and a call of the slow
@@ -496,11 +624,11 @@ mod tests {
         assert!(plan(&func, SELF + 1, WRAPPER_LIMIT).is_none());
     }
 
-    /// A struct local written before the test and read on the slow side:
-    /// the slow part reads the wrapper's slot through a parameter.
-    #[test]
-    fn a_slot_the_header_writes_is_passed_by_address() {
-        let func = function(|b, [_, cheap, slow], x| {
+    /// `fn f(x) { let s = x; if x == 0 { return x } return f(s - 1) }`
+    /// with `s` a struct local in a slot, and `write` run on the slow side
+    /// before the read of `s`.
+    fn slot_local(write: impl FnOnce(&mut FunctionBuilder, StackSlot, Value)) -> Function {
+        function(|b, [_, cheap, slow], x| {
             let f = import(b, SELF, 1, 1);
             let slot =
                 b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
@@ -511,6 +639,7 @@ mod tests {
             b.switch_to_block(cheap);
             b.ins().return_(&[x]);
             b.switch_to_block(slow);
+            write(b, slot, x);
             let at = b.ins().stack_addr(types::I64, slot, 0);
             let v = b.ins().load(types::I64, MemFlagsData::new(), at, 0);
             let down = b.ins().iadd_imm_s(v, -1);
@@ -518,30 +647,73 @@ mod tests {
             let r = b.inst_results(call)[0];
             b.ins().return_(&[r]);
         })
-        .func;
+        .func
+    }
+
+    fn slot_addresses(func: &Function) -> usize {
+        func.layout
+            .blocks()
+            .flat_map(|b| func.layout.block_insts(b))
+            .filter(|&i| slot_address(func, i).is_some())
+            .count()
+    }
+
+    /// A struct local written before the test and only read on the slow
+    /// side: the wrapper reads it and passes the value.
+    #[test]
+    fn a_slot_the_slow_part_only_reads_is_passed_by_value() {
+        let func = slot_local(|_, _, _| {});
         let plan = plan(&func, SELF, WRAPPER_LIMIT).expect("splits");
         assert_eq!(plan.params, []);
-        assert_eq!(plan.slots.len(), 1);
+        assert_eq!(plan.slots, []);
+        assert_eq!(plan.reads.len(), 1);
+        assert_eq!((plan.reads[0].offset, plan.reads[0].ty), (0, types::I64));
         let slow = slow_part(&func, &plan);
         verifies(&slow);
-        assert_eq!(slow.signature.params.len(), 1);
-        let own_slot = slow
+        // The slow part takes the value: no load, no address of a slot.
+        assert_eq!(slow.signature.params, [AbiParam::new(types::I64)]);
+        let loads = slow
             .layout
             .blocks()
             .flat_map(|b| slow.layout.block_insts(b))
-            .any(|i| slot_address(&slow, i).is_some());
-        assert!(!own_slot, "{}", slow.display());
+            .filter(|&i| slow.dfg.insts[i].opcode() == Opcode::Load)
+            .count();
+        assert_eq!(loads, 0, "{}", slow.display());
         let mut wrapper = func.clone();
-        let slow_ref = import_into(&mut wrapper, 9);
+        let slow_ref = import_into(&mut wrapper, 9, 1);
         make_wrapper(&mut wrapper, &plan, slow_ref);
         verifies(&wrapper);
     }
 
-    /// Declares the function with module id `index`, `fn(i64) -> i64`,
-    /// in `func`.
-    fn import_into(func: &mut Function, index: u32) -> FuncRef {
+    /// A struct local the slow part also writes: the slow part uses the
+    /// wrapper's slot through a parameter.
+    #[test]
+    fn a_slot_the_slow_part_writes_is_passed_by_address() {
+        let func = slot_local(|b, slot, x| {
+            let at = b.ins().stack_addr(types::I64, slot, 0);
+            b.ins().store(MemFlagsData::new(), x, at, 0);
+        });
+        let plan = plan(&func, SELF, WRAPPER_LIMIT).expect("splits");
+        let x = func.dfg.block_params(func.layout.entry_block().unwrap())[0];
+        assert_eq!(plan.params, [x]);
+        assert_eq!(plan.slots.len(), 1);
+        assert_eq!(plan.reads, []);
+        let slow = slow_part(&func, &plan);
+        verifies(&slow);
+        // `x`, then the slot's address.
+        assert_eq!(slow.signature.params.len(), 2);
+        assert_eq!(slot_addresses(&slow), 0, "{}", slow.display());
+        let mut wrapper = func.clone();
+        let slow_ref = import_into(&mut wrapper, 9, 2);
+        make_wrapper(&mut wrapper, &plan, slow_ref);
+        verifies(&wrapper);
+    }
+
+    /// Declares the function with module id `index`, taking `params`
+    /// `i64`s and returning one, in `func`.
+    fn import_into(func: &mut Function, index: u32, params: usize) -> FuncRef {
         let mut sig = cranelift_codegen::ir::Signature::new(func.signature.call_conv);
-        sig.params.push(AbiParam::new(types::I64));
+        sig.params.extend(vec![AbiParam::new(types::I64); params]);
         sig.returns.push(AbiParam::new(types::I64));
         let signature = func.import_signature(sig);
         let name = func

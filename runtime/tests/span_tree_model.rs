@@ -381,6 +381,34 @@ fn deep_tree_build_and_teardown_matches_model() {
     replay::<Checked>(1 << 20, &ops).unwrap();
 }
 
+/// Bursts of allocations (each after the first may take the slot the one
+/// before carved from, with one read: `Path::fit_slot`) broken by frees
+/// before, at and after that slot, by shrinks and by growths, after which
+/// the slot must not be trusted: every placement is the model's.
+#[test]
+fn allocation_bursts_between_frees_match_model() {
+    let mut ops = Vec::new();
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for round in 0..600i64 {
+        for k in 0..1 + round % 7 {
+            ops.push(Op::Alloc(8 * (1 + (k + round) % 5)));
+        }
+        for _ in 0..1 + round % 3 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ops.push(match x % 5 {
+                0 | 1 => Op::Free(x as usize),
+                2 => Op::FreeNext(x.is_multiple_of(2)),
+                3 => Op::Resize(x as usize, 8 * (x % 6) as i64),
+                _ => Op::ResizeLast(8),
+            });
+        }
+    }
+    replay::<Unchecked>(1 << 16, &ops).unwrap();
+    replay::<Checked>(1 << 16, &ops).unwrap();
+}
+
 /// The random sequences reach multi-level trees (so splits, borrows and merges
 /// are exercised), not just a root leaf, and their stale frees and resizes meet
 /// every way of being refused: overlapping free space and stale.

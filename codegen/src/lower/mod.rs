@@ -40,8 +40,8 @@ use crate::inline::{CallGraph, Callees, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
 use crate::{
-    call_arg_copies, decided_branches, jump_threading, loop_markers, multiply_by_lea,
-    partial_inline, store_forwarding, tail_duplication,
+    call_arg_copies, dead_slot_stores, decided_branches, jump_threading, loop_markers,
+    multiply_by_lea, partial_inline, store_forwarding, tail_duplication,
 };
 
 mod analysis;
@@ -442,6 +442,7 @@ fn define<M: Module>(
                 ctx.compute_domtree();
             }
             store_forwarding::forward(&mut ctx.func, &ctx.cfg, &ctx.domtree);
+            dead_slot_stores::remove(&mut ctx.func);
             if tail_duplication::duplicate(&mut ctx.func) > 0 {
                 ctx.compute_cfg();
                 ctx.compute_domtree();

@@ -33,7 +33,7 @@ use super::error::{
     OUTSIDE_ARENA, RESIZE_FREE_SPAN, STALE_FREE, STALE_POOL, STALE_RESIZE,
 };
 use super::extents::Extents;
-use super::finger::{HI_UNKNOWN, LEFTMOST_UNKNOWN, LO_MAX_UNKNOWN, Path};
+use super::finger::{FIT_UNKNOWN, HI_UNKNOWN, LEFTMOST_UNKNOWN, LO_MAX_UNKNOWN, Path};
 use super::layout::{
     EMPTY_KEY, FANOUT, GRANULE_SHIFT, H_ARENA_BYTES, H_FREE_BYTES, H_FREE_HEAD, H_HEIGHT, H_MAGIC,
     H_NODE_CAP, H_NODES_USED, H_POOL_ID, H_ROOT, H_SPANS, HEADER_WORDS, MAGIC, MAX_HEIGHT,
@@ -954,6 +954,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         path.lo_max = lo_max;
         path.hi = HI_UNKNOWN;
         path.leftmost = LEFTMOST_UNKNOWN;
+        path.fit_below = FIT_UNKNOWN;
     }
 
     /// The smallest key after the path's leaf ([`i64::MAX`] when none): at
@@ -1078,6 +1079,11 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         // span that long and it has one (its parent's entry says whether).
         if self.finger_ok(path) && g > path.lo_max {
             let height = path.height;
+            // Right behind an allocation in this leaf, the slot it carved
+            // from is the first fit when long enough (see `Path::fit_below`).
+            if g > path.fit_below && self.len(path.node[0], path.fit_slot) >= g {
+                return self.carve(path, height, path.fit_slot, g);
+            }
             if height == 1 || self.len(path.node[1], path.at(1)) >= g {
                 let i = self.fit(path.node[0], g);
                 if i < FANOUT {
@@ -1130,6 +1136,10 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     fn carve(&self, path: &mut Path, height: usize, i: usize, g: i64) -> TreeResult<i64> {
         let node = path.node[0];
         let (s, l) = self.span(node, i)?;
+        // Every slot before `i` is shorter than `g`: `i` is the first fit.
+        // (When the whole span goes, `i` names the one after it.)
+        path.fit_slot = i;
+        path.fit_below = g - 1;
         if l == g {
             self.remove_at(path, height, i)?;
             self.bump_h(H_SPANS, -1);
@@ -1147,6 +1157,8 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     /// neighbours. `strict`: see [`Self::around`].
     #[inline(always)]
     fn free_range(&self, path: &mut Path, s: i64, g: i64, strict: bool) -> TreeResult<()> {
+        // It may lengthen, insert or remove slots before `Path::fit_slot`.
+        path.fit_below = FIT_UNKNOWN;
         let e = s + g;
         let a = self.around(path, s, e, strict, DOUBLE_FREE)?;
         let leaf = path.node[0];
@@ -1230,6 +1242,8 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         new: i64,
         untracked: bool,
     ) -> TreeResult<i64> {
+        // A growth may remove a slot before `Path::fit_slot`.
+        path.fit_below = FIT_UNKNOWN;
         let strict = untracked || V::CHECKED;
         let off = s << GRANULE_SHIFT;
         if new == 0 {
