@@ -328,10 +328,7 @@ impl<'a> Machine<'a> {
     ) -> R<Frame<'a>> {
         let mut addrs = Vec::with_capacity(layout.homes.len());
         for home in &layout.homes {
-            addrs.push(match home {
-                Home::Slot(offset) => Some(base.wrapping_add(*offset as i64)),
-                Home::Passed => None,
-            });
+            addrs.push(home.offset().map(|o| base.wrapping_add(o as i64)));
         }
         let mut frame = Frame {
             func: f,
@@ -344,7 +341,7 @@ impl<'a> Machine<'a> {
             let i = p.local.0 as usize;
             match (layout.homes.get(i), arg) {
                 (Some(Home::Passed), Passed::Address(a)) => frame.addrs[i] = Some(a),
-                (Some(Home::Slot(_)), Passed::Value(v)) => {
+                (Some(Home::Slot(_) | Home::Adopted(_)), Passed::Value(v)) => {
                     let ty = frame.local_ty(p.local, f.loc)?;
                     let at = frame.addr(p.local, f.loc)?;
                     // SAFETY: the parameter's slot in the new frame.

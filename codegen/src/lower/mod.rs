@@ -11,15 +11,15 @@
 //!
 //! Module map: this file translates the module (signatures, data, the entry
 //! wrapper, definition order) and holds a function's frame; `stmt`, `place`,
-//! `expr` and `builtins` translate those constructs; `analysis` finds a
-//! function's facts before translation (addressed locals).
+//! `expr` and `builtins` translate those constructs. Where each local and
+//! temporary lives is not decided here: the frame plan (`tir::frame`) says.
 //!
 //! Calling convention between Tern functions (the platform C convention):
 //! scalars one register, slices two, an aggregate argument is the address of
 //! a caller-owned copy, an aggregate result is written through a hidden first
 //! parameter pointing at the caller's slot, a `ref` parameter is an address.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -30,6 +30,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_module::{DataDescription, DataId, FuncId, Linkage, Module};
+use tern_compiler::tir::frame::{FramePlan, Home};
 use tern_compiler::tir::{
     self, Arg, BinOp, Builtin, Expr, ExprKind, Loc, LocalId, Program, Stmt, Type, UnOp,
 };
@@ -44,7 +45,6 @@ use crate::{
     multiply_by_lea, partial_inline, store_forwarding, tail_duplication,
 };
 
-mod analysis;
 mod builtins;
 mod expr;
 mod memory;
@@ -696,7 +696,7 @@ struct LoopTarget {
 ///
 /// The methods are split by construct: this file has the function's frame
 /// (parameters, locals, memory, runtime calls); `stmt`, `place`, `expr` and
-/// `builtins` translate what their names say; `analysis` finds facts first.
+/// `builtins` translate what their names say.
 struct FnLower<'a, 'b, M: Module> {
     /// The JIT or object module: declarations of functions, data, imports.
     module: &'a mut M,
@@ -727,10 +727,12 @@ struct FnLower<'a, 'b, M: Module> {
     /// Callees and data already imported into this function.
     func_refs: HashMap<FuncId, ir::FuncRef>,
     data_refs: HashMap<DataId, ir::GlobalValue>,
-    /// Locals whose address is taken (`ref x`, `unsafe::addr(x)`): they
-    /// live in a stack slot, not in SSA variables. Found before
-    /// translation ([`analysis::addressed_locals`]).
-    addressed: HashSet<LocalId>,
+    /// Where every local lives, from the frame plan (`tir::frame`, which
+    /// the interpreter and the front end's frame bound read too): a local
+    /// whose address is taken lives in a stack slot, not in SSA
+    /// variables, and the first `let` of an [`Home::Adopted`] local takes
+    /// its initialiser's temporary.
+    frame: FramePlan,
     /// Variables of `var` locals whose scope has ended, by type, reused by
     /// later ones (see [`Storage::Value`]: fewer variables, less memory).
     free_vars: HashMap<ir::Type, Vec<Variable>>,
@@ -769,7 +771,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             checked_in: None,
             func_refs: HashMap::new(),
             data_refs: HashMap::new(),
-            addressed: analysis::addressed_locals(&f.body),
+            frame: tir::frame::plan(program, f),
             free_vars: HashMap::new(),
             var_types: Default::default(),
         };
@@ -837,7 +839,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
     fn init_local(&mut self, id: LocalId, val: Val) -> R<()> {
         let local = &self.f.locals[id.0 as usize];
         if !local.mutable
-            && !self.addressed.contains(&id)
+            && !self.frame.addressed.contains(&id)
             && repr(&local.ty) != Repr::Mem
             && self.locals[id.0 as usize].is_none()
         {
@@ -858,7 +860,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         }
         let ty = self.f.locals[id.0 as usize].ty.clone();
         let s = match repr(&ty) {
-            _ if self.addressed.contains(&id) || repr(&ty) == Repr::Mem => Storage::Slot(
+            _ if self.frame.addressed.contains(&id) || repr(&ty) == Repr::Mem => Storage::Slot(
                 self.b
                     .create_sized_stack_slot(slot_data(self.program.layout(&ty))?),
             ),

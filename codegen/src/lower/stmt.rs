@@ -24,11 +24,12 @@ impl<M: Module> FnLower<'_, '_, M> {
                 let v = self.expr(init)?;
                 // A fresh aggregate (call result, literal) already sits in a
                 // temporary of its own: the local adopts it instead of
-                // copying. The temporary belongs to this `let` alone; when the
-                // `let` runs again (a loop) the previous binding is dead.
+                // copying, as the frame plan says. The temporary belongs to
+                // this `let` alone; when the `let` runs again (a loop) the
+                // previous binding is dead.
                 if let Val::Mem(addr) = v
                     && self.locals[local.0 as usize].is_none()
-                    && init.is_fresh_aggregate()
+                    && matches!(self.frame.homes[local.0 as usize], Home::Adopted(_))
                 {
                     self.locals[local.0 as usize] = Some(Storage::Addr(addr));
                 } else {
