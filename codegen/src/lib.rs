@@ -8,6 +8,7 @@
 //! does not depend on the runtime: the driver passes the runtime's symbol
 //! addresses (JIT) or its static library (AOT) in.
 
+mod address;
 pub mod asm;
 pub mod budget;
 pub mod call_arg_copies;

@@ -56,7 +56,7 @@ use cranelift_codegen::ir::{
     InstructionData, MemFlagsData, Opcode, StackSlot, Type, Value, ValueDef, types,
 };
 
-use crate::dead_slot_stores::into_slot;
+use crate::address::into_slot;
 
 /// The debug tag of the wrapper's call of the slow part: not a Tern call
 /// site, so the recorder leaves it out of every chain.

@@ -40,7 +40,7 @@ use cranelift_codegen::ir::{
     immediates::Offset32,
 };
 
-use crate::decided_branches::constant;
+use crate::address;
 
 /// How many accesses are remembered at once: the oldest is forgotten past
 /// this, which keeps every step a short scan.
@@ -56,14 +56,6 @@ const MAX_MERGED: usize = 2;
 /// bounce gained nothing from merges (1.042 -> 1.039; with 2, 0.976).
 const MAX_MERGED_VALUES: usize = 2;
 
-/// How many `iadd x, iconst` steps an address is followed through.
-const MAX_ADDRESS_STEPS: usize = 4;
-
-/// The largest offset from a base the pass reasons about: far below the
-/// range where two offsets' byte ranges could meet by wrapping around the
-/// address space.
-const MAX_OFFSET: i64 = 1 << 40;
-
 /// The bytes `[base + offset, base + offset + ty.bytes())`, accessed as `ty`
 /// in `region`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -78,7 +70,7 @@ impl Key {
     /// The key of the access `inst` of a value of type `ty` at `addr +
     /// offset`.
     fn of(func: &Function, inst: Inst, ty: Type, addr: Value, offset: Offset32) -> Key {
-        let (base, offset) = address(func, addr, i64::from(i32::from(offset)));
+        let (base, offset) = address::split(func, addr, i64::from(i32::from(offset)));
         let region = func.dfg.insts[inst]
             .memflags_data(&func.dfg)
             .and_then(|f| f.alias_region());
@@ -301,7 +293,7 @@ fn updates_itself(func: &Function, value: Value, key: &Key) -> bool {
                 arg,
                 offset,
                 ..
-            } => address(func, arg, i64::from(i32::from(offset))) == (key.base, key.offset),
+            } => address::split(func, arg, i64::from(i32::from(offset))) == (key.base, key.offset),
             _ => false,
         }
     })
@@ -313,38 +305,6 @@ fn remember(known: &mut Vec<Known>, k: Known) {
         known.remove(0);
     }
     known.push(k);
-}
-
-/// `addr + offset` as a base value and a constant: `iadd x, iconst c`
-/// (either order) is followed to `x` with `c` added, a few steps deep, while
-/// the sum stays representable.
-fn address(func: &Function, addr: Value, offset: i64) -> (Value, i64) {
-    let dfg = &func.dfg;
-    let (mut base, mut off) = (dfg.resolve_aliases(addr), offset);
-    // The access's own offset is an `i32`: within `MAX_OFFSET`.
-    for _ in 0..MAX_ADDRESS_STEPS {
-        let ValueDef::Result(def, _) = dfg.value_def(base) else {
-            break;
-        };
-        let InstructionData::Binary {
-            opcode: Opcode::Iadd,
-            args: [a, b],
-        } = dfg.insts[def]
-        else {
-            break;
-        };
-        let (a, b) = (dfg.resolve_aliases(a), dfg.resolve_aliases(b));
-        let (next, c) = match (constant(func, a), constant(func, b)) {
-            (_, Some(c)) => (a, c),
-            (Some(c), None) => (b, c),
-            (None, None) => break,
-        };
-        let Some(sum) = off.checked_add(c).filter(|s| s.abs() <= MAX_OFFSET) else {
-            break;
-        };
-        (base, off) = (next, sum);
-    }
-    (base, off)
 }
 
 #[cfg(test)]

@@ -1,0 +1,67 @@
+//! Addresses as a base value plus a constant, as the passes over CLIF that
+//! reason about memory see them (`store_forwarding`, `dead_slot_stores`,
+//! `partial_inline`): the chain of `iadd x, iconst` that the translator
+//! and the e-graph pass leave in front of an access is followed back to
+//! the value it starts from.
+
+use cranelift_codegen::ir::{Function, Inst, InstructionData, Opcode, StackSlot, Value};
+
+use crate::decided_branches::constant;
+
+/// How many `iadd x, iconst` steps an address is followed through.
+const MAX_STEPS: usize = 4;
+
+/// The largest offset from a base followed: far below the range where two
+/// offsets' byte ranges could meet by wrapping around the address space.
+const MAX_OFFSET: i64 = 1 << 40;
+
+/// `addr + offset` as a base value and a constant: `iadd x, iconst c`
+/// (either order) is followed to `x` with `c` added, a few steps deep,
+/// while the sum stays within [`MAX_OFFSET`].
+pub(crate) fn split(func: &Function, addr: Value, offset: i64) -> (Value, i64) {
+    let (mut base, mut off) = (func.dfg.resolve_aliases(addr), offset);
+    for _ in 0..MAX_STEPS {
+        let Some((next, c)) = func.dfg.value_def(base).inst().and_then(|d| step(func, d)) else {
+            break;
+        };
+        let Some(sum) = off.checked_add(c).filter(|s| s.abs() <= MAX_OFFSET) else {
+            break;
+        };
+        (base, off) = (next, sum);
+    }
+    (base, off)
+}
+
+/// `(x, c)` when `inst` is `iadd x, c` or `iadd c, x` with `c` a constant.
+pub(crate) fn step(func: &Function, inst: Inst) -> Option<(Value, i64)> {
+    let InstructionData::Binary {
+        opcode: Opcode::Iadd,
+        args: [a, b],
+    } = func.dfg.insts[inst]
+    else {
+        return None;
+    };
+    let (a, b) = (func.dfg.resolve_aliases(a), func.dfg.resolve_aliases(b));
+    match (constant(func, a), constant(func, b)) {
+        (_, Some(c)) => Some((a, c)),
+        (Some(c), None) => Some((b, c)),
+        (None, None) => None,
+    }
+}
+
+/// The slot `v` points into and the offset from its start, if [`split`]
+/// takes `v` back to a `stack_addr`. An address it does not follow that
+/// far (a longer chain, a larger offset) is not recognised: passes that
+/// must see every address into a slot treat the step that made it as a
+/// use of the address before it.
+pub(crate) fn into_slot(func: &Function, v: Value) -> Option<(StackSlot, i64)> {
+    let (base, off) = split(func, v, 0);
+    let inst = func.dfg.value_def(base).inst()?;
+    let InstructionData::StackAddr {
+        stack_slot, offset, ..
+    } = func.dfg.insts[inst]
+    else {
+        return None;
+    };
+    Some((stack_slot, off.checked_add(i64::from(i32::from(offset)))?))
+}
