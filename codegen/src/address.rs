@@ -13,7 +13,7 @@ const MAX_STEPS: usize = 4;
 
 /// The largest offset from a base followed: far below the range where two
 /// offsets' byte ranges could meet by wrapping around the address space.
-const MAX_OFFSET: i64 = 1 << 40;
+const MAX_OFFSET: u64 = 1 << 40;
 
 /// `addr + offset` as a base value and a constant: `iadd x, iconst c`
 /// (either order) is followed to `x` with `c` added, a few steps deep,
@@ -24,7 +24,10 @@ pub(crate) fn split(func: &Function, addr: Value, offset: i64) -> (Value, i64) {
         let Some((next, c)) = func.dfg.value_def(base).inst().and_then(|d| step(func, d)) else {
             break;
         };
-        let Some(sum) = off.checked_add(c).filter(|s| s.abs() <= MAX_OFFSET) else {
+        let Some(sum) = off
+            .checked_add(c)
+            .filter(|s| s.unsigned_abs() <= MAX_OFFSET)
+        else {
             break;
         };
         (base, off) = (next, sum);
@@ -64,4 +67,41 @@ pub(crate) fn into_slot(func: &Function, v: Value) -> Option<(StackSlot, i64)> {
         return None;
     };
     Some((stack_slot, off.checked_add(i64::from(i32::from(offset)))?))
+}
+
+#[cfg(test)]
+mod tests {
+    use cranelift_codegen::ir::{InstBuilder, types};
+
+    use super::*;
+    use crate::test_ir::function;
+
+    /// `x + c` for each `c`, then the split of that sum.
+    fn split_of(c: i64) -> (bool, i64) {
+        let mut out = None;
+        let ctx = function(|b, [_], x| {
+            let k = b.ins().iconst(types::I64, c);
+            let sum = b.ins().iadd(x, k);
+            b.ins().return_(&[sum]);
+            out = Some((x, sum));
+        });
+        let (x, sum) = out.unwrap();
+        let (base, off) = split(&ctx.func, sum, 0);
+        (base == x, off)
+    }
+
+    #[test]
+    fn a_constant_step_is_followed() {
+        assert_eq!(split_of(-24), (true, -24));
+        assert_eq!(split_of(1 << 40), (true, 1 << 40));
+    }
+
+    /// An offset past 2^40 either way is not followed (`i64::MIN`, whose
+    /// absolute value does not fit an `i64`, included).
+    #[test]
+    fn a_huge_offset_is_not_followed() {
+        assert_eq!(split_of((1 << 40) + 1), (false, 0));
+        assert_eq!(split_of(i64::MIN), (false, 0));
+        assert_eq!(split_of(i64::MAX), (false, 0));
+    }
 }
