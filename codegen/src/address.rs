@@ -6,7 +6,7 @@
 
 use cranelift_codegen::ir::{Function, Inst, InstructionData, Opcode, StackSlot, Value};
 
-use crate::decided_branches::constant;
+use crate::decided_branches::with_constant;
 
 /// How many `iadd x, iconst` steps an address is followed through.
 const MAX_STEPS: usize = 4;
@@ -37,19 +37,7 @@ pub(crate) fn split(func: &Function, addr: Value, offset: i64) -> (Value, i64) {
 
 /// `(x, c)` when `inst` is `iadd x, c` or `iadd c, x` with `c` a constant.
 pub(crate) fn step(func: &Function, inst: Inst) -> Option<(Value, i64)> {
-    let InstructionData::Binary {
-        opcode: Opcode::Iadd,
-        args: [a, b],
-    } = func.dfg.insts[inst]
-    else {
-        return None;
-    };
-    let (a, b) = (func.dfg.resolve_aliases(a), func.dfg.resolve_aliases(b));
-    match (constant(func, a), constant(func, b)) {
-        (_, Some(c)) => Some((a, c)),
-        (Some(c), None) => Some((b, c)),
-        (None, None) => None,
-    }
+    with_constant(func, inst, Opcode::Iadd)
 }
 
 /// The slot `v` points into and the offset from its start, if [`split`]

@@ -80,14 +80,10 @@ mod tests {
     };
 
     use super::*;
-    use crate::test_ir::{function, verifies};
+    use crate::test_ir::{count, function, verifies};
 
     fn stores(func: &Function) -> usize {
-        func.layout
-            .blocks()
-            .flat_map(|b| func.layout.block_insts(b))
-            .filter(|&i| func.dfg.insts[i].opcode() == Opcode::Store)
-            .count()
+        count(func, Opcode::Store)
     }
 
     /// A slot written twice (once through `stack_addr + 8`) and read by

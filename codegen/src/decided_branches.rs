@@ -199,17 +199,23 @@ fn masked_zero(func: &Function, c: Value, truth: bool) -> Option<(Value, i64)> {
     let ValueDef::Result(inst, _) = func.dfg.value_def(func.dfg.resolve_aliases(and)) else {
         return None;
     };
-    let InstructionData::Binary {
-        opcode: Opcode::Band,
-        args: [a, b],
-    } = func.dfg.insts[inst]
-    else {
+    with_constant(func, inst, Opcode::Band)
+}
+
+/// `(x, c)` when `inst` is the binary `op` of `x` and a constant `c`, in
+/// either order.
+pub(crate) fn with_constant(func: &Function, inst: Inst, op: Opcode) -> Option<(Value, i64)> {
+    let InstructionData::Binary { opcode, args } = func.dfg.insts[inst] else {
         return None;
     };
+    if opcode != op {
+        return None;
+    }
+    let [a, b] = args.map(|v| func.dfg.resolve_aliases(v));
     match (constant(func, a), constant(func, b)) {
-        (_, Some(m)) => Some((a, m)),
-        (Some(m), _) => Some((b, m)),
-        _ => None,
+        (_, Some(c)) => Some((a, c)),
+        (Some(c), None) => Some((b, c)),
+        (None, None) => None,
     }
 }
 

@@ -670,14 +670,9 @@ mod tests {
         assert_eq!((plan.reads[0].offset, plan.reads[0].ty), (0, types::I64));
         let slow = slow_part(&func, &plan);
         verifies(&slow);
-        // The slow part takes the value: no load, no address of a slot.
+        // The slow part takes the value: no load is left.
         assert_eq!(slow.signature.params, [AbiParam::new(types::I64)]);
-        let loads = slow
-            .layout
-            .blocks()
-            .flat_map(|b| slow.layout.block_insts(b))
-            .filter(|&i| slow.dfg.insts[i].opcode() == Opcode::Load)
-            .count();
+        let loads = crate::test_ir::count(&slow, Opcode::Load);
         assert_eq!(loads, 0, "{}", slow.display());
         let mut wrapper = func.clone();
         let slow_ref = import_into(&mut wrapper, 9, 1);

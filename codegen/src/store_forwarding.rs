@@ -326,11 +326,7 @@ mod tests {
 
     /// How many loads are left in `func`.
     fn loads(func: &Function) -> usize {
-        func.layout
-            .blocks()
-            .flat_map(|b| func.layout.block_insts(b))
-            .filter(|&i| func.dfg.insts[i].opcode() == Opcode::Load)
-            .count()
+        crate::test_ir::count(func, Opcode::Load)
     }
 
     #[test]

@@ -358,11 +358,7 @@ mod tests {
 
     /// How many `brif`s the function has.
     fn brifs(func: &Function) -> usize {
-        func.layout
-            .blocks()
-            .flat_map(|b| func.layout.block_insts(b))
-            .filter(|&i| func.dfg.insts[i].opcode() == Opcode::Brif)
-            .count()
+        crate::test_ir::count(func, Opcode::Brif)
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{
-    AbiParam, Block, ExtFuncData, ExternalName, FuncRef, Function, InstBuilder, Signature,
+    AbiParam, Block, ExtFuncData, ExternalName, FuncRef, Function, InstBuilder, Opcode, Signature,
     UserExternalName, Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
@@ -46,6 +46,15 @@ pub(crate) fn returning(b: &mut FunctionBuilder, blocks: [(Block, i64); 2]) {
         let v = b.ins().iconst(types::I64, k);
         b.ins().return_(&[v]);
     }
+}
+
+/// How many instructions of `func` have opcode `op`.
+pub(crate) fn count(func: &Function, op: Opcode) -> usize {
+    func.layout
+        .blocks()
+        .flat_map(|b| func.layout.block_insts(b))
+        .filter(|&i| func.dfg.insts[i].opcode() == op)
+        .count()
 }
 
 /// Runs Cranelift's verifier on `func` (default flags), failing the test
