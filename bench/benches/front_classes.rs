@@ -30,13 +30,14 @@
 //! Resizes are counted apart. At the end the map must hold exactly the pool's
 //! free spans, else the run fails.
 //!
-//! The run also drives a prototype of such a front for `K` = 64 granules
+//! The run also drives two prototypes of such a front for `K` = 64 granules
 //! ([`Front`]: boundary tags, a bitmap per length over 64-granule blocks with
-//! three summary levels, and each length's lowest offset), kept equal to the
-//! map's small spans: every allocation whose first fit is a small span must get
-//! the pool's answer from [`Front::first_fit`], else the run fails. Its three
-//! operations are never inlined, so callgrind gives their cost per call (the
-//! run prints the call counts):
+//! three summary levels, and each length's lowest offset; [`MaxFront`]: an
+//! implicit tree of maxima over the address space), kept equal to the map's
+//! small spans: every allocation whose first fit is a small span must get the
+//! pool's answer from both, else the run fails. Their three operations are
+//! never inlined, so callgrind gives their cost per call (the run prints the
+//! call counts):
 //!
 //! ```text
 //! valgrind --tool=callgrind target/release/deps/front_classes-<hash> python.trace
@@ -236,16 +237,155 @@ impl Front {
     }
 }
 
+/// A second prototype of the front, over the same spans: an implicit tree
+/// of maxima over the address space instead of sets per length. Level 0
+/// holds, per 64-granule block, the longest small span starting in it;
+/// each level above, the maximum of 64 entries below; a first fit goes down
+/// from the top taking the first entry of at least `g` (one 64-byte compare
+/// a level), and an update goes up while a maximum changes. Positions are
+/// fixed by address: no keys, no child indices, no entries to shift.
+struct MaxFront {
+    /// Per granule: the length of the small free span that starts there (0: none).
+    head: Vec<u8>,
+    /// Per granule: the length of the small free span that ends there.
+    tail: Vec<u8>,
+    /// `levels[0][b]`: the longest span starting in block `b`; `levels[i +
+    /// 1][j]`: the maximum of `levels[i][64 j..64 j + 64]`. Padded to 64.
+    levels: [Vec<u8>; 4],
+    /// Calls of `insert`, `remove`, `first_fit`.
+    calls: [u64; 3],
+}
+
+impl MaxFront {
+    fn new(granules: usize) -> MaxFront {
+        let mut n = granules;
+        let levels = [0; 4].map(|_| {
+            n = n.div_ceil(64);
+            vec![0u8; n.next_multiple_of(64)]
+        });
+        assert!(levels[3].len() == 64, "four levels cover the arena");
+        MaxFront {
+            head: vec![0; granules + 64],
+            tail: vec![0; granules + 64],
+            levels,
+            calls: [0; 3],
+        }
+    }
+
+    /// The 64 bytes of `a` at group `i` as a mask of those `>= g`.
+    #[target_feature(enable = "avx2")]
+    fn at_least(a: &[u8], i: usize, g: u8) -> u64 {
+        use std::arch::x86_64::*;
+        let a = &a[i * 64..i * 64 + 64];
+        let v = _mm256_set1_epi8(g as i8);
+        // SAFETY: `a` holds 64 bytes; unaligned loads.
+        let (x, y) = unsafe {
+            (
+                _mm256_loadu_si256(a.as_ptr().cast()),
+                _mm256_loadu_si256(a.as_ptr().add(32).cast()),
+            )
+        };
+        let lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(x, v), x)) as u32;
+        let hi = _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(y, v), y)) as u32;
+        lo as u64 | (hi as u64) << 32
+    }
+
+    /// The maximum of the 64 bytes of `a` at group `i`.
+    #[target_feature(enable = "avx2")]
+    fn max64(a: &[u8], i: usize) -> u8 {
+        use std::arch::x86_64::*;
+        let a = &a[i * 64..i * 64 + 64];
+        // SAFETY: as in `at_least`.
+        let (x, y) = unsafe {
+            (
+                _mm256_loadu_si256(a.as_ptr().cast()),
+                _mm256_loadu_si256(a.as_ptr().add(32).cast()),
+            )
+        };
+        let m = _mm256_max_epu8(x, y);
+        let m = _mm_max_epu8(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+        let m = _mm_max_epu8(m, _mm_srli_si128(m, 8));
+        let m = _mm_max_epu8(m, _mm_srli_si128(m, 4));
+        let m = _mm_max_epu8(m, _mm_srli_si128(m, 2));
+        let m = _mm_max_epu8(m, _mm_srli_si128(m, 1));
+        _mm_cvtsi128_si32(m) as u8
+    }
+
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    fn insert(&mut self, s: usize, l: usize) {
+        self.calls[0] += 1;
+        self.head[s] = l as u8;
+        self.tail[s + l - 1] = l as u8;
+        let mut i = s;
+        for level in self.levels.iter_mut() {
+            i >>= 6;
+            if level[i] >= l as u8 {
+                break;
+            }
+            level[i] = l as u8;
+        }
+    }
+
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    fn remove(&mut self, s: usize, l: usize) {
+        self.calls[1] += 1;
+        self.head[s] = 0;
+        self.tail[s + l - 1] = 0;
+        // Recompute each maximum the span may have been, while it changes.
+        let mut i = s >> 6;
+        if self.levels[0][i] != l as u8 {
+            return;
+        }
+        let m = Self::max64(&self.head, i);
+        let mut changed = self.levels[0][i] != m;
+        self.levels[0][i] = m;
+        for k in 1..4 {
+            if !changed {
+                break;
+            }
+            let j = i >> 6;
+            let m = Self::max64(&self.levels[k - 1], j);
+            changed = self.levels[k][j] != m;
+            self.levels[k][j] = m;
+            i = j;
+        }
+    }
+
+    /// The lowest small span of at least `g` granules: `(start, length)`.
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    fn first_fit(&mut self, g: usize) -> Option<(usize, usize)> {
+        self.calls[2] += 1;
+        let g = g as u8;
+        let mut i = 0;
+        for level in self.levels.iter().rev() {
+            let m = Self::at_least(level, i, g);
+            if m == 0 {
+                return None;
+            }
+            i = i * 64 + m.trailing_zeros() as usize;
+        }
+        let m = Self::at_least(&self.head, i, g);
+        let s = i * 64 + m.trailing_zeros() as usize;
+        Some((s, self.head[s] as usize))
+    }
+}
+
 /// Free spans `offset -> length`, in granules, following the pool; its
-/// small spans also in a [`Front`].
-struct FreeMap(BTreeMap<i64, i64>, Front);
+/// small spans also in a [`Front`] and a [`MaxFront`].
+struct FreeMap(BTreeMap<i64, i64>, Front, MaxFront);
 
 impl FreeMap {
     fn insert(&mut self, s: i64, l: i64) {
         self.0.insert(s, l);
         if l as usize <= K {
             // SAFETY: `main` checked that the CPU has AVX2 (the target feature).
-            unsafe { self.1.insert(s as usize, l as usize) };
+            unsafe {
+                self.1.insert(s as usize, l as usize);
+                self.2.insert(s as usize, l as usize);
+            }
         }
     }
 
@@ -253,7 +393,10 @@ impl FreeMap {
         let l = self.0.remove(&s)?;
         if l as usize <= K {
             // SAFETY: as in `insert`.
-            unsafe { self.1.remove(s as usize, l as usize) };
+            unsafe {
+                self.1.remove(s as usize, l as usize);
+                self.2.remove(s as usize, l as usize);
+            }
         }
         Some(l)
     }
@@ -344,7 +487,11 @@ fn main() {
     );
     let arena: i64 = 1 << 29;
     let mut pool = SpanPool::<Unchecked>::new(arena).expect("a pool");
-    let mut map = FreeMap(BTreeMap::new(), Front::new((arena >> 3) as usize));
+    let mut map = FreeMap(
+        BTreeMap::new(),
+        Front::new((arena >> 3) as usize),
+        MaxFront::new((arena >> 3) as usize),
+    );
     map.insert(0, arena >> 3);
     let mut answers = 0u64;
     let mut rows = [Classes::default(); BOUNDS.len()];
@@ -364,13 +511,13 @@ fn main() {
             let g = granules(size);
             let l = map.0[&(at >> 3)];
             if l as usize <= K {
+                let want = Some(((at >> 3) as usize, l as usize));
                 // SAFETY: as in `FreeMap::insert`.
                 let got = unsafe { map.1.first_fit(g as usize) };
-                assert_eq!(
-                    got,
-                    Some(((at >> 3) as usize, l as usize)),
-                    "the front's first fit"
-                );
+                assert_eq!(got, want, "the front's first fit");
+                // SAFETY: as above.
+                let got = unsafe { map.2.first_fit(g as usize) };
+                assert_eq!(got, want, "the maxima front's first fit");
                 answers += 1;
             }
             class_alloc(&mut rows, g, map.carve(at >> 3, g));
@@ -401,11 +548,12 @@ fn main() {
         rows[0].free.iter().sum::<u64>(),
     );
     println!("{path}: {allocs} allocations, {frees} frees, {resizes} resizes (not classed)");
-    let [inserts, removes, fits] = map.1.calls;
-    println!(
-        "front (K = {} B): {answers} first fits answered as the pool did; calls: insert {inserts}, remove {removes}, first_fit {fits}",
-        K * 8
-    );
+    for (name, [inserts, removes, fits]) in [("Front", map.1.calls), ("MaxFront", map.2.calls)] {
+        println!(
+            "{name} (K = {} B): {answers} first fits answered as the pool did; calls: insert {inserts}, remove {removes}, first_fit {fits}",
+            K * 8
+        );
+    }
     println!(
         "{:>6} | {:>7} {:>10} {:>11} {:>6} | {:>7} {:>10} {:>13}",
         "K", "small", "long,long", "long,small", "big", "small", "long nbr", "small->long"
