@@ -241,9 +241,12 @@ impl Front {
 /// of maxima over the address space instead of sets per length. Level 0
 /// holds, per 64-granule block, the longest small span starting in it;
 /// each level above, the maximum of 64 entries below; a first fit goes down
-/// from the top taking the first entry of at least `g` (one 64-byte compare
-/// a level), and an update goes up while a maximum changes. Positions are
-/// fixed by address: no keys, no child indices, no entries to shift.
+/// from the lowest level whose entries in use fit one 64-entry group,
+/// taking the first entry of at least `g` (one 64-byte compare a level),
+/// and an update goes up while a maximum changes. Positions are fixed by
+/// address: no keys, no child indices, no entries to shift. A carve that
+/// leaves a small rest is one update ([`MaxFront::carve`]). Reads go
+/// through raw pointers, as a runtime version's would.
 struct MaxFront {
     /// Per granule: the length of the small free span that starts there (0: none).
     head: Vec<u8>,
@@ -252,7 +255,12 @@ struct MaxFront {
     /// `levels[0][b]`: the longest span starting in block `b`; `levels[i +
     /// 1][j]`: the maximum of `levels[i][64 j..64 j + 64]`. Padded to 64.
     levels: [Vec<u8>; 4],
-    /// Calls of `insert`, `remove`, `first_fit`.
+    /// The lowest level whose entries in use (below the highest span end
+    /// seen) lie in its first 64: where a first fit starts.
+    start: usize,
+    /// The highest end of a span inserted so far (granules).
+    high: usize,
+    /// Calls of `insert` (and `carve`), `remove`, `first_fit`.
     calls: [u64; 3],
 }
 
@@ -268,21 +276,25 @@ impl MaxFront {
             head: vec![0; granules + 64],
             tail: vec![0; granules + 64],
             levels,
+            start: 0,
+            high: 0,
             calls: [0; 3],
         }
     }
 
-    /// The 64 bytes of `a` at group `i` as a mask of those `>= g`.
+    /// The 64 bytes at `p` as a mask of those `>= g`.
+    ///
+    /// # Safety
+    /// `p` must be valid for reading 64 bytes.
     #[target_feature(enable = "avx2")]
-    fn at_least(a: &[u8], i: usize, g: u8) -> u64 {
+    unsafe fn at_least(p: *const u8, g: u8) -> u64 {
         use std::arch::x86_64::*;
-        let a = &a[i * 64..i * 64 + 64];
         let v = _mm256_set1_epi8(g as i8);
-        // SAFETY: `a` holds 64 bytes; unaligned loads.
+        // SAFETY: the caller's contract; unaligned loads.
         let (x, y) = unsafe {
             (
-                _mm256_loadu_si256(a.as_ptr().cast()),
-                _mm256_loadu_si256(a.as_ptr().add(32).cast()),
+                _mm256_loadu_si256(p.cast()),
+                _mm256_loadu_si256(p.add(32).cast()),
             )
         };
         let lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(x, v), x)) as u32;
@@ -290,16 +302,18 @@ impl MaxFront {
         lo as u64 | (hi as u64) << 32
     }
 
-    /// The maximum of the 64 bytes of `a` at group `i`.
+    /// The maximum of the 64 bytes at `p`.
+    ///
+    /// # Safety
+    /// As for [`Self::at_least`].
     #[target_feature(enable = "avx2")]
-    fn max64(a: &[u8], i: usize) -> u8 {
+    unsafe fn max64(p: *const u8) -> u8 {
         use std::arch::x86_64::*;
-        let a = &a[i * 64..i * 64 + 64];
-        // SAFETY: as in `at_least`.
+        // SAFETY: the caller's contract; unaligned loads.
         let (x, y) = unsafe {
             (
-                _mm256_loadu_si256(a.as_ptr().cast()),
-                _mm256_loadu_si256(a.as_ptr().add(32).cast()),
+                _mm256_loadu_si256(p.cast()),
+                _mm256_loadu_si256(p.add(32).cast()),
             )
         };
         let m = _mm256_max_epu8(x, y);
@@ -311,19 +325,63 @@ impl MaxFront {
         _mm_cvtsi128_si32(m) as u8
     }
 
+    /// Raises the maxima above granule `s` to at least `l`.
+    #[target_feature(enable = "avx2")]
+    fn raise(&mut self, s: usize, l: u8) {
+        let mut i = s;
+        for level in self.levels.iter_mut() {
+            i >>= 6;
+            // SAFETY: `i` is the entry of a granule of the arena at this level.
+            let e = unsafe { level.get_unchecked_mut(i) };
+            if *e >= l {
+                break;
+            }
+            *e = l;
+        }
+    }
+
+    /// Recomputes the maxima above granule `s`, which held a span of `l`
+    /// (now shorter or gone), while they change.
+    #[target_feature(enable = "avx2")]
+    fn lower(&mut self, s: usize, l: u8) {
+        let mut i = s >> 6;
+        // SAFETY: entries of granules of the arena; groups of 64 are padded.
+        unsafe {
+            if *self.levels[0].get_unchecked(i) != l {
+                return;
+            }
+            let mut below = self.head.as_ptr();
+            for k in 0..4 {
+                let m = Self::max64(below.add(i * 64));
+                let e = self.levels[k].get_unchecked_mut(i);
+                if *e == m {
+                    return;
+                }
+                *e = m;
+                if m == l && k > 0 {
+                    return;
+                }
+                below = self.levels[k].as_ptr();
+                i >>= 6;
+            }
+        }
+    }
+
     #[inline(never)]
     #[target_feature(enable = "avx2")]
     fn insert(&mut self, s: usize, l: usize) {
         self.calls[0] += 1;
-        self.head[s] = l as u8;
-        self.tail[s + l - 1] = l as u8;
-        let mut i = s;
-        for level in self.levels.iter_mut() {
-            i >>= 6;
-            if level[i] >= l as u8 {
-                break;
+        // SAFETY: `s + l` is at most the arena's granules.
+        unsafe {
+            *self.head.get_unchecked_mut(s) = l as u8;
+            *self.tail.get_unchecked_mut(s + l - 1) = l as u8;
+        }
+        self.raise(s, l as u8);
+        if s + l > self.high {
+            self.high = s + l;
+            while self.start < 3 && self.high > 64usize.pow(self.start as u32 + 2) {
+                self.start += 1;
             }
-            level[i] = l as u8;
         }
     }
 
@@ -331,26 +389,31 @@ impl MaxFront {
     #[target_feature(enable = "avx2")]
     fn remove(&mut self, s: usize, l: usize) {
         self.calls[1] += 1;
-        self.head[s] = 0;
-        self.tail[s + l - 1] = 0;
-        // Recompute each maximum the span may have been, while it changes.
-        let mut i = s >> 6;
-        if self.levels[0][i] != l as u8 {
-            return;
+        // SAFETY: as in `insert`.
+        unsafe {
+            *self.head.get_unchecked_mut(s) = 0;
+            *self.tail.get_unchecked_mut(s + l - 1) = 0;
         }
-        let m = Self::max64(&self.head, i);
-        let mut changed = self.levels[0][i] != m;
-        self.levels[0][i] = m;
-        for k in 1..4 {
-            if !changed {
-                break;
-            }
-            let j = i >> 6;
-            let m = Self::max64(&self.levels[k - 1], j);
-            changed = self.levels[k][j] != m;
-            self.levels[k][j] = m;
-            i = j;
+        self.lower(s, l as u8);
+    }
+
+    /// Carves `g` from the front of the span `[s, s + l)`, the rest staying
+    /// small: one update when both starts share a block.
+    #[inline(never)]
+    #[target_feature(enable = "avx2")]
+    fn carve(&mut self, s: usize, l: usize, g: usize) {
+        self.calls[0] += 1;
+        let rest = (l - g) as u8;
+        // SAFETY: as in `insert`.
+        unsafe {
+            *self.head.get_unchecked_mut(s) = 0;
+            *self.head.get_unchecked_mut(s + g) = rest;
+            *self.tail.get_unchecked_mut(s + l - 1) = rest;
         }
+        if (s + g) >> 6 != s >> 6 {
+            self.raise(s + g, rest);
+        }
+        self.lower(s, l as u8);
     }
 
     /// The lowest small span of at least `g` granules: `(start, length)`.
@@ -360,16 +423,19 @@ impl MaxFront {
         self.calls[2] += 1;
         let g = g as u8;
         let mut i = 0;
-        for level in self.levels.iter().rev() {
-            let m = Self::at_least(level, i, g);
-            if m == 0 {
-                return None;
+        // SAFETY: every group read is of entries of the arena, padded to 64.
+        unsafe {
+            for k in (0..=self.start).rev() {
+                let m = Self::at_least(self.levels[k].as_ptr().add(i * 64), g);
+                if m == 0 {
+                    return None;
+                }
+                i = i * 64 + m.trailing_zeros() as usize;
             }
-            i = i * 64 + m.trailing_zeros() as usize;
+            let m = Self::at_least(self.head.as_ptr().add(i * 64), g);
+            let s = i * 64 + m.trailing_zeros() as usize;
+            Some((s, *self.head.get_unchecked(s) as usize))
         }
-        let m = Self::at_least(&self.head, i, g);
-        let s = i * 64 + m.trailing_zeros() as usize;
-        Some((s, self.head[s] as usize))
     }
 }
 
@@ -404,7 +470,20 @@ impl FreeMap {
     /// Carves `g` from the front of the free span at `o` (a first fit or a
     /// growth in place); returns the span's length before.
     fn carve(&mut self, o: i64, g: i64) -> i64 {
-        let l = self.remove(o).expect("a carve starts at a free span");
+        let l = self.0[&o];
+        if l > g && l as usize <= K {
+            // The rest stays small: `MaxFront` updates in one go.
+            self.0.remove(&o);
+            self.0.insert(o + g, l - g);
+            // SAFETY: as in `insert`.
+            unsafe {
+                self.1.remove(o as usize, l as usize);
+                self.1.insert((o + g) as usize, (l - g) as usize);
+                self.2.carve(o as usize, l as usize, g as usize);
+            }
+            return l;
+        }
+        self.remove(o).expect("a carve starts at a free span");
         if l > g {
             self.insert(o + g, l - g);
         }
