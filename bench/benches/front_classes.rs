@@ -358,12 +358,19 @@ impl MaxFront {
                     return;
                 }
                 *e = m;
-                if m == l && k > 0 {
-                    return;
-                }
                 below = self.levels[k].as_ptr();
                 i >>= 6;
             }
+        }
+    }
+
+    /// Writes `tag` at both ends of the span `[s, s + l)`.
+    #[inline(always)]
+    fn tag(&mut self, s: usize, l: usize, tag: u8) {
+        // SAFETY: `s + l` is at most the arena's granules.
+        unsafe {
+            *self.head.get_unchecked_mut(s) = tag;
+            *self.tail.get_unchecked_mut(s + l - 1) = tag;
         }
     }
 
@@ -371,11 +378,7 @@ impl MaxFront {
     #[target_feature(enable = "avx2")]
     fn insert(&mut self, s: usize, l: usize) {
         self.calls[0] += 1;
-        // SAFETY: `s + l` is at most the arena's granules.
-        unsafe {
-            *self.head.get_unchecked_mut(s) = l as u8;
-            *self.tail.get_unchecked_mut(s + l - 1) = l as u8;
-        }
+        self.tag(s, l, l as u8);
         self.raise(s, l as u8);
         if s + l > self.high {
             self.high = s + l;
@@ -389,11 +392,7 @@ impl MaxFront {
     #[target_feature(enable = "avx2")]
     fn remove(&mut self, s: usize, l: usize) {
         self.calls[1] += 1;
-        // SAFETY: as in `insert`.
-        unsafe {
-            *self.head.get_unchecked_mut(s) = 0;
-            *self.tail.get_unchecked_mut(s + l - 1) = 0;
-        }
+        self.tag(s, l, 0);
         self.lower(s, l as u8);
     }
 
@@ -404,12 +403,9 @@ impl MaxFront {
     fn carve(&mut self, s: usize, l: usize, g: usize) {
         self.calls[0] += 1;
         let rest = (l - g) as u8;
-        // SAFETY: as in `insert`.
-        unsafe {
-            *self.head.get_unchecked_mut(s) = 0;
-            *self.head.get_unchecked_mut(s + g) = rest;
-            *self.tail.get_unchecked_mut(s + l - 1) = rest;
-        }
+        // SAFETY: as in `tag`.
+        unsafe { *self.head.get_unchecked_mut(s) = 0 };
+        self.tag(s + g, l - g, rest);
         if (s + g) >> 6 != s >> 6 {
             self.raise(s + g, rest);
         }
