@@ -35,9 +35,10 @@
 //! three summary levels, and each length's lowest offset; [`MaxFront`]: an
 //! implicit tree of maxima over the address space), kept equal to the map's
 //! small spans: every allocation whose first fit is a small span must get the
-//! pool's answer from both, else the run fails. Their three operations are
-//! never inlined, so callgrind gives their cost per call (the run prints the
-//! call counts):
+//! pool's answer from both, else the run fails. Their operations (insert,
+//! remove, first fit, and `MaxFront`'s carve) are never inlined, so callgrind
+//! gives their cost per call (the run prints the call counts; `MaxFront`'s
+//! inserts include its carves, which replace a removal each):
 //!
 //! ```text
 //! valgrind --tool=callgrind target/release/deps/front_classes-<hash> python.trace
@@ -56,7 +57,7 @@ use tern_runtime::{SpanPool, Unchecked};
 /// The front's bound, in 8-byte granules, for each column of the report.
 const BOUNDS: [i64; 5] = [8, 16, 32, 64, 128];
 
-/// The prototype front's bound, in granules (512 bytes).
+/// The prototypes' bound, in granules (512 bytes).
 const K: usize = 64;
 
 /// No span of that length: the largest key.
