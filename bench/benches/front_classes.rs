@@ -3,7 +3,7 @@
 //! code that exists.
 //!
 //! The front studied keeps every free span of at most `K` granules out of the
-//! tree, in per-length sets ordered by address (with boundary tags for
+//! tree, in an index of its own ordered by address (with boundary tags for
 //! coalescing), and leaves longer spans in the tree. Placement stays the exact
 //! lowest-address first fit: an allocation of `g <= K` granules takes the lower
 //! of the first small span of length `g..=K` and the first long span (every
