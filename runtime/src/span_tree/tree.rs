@@ -1140,17 +1140,34 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         // (When the whole span goes, `i` names the one after it.)
         path.fit_slot = i;
         path.fit_below = g - 1;
+        self.take_front(path, height, i, (s, l), g)?;
+        Ok(s << GRANULE_SHIFT)
+    }
+
+    /// Takes `g <= l` granules from the front of span `i`, `(s, l)`, of the
+    /// path's leaf (an allocation's carve, a growth into the span): the span
+    /// goes when nothing is left of it, else it shrinks in place.
+    #[inline(always)]
+    fn take_front(
+        &self,
+        path: &mut Path,
+        height: usize,
+        i: usize,
+        (s, l): (i64, i64),
+        g: i64,
+    ) -> TreeResult<()> {
         if l == g {
             self.remove_at(path, height, i)?;
             self.bump_h(H_SPANS, -1);
         } else {
-            // The common case: carve from the front, an in-place update.
-            self.set_w(node, N_KEYS + i, s + g);
-            self.set_w(node, N_LENS + i, l - g);
+            // The common case: an in-place update.
+            let leaf = path.node[0];
+            self.set_w(leaf, N_KEYS + i, s + g);
+            self.set_w(leaf, N_LENS + i, l - g);
             self.fix_up_entry(path, height, 0, i, l, l - g);
         }
         self.bump_h(H_FREE_BYTES, -(g << GRANULE_SHIFT));
-        Ok(s << GRANULE_SHIFT)
+        Ok(())
     }
 
     /// Inserts the free range `[s, s + g)` (granules), merging with its free
@@ -1278,15 +1295,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         if sl < need {
             return Err(MUST_MOVE);
         }
-        if sl == need {
-            self.remove_at(path, height, i)?;
-            self.bump_h(H_SPANS, -1);
-        } else {
-            self.set_w(leaf, N_KEYS + i, e + need);
-            self.set_w(leaf, N_LENS + i, sl - need);
-            self.fix_up_entry(path, height, 0, i, sl, sl - need);
-        }
-        self.bump_h(H_FREE_BYTES, -(need << GRANULE_SHIFT));
+        self.take_front(path, height, i, (e, sl), need)?;
         Ok(off)
     }
 
