@@ -47,6 +47,11 @@
 //!
 //! It needs AVX2 (as the runtime's fast paths do). Without arguments (as
 //! `cargo bench` runs it) it does nothing.
+//!
+//! `MaxFront` was later built into the builtin pool and measured there: frees
+//! became cheaper, allocations dearer than the tree's finger makes them, and
+//! CPU time worse on three traces of four, so it was not kept
+//! (docs/benchmarks.md, "Eleventh pass").
 
 mod common;
 
