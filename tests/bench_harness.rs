@@ -88,6 +88,10 @@ fn bad_option_values_exit_2_with_a_clear_message_and_create_nothing() {
             &["--affinity", "a-b"][..],
             "`a-b` is not a CPU list (e.g. `1`, `0,1` or `0-1`)",
         ),
+        (
+            &["--trace-file", "no-such.trace"][..],
+            "error: --trace-file no-such.trace: cannot read it: ",
+        ),
     ] {
         let o = bench(args, &dir, None);
         let err = text(&o.stderr);
@@ -321,6 +325,67 @@ fn a_trace_replay_is_net_of_its_dry_run_and_every_side_agrees() {
     }
     let prints = std::fs::read_to_string(out.join("fingerprints.txt")).unwrap();
     assert!(prints.contains("  trace sqlite.trace.gz\n"), "{prints}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A trace of the user's own (`--trace-file`) replays as the workload
+/// `trace-file` on every side, each side printing the same checksum; the run
+/// keeps the trace it replayed and the file's fingerprint.
+#[test]
+fn a_trace_file_of_ones_own_replays_on_every_side() {
+    let dir = scratch("trace-file");
+    // 40 objects allocated, grown, shrunk and freed in an interleaved order.
+    let mut records: Vec<(u32, u32, u32)> = Vec::new();
+    for id in 0..40 {
+        records.push((0, id, 8 + 24 * (id % 7)));
+        if id % 3 == 0 {
+            records.push((2, id, 300 + id));
+        }
+        if id % 2 == 1 {
+            records.push((1, id - 1, 0));
+        }
+    }
+    for id in (1..40).step_by(2) {
+        records.push((2, id, 4));
+    }
+    let mut t = b"TERNTRC1".to_vec();
+    t.extend((records.len() as u32).to_le_bytes());
+    t.extend(40u32.to_le_bytes());
+    for (op, id, size) in &records {
+        t.extend((op << 30 | id).to_le_bytes());
+        t.extend(size.to_le_bytes());
+    }
+    let file = dir.join("mine.trace");
+    std::fs::write(&file, &t).unwrap();
+    let (o, out) = quick_run(
+        &dir,
+        &[
+            "--trace-file",
+            file.to_str().unwrap(),
+            "--sides",
+            "builtin,library,c",
+            "--modes",
+            "aot",
+        ],
+    );
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("Ratios side/builtin (CPU time, median), AOT (executable), -O2:\ncase               library         c\ntrace-file/1 "),
+        "{stdout}"
+    );
+    // `--quick` keeps the first twentieth of the records.
+    let kept = std::fs::read(out.join("traces/file.trace")).unwrap();
+    let n = records.len() / 20;
+    assert_eq!(&kept[8..12], &(n as u32).to_le_bytes());
+    assert_eq!(&kept[12..], &t[12..16 + 8 * n]);
+    let sums = std::fs::read_to_string(out.join("checksums.txt")).unwrap();
+    assert!(sums.contains("\ntrace-file/1 contents "), "{sums}");
+    let prints = std::fs::read_to_string(out.join("fingerprints.txt")).unwrap();
+    assert!(
+        prints.contains(&format!("  trace file {}\n", file.display())),
+        "{prints}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -48,6 +48,9 @@ pub enum Workload {
     TraceSqlite,
     /// A replay of the trace of `git log -p --stat` over this repository.
     TraceGit,
+    /// A replay of the trace in the file `--trace-file` names (one you
+    /// recorded: bench/traces/README.md). Not in `traces` or `all`.
+    TraceFile,
     // The programs suite (`--suite programs`, bench/programs): well-known
     // compute programs, each against its C twin; Tern and C sides only.
     /// benchmarks game fannkuch-redux, n = 10.
@@ -86,6 +89,7 @@ impl Workload {
             Workload::TraceCc1 => Some("cc1"),
             Workload::TraceSqlite => Some("sqlite"),
             Workload::TraceGit => Some("git"),
+            Workload::TraceFile => Some("file"),
             _ => None,
         }
     }
@@ -238,9 +242,15 @@ struct Args {
     /// these). With `--suite programs`: the suite's programs (fannkuch,
     /// queens, sieve, permute, towers, list, storage, bounce, richards, json,
     /// binary-trees, collatz; or programs, the default: all of them).
-    /// [default: append,fragmented,resize]
+    /// [default: append,fragmented,resize; with --trace-file: trace-file]
     #[arg(long, value_delimiter = ',', value_parser = parse_workload)]
     workloads: Option<Vec<WorkloadArg>>,
+    /// A trace of your own to replay on every side as the workload
+    /// `trace-file` (added to the workloads): a `TERNTRC1` file, gzip
+    /// compressed or not, as bench/traces/convert.py writes one. It is
+    /// checked whole before anything runs.
+    #[arg(long)]
+    trace_file: Option<PathBuf>,
     /// Element sizes in bytes: 8 (i64) and/or 128 ([16]i64).
     #[arg(long, value_delimiter = ',', default_values = ["8", "128"], value_parser = parse_size)]
     sizes: Vec<u32>,
@@ -333,6 +343,8 @@ pub struct Config {
     pub sanitize: bool,
     /// The explicit output folder, if given.
     pub out: Option<PathBuf>,
+    /// The trace the `trace-file` workload replays (checked by `parse`).
+    pub trace_file: Option<PathBuf>,
 }
 
 /// What parsing the arguments came to: a configuration, or text that was
@@ -380,6 +392,8 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
     );
     let default_workloads = if programs {
         vec![WorkloadArg::Programs]
+    } else if a.trace_file.is_some() {
+        vec![WorkloadArg::One(Workload::TraceFile)]
     } else {
         [Workload::Append, Workload::Fragmented, Workload::Resize]
             .map(WorkloadArg::One)
@@ -394,17 +408,41 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
                 WorkloadArg::All => Workload::value_variants()
                     .iter()
                     .copied()
-                    .filter(|w| w.program().is_none())
+                    .filter(|&w| w.program().is_none() && w != Workload::TraceFile)
                     .collect(),
                 WorkloadArg::Traces => Workload::value_variants()
                     .iter()
                     .copied()
-                    .filter(|w| w.trace().is_some())
+                    .filter(|&w| w.trace().is_some() && w != Workload::TraceFile)
                     .collect(),
                 WorkloadArg::Programs => Workload::programs(),
             })
             .collect(),
     );
+    let mut workloads = workloads;
+    match &a.trace_file {
+        Some(path) => {
+            if programs {
+                return Err(
+                    "error: `--trace-file` is a matrix workload; the programs suite has none"
+                        .to_string(),
+                );
+            }
+            crate::traces::load_file(path, false)
+                .map_err(|e| format!("error: --trace-file {}: {e}", path.display()))?;
+            if !workloads.contains(&Workload::TraceFile) {
+                workloads.push(Workload::TraceFile);
+                workloads.sort();
+            }
+        }
+        None if workloads.contains(&Workload::TraceFile) => {
+            return Err(
+                "error: the workload `trace-file` replays the file `--trace-file PATH` names; give one"
+                    .to_string(),
+            );
+        }
+        None => {}
+    }
     // A suite is one kind of case: its tables compare like with like.
     if let Some(w) = workloads.iter().find(|w| w.program().is_some() != programs) {
         return Err(if programs {
@@ -434,6 +472,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         calls: a.calls,
         sanitize: a.sanitize,
         out: a.out,
+        trace_file: a.trace_file,
     }))
 }
 
@@ -538,7 +577,7 @@ mod tests {
         let matrix: Vec<Workload> = Workload::value_variants()
             .iter()
             .copied()
-            .filter(|w| w.program().is_none())
+            .filter(|&w| w.program().is_none() && w != Workload::TraceFile)
             .collect();
         assert_eq!(config("--workloads all").workloads, matrix);
         // Named again beside `all`, a workload still runs once.
@@ -558,6 +597,53 @@ mod tests {
             Err(e) => assert!(e.contains("`nope` is not a workload (use append,"), "{e}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_trace_file_adds_its_workload_once_checked() {
+        let dir = std::env::temp_dir().join(format!("tern-bench-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.trace");
+        let mut t = b"TERNTRC1".to_vec();
+        for w in [2u32, 1, 0, 16, 1 << 30, 0] {
+            t.extend(w.to_le_bytes());
+        }
+        std::fs::write(&good, &t).unwrap();
+        let f = good.display();
+        let c = config(&format!("--trace-file {f}"));
+        assert_eq!(c.workloads, vec![Workload::TraceFile]);
+        assert_eq!(c.trace_file.as_deref(), Some(good.as_path()));
+        assert_eq!(
+            config(&format!("--trace-file {f} --workloads trace-git,append")).workloads,
+            vec![Workload::Append, Workload::TraceGit, Workload::TraceFile]
+        );
+        assert!(
+            !config("--workloads all")
+                .workloads
+                .contains(&Workload::TraceFile)
+        );
+        let bad = dir.join("bad.trace");
+        std::fs::write(&bad, &t[..20]).unwrap();
+        let refusals = [
+            (
+                format!("--trace-file {}", bad.display()),
+                format!("error: --trace-file {}: 2 records promised, 20 bytes", bad.display()),
+            ),
+            (
+                "--workloads trace-file".to_string(),
+                "error: the workload `trace-file` replays the file `--trace-file PATH` names; give one"
+                    .to_string(),
+            ),
+            (
+                format!("--suite programs --trace-file {f}"),
+                "error: `--trace-file` is a matrix workload; the programs suite has none"
+                    .to_string(),
+            ),
+        ];
+        for (line, want) in refusals {
+            assert_eq!(parse(&args(&line)).unwrap_err(), want, "{line}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

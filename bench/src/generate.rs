@@ -38,9 +38,7 @@ pub fn template(w: Workload) -> &'static str {
         // `variant` sets the drop of the variants.
         Workload::Strings => include_str!("../workloads/strings.tern"),
         // One replayer; the trace file is its argument.
-        Workload::TracePython | Workload::TraceCc1 | Workload::TraceSqlite | Workload::TraceGit => {
-            include_str!("../workloads/trace.tern")
-        }
+        w if w.trace().is_some() => include_str!("../workloads/trace.tern"),
         Workload::GraphExact | Workload::StringsFree | Workload::StringsArena => {
             unreachable!("a variant maps to its base workload")
         }
@@ -59,9 +57,7 @@ pub fn c_source(w: Workload) -> &'static str {
         Workload::Binarytrees => include_str!("../workloads/c/binarytrees.c"),
         Workload::Bytebuf => include_str!("../workloads/c/bytebuf.c"),
         Workload::Strings => include_str!("../workloads/c/strings.c"),
-        Workload::TracePython | Workload::TraceCc1 | Workload::TraceSqlite | Workload::TraceGit => {
-            include_str!("../workloads/c/trace.c")
-        }
+        w if w.trace().is_some() => include_str!("../workloads/c/trace.c"),
         Workload::GraphExact | Workload::StringsFree | Workload::StringsArena => {
             unreachable!("a variant maps to its base workload")
         }
@@ -117,10 +113,7 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         (Workload::Strings, _) => (1_000_000, 128),
         // A replay's size is its trace file's (`--quick` shortens the file:
         // `crate::traces`).
-        (
-            Workload::TracePython | Workload::TraceCc1 | Workload::TraceSqlite | Workload::TraceGit,
-            _,
-        ) => (0, 0),
+        (w, _) if w.trace().is_some() => (0, 0),
         (Workload::GraphExact | Workload::StringsFree | Workload::StringsArena, _) => {
             unreachable!("a variant maps to its base workload")
         }

@@ -282,7 +282,13 @@ impl Bench {
                 &self.tern,
                 self.host.runtime_lib.as_deref(),
                 &self.host.stdlib,
-            ) + &traces::fingerprints()),
+            ) + &traces::fingerprints()
+                + &self
+                    .cfg
+                    .trace_file
+                    .as_deref()
+                    .map(traces::file_fingerprint)
+                    .unwrap_or_default()),
         )?;
         let mut results = Results::default();
         let mut log = String::new();
@@ -456,7 +462,12 @@ impl Bench {
             let input = match w.trace() {
                 Some(t) => {
                     let p = self.path(&["traces", &format!("{t}.trace")]);
-                    traces::write(t, self.cfg.quick, &p)?;
+                    match (&self.cfg.trace_file, w) {
+                        (Some(from), Workload::TraceFile) => {
+                            traces::write_file(from, self.cfg.quick, &p)?
+                        }
+                        _ => traces::write(t, self.cfg.quick, &p)?,
+                    }
                     Some(p)
                 }
                 None => None,

@@ -1,6 +1,12 @@
 //! The allocation traces recorded from real programs (bench/traces: the
 //! shim, the capture script, the `TERNTRC1` format), embedded in `tern` so
-//! that `tern bench` needs no checkout, and written out for a run.
+//! that `tern bench` needs no checkout, and written out for a run; and a
+//! trace of the user's own (`--trace-file`), read from its file.
+//!
+//! Every trace is checked whole before a replay: the header, the length and
+//! each record against the objects live at that point, so that no side is
+//! handed an operation its replayer would have to trust (the C baseline
+//! frees what the trace tells it to).
 
 use std::io::Read;
 use std::path::Path;
@@ -32,7 +38,30 @@ pub fn load(name: &str, quick: bool) -> Result<Vec<u8>, String> {
     flate2::read::GzDecoder::new(gz)
         .read_to_end(&mut t)
         .map_err(|e| format!("trace `{name}`: {e}"))?;
-    let records = check(name, &t)?;
+    finish(t, quick).map_err(|e| format!("trace `{name}`: {e}"))
+}
+
+/// The trace in the file at `path` (gzip-compressed or not), checked, and
+/// shortened as [`load`] does with `quick`.
+pub fn load_file(path: &Path, quick: bool) -> Result<Vec<u8>, String> {
+    let raw = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let t = if raw.starts_with(&[0x1f, 0x8b]) {
+        let mut t = Vec::new();
+        flate2::read::GzDecoder::new(&raw[..])
+            .read_to_end(&mut t)
+            .map_err(|e| format!("not a gzip file: {e}"))?;
+        t
+    } else {
+        raw
+    };
+    finish(t, quick)
+}
+
+/// Checks the decompressed trace `t` ([`check`], [`check_records`]) and
+/// keeps its first twentieth with `quick`.
+fn finish(mut t: Vec<u8>, quick: bool) -> Result<Vec<u8>, String> {
+    let records = check(&t)?;
+    check_records(&t)?;
     if quick {
         let keep = (records / 20).max(1);
         t.truncate(HEADER + RECORD * keep);
@@ -42,24 +71,78 @@ pub fn load(name: &str, quick: bool) -> Result<Vec<u8>, String> {
 }
 
 /// Checks a trace's magic and length; returns its record count.
-fn check(name: &str, t: &[u8]) -> Result<usize, String> {
+fn check(t: &[u8]) -> Result<usize, String> {
     if t.len() < HEADER || &t[..8] != b"TERNTRC1" {
-        return Err(format!("trace `{name}`: no TERNTRC1 header"));
+        return Err("no TERNTRC1 header".to_string());
     }
     let records = u32::from_le_bytes(t[8..12].try_into().expect("4 bytes")) as usize;
     if t.len() != HEADER + RECORD * records {
-        return Err(format!(
-            "trace `{name}`: {records} records promised, {} bytes",
-            t.len()
-        ));
+        return Err(format!("{records} records promised, {} bytes", t.len()));
     }
     Ok(records)
 }
 
+/// Checks every record of a trace whose header and length [`check`] has
+/// accepted: an op of 0 (alloc), 1 (free) or 2 (realloc), an id below the
+/// header's count, an alloc of an id not live, a free or realloc of one
+/// that is, a free of size 0 and a realloc of a positive size (what
+/// bench/traces/convert.py writes).
+fn check_records(t: &[u8]) -> Result<(), String> {
+    let ids = u32::from_le_bytes(t[12..HEADER].try_into().expect("4 bytes")) as usize;
+    let mut live = vec![false; ids];
+    for (r, rec) in t[HEADER..].chunks_exact(RECORD).enumerate() {
+        let w = u32::from_le_bytes(rec[..4].try_into().expect("4 bytes"));
+        let size = u32::from_le_bytes(rec[4..].try_into().expect("4 bytes"));
+        let (op, id) = (w >> 30, (w & 0x3fff_ffff) as usize);
+        let fail = |what: String| Err(format!("record {r}: {what}"));
+        let Some(was) = live.get_mut(id) else {
+            return fail(format!("object {id}, but the header counts {ids} ids"));
+        };
+        match (op, *was) {
+            (0, false) => *was = true,
+            (1, true) if size == 0 => *was = false,
+            (2, true) if size > 0 => {}
+            (0, true) => return fail(format!("allocates object {id}, which is live")),
+            (1, false) => return fail(format!("frees object {id}, which is not live")),
+            (2, false) => return fail(format!("reallocates object {id}, which is not live")),
+            (1, true) => return fail(format!("frees object {id} with size {size}, not 0")),
+            (2, true) => return fail(format!("reallocates object {id} to 0 bytes")),
+            _ => {
+                return fail(format!(
+                    "op {op} is none of 0 (alloc), 1 (free), 2 (realloc)"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes the trace `name` (see [`load`]) to `path`.
 pub fn write(name: &str, quick: bool, path: &Path) -> Result<(), String> {
-    let t = load(name, quick)?;
+    save(load(name, quick)?, path)
+}
+
+/// Writes the trace in the file `from` (see [`load_file`]) to `path`.
+pub fn write_file(from: &Path, quick: bool, path: &Path) -> Result<(), String> {
+    let t = load_file(from, quick).map_err(|e| format!("{}: {e}", from.display()))?;
+    save(t, path)
+}
+
+fn save(t: Vec<u8>, path: &Path) -> Result<(), String> {
     std::fs::write(path, t).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+}
+
+/// The fingerprint line of the trace file `path` (its bytes as they are).
+pub fn file_fingerprint(path: &Path) -> String {
+    match std::fs::read(path) {
+        Ok(b) => format!(
+            "{:016x}  {:>10}  trace file {}\n",
+            crate::machine::fnv1a(&b),
+            b.len(),
+            path.display()
+        ),
+        Err(e) => format!("trace file {}: {e}\n", path.display()),
+    }
 }
 
 /// One `fnv1a-64  bytes  what` line per embedded trace (its compressed
@@ -85,10 +168,10 @@ mod tests {
     fn every_trace_decompresses_whole_and_quick_keeps_a_twentieth() {
         for (name, _) in TRACES {
             let full = load(name, false).unwrap();
-            let records = check(name, &full).unwrap();
+            let records = check(&full).unwrap();
             assert!(records > 100_000, "{name}: {records} records");
             let quick = load(name, true).unwrap();
-            assert_eq!(check(name, &quick).unwrap(), records / 20, "{name}");
+            assert_eq!(check(&quick).unwrap(), records / 20, "{name}");
             assert_eq!(&quick[..8], &full[..8]);
             assert_eq!(
                 &quick[12..HEADER],
@@ -103,9 +186,85 @@ mod tests {
     #[test]
     fn a_trace_of_the_wrong_length_is_refused() {
         let mut t = load("sqlite", true).unwrap();
+        let records = (t.len() - HEADER) / RECORD;
         t.pop();
-        let e = check("sqlite", &t).unwrap_err();
-        assert!(e.contains("records promised"), "{e}");
-        assert!(check("x", b"TERNTRC2").is_err());
+        assert_eq!(
+            check(&t).unwrap_err(),
+            format!("{records} records promised, {} bytes", t.len())
+        );
+        assert_eq!(check(b"TERNTRC2").unwrap_err(), "no TERNTRC1 header");
+    }
+
+    /// A trace of `(op, id, size)` records over `ids` ids.
+    fn trace(ids: u32, records: &[(u32, u32, u32)]) -> Vec<u8> {
+        let mut t = b"TERNTRC1".to_vec();
+        t.extend((records.len() as u32).to_le_bytes());
+        t.extend(ids.to_le_bytes());
+        for &(op, id, size) in records {
+            t.extend((op << 30 | id).to_le_bytes());
+            t.extend(size.to_le_bytes());
+        }
+        t
+    }
+
+    #[test]
+    fn records_are_checked_against_the_live_objects() {
+        let ok = [(0, 0, 16), (2, 0, 40), (0, 1, 0), (1, 0, 0), (0, 0, 8)];
+        assert_eq!(check_records(&trace(2, &ok)), Ok(()));
+        for (records, why) in [
+            (
+                vec![(0, 2, 8)],
+                "record 0: object 2, but the header counts 2 ids",
+            ),
+            (
+                vec![(0, 0, 8), (0, 0, 8)],
+                "record 1: allocates object 0, which is live",
+            ),
+            (
+                vec![(1, 1, 0)],
+                "record 0: frees object 1, which is not live",
+            ),
+            (
+                vec![(2, 0, 8)],
+                "record 0: reallocates object 0, which is not live",
+            ),
+            (
+                vec![(0, 0, 8), (1, 0, 8)],
+                "record 1: frees object 0 with size 8, not 0",
+            ),
+            (
+                vec![(0, 0, 8), (2, 0, 0)],
+                "record 1: reallocates object 0 to 0 bytes",
+            ),
+            (
+                vec![(3, 0, 8)],
+                "record 0: op 3 is none of 0 (alloc), 1 (free), 2 (realloc)",
+            ),
+        ] {
+            assert_eq!(check_records(&trace(2, &records)), Err(why.to_string()));
+        }
+    }
+
+    #[test]
+    fn a_trace_file_is_read_compressed_or_not() {
+        let dir = std::env::temp_dir().join(format!("tern-trace-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let t = trace(1, &[(0, 0, 16), (1, 0, 0)]);
+        let raw = dir.join("t.trace");
+        std::fs::write(&raw, &t).unwrap();
+        assert_eq!(load_file(&raw, false).unwrap(), t);
+        let gz = dir.join("t.trace.gz");
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut e, &t).unwrap();
+        std::fs::write(&gz, e.finish().unwrap()).unwrap();
+        assert_eq!(load_file(&gz, false).unwrap(), t);
+        std::fs::write(&raw, &t[..t.len() - 1]).unwrap();
+        assert_eq!(
+            load_file(&raw, false).unwrap_err(),
+            "2 records promised, 31 bytes"
+        );
+        let e = load_file(&dir.join("none"), false).unwrap_err();
+        assert!(e.starts_with("cannot read it: "), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
