@@ -12,7 +12,7 @@
 //!
 //! ```text
 //! cargo bench -p tern-bench --bench front_classes --no-run
-//! target/release/deps/front_classes-<hash> bench/traces/python.trace   # gzip -dc the .gz first
+//! target/release/deps/front_classes-<hash> bench/traces/python.trace.gz
 //! ```
 //!
 //! The trace is replayed on the builtin pool (`SpanPool<Unchecked>`, which

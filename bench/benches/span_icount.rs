@@ -14,7 +14,7 @@
 //! to subtract); the scale workloads `scale_1k`, `scale_10k`, `scale_100k`,
 //! `scale_1m` (the churn over that many live spans: 200 000 steps after
 //! `scale_warmup(live)` steps) and `scale_1k_none` ... `scale_1m_none` (their
-//! setup only); `trace:FILE` (a replay of an uncompressed `TERNTRC1` trace,
+//! setup only); `trace:FILE` (a replay of a `TERNTRC1` trace, gzip-compressed or not,
 //! bench/traces/README.md, every block touched at both ends) and
 //! `trace_none:FILE` (the same replay allocating nothing, to subtract).
 //!

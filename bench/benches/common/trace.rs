@@ -14,20 +14,14 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// Reads an uncompressed `TERNTRC1` file (`gzip -dc X.trace.gz > X.trace`).
+    /// Reads a `TERNTRC1` file, gzip-compressed or not, checked record by
+    /// record as `tern bench --trace-file` checks one
+    /// (`tern_bench::traces::load_file`).
     pub fn load(path: &str) -> Result<Trace, String> {
-        let b = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-        if b.len() < 16 || &b[..8] != b"TERNTRC1" {
-            return Err(format!("{path}: not a TERNTRC1 trace"));
-        }
+        let b = tern_bench::traces::load_file(std::path::Path::new(path), false)
+            .map_err(|e| format!("{path}: {e}"))?;
         let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
         let (records, ids) = (u32_at(8) as usize, u32_at(12) as usize);
-        if b.len() != 16 + 8 * records {
-            return Err(format!(
-                "{path}: {records} records promised, {} bytes",
-                b.len()
-            ));
-        }
         let ops = (0..records)
             .map(|r| {
                 let w = u32_at(16 + 8 * r);
