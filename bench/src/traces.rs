@@ -75,6 +75,12 @@ fn check(t: &[u8]) -> Result<usize, String> {
     if t.len() < HEADER || &t[..8] != b"TERNTRC1" {
         return Err("no TERNTRC1 header".to_string());
     }
+    // Ids are below 2^30 (the record's op takes the top two bits); a larger
+    // count would only make every replayer reserve a table for nothing.
+    let ids = u32::from_le_bytes(t[12..HEADER].try_into().expect("4 bytes"));
+    if ids > 1 << 30 {
+        return Err(format!("an id count of {ids}, past 2^30"));
+    }
     let records = u32::from_le_bytes(t[8..12].try_into().expect("4 bytes")) as usize;
     if t.len() != HEADER + RECORD * records {
         return Err(format!("{records} records promised, {} bytes", t.len()));
@@ -193,6 +199,13 @@ mod tests {
             format!("{records} records promised, {} bytes", t.len())
         );
         assert_eq!(check(b"TERNTRC2").unwrap_err(), "no TERNTRC1 header");
+        let mut t = trace(1 << 30, &[(0, 0, 8)]);
+        assert_eq!(check(&t), Ok(1));
+        t[12..HEADER].copy_from_slice(&((1u32 << 30) + 1).to_le_bytes());
+        assert_eq!(
+            check(&t).unwrap_err(),
+            "an id count of 1073741825, past 2^30"
+        );
     }
 
     /// A trace of `(op, id, size)` records over `ids` ids.
