@@ -399,7 +399,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             .map(WorkloadArg::One)
             .to_vec()
     };
-    let workloads = dedup(
+    let mut workloads = dedup(
         a.workloads
             .unwrap_or(default_workloads)
             .into_iter()
@@ -419,7 +419,6 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             })
             .collect(),
     );
-    let mut workloads = workloads;
     match &a.trace_file {
         Some(path) => {
             if programs {
