@@ -263,6 +263,21 @@ fn a_tiny_run_writes_every_artifact() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// [`quick_run`] of a trace replay `args` on the builtin, library and C
+/// sides, AOT: it must succeed with `case` the one row of its ratio table.
+/// The run's folder.
+fn quick_replay(dir: &Path, args: &[&str], case: &str) -> PathBuf {
+    let mut all = args.to_vec();
+    all.extend(["--sides", "builtin,library,c", "--modes", "aot"]);
+    let (o, out) = quick_run(dir, &all);
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let table = "Ratios side/builtin (CPU time, median), AOT (executable), -O2:\n\
+                 case               library         c\n";
+    assert!(stdout.contains(&format!("{table}{case} ")), "{stdout}");
+    out
+}
+
 /// A trace replay runs on every side against the same trace, each sample
 /// twice (the replay, then the same replay allocating nothing), its figure
 /// net of the second; every side prints the same checksum, and the dry runs
@@ -270,23 +285,7 @@ fn a_tiny_run_writes_every_artifact() {
 #[test]
 fn a_trace_replay_is_net_of_its_dry_run_and_every_side_agrees() {
     let dir = scratch("trace");
-    let (o, out) = quick_run(
-        &dir,
-        &[
-            "--workloads",
-            "trace-sqlite",
-            "--sides",
-            "builtin,library,c",
-            "--modes",
-            "aot",
-        ],
-    );
-    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
-    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("Ratios side/builtin (CPU time, median), AOT (executable), -O2:\ncase               library         c\ntrace-sqlite/1 "),
-        "{stdout}"
-    );
+    let out = quick_replay(&dir, &["--workloads", "trace-sqlite"], "trace-sqlite/1");
     // The first twentieth of the trace, decompressed into the run's folder.
     let trace = std::fs::read(out.join("traces/sqlite.trace")).unwrap();
     assert_eq!(&trace[..8], b"TERNTRC1");
@@ -357,22 +356,10 @@ fn a_trace_file_of_ones_own_replays_on_every_side() {
     }
     let file = dir.join("mine.trace");
     std::fs::write(&file, &t).unwrap();
-    let (o, out) = quick_run(
+    let out = quick_replay(
         &dir,
-        &[
-            "--trace-file",
-            file.to_str().unwrap(),
-            "--sides",
-            "builtin,library,c",
-            "--modes",
-            "aot",
-        ],
-    );
-    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
-    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("Ratios side/builtin (CPU time, median), AOT (executable), -O2:\ncase               library         c\ntrace-file/1 "),
-        "{stdout}"
+        &["--trace-file", file.to_str().unwrap()],
+        "trace-file/1",
     );
     // `--quick` keeps the first twentieth of the records.
     let kept = std::fs::read(out.join("traces/file.trace")).unwrap();
