@@ -343,8 +343,9 @@ pub struct Config {
     pub sanitize: bool,
     /// The explicit output folder, if given.
     pub out: Option<PathBuf>,
-    /// The trace the `trace-file` workload replays (checked by `parse`).
-    pub trace_file: Option<PathBuf>,
+    /// The trace the `trace-file` workload replays, read and checked by
+    /// `parse`.
+    pub trace_file: Option<crate::traces::FileTrace>,
 }
 
 /// What parsing the arguments came to: a configuration, or text that was
@@ -419,7 +420,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             })
             .collect(),
     );
-    match &a.trace_file {
+    let trace_file = match &a.trace_file {
         Some(path) => {
             if programs {
                 return Err(
@@ -427,12 +428,13 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
                         .to_string(),
                 );
             }
-            crate::traces::load_file(path, false)
+            let trace = crate::traces::FileTrace::read(path)
                 .map_err(|e| format!("error: --trace-file {}: {e}", path.display()))?;
             if !workloads.contains(&Workload::TraceFile) {
                 workloads.push(Workload::TraceFile);
                 workloads.sort();
             }
+            Some(trace)
         }
         None if workloads.contains(&Workload::TraceFile) => {
             return Err(
@@ -440,8 +442,8 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
                     .to_string(),
             );
         }
-        None => {}
-    }
+        None => None,
+    };
     // A suite is one kind of case: its tables compare like with like.
     if let Some(w) = workloads.iter().find(|w| w.program().is_some() != programs) {
         return Err(if programs {
@@ -471,7 +473,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         calls: a.calls,
         sanitize: a.sanitize,
         out: a.out,
-        trace_file: a.trace_file,
+        trace_file,
     }))
 }
 
@@ -611,7 +613,10 @@ mod tests {
         let f = good.display();
         let c = config(&format!("--trace-file {f}"));
         assert_eq!(c.workloads, vec![Workload::TraceFile]);
-        assert_eq!(c.trace_file.as_deref(), Some(good.as_path()));
+        assert_eq!(
+            c.trace_file.as_ref().map(|t| t.path.as_path()),
+            Some(good.as_path())
+        );
         assert_eq!(
             config(&format!("--trace-file {f} --workloads trace-git,append")).workloads,
             vec![Workload::Append, Workload::TraceGit, Workload::TraceFile]

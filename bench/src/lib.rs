@@ -286,8 +286,8 @@ impl Bench {
                 + &self
                     .cfg
                     .trace_file
-                    .as_deref()
-                    .map(traces::file_fingerprint)
+                    .as_ref()
+                    .map(traces::FileTrace::fingerprint)
                     .unwrap_or_default()),
         )?;
         let mut results = Results::default();
@@ -463,9 +463,7 @@ impl Bench {
                 Some(t) => {
                     let p = self.path(&["traces", &format!("{t}.trace")]);
                     match (&self.cfg.trace_file, w) {
-                        (Some(from), Workload::TraceFile) => {
-                            traces::write_file(from, self.cfg.quick, &p)?
-                        }
+                        (Some(file), Workload::TraceFile) => file.write(self.cfg.quick, &p)?,
                         _ => traces::write(t, self.cfg.quick, &p)?,
                     }
                     Some(p)

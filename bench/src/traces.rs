@@ -9,7 +9,8 @@
 //! frees what the trace tells it to).
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// `(name, gzip-compressed TERNTRC1 trace)` of every recorded trace.
 const TRACES: [(&str, &[u8]); 4] = [
@@ -41,33 +42,104 @@ pub fn load(name: &str, quick: bool) -> Result<Vec<u8>, String> {
     finish(t, quick).map_err(|e| format!("trace `{name}`: {e}"))
 }
 
-/// The trace in the file at `path` (gzip-compressed or not), checked, and
-/// shortened as [`load`] does with `quick`.
+/// The largest trace a file may hold, compressed or decompressed (1 GiB,
+/// 134 million records; the recorded ones hold at most a million): reading
+/// stops there rather than exhausting memory on a wrong file or a gzip bomb.
+pub const MAX_TRACE_BYTES: u64 = 1 << 30;
+
+/// The trace in the file at `path` (gzip-compressed or not, at most
+/// [`MAX_TRACE_BYTES`] either way), checked, and shortened as [`load`] does
+/// with `quick`.
 pub fn load_file(path: &Path, quick: bool) -> Result<Vec<u8>, String> {
-    let raw = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    let raw = read_capped(file, MAX_TRACE_BYTES).map_err(|e| format!("cannot read it: {e}"))?;
     let t = if raw.starts_with(&[0x1f, 0x8b]) {
-        let mut t = Vec::new();
-        flate2::read::GzDecoder::new(&raw[..])
-            .read_to_end(&mut t)
-            .map_err(|e| format!("not a gzip file: {e}"))?;
-        t
+        read_capped(flate2::read::GzDecoder::new(&raw[..]), MAX_TRACE_BYTES)
+            .map_err(|e| format!("not a gzip file: {e}"))?
     } else {
         raw
     };
     finish(t, quick)
 }
 
+/// All of `r`, or an error once it passes `limit` bytes.
+fn read_capped(r: impl Read, limit: u64) -> Result<Vec<u8>, String> {
+    let mut t = Vec::new();
+    r.take(limit + 1)
+        .read_to_end(&mut t)
+        .map_err(|e| e.to_string())?;
+    if t.len() as u64 > limit {
+        return Err(format!("more than {limit} bytes, the limit for a trace"));
+    }
+    Ok(t)
+}
+
 /// Checks the decompressed trace `t` ([`check`], [`check_records`]) and
 /// keeps its first twentieth with `quick`.
-fn finish(mut t: Vec<u8>, quick: bool) -> Result<Vec<u8>, String> {
-    let records = check(&t)?;
+fn finish(t: Vec<u8>, quick: bool) -> Result<Vec<u8>, String> {
+    check(&t)?;
     check_records(&t)?;
+    Ok(shorten(t, quick))
+}
+
+/// With `quick`, the first twentieth of the records of the checked trace
+/// `t` (at least one); else `t`.
+fn shorten(mut t: Vec<u8>, quick: bool) -> Vec<u8> {
     if quick {
-        let keep = (records / 20).max(1);
+        let records = (t.len() - HEADER) / RECORD;
+        let keep = (records / 20).max(1).min(records);
         t.truncate(HEADER + RECORD * keep);
         t[8..12].copy_from_slice(&(keep as u32).to_le_bytes());
     }
-    Ok(t)
+    t
+}
+
+/// A trace of the user's own (`--trace-file`), read and checked once when
+/// the arguments are: what the run copies into its folder, replays and
+/// fingerprints, so a file changed during the run changes none of them.
+#[derive(Clone, PartialEq)]
+pub struct FileTrace {
+    /// The file, as the command line named it.
+    pub path: PathBuf,
+    /// Its trace, decompressed and checked.
+    trace: Arc<Vec<u8>>,
+}
+
+impl FileTrace {
+    /// Reads and checks the trace in `path` ([`load_file`]).
+    pub fn read(path: &Path) -> Result<FileTrace, String> {
+        Ok(FileTrace {
+            path: path.to_path_buf(),
+            trace: Arc::new(load_file(path, false)?),
+        })
+    }
+
+    /// Writes the trace (its first twentieth with `quick`) to `to`.
+    pub fn write(&self, quick: bool, to: &Path) -> Result<(), String> {
+        save(shorten(self.trace.to_vec(), quick), to)
+    }
+
+    /// The fingerprint line of the trace (decompressed), in the form of
+    /// [`fingerprints`]'.
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "{:016x}  {:>10}  trace file {}\n",
+            crate::machine::fnv1a(&self.trace),
+            self.trace.len(),
+            self.path.display()
+        )
+    }
+}
+
+impl std::fmt::Debug for FileTrace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "FileTrace({}, {} bytes)",
+            self.path.display(),
+            self.trace.len()
+        )
+    }
 }
 
 /// Checks a trace's magic and length; returns its record count.
@@ -128,27 +200,8 @@ pub fn write(name: &str, quick: bool, path: &Path) -> Result<(), String> {
     save(load(name, quick)?, path)
 }
 
-/// Writes the trace in the file `from` (see [`load_file`]) to `path`.
-pub fn write_file(from: &Path, quick: bool, path: &Path) -> Result<(), String> {
-    let t = load_file(from, quick).map_err(|e| format!("{}: {e}", from.display()))?;
-    save(t, path)
-}
-
 fn save(t: Vec<u8>, path: &Path) -> Result<(), String> {
     std::fs::write(path, t).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
-}
-
-/// The fingerprint line of the trace file `path` (its bytes as they are).
-pub fn file_fingerprint(path: &Path) -> String {
-    match std::fs::read(path) {
-        Ok(b) => format!(
-            "{:016x}  {:>10}  trace file {}\n",
-            crate::machine::fnv1a(&b),
-            b.len(),
-            path.display()
-        ),
-        Err(e) => format!("trace file {}: {e}\n", path.display()),
-    }
 }
 
 /// One `fnv1a-64  bytes  what` line per embedded trace (its compressed
@@ -276,6 +329,11 @@ mod tests {
             load_file(&raw, false).unwrap_err(),
             "2 records promised, 31 bytes"
         );
+        assert_eq!(
+            read_capped(&t[..], 31).unwrap_err(),
+            "more than 31 bytes, the limit for a trace"
+        );
+        assert_eq!(read_capped(&t[..], 32).unwrap(), t);
         let e = load_file(&dir.join("none"), false).unwrap_err();
         assert!(e.starts_with("cannot read it: "), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
