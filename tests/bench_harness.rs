@@ -327,6 +327,47 @@ fn a_trace_replay_is_net_of_its_dry_run_and_every_side_agrees() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Where the run's folder is changes no replay's placements: the replay runs
+/// in its trace's folder and names the trace by its file name, so the
+/// arguments it reads into its pool are the same for every `--out`. (They
+/// were not: a longer path moved the builtin pool's high-water mark.)
+#[test]
+fn a_replays_placements_do_not_depend_on_the_run_folder() {
+    let dir = scratch("trace-out");
+    let high_water = |out: &str| {
+        let out = dir.join(out);
+        let o = bench(
+            &[
+                "--quick",
+                "--workloads",
+                "trace-python",
+                "--sides",
+                "builtin",
+                "--modes",
+                "aot",
+                "--reps",
+                "1",
+                "--warmups",
+                "0",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &dir,
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let csv = std::fs::read_to_string(out.join("samples.csv")).unwrap();
+        let row = csv.lines().nth(1).expect(&csv).to_string();
+        let f: Vec<&str> = row.split(',').collect();
+        assert_eq!(f[2..5], ["trace-python", "1", "builtin"], "{row}");
+        f[13].parse::<u64>().expect(&row)
+    };
+    let near = high_water("a");
+    let far = high_water("a-folder-whose-name-is-longer-than-any-allocation-granule/run");
+    assert_eq!(near, far);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A trace of the user's own (`--trace-file`) replays as the workload
 /// `trace-file` on every side, each side printing the same checksum; the run
 /// keeps the trace it replayed and the file's fingerprint.

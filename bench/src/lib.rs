@@ -155,6 +155,23 @@ impl Job {
         }
     }
 
+    /// Where the program runs and its arguments: a replay runs in its
+    /// trace's folder and names the trace by its file name alone (then
+    /// `dry` for the dry run). The program reads its arguments into its
+    /// pool, so a longer `--out` path would shift every placement after
+    /// them, and with it the instruction count and the high-water mark.
+    fn invocation(&self, dry: bool) -> (Option<&Path>, Vec<&std::ffi::OsStr>) {
+        let Some(input) = self.input() else {
+            return (None, Vec::new());
+        };
+        let args = input
+            .file_name()
+            .into_iter()
+            .chain(dry.then_some(std::ffi::OsStr::new("dry")))
+            .collect();
+        (input.parent(), args)
+    }
+
     fn case(&self) -> (Workload, u32, Side) {
         match self {
             Job::Exe {
@@ -241,6 +258,9 @@ impl Bench {
     fn new(cfg: Config, out: PathBuf, host: Host) -> Result<Bench, String> {
         let tern = std::env::current_exe()
             .map_err(|e| format!("cannot locate the tern executable: {e}"))?;
+        // Absolute: a replay runs in its trace's folder (`Job::invocation`).
+        let out = std::path::absolute(&out)
+            .map_err(|e| format!("cannot resolve `{}`: {e}", out.display()))?;
         Ok(Bench {
             cfg,
             out,
@@ -619,12 +639,7 @@ impl Bench {
         let label = format!("{}{}", job.label(), if dry { " dry" } else { "" });
         // The dry runs of a case are checked against each other.
         let check_case = (w, if dry { 0 } else { size });
-        let input: Vec<&std::ffi::OsStr> = job
-            .input()
-            .map(|p| p.as_os_str())
-            .into_iter()
-            .chain(dry.then_some(std::ffi::OsStr::new("dry")))
-            .collect();
+        let (dir, input) = job.invocation(dry);
         let mut rows = Vec::new();
         let row = |key: Key, value: f64, cpu_s: f64, wall_s: f64, compile_ms: Option<f64>| Row {
             rep,
@@ -666,6 +681,9 @@ impl Bench {
                     None => Command::new(exe),
                 };
                 cmd.args(&input);
+                if let Some(d) = dir {
+                    cmd.current_dir(d);
+                }
                 let _ = std::fs::remove_file(&stats_file);
                 cmd.env("TERN_POOL_STATS", &stats_file);
                 let (o, ir, mem) = self.measure(cmd, None, &label, log)?;
@@ -712,6 +730,9 @@ impl Bench {
                 cmd.arg(src);
                 if !input.is_empty() {
                     cmd.arg("--").args(&input);
+                }
+                if let Some(d) = dir {
+                    cmd.current_dir(d);
                 }
                 let modes: Vec<Mode> = self
                     .cfg

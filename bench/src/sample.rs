@@ -98,6 +98,9 @@ pub fn under_callgrind(cmd: &Command, profile: &Path, only: Option<&str>) -> Com
         v.arg(format!("--toggle-collect={f}"));
     }
     v.arg(cmd.get_program()).args(cmd.get_args());
+    if let Some(d) = cmd.get_current_dir() {
+        v.current_dir(d);
+    }
     for (k, val) in cmd.get_envs() {
         match val {
             Some(val) => v.env(k, val),
