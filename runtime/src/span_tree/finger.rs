@@ -28,9 +28,20 @@
 //! The finger is runtime memory: the builtin pool keeps it in the tree view,
 //! a checked pool in its registration. In a checked tree it only says where
 //! to look: every word read through it is validated as on a descent, and the
-//! header must still name the root and height it was recorded under.
+//! header's first [`FINGER_HEADER`] words (magic, pool id, root, height) must
+//! still be those it was recorded under.
 
-use super::layout::MAX_HEIGHT;
+use super::layout::{H_HEIGHT, H_MAGIC, H_POOL_ID, H_ROOT, MAX_HEIGHT};
+
+/// How many header words a checked finger keeps ([`Path::header`]): the
+/// magic, the pool id, the root and the height, the first four.
+pub(super) const FINGER_HEADER: usize = 4;
+const _: () = assert!(
+    H_MAGIC < FINGER_HEADER
+        && H_POOL_ID < FINGER_HEADER
+        && H_ROOT < FINGER_HEADER
+        && H_HEIGHT < FINGER_HEADER
+);
 
 /// The nodes visited by one descent, and the finger it leaves (see the
 /// module docs): `node[l]` is the node at level `l` (0 = leaf), `idx[l]` (for
@@ -41,8 +52,10 @@ pub struct Path {
     pub(super) idx: [u8; MAX_HEIGHT],
     /// The tree's height when the path was recorded; 0: no finger.
     pub(super) height: usize,
-    /// The root the path starts from (a checked tree compares the header's).
-    pub(super) root: i64,
+    /// The header's first [`FINGER_HEADER`] words (magic, pool id, root,
+    /// height) when the path was recorded: a checked tree takes the finger
+    /// only while the header still holds them, compared in one go.
+    pub(super) header: [i64; FINGER_HEADER],
     /// A bound on the span lengths (granules) in the leaves before
     /// `node[0]`: a first fit's descent for `g` knows them all below `g`;
     /// [`LO_MAX_UNKNOWN`] after a descent by key (then a first fit descends).
@@ -99,7 +112,7 @@ impl Path {
             node: [0; MAX_HEIGHT],
             idx: [0; MAX_HEIGHT],
             height: 0,
-            root: 0,
+            header: [0; FINGER_HEADER],
             lo_max: LO_MAX_UNKNOWN,
             hi: HI_UNKNOWN,
             leftmost: LEFTMOST_UNKNOWN,

@@ -13,9 +13,11 @@ use super::error::{BAD_POOL, TOO_MANY_POOLS};
 
 /// Maximum number of checked pools alive at once.
 pub const MAX_POOLS: usize = 4096;
-/// Pool ids are `slot + 1 + generation * ID_GENERATION`, so a stale id never
-/// matches a reused slot.
+/// Pool ids are `slot + generation * ID_GENERATION` with a generation of at
+/// least 1, so every id is positive, its low bits name its slot, and a stale
+/// id never matches a reused slot.
 const ID_GENERATION: i64 = 1 << 16;
+const _: () = assert!(MAX_POOLS.is_power_of_two() && MAX_POOLS as i64 <= ID_GENERATION);
 
 /// Authoritative bounds of one registered pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +78,8 @@ pub fn register(b: PoolBounds) -> Result<i64, i64> {
     let mut gen_guard = WRITER.lock().unwrap_or_else(|e| e.into_inner());
     for (i, s) in SLOTS.iter().enumerate() {
         if s.id.load(Ordering::Relaxed) == 0 {
-            let id = i as i64 + 1 + (*gen_guard % (1 << 40)) * ID_GENERATION;
+            let generation = 1 + (*gen_guard - 1) % (1 << 40);
+            let id = i as i64 + generation * ID_GENERATION;
             *gen_guard += 1;
             s.nodes.store(b.nodes, Ordering::Relaxed);
             s.node_cap.store(b.node_cap, Ordering::Relaxed);
@@ -104,12 +107,11 @@ pub fn unregister(id: i64) -> Result<PoolBounds, i64> {
     Ok(b)
 }
 
+/// The slot an id names: its low bits (any id then names a slot, and the
+/// slot's own id says whether it is that pool's).
 #[inline(always)]
 fn slot_of(id: i64) -> Option<usize> {
-    // For `id > 0`, `id % ID_GENERATION` is its low 16 bits; a slot number
-    // that wraps below 0 is huge and fails the range test too.
-    let s = ((id as u64) & (ID_GENERATION as u64 - 1)).wrapping_sub(1) as usize;
-    (id > 0 && s < MAX_POOLS).then_some(s)
+    (id > 0).then_some(id as usize & (MAX_POOLS - 1))
 }
 
 /// The registration of live pool `id`, or [`BAD_POOL`]: its fields are read

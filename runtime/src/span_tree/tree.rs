@@ -33,7 +33,9 @@ use super::error::{
     OUTSIDE_ARENA, RESIZE_FREE_SPAN, STALE_FREE, STALE_POOL, STALE_RESIZE,
 };
 use super::extents::Extents;
-use super::finger::{FIT_UNKNOWN, HI_UNKNOWN, LEFTMOST_UNKNOWN, LO_MAX_UNKNOWN, Path};
+use super::finger::{
+    FINGER_HEADER, FIT_UNKNOWN, HI_UNKNOWN, LEFTMOST_UNKNOWN, LO_MAX_UNKNOWN, Path,
+};
 use super::layout::{
     EMPTY_KEY, FANOUT, GRANULE_SHIFT, H_ARENA_BYTES, H_FREE_BYTES, H_FREE_HEAD, H_HEIGHT, H_MAGIC,
     H_NODE_CAP, H_NODES_USED, H_POOL_ID, H_ROOT, H_SPANS, HEADER_WORDS, MAGIC, MAX_HEIGHT,
@@ -340,6 +342,13 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         unsafe { self.raw.hdr.add(field).read() }
     }
 
+    /// The header words a checked finger keeps (see [`Path::header`]).
+    #[inline(always)]
+    fn finger_header(&self) -> [i64; FINGER_HEADER] {
+        // SAFETY: FINGER_HEADER <= HEADER_WORDS; `from_raw`'s contract.
+        unsafe { self.raw.hdr.cast::<[i64; FINGER_HEADER]>().read() }
+    }
+
     #[inline(always)]
     fn set_h(&self, field: usize, v: i64) {
         // SAFETY: as in `h`.
@@ -497,6 +506,18 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             }
         }
         Ok((off, len))
+    }
+
+    /// Leaf entry `i` of `leaf` (granules) as its words stand, not
+    /// validated: what a free or a growth in place reads. Their spans only
+    /// decide merges and are written back into the node; no address is
+    /// computed from them (a growth's comes from the caller's validated
+    /// span, and the coverage map judges its new granules), so a scribbled
+    /// word there changes placements, never what memory is touched. An
+    /// allocation's answer is a span's key: [`Self::carve`] validates it.
+    #[inline(always)]
+    fn span_words(&self, leaf: i64, i: usize) -> (i64, i64) {
+        (self.key(leaf, i), self.len(leaf, i))
     }
 
     #[cold]
@@ -934,10 +955,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     #[inline(always)]
     fn finger_ok(&self, path: &Path) -> bool {
         if V::CHECKED {
-            path.height != 0
-                && self.h(H_MAGIC) == MAGIC
-                && self.h(H_ROOT) == path.root
-                && self.h(H_HEIGHT) == path.height as i64
+            path.height != 0 && self.finger_header() == path.header
         } else {
             path.height != 0
         }
@@ -950,7 +968,12 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     #[inline(always)]
     fn record_finger(&self, path: &mut Path, (root, height): (i64, usize), lo_max: i64) {
         path.height = height;
-        path.root = root;
+        if V::CHECKED {
+            // `begin` validated the magic, the root and the height, and
+            // `open` the pool id: the words as they are name this tree.
+            path.header = self.finger_header();
+            debug_assert_eq!(path.header[H_ROOT], root);
+        }
         path.lo_max = lo_max;
         path.hi = HI_UNKNOWN;
         path.leftmost = LEFTMOST_UNKNOWN;
@@ -1018,8 +1041,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         if c == 0 || self.key(leaf, c - 1) != s {
             return Err(error::corrupt_node(leaf, N_KEYS + c.min(FANOUT - 1)));
         }
-        let (_, len) = self.span(leaf, c - 1)?;
-        Ok((height, c - 1, len))
+        Ok((height, c - 1, self.len(leaf, c - 1)))
     }
 
     /// The free neighbours of `[s, e)` (granules) by one descent by key; with
@@ -1039,7 +1061,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         let leaf = path.node[0];
         let pos = self.count_le(leaf, s);
         let pred = if pos > 0 {
-            let (po, pl) = self.span(leaf, pos - 1)?;
+            let (po, pl) = self.span_words(leaf, pos - 1);
             if strict && po + pl > s {
                 return Err(overlap);
             }
@@ -1196,7 +1218,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
                 let (height, i, sl) = if a.succ_next {
                     self.find_exact(path, e)?
                 } else {
-                    (a.height, a.pos, self.span(leaf, a.pos)?.1)
+                    (a.height, a.pos, self.len(leaf, a.pos))
                 };
                 let leaf = path.node[0];
                 self.set_w(leaf, N_KEYS + i, s);
@@ -1217,7 +1239,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
                     // The successor's leaf is not the finger's.
                     path.forget();
                 } else {
-                    let sl = self.span(leaf, a.pos)?.1;
+                    let sl = self.len(leaf, a.pos);
                     self.set_w(leaf, N_LENS + a.pos - 1, pl + g + sl);
                     self.fix_up_entry(path, a.height, 0, a.pos - 1, pl, pl + g + sl);
                     self.remove_at(path, a.height, a.pos)?;
@@ -1291,7 +1313,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             return Err(MUST_MOVE);
         }
         let i = c - 1;
-        let (_, sl) = self.span(leaf, i)?;
+        let sl = self.len(leaf, i);
         if sl < need {
             return Err(MUST_MOVE);
         }
