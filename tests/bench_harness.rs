@@ -34,7 +34,12 @@ fn bench(args: &[&str], cwd: &Path, stdlib: Option<&Path>) -> Output {
 /// `tern bench ARGS --quick --reps 1 --warmups 0 --out DIR/run` run in
 /// `dir`: its output, and the run's folder.
 fn quick_run(dir: &Path, args: &[&str]) -> (Output, PathBuf) {
-    let out = dir.join("run");
+    quick_run_into(dir, "run", args)
+}
+
+/// [`quick_run`] with the run's folder at `dir/out`.
+fn quick_run_into(dir: &Path, out: &str, args: &[&str]) -> (Output, PathBuf) {
+    let out = dir.join(out);
     let mut all = args.to_vec();
     all.extend(["--quick", "--reps", "1", "--warmups", "0", "--out"]);
     all.push(out.to_str().unwrap());
@@ -335,25 +340,17 @@ fn a_trace_replay_is_net_of_its_dry_run_and_every_side_agrees() {
 fn a_replays_placements_do_not_depend_on_the_run_folder() {
     let dir = scratch("trace-out");
     let high_water = |out: &str| {
-        let out = dir.join(out);
-        let o = bench(
+        let (o, out) = quick_run_into(
+            &dir,
+            out,
             &[
-                "--quick",
                 "--workloads",
                 "trace-python",
                 "--sides",
                 "builtin",
                 "--modes",
                 "aot",
-                "--reps",
-                "1",
-                "--warmups",
-                "0",
-                "--out",
-                out.to_str().unwrap(),
             ],
-            &dir,
-            None,
         );
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
         let csv = std::fs::read_to_string(out.join("samples.csv")).unwrap();
