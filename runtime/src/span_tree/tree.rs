@@ -733,6 +733,9 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         mut old: i64,
         mut new: i64,
     ) {
+        // A path is at most MAX_HEIGHT long: bounded here, the loop reads the
+        // path's arrays without a bounds test per level.
+        let height = height.min(MAX_HEIGHT);
         while level + 1 < height {
             let node = path.node[level];
             let (parent, pi) = (path.node[level + 1], path.at(level + 1));
@@ -744,12 +747,15 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             } else {
                 self.max_len(node)
             };
-            let key = self.key(node, 0);
-            let key_changed = i == 0 && self.key(parent, pi) != key;
+            // Only a change of entry 0 changes the node's key (and then the
+            // parent's entry for it).
+            let key_changed = i == 0 && self.key(parent, pi) != self.key(node, 0);
             if max == pmax && !key_changed {
                 return;
             }
-            self.set_w(parent, N_KEYS + pi, key);
+            if key_changed {
+                self.set_w(parent, N_KEYS + pi, self.key(node, 0));
+            }
             self.set_w(parent, N_LENS + pi, max);
             (old, new, i) = (pmax, max, pi);
             level += 1;
