@@ -36,12 +36,22 @@
 //! for `k = i + i` with `i` in `[2, 5000]`, `k <= 5000` on both edges): a
 //! `Within` fact like a counted loop's, for the same offset checks.
 //!
+//! The program's own tests are facts too: a test of a value against a
+//! constant decides another test of that value against a constant (the
+//! checks of `s[0]` and `s[n - 1]` under `if n > 0`, `decided_by_tests`);
+//! `i <s n` with `i` never negative decides `i <u n` (the check of `xs[i]`
+//! behind `if i >= len(xs) { .. }`, `decided_by_signed_test`); and a merge
+//! knows the tests every edge into it knows (`merge_facts`). Copies of one
+//! operation on the same operands, which the e-graph pass leaves in each
+//! block that uses them, are one value (`same`).
+//!
 //! The same facts make a division exact: a signed `x / 2^k` in a block where
 //! a dominating test showed `x`'s low `k` bits zero (`if n % 2 == 0 { n =
 //! n / 2 }`, collatz's step) is a plain arithmetic shift, without the bias
 //! that rounds a negative `x` toward zero ([`exact_halvings`]).
 
 use cranelift_codegen::dominator_tree::DominatorTree;
+use cranelift_codegen::entity::packed_option::ReservedValue as _;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::{
@@ -86,6 +96,7 @@ pub fn fold(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree
         };
         steps.push(Step::Leave(known.len()));
         known.extend(edge_fact(func, cfg, block));
+        known.extend(merge_facts(func, cfg, domtree, block));
         known.extend(
             counted_loop_facts(func, cfg, domtree, block)
                 .into_iter()
@@ -224,6 +235,12 @@ fn decided(func: &Function, cfg: &ControlFlowGraph, known: &[Fact], c: Value) ->
     if let Some(truth) = decided_by_bounds(func, cfg, known, c) {
         return Some(truth);
     }
+    if let Some(truth) = decided_by_tests(func, cfg, known, c) {
+        return Some(truth);
+    }
+    if let Some(truth) = decided_by_signed_test(func, cfg, known, c) {
+        return Some(truth);
+    }
     let below = compare(func, c).and_then(|(cc, a, b)| match cc {
         IntCC::UnsignedLessThan => Some((a, b)),
         IntCC::UnsignedGreaterThan => Some((b, a)),
@@ -236,8 +253,10 @@ fn decided(func: &Function, cfg: &ControlFlowGraph, known: &[Fact], c: Value) ->
         Some((i, k, n))
     });
     known.iter().rev().find_map(|fact| match *fact {
-        Fact::Cond(v, truth) if v == c => Some(truth),
-        Fact::Below(i, e) if below.is_some_and(|(a, b)| a == i && same(func, b, e)) => Some(true),
+        Fact::Cond(v, truth) if same_test(func, cfg, v, c) => Some(truth),
+        Fact::Below(i, e) if below.is_some_and(|(a, b)| same(func, a, i) && same(func, b, e)) => {
+            Some(true)
+        }
         Fact::Within(i, lo, hi)
             if offset_below
                 .is_some_and(|(a, k, n)| a == i && lo + k >= 0 && hi - 1 + k < i128::from(n)) =>
@@ -265,7 +284,13 @@ fn decided_by_bounds(
     }
     let k = constant(func, b)?;
     // `c` is no operand of `a`: the hypothesis never applies.
-    let (lo, hi) = bounds_of(func, cfg, known, (c, None), a, 4)?;
+    let bounds = bounds_of(func, cfg, known, (c, None), a, 4)?;
+    within_bounds(cc, k, bounds)
+}
+
+/// The truth of `x cc k` for every `x` in `bounds`, if it is the same for
+/// all of them.
+fn within_bounds(cc: IntCC, k: i64, (lo, hi): Bounds) -> Option<bool> {
     // Bounds are signed: an unsigned comparison (or an equality, compared
     // here as unsigned) needs them non-negative.
     let n = if cc.unsigned() == cc {
@@ -288,6 +313,149 @@ fn decided_by_bounds(
         IntCC::Equal if n < lo || n > hi => Some(false),
         IntCC::NotEqual if n < lo || n > hi => Some(true),
         _ => None,
+    }
+}
+
+/// The truth of a test of a 64-bit value against a constant that the
+/// dominating tests of that value decide: the check of `s[0]`, which the
+/// e-graph pass makes `n != 0`, under `if n > 0` or past `if n == 0 {
+/// return }`; and the check of `s[n - 1]`, `n - c <u n`, which holds
+/// exactly when `n >=u c` (for `c = 1`: `n != 0`). A test decides another
+/// when it is the same test or its complement, or through the bounds it
+/// gives the value (`n >s 0`: `n` in `[1, 2^63)`).
+fn decided_by_tests(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    known: &[Fact],
+    c: Value,
+) -> Option<bool> {
+    let (cc, x, k) = against_constant(func, c).or_else(|| below_itself(func, c))?;
+    if func.dfg.value_type(x) != types::I64 {
+        return None;
+    }
+    let (cc, k) = toward_zero(cc, k);
+    let tests = known.iter().rev().filter_map(|fact| match *fact {
+        Fact::Cond(t, truth) => Some((t, truth)),
+        _ => None,
+    });
+    // No value is the reserved one: the hypothesis never applies (`c`, the
+    // usual choice, is `x` itself for a `brif` on `x`).
+    let no_hypothesis = (Value::reserved_value(), None);
+    let mut bounds = bounds_of(func, cfg, known, no_hypothesis, x, 4)?;
+    for (t, truth) in tests {
+        if let Some((tcc, tx, tk)) = against_constant(func, t)
+            && same(func, tx, x)
+        {
+            let (tcc, tk) = toward_zero(tcc, tk);
+            let tcc = if truth { tcc } else { tcc.complement() };
+            if tk == k && tcc == cc {
+                return Some(true);
+            }
+            if tk == k && tcc == cc.complement() {
+                return Some(false);
+            }
+        }
+        // A test the value cannot pass: this block is never reached, and
+        // the branch is left as it is.
+        bounds = narrowed(func, bounds, x, Some((t, truth)))?;
+    }
+    within_bounds(cc, k, bounds)
+}
+
+/// The truth of `a <u b` (or its complement) when a dominating test showed
+/// `a <s b` and `a` is never negative by its bounds: the index check of
+/// `xs[i]` behind the program's own `if i >= n { panic(..) }`, `n` the
+/// length of `xs` and `i` a masked field.
+fn decided_by_signed_test(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    known: &[Fact],
+    c: Value,
+) -> Option<bool> {
+    let (cc, a, b) = compare(func, c)?;
+    // `(a, b, truth)`: `c` is `a <u b` when `truth`, else its complement.
+    let (a, b, truth) = match cc {
+        IntCC::UnsignedLessThan => (a, b, true),
+        IntCC::UnsignedGreaterThan => (b, a, true),
+        IntCC::UnsignedGreaterThanOrEqual => (a, b, false),
+        IntCC::UnsignedLessThanOrEqual => (b, a, false),
+        _ => return None,
+    };
+    if func.dfg.value_type(a) != types::I64 {
+        return None;
+    }
+    let signed_below = known.iter().rev().any(|fact| match *fact {
+        Fact::Cond(t, held) => compare(func, t).is_some_and(|(tcc, ta, tb)| {
+            let tcc = if held { tcc } else { tcc.complement() };
+            match tcc {
+                IntCC::SignedLessThan => same(func, ta, a) && same(func, tb, b),
+                IntCC::SignedGreaterThan => same(func, ta, b) && same(func, tb, a),
+                _ => false,
+            }
+        }),
+        _ => false,
+    });
+    if !signed_below {
+        return None;
+    }
+    let no_hypothesis = (Value::reserved_value(), None);
+    let (lo, _) = bounds_of(func, cfg, known, no_hypothesis, a, 4)?;
+    // `0 <= a <s b`: both in `[0, 2^63)`, where the orders agree.
+    (lo >= 0).then_some(truth)
+}
+
+/// `(cc, x, k)` when `c` compares `x` with a constant `k` (`x cc k`, the
+/// constant moved to the right when it was on the left), or is a value `x`
+/// that is no comparison: a `brif` on it tests `x != 0` (the e-graph pass
+/// branches on `n` itself for `n != 0`).
+fn against_constant(func: &Function, c: Value) -> Option<(IntCC, Value, i64)> {
+    let Some((cc, a, b)) = compare(func, c) else {
+        return Some((IntCC::NotEqual, c, 0));
+    };
+    match (constant(func, a), constant(func, b)) {
+        (None, Some(k)) => Some((cc, a, k)),
+        (Some(k), None) => Some((cc.swap_args(), b, k)),
+        _ => None,
+    }
+}
+
+/// `(uge, x, k)`, or its complement `(ult, x, k)`, when `c` compares
+/// `x + -k` with `x` itself (`k > 0`): `x - k <u x` holds exactly when
+/// the subtraction does not wrap, `x >=u k`.
+fn below_itself(func: &Function, c: Value) -> Option<(IntCC, Value, i64)> {
+    let (cc, a, b) = compare(func, c)?;
+    let minus = |sum: Value, x: Value| {
+        let (y, k) = offset_of(func, sum);
+        (y == x && k < 0 && k > i128::from(i64::MIN)).then(|| -k as i64)
+    };
+    if let Some(k) = minus(a, b) {
+        // `x - k cc x`.
+        match cc {
+            IntCC::UnsignedLessThan => Some((IntCC::UnsignedGreaterThanOrEqual, b, k)),
+            IntCC::UnsignedGreaterThanOrEqual => Some((IntCC::UnsignedLessThan, b, k)),
+            _ => None,
+        }
+    } else if let Some(k) = minus(b, a) {
+        // `x cc x - k`.
+        match cc {
+            IntCC::UnsignedGreaterThan => Some((IntCC::UnsignedGreaterThanOrEqual, a, k)),
+            IntCC::UnsignedLessThanOrEqual => Some((IntCC::UnsignedLessThan, a, k)),
+            _ => None,
+        }
+    } else {
+        None
+    }
+}
+
+/// An unsigned test against 1 or 0 written as the equality with 0 it is
+/// (`x >=u 1`, `x >u 0`: `x != 0`), as the e-graph pass writes it.
+fn toward_zero(cc: IntCC, k: i64) -> (IntCC, i64) {
+    match (cc, k) {
+        (IntCC::UnsignedGreaterThanOrEqual, 1) | (IntCC::UnsignedGreaterThan, 0) => {
+            (IntCC::NotEqual, 0)
+        }
+        (IntCC::UnsignedLessThan, 1) | (IntCC::UnsignedLessThanOrEqual, 0) => (IntCC::Equal, 0),
+        other => other,
     }
 }
 
@@ -332,6 +500,82 @@ fn edge_fact(func: &Function, cfg: &ControlFlowGraph, block: Block) -> Option<Fa
         return None;
     }
     Some(Fact::Cond(arg, block == then_b))
+}
+
+/// The conditions that hold on every edge into `block` when it is a merge
+/// that no loop enters again (two or more predecessors, none of them
+/// dominated by `block`): on each predecessor's side, its own branch into
+/// `block` and the entry edges of the blocks that dominate it below
+/// `block`'s immediate dominator (whose facts the walk has already). A
+/// test all sides share (the same comparison of the same values) holds in
+/// `block` as well: `xs[i]` stored on both sides of an `if` and read after
+/// it is checked once on each side, not a third time. A loop header is
+/// left out: its parameters take new values on the edges back into it.
+fn merge_facts(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    domtree: &DominatorTree,
+    block: Block,
+) -> Vec<Fact> {
+    // Enough for the merges of `if`s and `match`es; a larger merge costs
+    // more to intersect than its checks are likely to save.
+    const MAX_SIDES: usize = 8;
+    const MAX_DEPTH: usize = 64;
+    let preds: Vec<_> = cfg.pred_iter(block).collect();
+    let Some(idom) = domtree.idom(block) else {
+        return Vec::new();
+    };
+    if preds.len() < 2
+        || preds.len() > MAX_SIDES
+        || preds
+            .iter()
+            .any(|p| domtree.block_dominates(block, p.block))
+    {
+        return Vec::new();
+    }
+    let mut shared: Option<Vec<(Value, bool)>> = None;
+    for pred in preds {
+        let mut side = Vec::new();
+        if let InstructionData::Brif { arg, blocks, .. } = func.dfg.insts[pred.inst] {
+            let pool = &func.dfg.value_lists;
+            let (then_b, else_b) = (blocks[0].block(pool), blocks[1].block(pool));
+            if then_b != else_b {
+                side.push((arg, block == then_b));
+            }
+        }
+        let mut at = pred.block;
+        for _ in 0..MAX_DEPTH {
+            if at == idom {
+                break;
+            }
+            if let Some(Fact::Cond(c, truth)) = edge_fact(func, cfg, at) {
+                side.push((c, truth));
+            }
+            match domtree.idom(at) {
+                Some(up) => at = up,
+                None => break,
+            }
+        }
+        if at != idom {
+            // Too deep to follow to the merge's dominator: nothing shared.
+            return Vec::new();
+        }
+        shared = Some(match shared {
+            None => side,
+            Some(so_far) => so_far
+                .into_iter()
+                .filter(|&(c, truth)| {
+                    side.iter()
+                        .any(|&(d, held)| held == truth && same_test(func, cfg, c, d))
+                })
+                .collect(),
+        });
+    }
+    shared
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(c, truth)| Fact::Cond(c, truth))
+        .collect()
 }
 
 /// `i <u e` for the counted-loop shape of the module docs, if `block` has
@@ -612,6 +856,8 @@ fn narrowed(
             let k = i128::from(k);
             match cc {
                 IntCC::Equal => (lo, hi) = (lo.max(k), hi.min(k)),
+                IntCC::NotEqual if k == lo => lo += 1,
+                IntCC::NotEqual if k == hi => hi -= 1,
                 IntCC::SignedLessThan => hi = hi.min(k - 1),
                 IntCC::SignedLessThanOrEqual => hi = hi.min(k),
                 IntCC::SignedGreaterThan => lo = lo.max(k + 1),
@@ -647,6 +893,20 @@ fn carried_within(func: &Function, cfg: &ControlFlowGraph, v: Value, budget: &mu
         return v;
     }
     *budget -= 1;
+    // One value on every edge (the common case) is looked through once: the
+    // budget then goes to that value's own parameters, not to each edge's.
+    let mut args = cfg.pred_iter(block).flat_map(|pred| {
+        destinations(func, pred.inst)
+            .iter()
+            .filter(|c| c.block(&func.dfg.value_lists) == block)
+            .map(move |c| arg_at(func, *c, j).map(|a| func.dfg.resolve_aliases(a)))
+    });
+    let first = args.find(|&a| a != Some(v));
+    if let Some(Some(w)) = first
+        && args.all(|a| a == Some(w) || a == Some(v))
+    {
+        return carried_within(func, cfg, w, budget);
+    }
     let mut only = None;
     for pred in cfg.pred_iter(block) {
         for call in destinations(func, pred.inst)
@@ -656,6 +916,7 @@ fn carried_within(func: &Function, cfg: &ControlFlowGraph, v: Value, budget: &mu
             let Some(arg) = arg_at(func, *call, j) else {
                 return v;
             };
+            let arg = func.dfg.resolve_aliases(arg);
             if arg == v {
                 continue;
             }
@@ -742,12 +1003,67 @@ pub(crate) fn constant(func: &Function, v: Value) -> Option<i64> {
     }
 }
 
-/// The same value, or two constants of one type and value (Cranelift
-/// rematerializes constants in each block that uses them).
+/// The same value, two constants of one type and value, or two copies of
+/// one arithmetic operation on the same operands (Cranelift rematerializes
+/// constants, and operations of a value with a constant, in each block that
+/// uses them: `id & 0x3fff_ffff` is a new value in every block).
 fn same(func: &Function, a: Value, b: Value) -> bool {
     a == b
         || (func.dfg.value_type(a) == func.dfg.value_type(b)
-            && constant(func, a).is_some_and(|k| constant(func, b) == Some(k)))
+            && (constant(func, a).is_some_and(|k| constant(func, b) == Some(k))
+                || copies(func, a, b)))
+}
+
+/// Whether two conditions are one: the same value, or the same comparison
+/// of the same values (its operands rematerialized in another block, or
+/// passed on unchanged through a merge's parameter: [`carried`]).
+fn same_test(func: &Function, cfg: &ControlFlowGraph, a: Value, b: Value) -> bool {
+    let operand = |x: Value, y: Value| same(func, carried(func, cfg, x), carried(func, cfg, y));
+    a == b
+        || matches!((compare(func, a), compare(func, b)),
+            (Some((ca, a0, a1)), Some((cb, b0, b1)))
+                if ca == cb && operand(a0, b0) && operand(a1, b1))
+}
+
+/// Whether `a` and `b` are results of one pure binary operation on operands
+/// that are the same values or equal constants (one level deep).
+fn copies(func: &Function, a: Value, b: Value) -> bool {
+    let (ValueDef::Result(ia, 0), ValueDef::Result(ib, 0)) =
+        (func.dfg.value_def(a), func.dfg.value_def(b))
+    else {
+        return false;
+    };
+    let (
+        InstructionData::Binary {
+            opcode: oa,
+            args: [a0, a1],
+        },
+        InstructionData::Binary {
+            opcode: ob,
+            args: [b0, b1],
+        },
+    ) = (func.dfg.insts[ia], func.dfg.insts[ib])
+    else {
+        return false;
+    };
+    let operand = |x: Value, y: Value| {
+        x == y || constant(func, x).is_some_and(|k| constant(func, y) == Some(k))
+    };
+    oa == ob
+        && matches!(
+            oa,
+            Opcode::Iadd
+                | Opcode::Isub
+                | Opcode::Imul
+                | Opcode::Band
+                | Opcode::Bor
+                | Opcode::Bxor
+                | Opcode::Ishl
+                | Opcode::Ushr
+                | Opcode::Sshr
+        )
+        && operand(a0, b0)
+        && operand(a1, b1)
 }
 
 /// Whether `v` is a constant or defined in a block that strictly dominates
@@ -895,6 +1211,169 @@ mod tests {
         assert_eq!(check(IntCC::Equal, 5), Some(false));
         assert_eq!(check(IntCC::NotEqual, 0), Some(true));
         assert_eq!(check(IntCC::NotEqual, 4), None);
+    }
+
+    /// `if n GUARD { if n CHECK { 1 } else { 2 } } else { 3 }`, where the
+    /// check is `0 <u n` (`s[0]`; `Some(0)`: a `brif` on `n` itself) or
+    /// `n - k <u n` (`s[n - k]`): whether the check is folded, and to which
+    /// side.
+    fn guarded_check(guard: (IntCC, i64), check: Option<i64>) -> Option<bool> {
+        let mut decided_in = Block::from_u32(0);
+        let mut ctx = function(|b, [_, inside, yes, no, outside], n| {
+            decided_in = inside;
+            let g = b.ins().icmp_imm_s(guard.0, n, guard.1);
+            b.ins().brif(g, inside, &[], outside, &[]);
+            b.switch_to_block(inside);
+            let c = match check {
+                // The e-graph pass's form of `0 <u n`.
+                Some(0) => n,
+                None => {
+                    let zero = b.ins().iconst(types::I64, 0);
+                    b.ins().icmp(IntCC::UnsignedLessThan, zero, n)
+                }
+                Some(k) => {
+                    let at = b.ins().iadd_imm_s(n, -k);
+                    b.ins().icmp(IntCC::UnsignedLessThan, at, n)
+                }
+            };
+            b.ins().brif(c, yes, &[], no, &[]);
+            returning(b, [(yes, 1), (no, 2)]);
+            b.switch_to_block(outside);
+            let v = b.ins().iconst(types::I64, 3);
+            b.ins().return_(&[v]);
+        });
+        fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
+        verifies(&ctx.func);
+        let last = ctx.func.layout.last_inst(decided_in).unwrap();
+        match ctx.func.dfg.insts[last] {
+            InstructionData::Jump { destination, .. } => {
+                let taken = destination.block(&ctx.func.dfg.value_lists);
+                Some(Some(taken) == ctx.func.layout.blocks().nth(2))
+            }
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_first_and_last_index_checks_under_a_length_test_are_decided() {
+        // `if n > 0 { s[0]; s[n - 1] }` (touch's shape).
+        assert_eq!(
+            guarded_check((IntCC::SignedGreaterThan, 0), None),
+            Some(true)
+        );
+        assert_eq!(
+            guarded_check((IntCC::SignedGreaterThan, 0), Some(1)),
+            Some(true)
+        );
+        assert_eq!(
+            guarded_check((IntCC::SignedGreaterThan, 0), Some(0)),
+            Some(true)
+        );
+        assert_eq!(guarded_check((IntCC::Equal, 0), Some(0)), Some(false));
+        assert_eq!(guarded_check((IntCC::SignedLessThan, 5), Some(0)), None);
+        // `if n != 0` (fold's `if n == 0 { return }`, its other side).
+        assert_eq!(guarded_check((IntCC::NotEqual, 0), None), Some(true));
+        assert_eq!(guarded_check((IntCC::NotEqual, 0), Some(1)), Some(true));
+        // `n >= 2` makes `s[n - 2]` safe; `n != 0` does not.
+        assert_eq!(
+            guarded_check((IntCC::SignedGreaterThan, 1), Some(2)),
+            Some(true)
+        );
+        assert_eq!(guarded_check((IntCC::NotEqual, 0), Some(2)), None);
+        // A guard that says nothing of `n`'s sign, or lets it be 0.
+        assert_eq!(guarded_check((IntCC::SignedLessThan, 5), None), None);
+        assert_eq!(guarded_check((IntCC::SignedGreaterThan, -1), Some(1)), None);
+        // Under `n == 0` both checks fail: decided, to the failing side.
+        assert_eq!(guarded_check((IntCC::Equal, 0), None), Some(false));
+        assert_eq!(guarded_check((IntCC::Equal, 0), Some(1)), Some(false));
+    }
+
+    /// `let i = x OP k; if i <s x { if (x OP k) <u x { 1 } else { 2 } }`,
+    /// the inner `x OP k` a copy of `i` (as the e-graph pass leaves it in
+    /// another block): whether the inner check is folded.
+    fn signed_then_unsigned(op: Opcode, k: i64) -> bool {
+        let mut inner = Block::from_u32(0);
+        let mut ctx = function(|b, [_, inside, yes, no, outside], x| {
+            inner = inside;
+            let kv = b.ins().iconst(types::I64, k);
+            let apply = |b: &mut cranelift_frontend::FunctionBuilder, kv| match op {
+                Opcode::Band => b.ins().band(x, kv),
+                Opcode::Bor => b.ins().bor(x, kv),
+                _ => b.ins().iadd(x, kv),
+            };
+            let i = apply(b, kv);
+            let g = b.ins().icmp(IntCC::SignedLessThan, i, x);
+            b.ins().brif(g, inside, &[], outside, &[]);
+            b.switch_to_block(inside);
+            let kv = b.ins().iconst(types::I64, k);
+            let copy = apply(b, kv);
+            let c = b.ins().icmp(IntCC::UnsignedLessThan, copy, x);
+            b.ins().brif(c, yes, &[], no, &[]);
+            returning(b, [(yes, 1), (no, 2)]);
+            b.switch_to_block(outside);
+            let v = b.ins().iconst(types::I64, 3);
+            b.ins().return_(&[v]);
+        });
+        fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
+        verifies(&ctx.func);
+        opcode_at_end(&ctx, inner) == Opcode::Jump
+    }
+
+    #[test]
+    fn an_index_below_a_length_signed_and_never_negative_is_below_it_unsigned() {
+        // `id = w & 0x3fff_ffff; if id >= ids { panic }; lens[id]`.
+        assert!(signed_then_unsigned(Opcode::Band, 0x3fff_ffff));
+        // `x + 5` may be negative: `-1 <s x` but not `<u`.
+        assert!(!signed_then_unsigned(Opcode::Iadd, 5));
+        // `x | 0xff` is never below `x`, but may be negative.
+        assert!(!signed_then_unsigned(Opcode::Bor, 0xff));
+    }
+
+    /// `if x <s 0 { check(x) } else { CHECKED_TOO }; if check(x) { 1 } else
+    /// { 2 }`, each `check(x)` its own `x <u 100` (constants and compares
+    /// made in each block, as the e-graph pass leaves them): whether the
+    /// merge's test is folded.
+    fn checked_on_both_sides(checked_too: bool) -> bool {
+        let mut merged = Block::from_u32(0);
+        let mut ctx = function(|b, [_, left, lok, right, rok, merge, yes, no, fail], x| {
+            merged = merge;
+            let check = |b: &mut cranelift_frontend::FunctionBuilder| {
+                let limit = b.ins().iconst(types::I64, 100);
+                b.ins().icmp(IntCC::UnsignedLessThan, x, limit)
+            };
+            let g = b.ins().icmp_imm_s(IntCC::SignedLessThan, x, 0);
+            b.ins().brif(g, left, &[], right, &[]);
+            b.switch_to_block(left);
+            let c = check(b);
+            b.ins().brif(c, lok, &[], fail, &[]);
+            b.switch_to_block(right);
+            if checked_too {
+                let c = check(b);
+                b.ins().brif(c, rok, &[], fail, &[]);
+            } else {
+                b.ins().jump(rok, &[]);
+            }
+            for side in [lok, rok] {
+                b.switch_to_block(side);
+                b.ins().jump(merge, &[]);
+            }
+            b.switch_to_block(merge);
+            let c = check(b);
+            b.ins().brif(c, yes, &[], no, &[]);
+            returning(b, [(yes, 1), (no, 2)]);
+            b.switch_to_block(fail);
+            let v = b.ins().iconst(types::I64, 9);
+            b.ins().return_(&[v]);
+        });
+        fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
+        verifies(&ctx.func);
+        opcode_at_end(&ctx, merged) == Opcode::Jump
+    }
+
+    #[test]
+    fn a_check_made_on_every_side_of_a_merge_is_decided_after_it() {
+        assert!(checked_on_both_sides(true));
+        assert!(!checked_on_both_sides(false));
     }
 
     /// `for i in start..n { if i <u n { .. } else { .. } }`, rotated as the
