@@ -32,7 +32,7 @@ use super::error::{
     self, BAD_SIZE, CORRUPT_OVERLAP, DOUBLE_FREE, EXHAUSTED, MUST_MOVE, NODES_EXHAUSTED,
     OUTSIDE_ARENA, RESIZE_FREE_SPAN, STALE_FREE, STALE_POOL, STALE_RESIZE,
 };
-use super::extents::Extents;
+use super::extents::{Extents, SMALL};
 use super::finger::{
     FINGER_HEADER, FIT_UNKNOWN, HI_UNKNOWN, LEFTMOST_UNKNOWN, LO_MAX_UNKNOWN, Path,
 };
@@ -1357,6 +1357,20 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         off: i64,
         bytes: i64,
     ) -> TreeResult<()> {
+        // The common case in four tests: a small span at a granule of the
+        // arena that the record holds live with exactly this size. Only an
+        // allocation inside the arena can be that, so `check_span`'s tests
+        // hold; anything else (a failed `take` changes nothing) takes the
+        // whole path below, which finds the same answer or names the error.
+        // (Two calls of `free_live`, not one after both paths: that form
+        // compiled the checked entry point 1.5-2.5 % longer on the traces.)
+        let small = (bytes as u64).wrapping_sub(1) < SMALL << GRANULE_SHIFT;
+        if small && (off as u64) < self.raw.arena as u64 && off & 7 == 0 {
+            let g = (bytes + 7) >> GRANULE_SHIFT;
+            if ext.take(off, g << GRANULE_SHIFT) {
+                return self.free_live(ext, path, off >> GRANULE_SHIFT, g);
+            }
+        }
         let (s, g) = self.check_span(off, bytes)?;
         let b = g << GRANULE_SHIFT;
         if !ext.take(off, b) {
