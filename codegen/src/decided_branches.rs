@@ -830,6 +830,49 @@ fn bounds_of(
             sum
         });
     }
+    if let ValueDef::Result(inst, _) = func.dfg.value_def(v) {
+        match func.dfg.insts[inst] {
+            // A zero extension from fewer bits: a byte read is in `[0, 255]`.
+            InstructionData::Unary {
+                opcode: Opcode::Uextend,
+                arg,
+            } => {
+                let bits = func.dfg.value_type(arg).bits();
+                if bits < 64 {
+                    return Some((0, (1i128 << bits) - 1));
+                }
+            }
+            // Bytes assembled into a word (`b0 | b1 << 8 | ..`): shifts by
+            // constants and ors of values that are never negative.
+            InstructionData::Binary {
+                opcode: op @ (Opcode::Ishl | Opcode::Ushr | Opcode::Bor),
+                args: [x, y],
+            } if depth > 0 => {
+                let bx = bounds_of(func, cfg, known, hypothesis, x, depth - 1)?;
+                if op == Opcode::Bor {
+                    let by = bounds_of(func, cfg, known, hypothesis, y, depth - 1)?;
+                    if bx.0 >= 0 && by.0 >= 0 {
+                        // No bit above the larger value's highest one.
+                        let top = bx.1.max(by.1) as u64;
+                        let ceiling = u64::MAX.checked_shr(top.leading_zeros()).unwrap_or(0);
+                        return Some((bx.0.max(by.0), i128::from(ceiling)));
+                    }
+                } else if let Some(k) = constant(func, y) {
+                    let k = (k & 63) as u32;
+                    if op == Opcode::Ishl && bx.0 >= 0 && bx.1 << k <= I64_BOUNDS.1 {
+                        return Some((bx.0 << k, bx.1 << k));
+                    }
+                    if op == Opcode::Ushr && bx.0 >= 0 {
+                        return Some((bx.0 >> k, bx.1 >> k));
+                    }
+                    if op == Opcode::Ushr && k > 0 {
+                        return Some((0, i128::from(u64::MAX >> k)));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
     Some(I64_BOUNDS)
 }
 
@@ -1374,6 +1417,35 @@ mod tests {
     fn a_check_made_on_every_side_of_a_merge_is_decided_after_it() {
         assert!(checked_on_both_sides(true));
         assert!(!checked_on_both_sides(false));
+    }
+
+    /// `if (b0 | b1 << 8) <u limit` for two bytes `b0`, `b1` of `x` (zero
+    /// extended): the word is in `[0, 65535]`, decided for `limit > 65535`.
+    fn assembled_bytes_below(limit: i64) -> bool {
+        let mut ctx = function(|b, [_, yes, no], x| {
+            let byte = |b: &mut cranelift_frontend::FunctionBuilder, x| {
+                let narrow = b.ins().ireduce(types::I8, x);
+                b.ins().uextend(types::I64, narrow)
+            };
+            let b0 = byte(b, x);
+            let shifted = b.ins().ushr_imm(x, 8);
+            let b1 = byte(b, shifted);
+            let eight = b.ins().iconst(types::I64, 8);
+            let high = b.ins().ishl(b1, eight);
+            let word = b.ins().bor(b0, high);
+            let c = b.ins().icmp_imm_u(IntCC::UnsignedLessThan, word, limit);
+            b.ins().brif(c, yes, &[], no, &[]);
+            returning(b, [(yes, 1), (no, 2)]);
+        });
+        fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
+        let entry = ctx.func.layout.entry_block().unwrap();
+        opcode_at_end(&ctx, entry) == Opcode::Jump
+    }
+
+    #[test]
+    fn bytes_assembled_into_a_word_are_bounded_by_its_width() {
+        assert!(assembled_bytes_below(65536));
+        assert!(!assembled_bytes_below(65535));
     }
 
     /// `for i in start..n { if i <u n { .. } else { .. } }`, rotated as the
