@@ -232,9 +232,6 @@ pub(crate) fn with_constant(func: &Function, inst: Inst, op: Opcode) -> Option<(
 
 /// The truth of condition `c` if the facts decide it.
 fn decided(func: &Function, cfg: &ControlFlowGraph, known: &[Fact], c: Value) -> Option<bool> {
-    if let Some(truth) = decided_by_bounds(func, cfg, known, c) {
-        return Some(truth);
-    }
     if let Some(truth) = decided_by_tests(func, cfg, known, c) {
         return Some(truth);
     }
@@ -267,27 +264,6 @@ fn decided(func: &Function, cfg: &ControlFlowGraph, known: &[Fact], c: Value) ->
     })
 }
 
-/// The truth of a comparison of a 64-bit value with a constant that the
-/// value's bounds decide ([`bounds_of`]: constants, sums, masks and the
-/// `Within` facts known here): a random slot `r % 512`, which the e-graph
-/// pass makes `r & 511`, is below 512 slots; `1 + r % 32` never exceeds an
-/// allocation's size limit, and is above 0 (a loop's guard).
-fn decided_by_bounds(
-    func: &Function,
-    cfg: &ControlFlowGraph,
-    known: &[Fact],
-    c: Value,
-) -> Option<bool> {
-    let (cc, a, b) = compare(func, c)?;
-    if func.dfg.value_type(a) != types::I64 {
-        return None;
-    }
-    let k = constant(func, b)?;
-    // `c` is no operand of `a`: the hypothesis never applies.
-    let bounds = bounds_of(func, cfg, known, (c, None), a, 4)?;
-    within_bounds(cc, k, bounds)
-}
-
 /// The truth of `x cc k` for every `x` in `bounds`, if it is the same for
 /// all of them.
 fn within_bounds(cc: IntCC, k: i64, (lo, hi): Bounds) -> Option<bool> {
@@ -317,12 +293,16 @@ fn within_bounds(cc: IntCC, k: i64, (lo, hi): Bounds) -> Option<bool> {
 }
 
 /// The truth of a test of a 64-bit value against a constant that the
-/// dominating tests of that value decide: the check of `s[0]`, which the
-/// e-graph pass makes `n != 0`, under `if n > 0` or past `if n == 0 {
-/// return }`; and the check of `s[n - 1]`, `n - c <u n`, which holds
-/// exactly when `n >=u c` (for `c = 1`: `n != 0`). A test decides another
-/// when it is the same test or its complement, or through the bounds it
-/// gives the value (`n >s 0`: `n` in `[1, 2^63)`).
+/// value's bounds ([`bounds_of`]: constants, sums, masks, assembled bytes
+/// and the `Within` facts known here) or the tests of that value known here
+/// decide. By bounds: a random slot `r % 512`, which the e-graph pass makes
+/// `r & 511`, is below 512 slots; `1 + r % 32` never exceeds an
+/// allocation's size limit, and is above 0 (a loop's guard). By tests: the
+/// check of `s[0]`, which the e-graph pass makes `n != 0`, under `if n > 0`
+/// or past `if n == 0 { return }`; and the check of `s[n - 1]`, `n - c <u
+/// n`, which holds exactly when `n >=u c` (for `c = 1`: `n != 0`). A test
+/// decides another when it is the same test or its complement, or through
+/// the bounds it gives the value (`n >s 0`: `n` in `[1, 2^63)`).
 fn decided_by_tests(
     func: &Function,
     cfg: &ControlFlowGraph,
@@ -1160,6 +1140,14 @@ mod tests {
         ctx.func.dfg.insts[last].opcode()
     }
 
+    /// Runs the fold (the result still verifies) and tells whether `block`
+    /// now ends in a `jump`.
+    fn folds_to_a_jump(ctx: &mut Context, block: Block) -> bool {
+        fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
+        verifies(&ctx.func);
+        opcode_at_end(ctx, block) == Opcode::Jump
+    }
+
     #[test]
     fn a_branch_decided_by_its_only_entry_edge_becomes_a_jump() {
         let (mut ctx, [then_b, again_t, merge]) = sample();
@@ -1280,10 +1268,7 @@ mod tests {
                 }
             };
             b.ins().brif(c, yes, &[], no, &[]);
-            returning(b, [(yes, 1), (no, 2)]);
-            b.switch_to_block(outside);
-            let v = b.ins().iconst(types::I64, 3);
-            b.ins().return_(&[v]);
+            returning(b, [(yes, 1), (no, 2), (outside, 3)]);
         });
         fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
         verifies(&ctx.func);
@@ -1352,14 +1337,9 @@ mod tests {
             let copy = apply(b, kv);
             let c = b.ins().icmp(IntCC::UnsignedLessThan, copy, x);
             b.ins().brif(c, yes, &[], no, &[]);
-            returning(b, [(yes, 1), (no, 2)]);
-            b.switch_to_block(outside);
-            let v = b.ins().iconst(types::I64, 3);
-            b.ins().return_(&[v]);
+            returning(b, [(yes, 1), (no, 2), (outside, 3)]);
         });
-        fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
-        verifies(&ctx.func);
-        opcode_at_end(&ctx, inner) == Opcode::Jump
+        folds_to_a_jump(&mut ctx, inner)
     }
 
     #[test]
@@ -1403,14 +1383,9 @@ mod tests {
             b.switch_to_block(merge);
             let c = check(b);
             b.ins().brif(c, yes, &[], no, &[]);
-            returning(b, [(yes, 1), (no, 2)]);
-            b.switch_to_block(fail);
-            let v = b.ins().iconst(types::I64, 9);
-            b.ins().return_(&[v]);
+            returning(b, [(yes, 1), (no, 2), (fail, 9)]);
         });
-        fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
-        verifies(&ctx.func);
-        opcode_at_end(&ctx, merged) == Opcode::Jump
+        folds_to_a_jump(&mut ctx, merged)
     }
 
     #[test]
@@ -1428,7 +1403,7 @@ mod tests {
                 b.ins().uextend(types::I64, narrow)
             };
             let b0 = byte(b, x);
-            let shifted = b.ins().ushr_imm(x, 8);
+            let shifted = b.ins().ushr_imm_u(x, 8);
             let b1 = byte(b, shifted);
             let eight = b.ins().iconst(types::I64, 8);
             let high = b.ins().ishl(b1, eight);
@@ -1437,9 +1412,8 @@ mod tests {
             b.ins().brif(c, yes, &[], no, &[]);
             returning(b, [(yes, 1), (no, 2)]);
         });
-        fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
         let entry = ctx.func.layout.entry_block().unwrap();
-        opcode_at_end(&ctx, entry) == Opcode::Jump
+        folds_to_a_jump(&mut ctx, entry)
     }
 
     #[test]

@@ -40,7 +40,7 @@ pub(crate) fn function<const N: usize>(
 }
 
 /// Each block returns its constant.
-pub(crate) fn returning(b: &mut FunctionBuilder, blocks: [(Block, i64); 2]) {
+pub(crate) fn returning<const N: usize>(b: &mut FunctionBuilder, blocks: [(Block, i64); N]) {
     for (block, k) in blocks {
         b.switch_to_block(block);
         let v = b.ins().iconst(types::I64, k);
