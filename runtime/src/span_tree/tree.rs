@@ -1096,11 +1096,10 @@ impl<V: Validate, S: Simd> Mem<V, S> {
 
     #[inline(always)]
     pub(crate) fn alloc(&self, path: &mut Path, bytes: i64) -> TreeResult<i64> {
-        if bytes <= 0 {
-            return Err(BAD_SIZE);
-        }
-        if bytes > self.raw.arena {
-            return Err(EXHAUSTED);
+        // `1 <= bytes <= arena` in one unsigned compare; which end failed
+        // is sorted out off the fast path.
+        if (bytes as u64).wrapping_sub(1) >= self.raw.arena as u64 {
+            return Err(if bytes <= 0 { BAD_SIZE } else { EXHAUSTED });
         }
         let g = (bytes + 7) >> GRANULE_SHIFT;
         // The finger's leaf holds the first fit when no leaf before it has a
