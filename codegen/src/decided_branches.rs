@@ -249,19 +249,49 @@ fn decided(func: &Function, cfg: &ControlFlowGraph, known: &[Fact], c: Value) ->
         let (i, k) = offset_of(func, a);
         Some((i, k, n))
     });
-    known.iter().rev().find_map(|fact| match *fact {
-        Fact::Cond(v, truth) if same_test(func, cfg, v, c) => Some(truth),
-        Fact::Below(i, e) if below.is_some_and(|(a, b)| same(func, a, i) && same(func, b, e)) => {
-            Some(true)
-        }
-        Fact::Within(i, lo, hi)
-            if offset_below
-                .is_some_and(|(a, k, n)| a == i && lo + k >= 0 && hi - 1 + k < i128::from(n)) =>
-        {
-            Some(true)
-        }
-        _ => None,
-    })
+    known
+        .iter()
+        .rev()
+        .enumerate()
+        .find_map(|(at, fact)| match *fact {
+            Fact::Cond(v, truth) if v == c => Some(truth),
+            Fact::Cond(v, truth) if at < TEST_WINDOW && same_test(func, cfg, v, c) => Some(truth),
+            Fact::Below(i, e)
+                if below.is_some_and(|(a, b)| same(func, a, i) && same(func, b, e)) =>
+            {
+                Some(true)
+            }
+            Fact::Within(i, lo, hi)
+                if offset_below.is_some_and(|(a, k, n)| {
+                    a == i && lo + k >= 0 && hi - 1 + k < i128::from(n)
+                }) =>
+            {
+                Some(true)
+            }
+            _ => None,
+        })
+}
+
+/// How many of the innermost tests known at a branch are read for what
+/// they say of another condition (its operands, its bounds). A chain of
+/// `else if`s knows one test per arm, and reading all of them at every arm
+/// is quadratic: `tern build -O2` of a 2 000-arm chain (`benches/scale.py
+/// gen elseif 2000`) took 3.9 G instructions that way, 0.29 G before these
+/// reads and 0.33 G with this window (callgrind). The same condition value
+/// is still looked for among all of them, as before.
+const TEST_WINDOW: usize = 16;
+
+/// The innermost [`TEST_WINDOW`] tests known here, innermost first, with
+/// the truth each has.
+fn recent_tests(known: &[Fact]) -> impl Iterator<Item = (Value, bool)> + '_ {
+    known
+        .iter()
+        .rev()
+        .filter_map(|fact| match *fact {
+            Fact::Cond(t, truth) => Some((t, truth)),
+            _ => None,
+        })
+        .take(TEST_WINDOW)
 }
 
 /// The truth of `x cc k` for every `x` in `bounds`, if it is the same for
@@ -314,10 +344,7 @@ fn decided_by_tests(
         return None;
     }
     let (cc, k) = toward_zero(cc, k);
-    let tests = known.iter().rev().filter_map(|fact| match *fact {
-        Fact::Cond(t, truth) => Some((t, truth)),
-        _ => None,
-    });
+    let tests = recent_tests(known);
     // No value is the reserved one: the hypothesis never applies (`c`, the
     // usual choice, is `x` itself for a `brif` on `x`).
     let no_hypothesis = (Value::reserved_value(), None);
@@ -364,16 +391,15 @@ fn decided_by_signed_test(
     if func.dfg.value_type(a) != types::I64 {
         return None;
     }
-    let signed_below = known.iter().rev().any(|fact| match *fact {
-        Fact::Cond(t, held) => compare(func, t).is_some_and(|(tcc, ta, tb)| {
+    let signed_below = recent_tests(known).any(|(t, held)| {
+        compare(func, t).is_some_and(|(tcc, ta, tb)| {
             let tcc = if held { tcc } else { tcc.complement() };
             match tcc {
                 IntCC::SignedLessThan => same(func, ta, a) && same(func, tb, b),
                 IntCC::SignedGreaterThan => same(func, ta, b) && same(func, tb, a),
                 _ => false,
             }
-        }),
-        _ => false,
+        })
     });
     if !signed_below {
         return None;
@@ -501,18 +527,18 @@ fn merge_facts(
     // more to intersect than its checks are likely to save.
     const MAX_SIDES: usize = 8;
     const MAX_DEPTH: usize = 64;
-    let preds: Vec<_> = cfg.pred_iter(block).collect();
+    let sides = cfg.pred_iter(block).count();
     let Some(idom) = domtree.idom(block) else {
         return Vec::new();
     };
-    if preds.len() < 2
-        || preds.len() > MAX_SIDES
-        || preds
-            .iter()
+    if !(2..=MAX_SIDES).contains(&sides)
+        || cfg
+            .pred_iter(block)
             .any(|p| domtree.block_dominates(block, p.block))
     {
         return Vec::new();
     }
+    let preds = cfg.pred_iter(block);
     let mut shared: Option<Vec<(Value, bool)>> = None;
     for pred in preds {
         let mut side = Vec::new();
@@ -1031,17 +1057,29 @@ pub(crate) fn constant(func: &Function, v: Value) -> Option<i64> {
 /// constants, and operations of a value with a constant, in each block that
 /// uses them: `id & 0x3fff_ffff` is a new value in every block).
 fn same(func: &Function, a: Value, b: Value) -> bool {
-    a == b
-        || (func.dfg.value_type(a) == func.dfg.value_type(b)
-            && (constant(func, a).is_some_and(|k| constant(func, b) == Some(k))
-                || copies(func, a, b)))
+    if a == b {
+        return true;
+    }
+    if func.dfg.value_type(a) != func.dfg.value_type(b) {
+        return false;
+    }
+    match constant(func, a) {
+        Some(k) => constant(func, b) == Some(k),
+        None => copies(func, a, b),
+    }
 }
 
 /// Whether two conditions are one: the same value, or the same comparison
 /// of the same values (its operands rematerialized in another block, or
 /// passed on unchanged through a merge's parameter: [`carried`]).
 fn same_test(func: &Function, cfg: &ControlFlowGraph, a: Value, b: Value) -> bool {
-    let operand = |x: Value, y: Value| same(func, carried(func, cfg, x), carried(func, cfg, y));
+    // Parameters are looked through only when the values differ and one of
+    // them is a parameter (anything else carries itself).
+    let param = |v: Value| matches!(func.dfg.value_def(v), ValueDef::Param(..));
+    let operand = |x: Value, y: Value| {
+        same(func, x, y)
+            || ((param(x) || param(y)) && same(func, carried(func, cfg, x), carried(func, cfg, y)))
+    };
     a == b
         || matches!((compare(func, a), compare(func, b)),
             (Some((ca, a0, a1)), Some((cb, b0, b1)))
