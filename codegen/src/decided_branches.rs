@@ -345,10 +345,7 @@ fn decided_by_tests(
     }
     let (cc, k) = toward_zero(cc, k);
     let tests = recent_tests(known);
-    // No value is the reserved one: the hypothesis never applies (`c`, the
-    // usual choice, is `x` itself for a `brif` on `x`).
-    let no_hypothesis = (Value::reserved_value(), None);
-    let mut bounds = bounds_of(func, cfg, known, no_hypothesis, x, 4)?;
+    let mut bounds = bounds_here(func, cfg, known, x)?;
     for (t, truth) in tests {
         if let Some((tcc, tx, tk)) = against_constant(func, t)
             && same(func, tx, x)
@@ -404,8 +401,7 @@ fn decided_by_signed_test(
     if !signed_below {
         return None;
     }
-    let no_hypothesis = (Value::reserved_value(), None);
-    let (lo, _) = bounds_of(func, cfg, known, no_hypothesis, a, 4)?;
+    let (lo, _) = bounds_here(func, cfg, known, a)?;
     // `0 <= a <s b`: both in `[0, 2^63)`, where the orders agree.
     (lo >= 0).then_some(truth)
 }
@@ -523,8 +519,8 @@ fn merge_facts(
     domtree: &DominatorTree,
     block: Block,
 ) -> Vec<Fact> {
-    // Enough for the merges of `if`s and `match`es; a larger merge costs
-    // more to intersect than its checks are likely to save.
+    // Bounds on the work per merge (sides times the facts of each): the
+    // merges of `if`s and small `match`es fit; larger ones get no facts.
     const MAX_SIDES: usize = 8;
     const MAX_DEPTH: usize = 64;
     let sides = cfg.pred_iter(block).count();
@@ -880,6 +876,17 @@ fn bounds_of(
         }
     }
     Some(I64_BOUNDS)
+}
+
+/// [`bounds_of`] `v` with the facts known here and no loop hypothesis (no
+/// value is the reserved one, so it never applies).
+fn bounds_here(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    known: &[Fact],
+    v: Value,
+) -> Option<Bounds> {
+    bounds_of(func, cfg, known, (Value::reserved_value(), None), v, 4)
 }
 
 /// `bounds` of `arg` cut by what the edge's test (`(condition, truth)`)
