@@ -332,6 +332,49 @@ fn a_trace_replay_is_net_of_its_dry_run_and_every_side_agrees() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--sides c-zeroed` (not in the default set) replays a trace in C with
+/// Tern's zero fill: its own executable, built from the same source with
+/// `-DZERO_FILL`, printing the checksum every other side prints; the
+/// programs suite refuses it.
+#[test]
+fn c_zeroed_is_the_c_replay_held_to_the_zero_fill() {
+    let dir = scratch("c-zeroed");
+    let (o, out) = quick_run(
+        &dir,
+        &[
+            "--workloads",
+            "trace-git",
+            "--sides",
+            "c,c-zeroed",
+            "--modes",
+            "aot",
+        ],
+    );
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let table = "Ratios side/builtin (CPU time, median), AOT (executable), -O2:\n\
+                 case                     c  c-zeroed\n\
+                 trace-git/1 ";
+    assert!(stdout.contains(table), "{stdout}");
+    let log = std::fs::read_to_string(out.join("logs/build.log")).unwrap();
+    let built: Vec<&str> = log.lines().filter(|l| l.starts_with("$ cc ")).collect();
+    let c = built.iter().find(|l| l.contains("/bin/c/trace-git-1 "));
+    let zeroed = built
+        .iter()
+        .find(|l| l.contains("/bin/c-zeroed/trace-git-1 "));
+    assert!(!c.expect(&log).contains("-DZERO_FILL"), "{log}");
+    assert!(zeroed.expect(&log).contains(" -DZERO_FILL "), "{log}");
+    let csv = std::fs::read_to_string(out.join("samples.csv")).unwrap();
+    assert_eq!(csv.matches(",c-zeroed,cc-O2,aot,").count(), 1, "{csv}");
+    let o = bench(&["--suite", "programs", "--sides", "c-zeroed"], &dir, None);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr).trim_end(),
+        "error: the programs suite has the sides builtin (Tern) and c, not `c-zeroed`"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Where the run's folder is changes no replay's placements: the replay runs
 /// in its trace's folder and names the trace by its file name, so the
 /// arguments it reads into its pool are the same for every `--out`. (They

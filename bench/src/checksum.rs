@@ -32,7 +32,7 @@ impl Checksums {
             return self.check_program(case, label, stdout);
         }
         let lines = stdout.lines().count();
-        let expected_lines = if side == Side::C { 1 } else { 2 };
+        let expected_lines = if side.is_c() { 1 } else { 2 };
         if lines != expected_lines {
             return Err(format!(
                 "{label}: expected {expected_lines} checksum line(s) on stdout, got {lines}: {:?}",
@@ -50,7 +50,7 @@ impl Checksums {
                 "{label}: contents checksum {first} differs from {ref_first} printed by {ref_label}"
             ));
         }
-        if side != Side::C {
+        if !side.is_c() {
             let (ref_label, ref_out) = self
                 .full
                 .entry(case)

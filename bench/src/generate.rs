@@ -204,7 +204,7 @@ pub fn substitute(template: &str, elem_bytes: u32, side: Side, s: Scale) -> Stri
         )
     };
     let table: Vec<(&str, String)> = match side {
-        Side::Builtin | Side::C => vec![
+        Side::Builtin | Side::C | Side::CZeroed => vec![
             ("USE_SIDE\n", String::new()),
             ("SETUP_SIDE\n", String::new()),
             ("FINISH_SIDE\n", String::new()),
@@ -265,11 +265,14 @@ pub fn substitute(template: &str, elem_bytes: u32, side: Side, s: Scale) -> Stri
 }
 
 /// The `cc` arguments (besides source and output) of a C baseline.
-pub fn c_flags(w: Workload, elem_bytes: u32, quick: bool) -> Vec<String> {
+pub fn c_flags(w: Workload, elem_bytes: u32, side: Side, quick: bool) -> Vec<String> {
     if w.program().is_some() {
         return programs::c_flags(w, quick);
     }
     let s = scale(w, elem_bytes, quick);
+    // Only the trace replay uses malloc as it is; the other workloads'
+    // C sides zero-fill like Tern's (`common.h`).
+    let zero_fill = (side == Side::CZeroed && w.trace().is_some()).then(|| "-DZERO_FILL".into());
     let mut flags = vec![
         "-O2".into(),
         format!("-DELEM_BYTES={elem_bytes}"),
@@ -279,6 +282,7 @@ pub fn c_flags(w: Workload, elem_bytes: u32, quick: bool) -> Vec<String> {
     if w == Workload::GraphExact {
         flags.push("-DEXACT_GROWTH".into());
     }
+    flags.extend(zero_fill);
     flags
 }
 
@@ -384,8 +388,26 @@ mod tests {
         assert_eq!(scale(Workload::Append, 8, false).ops, 4_000_000);
         assert_eq!(scale(Workload::Append, 8, true).ops, 200_000);
         assert_eq!(
-            c_flags(Workload::Resize, 128, true),
+            c_flags(Workload::Resize, 128, Side::C, true),
             ["-O2", "-DELEM_BYTES=128", "-DN_OPS=100000", "-DPARAM=8"]
+        );
+    }
+
+    #[test]
+    fn c_zeroed_differs_from_c_in_the_trace_replay_only() {
+        let trace = Workload::value_variants()
+            .iter()
+            .copied()
+            .find(|w| w.trace().is_some())
+            .unwrap();
+        let c = c_flags(trace, 1, Side::C, false);
+        let zeroed = c_flags(trace, 1, Side::CZeroed, false);
+        assert_eq!(zeroed[..zeroed.len() - 1], c[..]);
+        assert_eq!(zeroed.last().map(String::as_str), Some("-DZERO_FILL"));
+        assert!(c_source(trace).contains("#ifdef ZERO_FILL"));
+        assert_eq!(
+            c_flags(Workload::Append, 8, Side::CZeroed, false),
+            c_flags(Workload::Append, 8, Side::C, false)
         );
     }
 }

@@ -493,7 +493,7 @@ impl Bench {
             let mut exe_jobs = Vec::new();
             let mut jit_jobs = Vec::new();
             for &side in &self.cfg.sides {
-                if side == Side::C {
+                if side.is_c() {
                     continue;
                 }
                 let src_text = generate::tern_source(w, size, side, self.cfg.quick);
@@ -557,15 +557,18 @@ impl Bench {
             }
             // A program's C twin is built for the JIT modes too: their
             // Tern/C figures divide by its executable's.
-            if self.cfg.sides.contains(&Side::C) && (aot || w.program().is_some()) {
+            for side in [Side::C, Side::CZeroed] {
+                if !self.cfg.sides.contains(&side) || !(aot || w.program().is_some()) {
+                    continue;
+                }
                 self.write(&["src", "c", "common.h"], generate::C_HEADER)?;
                 let src = self.write(
                     &["src", "c", &format!("{}.c", name(&w))],
                     generate::c_source(w),
                 )?;
-                let exe = self.path(&["bin", "c", &stem]);
+                let exe = self.path(&["bin", &name(&side), &stem]);
                 let mut cmd = Command::new("cc");
-                cmd.args(generate::c_flags(w, size, self.cfg.quick))
+                cmd.args(generate::c_flags(w, size, side, self.cfg.quick))
                     .arg("-o")
                     .arg(&exe)
                     .arg(&src);
@@ -574,11 +577,11 @@ impl Bench {
                         let exe_bytes = std::fs::metadata(&exe).map(|m| m.len()).unwrap_or(0);
                         results
                             .sizes
-                            .insert((Side::C, 2, w, size), (exe_bytes, text_bytes(&exe)));
+                            .insert((side, 2, w, size), (exe_bytes, text_bytes(&exe)));
                         exe_jobs.push(Job::Exe {
                             workload: w,
                             size,
-                            side: Side::C,
+                            side,
                             level: None,
                             exe,
                             input: input.clone(),
@@ -587,7 +590,7 @@ impl Bench {
                     Err(e) => {
                         results
                             .failed
-                            .insert((w, size, Side::C), format!("`cc` failed: {e}"));
+                            .insert((w, size, side), format!("`cc` failed: {e}"));
                     }
                 }
             }
@@ -896,7 +899,7 @@ fn samples_csv(rows: &[Row], metric: Metric) -> String {
             name(&r.key.workload),
             r.key.size,
             name(&r.key.side),
-            if r.key.side == Side::C {
+            if r.key.side.is_c() {
                 "cc-O2".to_string()
             } else {
                 format!("O{}", r.key.level)

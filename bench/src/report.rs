@@ -75,7 +75,7 @@ pub fn sides_in(cfg: &Config, mode: Mode) -> Vec<Side> {
     cfg.sides
         .iter()
         .copied()
-        .filter(|s| *s != Side::C || mode == Mode::Aot)
+        .filter(|s| !s.is_c() || mode == Mode::Aot)
         .collect()
 }
 
@@ -385,7 +385,7 @@ pub fn compile_tables(cfg: &Config, r: &Results) -> String {
 pub fn size_table(r: &Results) -> String {
     let mut out = String::from("\nSizes (bytes): side level case executable .text\n");
     for ((side, level, w, size), (exe, text)) in &r.sizes {
-        let level = if *side == Side::C {
+        let level = if side.is_c() {
             "cc-O2".to_string()
         } else {
             format!("-O{level}")

@@ -234,7 +234,7 @@ pub fn pool_high_water(report: &str, side: Side) -> Option<u64> {
         Side::Builtin => return mark("builtin"),
         Side::Library => mark("library")?,
         Side::Pure => mark("pure")?,
-        Side::C => return None,
+        Side::C | Side::CZeroed => return None,
     };
     Some(own + mark("builtin").unwrap_or(0))
 }

@@ -3,7 +3,9 @@
  * malloc/realloc/free, every allocation touched at both ends when it is
  * made or resized and read back at both ends when it is freed (or at the
  * end), exactly as bench/workloads/trace.tern does, so both print the same
- * checksum (the first line; the Tern sides add a second). With a second
+ * checksum (the first line; the Tern sides add a second). Built with
+ * -DZERO_FILL (`tern bench --sides c-zeroed`) it zero-fills each allocation
+ * and growth as the Tern sides do. With a second
  * argument `dry` it keeps the books but allocates nothing and prints
  * `dry PEAK`: what `tern bench` subtracts. Built with `cc -O2`. */
 #include <stdint.h>
@@ -78,6 +80,11 @@ int main(int argc, char **argv) {
             if (!dry) {
                 unsigned char *p = op == 0 ? malloc((size_t)size) : realloc(objs[id].p, (size_t)size);
                 if (!p && size > 0) die("out of memory");
+#ifdef ZERO_FILL
+                /* `--sides c-zeroed`: Tern's zero fill, what it costs a malloc. */
+                int64_t kept = op == 0 ? 0 : objs[id].len;
+                if (size > kept) memset(p + kept, 0, (size_t)(size - kept));
+#endif
                 objs[id] = (object){p, size};
                 touch(objs[id], id);
             }
