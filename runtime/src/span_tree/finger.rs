@@ -82,6 +82,13 @@ pub struct Path {
     /// instead cost 5 instructions a free and measured no faster on the
     /// traces), and when a descent records a new finger.
     pub(super) fit_below: i64,
+    /// The length the leaf's entry in its parent holds (the leaf's longest
+    /// span as the parent records it), once an update has read or written
+    /// it; [`PMAX_UNKNOWN`] after a descent. Only the maxima upkeep of this
+    /// path writes that entry while the finger lives (every other change of
+    /// the parent forgets the finger), so the upkeep's first level can test
+    /// against it without reading the path and the parent.
+    pub(super) pmax: i64,
 }
 
 /// [`Path::lo_max`] not known: no allocation of any size takes the finger
@@ -98,6 +105,9 @@ pub(super) const LEFTMOST_UNKNOWN: u8 = 2;
 
 /// [`Path::fit_below`] not known: no allocation takes [`Path::fit_slot`].
 pub(super) const FIT_UNKNOWN: i64 = i64::MAX;
+
+/// [`Path::pmax`] not known: read from the parent.
+pub(super) const PMAX_UNKNOWN: i64 = i64::MIN;
 
 impl Default for Path {
     fn default() -> Self {
@@ -118,6 +128,7 @@ impl Path {
             leftmost: LEFTMOST_UNKNOWN,
             fit_slot: 0,
             fit_below: FIT_UNKNOWN,
+            pmax: PMAX_UNKNOWN,
         }
     }
 

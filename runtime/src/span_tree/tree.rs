@@ -34,7 +34,7 @@ use super::error::{
 };
 use super::extents::{Extents, SMALL};
 use super::finger::{
-    FINGER_HEADER, FIT_UNKNOWN, HI_UNKNOWN, LEFTMOST_UNKNOWN, LO_MAX_UNKNOWN, Path,
+    FINGER_HEADER, FIT_UNKNOWN, HI_UNKNOWN, LEFTMOST_UNKNOWN, LO_MAX_UNKNOWN, PMAX_UNKNOWN, Path,
 };
 use super::layout::{
     EMPTY_KEY, FANOUT, GRANULE_SHIFT, H_ARENA_BYTES, H_FREE_BYTES, H_FREE_HEAD, H_HEIGHT, H_MAGIC,
@@ -726,7 +726,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     #[inline(always)]
     fn fix_up_entry(
         &self,
-        path: &Path,
+        path: &mut Path,
         height: usize,
         mut level: usize,
         mut i: usize,
@@ -739,7 +739,17 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         while level + 1 < height {
             let node = path.node[level];
             let (parent, pi) = (path.node[level + 1], path.at(level + 1));
-            let pmax = self.len(parent, pi);
+            // The first level tests against the finger's copy of the
+            // leaf's entry (`Path::pmax`) when it has one: the path and the
+            // parent are then read only when the entry must change.
+            let pmax = if level == 0 && path.pmax != PMAX_UNKNOWN {
+                // A checked tree's parent may have been scribbled since;
+                // the unchecked tree's copy is always the entry itself.
+                debug_assert!(V::CHECKED || path.pmax == self.len(parent, pi));
+                path.pmax
+            } else {
+                self.len(parent, pi)
+            };
             let max = if new >= pmax {
                 new
             } else if old < pmax {
@@ -750,6 +760,9 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             // Only a change of entry 0 changes the node's key (and then the
             // parent's entry for it).
             let key_changed = i == 0 && self.key(parent, pi) != self.key(node, 0);
+            if level == 0 {
+                path.pmax = max;
+            }
             if max == pmax && !key_changed {
                 return;
             }
@@ -984,6 +997,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         path.hi = HI_UNKNOWN;
         path.leftmost = LEFTMOST_UNKNOWN;
         path.fit_below = FIT_UNKNOWN;
+        path.pmax = PMAX_UNKNOWN;
     }
 
     /// The smallest key after the path's leaf ([`i64::MAX`] when none): at
