@@ -46,6 +46,15 @@ fn quick_run_into(dir: &Path, out: &str, args: &[&str]) -> (Output, PathBuf) {
     (bench(&all, dir, None), out)
 }
 
+/// [`quick_run`] that must succeed: its standard output and the run's
+/// folder.
+fn quick_ok(dir: &Path, args: &[&str]) -> (String, PathBuf) {
+    let (o, out) = quick_run(dir, args);
+    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    (stdout, out)
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -274,9 +283,7 @@ fn a_tiny_run_writes_every_artifact() {
 fn quick_replay(dir: &Path, args: &[&str], case: &str) -> PathBuf {
     let mut all = args.to_vec();
     all.extend(["--sides", "builtin,library,c", "--modes", "aot"]);
-    let (o, out) = quick_run(dir, &all);
-    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
-    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let (stdout, out) = quick_ok(dir, &all);
     let table = "Ratios side/builtin (CPU time, median), AOT (executable), -O2:\n\
                  case               library         c\n";
     assert!(stdout.contains(&format!("{table}{case} ")), "{stdout}");
@@ -339,7 +346,7 @@ fn a_trace_replay_is_net_of_its_dry_run_and_every_side_agrees() {
 #[test]
 fn c_zeroed_is_the_c_replay_held_to_the_zero_fill() {
     let dir = scratch("c-zeroed");
-    let (o, out) = quick_run(
+    let (stdout, out) = quick_ok(
         &dir,
         &[
             "--workloads",
@@ -350,8 +357,6 @@ fn c_zeroed_is_the_c_replay_held_to_the_zero_fill() {
             "aot",
         ],
     );
-    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
-    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
     let table = "Ratios side/builtin (CPU time, median), AOT (executable), -O2:\n\
                  case                     c  c-zeroed\n\
                  trace-git/1 ";
@@ -408,6 +413,64 @@ fn a_replays_placements_do_not_depend_on_the_run_folder() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Writes a `TERNTRC1` trace of `ids` objects and `(op, id, size)` records
+/// to `path`; returns its bytes.
+fn write_trace(path: &Path, ids: u32, records: &[(u32, u32, u32)]) -> Vec<u8> {
+    let mut t = b"TERNTRC1".to_vec();
+    t.extend((records.len() as u32).to_le_bytes());
+    t.extend(ids.to_le_bytes());
+    for (op, id, size) in records {
+        t.extend((op << 30 | id).to_le_bytes());
+        t.extend(size.to_le_bytes());
+    }
+    std::fs::write(path, &t).unwrap();
+    t
+}
+
+/// A trace that keeps more live than the default pools hold (5 GiB: the
+/// builtin pool's default is 4 GiB, the library's arena 1 GiB) replays on
+/// every side, in the JIT too: `tern bench` sizes the library's arena from
+/// the trace (twice its peak and its largest object, 13 GiB here) and sets
+/// `TERN_POOL_BYTES` for the builtin's runs. Reserved address space only:
+/// each object is touched at its two ends.
+#[test]
+fn a_trace_larger_than_the_default_pools_replays_in_every_mode() {
+    let dir = scratch("trace-large");
+    let big = 5 << 29; // 2.5 GiB
+    // `--quick` keeps the first twentieth: the two large objects.
+    let mut records = vec![(0, 0, big), (0, 1, big)];
+    for id in 2..40 {
+        records.push((0, id, 8 * id));
+    }
+    let file = dir.join("large.trace");
+    write_trace(&file, 40, &records);
+    let (_, out) = quick_ok(
+        &dir,
+        &[
+            "--trace-file",
+            file.to_str().unwrap(),
+            "--sides",
+            "builtin,library,c",
+            "--modes",
+            "aot,jit-exec",
+        ],
+    );
+    let src = std::fs::read_to_string(out.join("src/library/trace-file-1.tern")).unwrap();
+    assert!(
+        src.contains("    var ctx = slice_pool::new(13958643712);\n"),
+        "{src}"
+    );
+    let sums = std::fs::read_to_string(out.join("checksums.txt")).unwrap();
+    assert!(
+        sums.contains("\ntrace-file/1 placement 2 5368709120 "),
+        "{sums}"
+    );
+    let csv = std::fs::read_to_string(out.join("samples.csv")).unwrap();
+    // builtin, library and C in AOT; builtin and library in the JIT.
+    assert_eq!(csv.lines().skip(1).count(), 5, "{csv}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A trace of the user's own (`--trace-file`) replays as the workload
 /// `trace-file` on every side, each side printing the same checksum; the run
 /// keeps the trace it replayed and the file's fingerprint.
@@ -428,15 +491,8 @@ fn a_trace_file_of_ones_own_replays_on_every_side() {
     for id in (1..40).step_by(2) {
         records.push((2, id, 4));
     }
-    let mut t = b"TERNTRC1".to_vec();
-    t.extend((records.len() as u32).to_le_bytes());
-    t.extend(40u32.to_le_bytes());
-    for (op, id, size) in &records {
-        t.extend((op << 30 | id).to_le_bytes());
-        t.extend(size.to_le_bytes());
-    }
     let file = dir.join("mine.trace");
-    std::fs::write(&file, &t).unwrap();
+    let t = write_trace(&file, 40, &records);
     let out = quick_replay(
         &dir,
         &["--trace-file", file.to_str().unwrap()],
@@ -500,10 +556,8 @@ fn every_call_mode_runs_and_is_recorded() {
 #[test]
 fn the_programs_suite_verifies_every_program_against_its_c_twin() {
     let dir = scratch("programs");
-    let (o, out) = quick_run(&dir, &["--suite", "programs", "--modes", "aot,jit-exec"]);
-    let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
     // Every sample of both sides printed its program's verified result.
-    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let (stdout, out) = quick_ok(&dir, &["--suite", "programs", "--modes", "aot,jit-exec"]);
     let table = "Tern/C (CPU time, median; C is `cc -O2`), Tern at -O2:\n\
                  case                   aot  jit-exec\n";
     let at = stdout.find(table).unwrap_or_else(|| panic!("{stdout}"));

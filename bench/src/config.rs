@@ -643,10 +643,27 @@ mod tests {
         );
         let bad = dir.join("bad.trace");
         std::fs::write(&bad, &t[..20]).unwrap();
+        // Four objects of 4 GiB live at once: more than any pool's arena.
+        let huge = dir.join("huge.trace");
+        let mut h = b"TERNTRC1".to_vec();
+        h.extend([4u32, 4].iter().flat_map(|w| w.to_le_bytes()));
+        for id in 0..4u32 {
+            h.extend(id.to_le_bytes());
+            h.extend(u32::MAX.to_le_bytes());
+        }
+        std::fs::write(&huge, &h).unwrap();
         let refusals = [
             (
                 format!("--trace-file {}", bad.display()),
                 format!("error: --trace-file {}: 2 records promised, 20 bytes", bad.display()),
+            ),
+            (
+                format!("--trace-file {}", huge.display()),
+                format!(
+                    "error: --trace-file {}: it keeps 17179869184 bytes live at once, \
+                     more than a pool's largest arena (17179869176 bytes)",
+                    huge.display()
+                ),
             ),
             (
                 "--workloads trace-file".to_string(),

@@ -80,6 +80,8 @@ pub struct Scale {
     pub ops: i64,
     /// The workload's length parameter in elements.
     pub param: i64,
+    /// The arena of the library and pure sides' pool, in bytes.
+    pub arena: i64,
 }
 
 /// The scale of a (workload, element size): chosen so a builtin sample at
@@ -123,6 +125,7 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
     Scale {
         ops: if quick { (ops / 20).max(1) } else { ops },
         param,
+        arena: LIBRARY_ARENA_BYTES,
     }
 }
 
@@ -139,7 +142,9 @@ const ARENA_CHUNK_BYTES: i64 = 1 << 18;
 
 /// The Tern source of one (workload, element size, side). `Side::C` has no
 /// Tern source: use [`c_source`] and [`c_flags`].
-pub fn tern_source(w: Workload, elem_bytes: u32, side: Side, quick: bool) -> String {
+/// `arena`: the library and pure sides' pool ([`LIBRARY_ARENA_BYTES`], or a
+/// replay's [`crate::traces::Footprint::arena`]).
+pub fn tern_source(w: Workload, elem_bytes: u32, side: Side, quick: bool, arena: i64) -> String {
     if w.program().is_some() {
         return programs::tern_source(w, quick);
     }
@@ -152,7 +157,10 @@ pub fn tern_source(w: Workload, elem_bytes: u32, side: Side, quick: bool) -> Str
         &variant(template(w), w, side),
         elem_bytes,
         side,
-        scale(w, elem_bytes, quick),
+        Scale {
+            arena,
+            ..scale(w, elem_bytes, quick)
+        },
     )
     .replace("EXACT_GROWTH", exact)
 }
@@ -230,7 +238,7 @@ pub fn substitute(template: &str, elem_bytes: u32, side: Side, s: Scale) -> Stri
                 ("USE_SIDE\n", format!("use {m};\n")),
                 (
                     "SETUP_SIDE\n",
-                    format!("    var ctx = {m}::new({LIBRARY_ARENA_BYTES});\n"),
+                    format!("    var ctx = {m}::new({});\n", s.arena),
                 ),
                 ("FINISH_SIDE\n", format!("    {m}::finish(ref ctx);\n")),
                 ("DROP_ALL\n", format!("{m}::reset(ref ctx);\n")),
@@ -300,7 +308,7 @@ mod tests {
         {
             for size in [8, 128] {
                 for side in [Side::Builtin, Side::Library, Side::Pure] {
-                    let src = tern_source(w, size, side, false);
+                    let src = tern_source(w, size, side, false, LIBRARY_ARENA_BYTES);
                     for p in [
                         "USE_SIDE",
                         "SETUP_SIDE",
@@ -337,7 +345,11 @@ mod tests {
     fn sides_differ_only_in_slice_operations() {
         let t = "USE_SIDE\nfn main() {\n    SETUP_SIDE\n    var s = ALLOC(0);\n    s = APPEND(s, MK(1));\n    \
                  s = RESIZE(s, N_OPS);\n    print(VAL(s[0]) + OFFSET(s));\n    FREE(s);\n    FINISH_SIDE\n}\n";
-        let scale = Scale { ops: 5, param: 2 };
+        let scale = Scale {
+            ops: 5,
+            param: 2,
+            arena: LIBRARY_ARENA_BYTES,
+        };
         assert_eq!(
             substitute(t, 8, Side::Builtin, scale),
             "fn main() {\n    var s = reusable::alloc::<i64>(0);\n    s = reusable::append(s, (1));\n    \
@@ -357,7 +369,7 @@ mod tests {
 
     #[test]
     fn strings_variants_differ_only_in_the_drop() {
-        let src = |w, side| tern_source(w, 8, side, true);
+        let src = |w, side| tern_source(w, 8, side, true, LIBRARY_ARENA_BYTES);
         let (free, reset) = ("reusable::free(keep[i]);", "slice_pool::reset(ref ctx);");
         assert!(src(Workload::Strings, Side::Library).contains(reset));
         assert!(

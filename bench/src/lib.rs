@@ -122,6 +122,31 @@ fn set_affinity(cpus: &[usize]) -> Result<(), String> {
     }
 }
 
+/// The trace a replay reads, and the builtin pool it needs.
+#[derive(Clone, Debug)]
+struct Input {
+    /// The trace file (the replay's first argument).
+    path: PathBuf,
+    /// `TERN_POOL_BYTES` for the replay's runs, when its trace needs a
+    /// larger builtin pool ([`traces::Footprint::builtin`]) than the one
+    /// the environment asks for (or, without one, the runtime's default).
+    pool_bytes: Option<i64>,
+}
+
+impl Input {
+    /// The input of a replay of the trace at `path` with footprint `f`.
+    fn new(path: PathBuf, f: traces::Footprint) -> Input {
+        let asked = std::env::var("TERN_POOL_BYTES")
+            .ok()
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(traces::BUILTIN_POOL_BYTES);
+        Input {
+            path,
+            pool_bytes: (f.builtin > asked).then_some(f.builtin),
+        }
+    }
+}
+
 /// What one sample runs.
 #[derive(Clone, Debug)]
 enum Job {
@@ -132,8 +157,8 @@ enum Job {
         side: Side,
         level: Option<u8>,
         exe: PathBuf,
-        /// The file a replay reads (its first argument), if any.
-        input: Option<PathBuf>,
+        /// The trace a replay reads, if any.
+        input: Option<Input>,
     },
     /// `tern run -O<level> --time SRC [-- INPUT]`.
     Jit {
@@ -143,7 +168,7 @@ enum Job {
         level: u8,
         src: PathBuf,
         /// As for `Exe`.
-        input: Option<PathBuf>,
+        input: Option<Input>,
     },
 }
 
@@ -151,7 +176,21 @@ impl Job {
     /// The file the program reads, if any (a trace replay's trace).
     fn input(&self) -> Option<&Path> {
         match self {
-            Job::Exe { input, .. } | Job::Jit { input, .. } => input.as_deref(),
+            Job::Exe { input, .. } | Job::Jit { input, .. } => {
+                input.as_ref().map(|i| i.path.as_path())
+            }
+        }
+    }
+
+    /// Runs `cmd` in `dir` ([`Job::invocation`]'s), with the builtin pool
+    /// a replay needs when it is not the default.
+    fn place(&self, cmd: &mut Command, dir: Option<&Path>) {
+        if let Some(d) = dir {
+            cmd.current_dir(d);
+        }
+        let (Job::Exe { input, .. } | Job::Jit { input, .. }) = self;
+        if let Some(bytes) = input.as_ref().and_then(|i| i.pool_bytes) {
+            cmd.env("TERN_POOL_BYTES", bytes.to_string());
         }
     }
 
@@ -479,16 +518,16 @@ impl Bench {
         for (w, size) in self.cfg.cases() {
             let stem = format!("{}-{size}", name(&w));
             building.set_message(stem.clone());
-            let input = match w.trace() {
+            let (input, arena) = match w.trace() {
                 Some(t) => {
                     let p = self.path(&["traces", &format!("{t}.trace")]);
-                    match (&self.cfg.trace_file, w) {
+                    let f = match (&self.cfg.trace_file, w) {
                         (Some(file), Workload::TraceFile) => file.write(self.cfg.quick, &p)?,
                         _ => traces::write(t, self.cfg.quick, &p)?,
-                    }
-                    Some(p)
+                    };
+                    (Some(Input::new(p, f)), f.arena)
                 }
-                None => None,
+                None => (None, generate::LIBRARY_ARENA_BYTES),
             };
             let mut exe_jobs = Vec::new();
             let mut jit_jobs = Vec::new();
@@ -496,7 +535,7 @@ impl Bench {
                 if side.is_c() {
                     continue;
                 }
-                let src_text = generate::tern_source(w, size, side, self.cfg.quick);
+                let src_text = generate::tern_source(w, size, side, self.cfg.quick, arena);
                 let src = self.write(&["src", &name(&side), &format!("{stem}.tern")], &src_text)?;
                 for &level in &self.cfg.levels {
                     let dir = format!("{}-O{level}", name(&side));
@@ -684,9 +723,7 @@ impl Bench {
                     None => Command::new(exe),
                 };
                 cmd.args(&input);
-                if let Some(d) = dir {
-                    cmd.current_dir(d);
-                }
+                job.place(&mut cmd, dir);
                 let _ = std::fs::remove_file(&stats_file);
                 cmd.env("TERN_POOL_STATS", &stats_file);
                 let (o, ir, mem) = self.measure(cmd, None, &label, log)?;
@@ -734,9 +771,7 @@ impl Bench {
                 if !input.is_empty() {
                     cmd.arg("--").args(&input);
                 }
-                if let Some(d) = dir {
-                    cmd.current_dir(d);
-                }
+                job.place(&mut cmd, dir);
                 let modes: Vec<Mode> = self
                     .cfg
                     .modes
@@ -761,10 +796,11 @@ impl Bench {
                         .collect(),
                 };
                 for (modes, only) in runs {
-                    let mut c = Command::new(cmd.get_program());
-                    // TERN_TIME_CPU=1 adds `time: execution cpu` to the
-                    // `--time` report (src/run.rs).
-                    c.args(cmd.get_args()).env("TERN_TIME_CPU", "1");
+                    // The copy keeps the replay's folder and pool. With
+                    // TERN_TIME_CPU=1 the `--time` report adds `time:
+                    // execution cpu` (src/run.rs).
+                    let mut c = sample::copy(&cmd);
+                    c.env("TERN_TIME_CPU", "1");
                     let (o, ir, mem) = self.measure(c, only, &label, log)?;
                     checks.check(check_case, side, &label, &o.stdout)?;
                     let (times, rest) = sample::parse_jit_times(&o.stderr);

@@ -98,16 +98,29 @@ pub fn under_callgrind(cmd: &Command, profile: &Path, only: Option<&str>) -> Com
         v.arg(format!("--toggle-collect={f}"));
     }
     v.arg(cmd.get_program()).args(cmd.get_args());
+    with_setting_of(cmd, v)
+}
+
+/// A new command running what `cmd` runs, with the same arguments, folder
+/// and environment (`Command` is not `Clone`).
+pub fn copy(cmd: &Command) -> Command {
+    let mut c = Command::new(cmd.get_program());
+    c.args(cmd.get_args());
+    with_setting_of(cmd, c)
+}
+
+/// `c` with `cmd`'s folder and environment changes.
+fn with_setting_of(cmd: &Command, mut c: Command) -> Command {
     if let Some(d) = cmd.get_current_dir() {
-        v.current_dir(d);
+        c.current_dir(d);
     }
     for (k, val) in cmd.get_envs() {
         match val {
-            Some(val) => v.env(k, val),
-            None => v.env_remove(k),
+            Some(val) => c.env(k, val),
+            None => c.env_remove(k),
         };
     }
-    v
+    c
 }
 
 /// The total instruction count (`Ir`) of a callgrind profile.

@@ -74,12 +74,82 @@ fn read_capped(r: impl Read, limit: u64) -> Result<Vec<u8>, String> {
     Ok(t)
 }
 
-/// Checks the decompressed trace `t` ([`check`], [`check_records`]) and
-/// keeps its first twentieth with `quick`.
+/// Checks the decompressed trace `t` ([`check`], [`check_records`], that a
+/// pool can hold it: [`footprint`]) and keeps its first twentieth with
+/// `quick`.
 fn finish(t: Vec<u8>, quick: bool) -> Result<Vec<u8>, String> {
     check(&t)?;
     check_records(&t)?;
+    footprint(&t)?;
     Ok(shorten(t, quick))
+}
+
+/// The largest arena a pool can have: 2^31 - 1 granules of 8 bytes (the
+/// runtime's `span_tree::layout::MAX_ARENA_BYTES`).
+pub const MAX_ARENA_BYTES: i64 = i32::MAX as i64 * 8;
+
+/// The builtin pool's arena when `TERN_POOL_BYTES` is unset (the runtime's
+/// `builtin::DEFAULT_POOL_BYTES`).
+pub const BUILTIN_POOL_BYTES: i64 = 4 << 30;
+
+/// What a replay of a trace asks of the pools (reserved address space: a
+/// pool commits only the pages it touches, so room costs nothing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footprint {
+    /// The arena of the library and pure sides' pool: twice the trace's
+    /// peak of live bytes (each size rounded up to 8, and a realloc's new
+    /// size counted beside its old one, as a move holds both) plus its
+    /// largest object, for first fit's fragmentation; rounded up to a GiB,
+    /// at least [`crate::generate::LIBRARY_ARENA_BYTES`] (what every other
+    /// workload reserves), at most [`MAX_ARENA_BYTES`].
+    pub arena: i64,
+    /// The builtin pool the replay needs: that arena and the replayer's
+    /// tables by object id (24 bytes an id) with a MiB of slack, at most
+    /// [`MAX_ARENA_BYTES`]. Above [`BUILTIN_POOL_BYTES`], `tern bench`
+    /// sets `TERN_POOL_BYTES` for the replay's runs.
+    pub builtin: i64,
+}
+
+/// The [`Footprint`] of the checked trace `t`; an error when its peak of
+/// live bytes alone exceeds the largest arena, which no pool can replay.
+pub fn footprint(t: &[u8]) -> Result<Footprint, String> {
+    let ids = u32::from_le_bytes(t[12..HEADER].try_into().expect("4 bytes")) as usize;
+    // Sizes in granules of 8 bytes (below 2^29): 4 bytes an id.
+    let mut granules = vec![0u32; ids];
+    let (mut live, mut peak, mut largest) = (0i64, 0i64, 0i64);
+    for rec in t[HEADER..].chunks_exact(RECORD) {
+        let w = u32::from_le_bytes(rec[..4].try_into().expect("4 bytes"));
+        let size = u32::from_le_bytes(rec[4..].try_into().expect("4 bytes"));
+        let g = (size as u64).div_ceil(8) as u32;
+        let was = &mut granules[(w & 0x3fff_ffff) as usize];
+        let (old, new) = (*was as i64 * 8, g as i64 * 8);
+        match w >> 30 {
+            1 => {
+                live -= old;
+                *was = 0;
+            }
+            op => {
+                // A realloc (op 2) that moves holds both spans a moment.
+                if op == 2 {
+                    peak = peak.max(live + new);
+                }
+                live += new - old;
+                *was = g;
+            }
+        }
+        peak = peak.max(live);
+        largest = largest.max(new);
+    }
+    if peak > MAX_ARENA_BYTES {
+        return Err(format!(
+            "it keeps {peak} bytes live at once, more than a pool's largest arena ({MAX_ARENA_BYTES} bytes)"
+        ));
+    }
+    const GIB: i64 = 1 << 30;
+    let wanted = (2 * peak + largest + GIB - 1) / GIB * GIB;
+    let arena = wanted.clamp(crate::generate::LIBRARY_ARENA_BYTES, MAX_ARENA_BYTES);
+    let builtin = (arena + 24 * ids as i64 + (1 << 20)).min(MAX_ARENA_BYTES);
+    Ok(Footprint { arena, builtin })
 }
 
 /// With `quick`, the first twentieth of the records of the checked trace
@@ -114,8 +184,9 @@ impl FileTrace {
         })
     }
 
-    /// Writes the trace (its first twentieth with `quick`) to `to`.
-    pub fn write(&self, quick: bool, to: &Path) -> Result<(), String> {
+    /// Writes the trace (its first twentieth with `quick`) to `to`;
+    /// returns its [`Footprint`].
+    pub fn write(&self, quick: bool, to: &Path) -> Result<Footprint, String> {
         save(shorten(self.trace.to_vec(), quick), to)
     }
 
@@ -161,12 +232,22 @@ fn check(t: &[u8]) -> Result<usize, String> {
 }
 
 /// Checks every record of a trace whose header and length [`check`] has
-/// accepted: an op of 0 (alloc), 1 (free) or 2 (realloc), an id below the
+/// accepted: no more ids than records, an op of 0 (alloc), 1 (free) or 2
+/// (realloc), an id below the
 /// header's count, an alloc of an id not live, a free or realloc of one
 /// that is, a free of size 0 and a realloc of a positive size (what
 /// bench/traces/convert.py writes).
 fn check_records(t: &[u8]) -> Result<(), String> {
     let ids = u32::from_le_bytes(t[12..HEADER].try_into().expect("4 bytes")) as usize;
+    // Every id is allocated at least once in a trace convert.py writes:
+    // more ids than records would only make the replayers' tables by id
+    // (and [`footprint`]'s) larger than the file.
+    let records = (t.len() - HEADER) / RECORD;
+    if ids > records {
+        return Err(format!(
+            "an id count of {ids}, more than its {records} records"
+        ));
+    }
     let mut live = vec![false; ids];
     for (r, rec) in t[HEADER..].chunks_exact(RECORD).enumerate() {
         let w = u32::from_le_bytes(rec[..4].try_into().expect("4 bytes"));
@@ -195,13 +276,17 @@ fn check_records(t: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes the trace `name` (see [`load`]) to `path`.
-pub fn write(name: &str, quick: bool, path: &Path) -> Result<(), String> {
+/// Writes the trace `name` (see [`load`]) to `path`; returns its
+/// [`Footprint`].
+pub fn write(name: &str, quick: bool, path: &Path) -> Result<Footprint, String> {
     save(load(name, quick)?, path)
 }
 
-fn save(t: Vec<u8>, path: &Path) -> Result<(), String> {
-    std::fs::write(path, t).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+/// Writes the checked trace `t` to `path`; returns its [`Footprint`].
+fn save(t: Vec<u8>, path: &Path) -> Result<Footprint, String> {
+    let f = footprint(&t)?;
+    std::fs::write(path, t).map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    Ok(f)
 }
 
 /// One `fnv1a-64  bytes  what` line per embedded trace (its compressed
@@ -307,7 +392,71 @@ mod tests {
                 "record 0: op 3 is none of 0 (alloc), 1 (free), 2 (realloc)",
             ),
         ] {
+            // Two records at least, for the two ids (the failing one comes first).
+            let mut records = records;
+            records.resize(records.len().max(2), (0, 1, 8));
             assert_eq!(check_records(&trace(2, &records)), Err(why.to_string()));
+        }
+        assert_eq!(
+            check_records(&trace(3, &[(0, 0, 8), (0, 1, 8)])),
+            Err("an id count of 3, more than its 2 records".to_string())
+        );
+    }
+
+    #[test]
+    fn the_pool_limits_are_the_runtimes() {
+        use tern_runtime::{builtin::DEFAULT_POOL_BYTES, span_tree::layout};
+        assert_eq!(MAX_ARENA_BYTES, layout::MAX_ARENA_BYTES);
+        assert_eq!(BUILTIN_POOL_BYTES, DEFAULT_POOL_BYTES);
+    }
+
+    #[test]
+    fn a_replay_reserves_room_for_twice_its_peak() {
+        const GIB: i64 = 1 << 30;
+        // Peak: 16 + 40 live and the 48 a move of object 1 takes beside its 40.
+        let small = [(0, 0, 9), (0, 1, 33), (2, 1, 41), (1, 0, 0), (1, 1, 0)];
+        assert_eq!(
+            footprint(&trace(2, &small)),
+            Ok(Footprint {
+                arena: GIB,
+                builtin: GIB + 48 + (1 << 20)
+            })
+        );
+        // Two objects of 4 GiB: 2 * 8 + 4 GiB, more than the largest arena.
+        let big = [(0, 0, u32::MAX), (0, 1, u32::MAX), (1, 0, 0), (1, 1, 0)];
+        assert_eq!(
+            footprint(&trace(2, &big)),
+            Ok(Footprint {
+                arena: MAX_ARENA_BYTES,
+                builtin: MAX_ARENA_BYTES
+            })
+        );
+        // One of 4 GiB and one of 1 GiB: 2 * 5 + 4 = 14 GiB.
+        let mid = [(0, 0, u32::MAX), (0, 1, 1 << 30), (1, 0, 0), (1, 1, 0)];
+        assert_eq!(footprint(&trace(2, &mid)).map(|f| f.arena), Ok(14 * GIB));
+        // Four live at once: 16 GiB, past the largest arena by 8 bytes.
+        let huge: Vec<_> = (0..4).map(|id| (0, id, u32::MAX)).collect();
+        assert_eq!(
+            footprint(&trace(4, &huge)),
+            Err(format!(
+                "it keeps {} bytes live at once, more than a pool's largest arena ({} bytes)",
+                16 * GIB,
+                MAX_ARENA_BYTES
+            ))
+        );
+        let f = std::env::temp_dir().join(format!("tern-trace-huge-{}", std::process::id()));
+        std::fs::write(&f, trace(4, &huge)).unwrap();
+        assert!(
+            load_file(&f, false)
+                .unwrap_err()
+                .starts_with("it keeps 17179869184 bytes")
+        );
+        std::fs::remove_file(&f).unwrap();
+        // The recorded traces keep a few MB live: the default arena.
+        for (name, _) in TRACES {
+            let f = footprint(&load(name, false).unwrap()).unwrap();
+            assert_eq!(f.arena, crate::generate::LIBRARY_ARENA_BYTES, "{name}");
+            assert!(f.builtin < BUILTIN_POOL_BYTES, "{name}");
         }
     }
 
