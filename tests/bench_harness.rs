@@ -513,6 +513,10 @@ fn a_trace_file_of_ones_own_replays_on_every_side() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Each `--calls` mode builds and runs every side, AOT and JIT; the
+/// compiler's notes (`--calls inline` stops at the inliner's budget in
+/// `slice_pool_pure`) go to the logs, not into a JIT sample's stderr, which
+/// must otherwise be empty.
 #[test]
 fn every_call_mode_runs_and_is_recorded() {
     let dir = scratch("calls");
@@ -520,22 +524,35 @@ fn every_call_mode_runs_and_is_recorded() {
         let out = dir.join(calls);
         let o = bench(
             &[
-                TINY,
-                &[
-                    "--sides",
-                    "builtin,library",
-                    "--calls",
-                    calls,
-                    "--out",
-                    out.to_str().unwrap(),
-                ],
-            ]
-            .concat(),
+                "--quick",
+                "--workloads",
+                "fragmented",
+                "--sizes",
+                "8",
+                "--reps",
+                "1",
+                "--warmups",
+                "0",
+                "--modes",
+                "aot,jit-exec",
+                "--sides",
+                "builtin,library,pure",
+                "--calls",
+                calls,
+                "--out",
+                out.to_str().unwrap(),
+            ],
             &dir,
             None,
         );
         let (stdout, stderr) = (text(&o.stdout), text(&o.stderr));
         assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+        let samples = std::fs::read_to_string(out.join("logs/samples.log")).unwrap();
+        assert_eq!(
+            samples.contains("note: inlining stopped at its budget"),
+            calls == "inline",
+            "{samples}"
+        );
         assert!(
             stdout.starts_with(&format!("tern bench: metric cpu, calls {calls}, ")),
             "{stdout}"

@@ -803,7 +803,10 @@ impl Bench {
                     c.env("TERN_TIME_CPU", "1");
                     let (o, ir, mem) = self.measure(c, only, &label, log)?;
                     checks.check(check_case, side, &label, &o.stdout)?;
-                    let (times, rest) = sample::parse_jit_times(&o.stderr);
+                    let sample::JitStderr { times, notes, rest } =
+                        sample::parse_jit_times(&o.stderr);
+                    // The compiler's notes go to the log, as a build's do.
+                    log.push_str(&notes);
                     let t = times.ok_or_else(|| {
                         format!(
                             "{label}: `tern run --time` printed no complete time report: {:?}",

@@ -204,12 +204,21 @@ pub struct JitTimes {
     pub exec_cpu_ms: f64,
 }
 
-/// Splits `tern run --time` stderr into the time report and the program's
-/// own stderr lines. `None` when the report is incomplete.
-pub fn parse_jit_times(stderr: &str) -> (Option<JitTimes>, String) {
+/// `tern run --time` stderr split: the time report (`None` when
+/// incomplete), the compiler's notes (`note: ...` lines, such as the
+/// inliner's budget note under `--calls inline`) and the program's own
+/// stderr lines.
+pub struct JitStderr {
+    pub times: Option<JitTimes>,
+    pub notes: String,
+    pub rest: String,
+}
+
+/// Splits `tern run --time` stderr (see [`JitStderr`]).
+pub fn parse_jit_times(stderr: &str) -> JitStderr {
     let mut t = JitTimes::default();
     let mut seen = 0u8;
-    let mut rest = String::new();
+    let (mut notes, mut rest) = (String::new(), String::new());
     for line in stderr.lines() {
         let field = line
             .strip_prefix("time: ")
@@ -222,12 +231,21 @@ pub fn parse_jit_times(stderr: &str) -> (Option<JitTimes>, String) {
             Some((name, v)) if name == "execution" => (t.exec_ms, seen) = (v, seen | 4),
             Some((name, v)) if name == "execution cpu" => (t.exec_cpu_ms, seen) = (v, seen | 8),
             _ => {
-                rest.push_str(line);
-                rest.push('\n');
+                let to = if line.starts_with("note: ") {
+                    &mut notes
+                } else {
+                    &mut rest
+                };
+                to.push_str(line);
+                to.push('\n');
             }
         }
     }
-    (if seen == 15 { Some(t) } else { None }, rest)
+    JitStderr {
+        times: (seen == 15).then_some(t),
+        notes,
+        rest,
+    }
 }
 
 /// The arena a side's pools reached, from the runtime's report (written to
@@ -258,11 +276,11 @@ mod tests {
 
     #[test]
     fn parses_the_time_report_and_keeps_other_lines() {
-        let err = "time: front end     5.547 ms\ntime: cranelift    35.078 ms\nwarning: x\n\
-                   time: execution     0.127 ms\ntime: execution cpu     0.120 ms\n";
-        let (t, rest) = parse_jit_times(err);
+        let err = "note: inlining stopped\ntime: front end     5.547 ms\ntime: cranelift    35.078 ms\n\
+                   warning: x\ntime: execution     0.127 ms\ntime: execution cpu     0.120 ms\n";
+        let JitStderr { times, notes, rest } = parse_jit_times(err);
         assert_eq!(
-            t,
+            times,
             Some(JitTimes {
                 front_ms: 5.547,
                 cranelift_ms: 35.078,
@@ -271,8 +289,8 @@ mod tests {
             })
         );
         assert_eq!(rest, "warning: x\n");
-        let (t, _) = parse_jit_times("time: front end 1.0 ms\n");
-        assert_eq!(t, None);
+        assert_eq!(notes, "note: inlining stopped\n");
+        assert_eq!(parse_jit_times("time: front end 1.0 ms\n").times, None);
     }
 
     #[test]
