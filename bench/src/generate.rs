@@ -11,6 +11,7 @@
 //! would pay for), and every other line is identical.
 
 use super::config::{Side, Workload};
+use super::pools::LIBRARY_ARENA_BYTES;
 use super::programs;
 
 /// The workload whose template, C baseline and scale a variant shares
@@ -128,10 +129,6 @@ pub fn scale(w: Workload, elem_bytes: u32, quick: bool) -> Scale {
         arena: LIBRARY_ARENA_BYTES,
     }
 }
-
-/// Bytes of arena the library sides reserve (virtual; committed lazily):
-/// far more than any workload keeps live, so exhaustion is never measured.
-pub const LIBRARY_ARENA_BYTES: i64 = 1 << 30;
 
 /// The per-string free of `strings` (the builtin side's `DROP_ALL`).
 const FREE_EACH: &str = "for i in 0..K {\n            FREE(keep[i]);\n        }\n";

@@ -19,6 +19,7 @@ pub mod config;
 pub mod generate;
 pub mod machine;
 pub mod outdir;
+pub mod pools;
 pub mod programs;
 pub mod report;
 pub mod sample;
@@ -139,7 +140,7 @@ impl Input {
         let asked = std::env::var("TERN_POOL_BYTES")
             .ok()
             .and_then(|v| v.parse::<i64>().ok())
-            .unwrap_or(traces::BUILTIN_POOL_BYTES);
+            .unwrap_or(pools::BUILTIN_POOL_BYTES);
         Input {
             path,
             pool_bytes: (f.builtin > asked).then_some(f.builtin),
@@ -527,7 +528,7 @@ impl Bench {
                     };
                     (Some(Input::new(p, f)), f.arena)
                 }
-                None => (None, generate::LIBRARY_ARENA_BYTES),
+                None => (None, pools::LIBRARY_ARENA_BYTES),
             };
             let mut exe_jobs = Vec::new();
             let mut jit_jobs = Vec::new();

@@ -12,6 +12,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::pools::{LIBRARY_ARENA_BYTES, MAX_ARENA_BYTES};
+
 /// `(name, gzip-compressed TERNTRC1 trace)` of every recorded trace.
 const TRACES: [(&str, &[u8]); 4] = [
     ("python", include_bytes!("../traces/python.trace.gz")),
@@ -84,14 +86,6 @@ fn finish(t: Vec<u8>, quick: bool) -> Result<Vec<u8>, String> {
     Ok(shorten(t, quick))
 }
 
-/// The largest arena a pool can have: 2^31 - 1 granules of 8 bytes (the
-/// runtime's `span_tree::layout::MAX_ARENA_BYTES`).
-pub const MAX_ARENA_BYTES: i64 = i32::MAX as i64 * 8;
-
-/// The builtin pool's arena when `TERN_POOL_BYTES` is unset (the runtime's
-/// `builtin::DEFAULT_POOL_BYTES`).
-pub const BUILTIN_POOL_BYTES: i64 = 4 << 30;
-
 /// What a replay of a trace asks of the pools (reserved address space: a
 /// pool commits only the pages it touches, so room costs nothing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,12 +94,12 @@ pub struct Footprint {
     /// peak of live bytes (each size rounded up to 8, and a realloc's new
     /// size counted beside its old one, as a move holds both) plus its
     /// largest object, for first fit's fragmentation; rounded up to a GiB,
-    /// at least [`crate::generate::LIBRARY_ARENA_BYTES`] (what every other
+    /// at least [`LIBRARY_ARENA_BYTES`] (what every other
     /// workload reserves), at most [`MAX_ARENA_BYTES`].
     pub arena: i64,
     /// The builtin pool the replay needs: that arena and the replayer's
     /// tables by object id (24 bytes an id) with a MiB of slack, at most
-    /// [`MAX_ARENA_BYTES`]. Above [`BUILTIN_POOL_BYTES`], `tern bench`
+    /// [`MAX_ARENA_BYTES`]. Above [`crate::pools::BUILTIN_POOL_BYTES`], `tern bench`
     /// sets `TERN_POOL_BYTES` for the replay's runs.
     pub builtin: i64,
 }
@@ -147,7 +141,7 @@ pub fn footprint(t: &[u8]) -> Result<Footprint, String> {
     }
     const GIB: i64 = 1 << 30;
     let wanted = (2 * peak + largest + GIB - 1) / GIB * GIB;
-    let arena = wanted.clamp(crate::generate::LIBRARY_ARENA_BYTES, MAX_ARENA_BYTES);
+    let arena = wanted.clamp(LIBRARY_ARENA_BYTES, MAX_ARENA_BYTES);
     let builtin = (arena + 24 * ids as i64 + (1 << 20)).min(MAX_ARENA_BYTES);
     Ok(Footprint { arena, builtin })
 }
@@ -404,13 +398,6 @@ mod tests {
     }
 
     #[test]
-    fn the_pool_limits_are_the_runtimes() {
-        use tern_runtime::{builtin::DEFAULT_POOL_BYTES, span_tree::layout};
-        assert_eq!(MAX_ARENA_BYTES, layout::MAX_ARENA_BYTES);
-        assert_eq!(BUILTIN_POOL_BYTES, DEFAULT_POOL_BYTES);
-    }
-
-    #[test]
     fn a_replay_reserves_room_for_twice_its_peak() {
         const GIB: i64 = 1 << 30;
         // Peak: 16 + 40 live and the 48 a move of object 1 takes beside its 40.
@@ -455,8 +442,8 @@ mod tests {
         // The recorded traces keep a few MB live: the default arena.
         for (name, _) in TRACES {
             let f = footprint(&load(name, false).unwrap()).unwrap();
-            assert_eq!(f.arena, crate::generate::LIBRARY_ARENA_BYTES, "{name}");
-            assert!(f.builtin < BUILTIN_POOL_BYTES, "{name}");
+            assert_eq!(f.arena, LIBRARY_ARENA_BYTES, "{name}");
+            assert!(f.builtin < crate::pools::BUILTIN_POOL_BYTES, "{name}");
         }
     }
 
