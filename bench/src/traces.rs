@@ -94,13 +94,15 @@ pub struct Footprint {
     /// peak of live bytes (each size rounded up to 8, and a realloc's new
     /// size counted beside its old one, as a move holds both) plus its
     /// largest object, for first fit's fragmentation; rounded up to a GiB,
-    /// at least [`LIBRARY_ARENA_BYTES`] (what every other
-    /// workload reserves), at most [`MAX_ARENA_BYTES`].
+    /// at least [`LIBRARY_ARENA_BYTES`] (what every other workload
+    /// reserves), at most [`MAX_ARENA_BYTES`]. (A trace that fragments
+    /// past that fails its case with the pool's `exhausted` error.)
     pub arena: i64,
     /// The builtin pool the replay needs: that arena and the replayer's
     /// tables by object id (24 bytes an id) with a MiB of slack, at most
-    /// [`MAX_ARENA_BYTES`]. Above [`crate::pools::BUILTIN_POOL_BYTES`], `tern bench`
-    /// sets `TERN_POOL_BYTES` for the replay's runs.
+    /// [`MAX_ARENA_BYTES`]. Above the environment's `TERN_POOL_BYTES` (or
+    /// [`crate::pools::BUILTIN_POOL_BYTES`] without one), `tern bench`
+    /// sets it for the replay's runs.
     pub builtin: i64,
 }
 
@@ -227,10 +229,9 @@ fn check(t: &[u8]) -> Result<usize, String> {
 
 /// Checks every record of a trace whose header and length [`check`] has
 /// accepted: no more ids than records, an op of 0 (alloc), 1 (free) or 2
-/// (realloc), an id below the
-/// header's count, an alloc of an id not live, a free or realloc of one
-/// that is, a free of size 0 and a realloc of a positive size (what
-/// bench/traces/convert.py writes).
+/// (realloc), an id below the header's count, an alloc of an id not live,
+/// a free or realloc of one that is, a free of size 0 and a realloc of a
+/// positive size (what bench/traces/convert.py writes).
 fn check_records(t: &[u8]) -> Result<(), String> {
     let ids = u32::from_le_bytes(t[12..HEADER].try_into().expect("4 bytes")) as usize;
     // Every id is allocated at least once in a trace convert.py writes:
