@@ -137,13 +137,10 @@ struct Input {
 impl Input {
     /// The input of a replay of the trace at `path` with footprint `f`.
     fn new(path: PathBuf, f: traces::Footprint) -> Input {
-        let asked = std::env::var("TERN_POOL_BYTES")
-            .ok()
-            .and_then(|v| v.parse::<i64>().ok())
-            .unwrap_or(pools::BUILTIN_POOL_BYTES);
+        let env = std::env::var("TERN_POOL_BYTES").ok();
         Input {
             path,
-            pool_bytes: (f.builtin > asked).then_some(f.builtin),
+            pool_bytes: pools::builtin_pool_override(f.builtin, env.as_deref()),
         }
     }
 }
@@ -174,13 +171,15 @@ enum Job {
 }
 
 impl Job {
+    /// The trace a replay reads, if the job is one.
+    fn trace(&self) -> Option<&Input> {
+        let (Job::Exe { input, .. } | Job::Jit { input, .. }) = self;
+        input.as_ref()
+    }
+
     /// The file the program reads, if any (a trace replay's trace).
     fn input(&self) -> Option<&Path> {
-        match self {
-            Job::Exe { input, .. } | Job::Jit { input, .. } => {
-                input.as_ref().map(|i| i.path.as_path())
-            }
-        }
+        self.trace().map(|i| i.path.as_path())
     }
 
     /// Runs `cmd` in `dir` ([`Job::invocation`]'s), with the builtin pool
@@ -189,8 +188,7 @@ impl Job {
         if let Some(d) = dir {
             cmd.current_dir(d);
         }
-        let (Job::Exe { input, .. } | Job::Jit { input, .. }) = self;
-        if let Some(bytes) = input.as_ref().and_then(|i| i.pool_bytes) {
+        if let Some(bytes) = self.trace().and_then(|i| i.pool_bytes) {
             cmd.env("TERN_POOL_BYTES", bytes.to_string());
         }
     }
