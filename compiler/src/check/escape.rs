@@ -9,7 +9,10 @@
 //!   by assignment to it or to a part of it, or by a call that got a `ref` to
 //!   it together with a tainted value); a struct or array literal, or an
 //!   element or field, of a tainted value; the result of a call given a
-//!   tainted value (the callee may return its argument) or a `ref` to a place
+//!   tainted value (the callee may return its argument, or memory it
+//!   allocated and stored the argument in: so the taint stays on every value
+//!   that can hold a slice or reach memory that can, `reusable[][]T` too),
+//!   `reusable::append`/`resize` of a tainted slice, or a `ref` to a place
 //!   containing an array when the callee may return a slice of it (its
 //!   [`Summary`]; an unknown callee may).
 //! * a tainted value may not **leave**: be returned, assigned to a place
@@ -222,6 +225,13 @@ impl Pass<'_, '_> {
         }
     }
 
+    /// Whether a value of `ty` can lead to a slice: hold one, or point at
+    /// memory that can (a `reusable[][]T` a callee filled with the slices it
+    /// was given). What keeps a value's taint.
+    fn carries_slices(&mut self, ty: &Type) -> bool {
+        self.holds_slice(ty) || self.reaches_slices(ty)
+    }
+
     /// Whether a value of `ty` contains an array by value (sliceable memory).
     fn inline_array(&mut self, ty: &Type) -> bool {
         match ty {
@@ -303,12 +313,12 @@ impl Pass<'_, '_> {
             ExprKind::Local(id) => self.taint[id.0 as usize].clone(),
             ExprKind::Field(b, _) => {
                 let t = self.value(b);
-                t.when(self.holds_slice(&e.ty))
+                t.when(self.carries_slices(&e.ty))
             }
             ExprKind::Index(b, i) => {
                 self.value(i);
                 let t = self.value(b);
-                t.when(self.holds_slice(&e.ty))
+                t.when(self.carries_slices(&e.ty))
             }
             ExprKind::SliceRange { base, lo, hi } => {
                 for x in [lo, hi].into_iter().flatten() {
@@ -329,8 +339,10 @@ impl Pass<'_, '_> {
                 Taint::default()
             }
             ExprKind::Call { func, args } => {
+                // A callee may return its argument, or fresh memory (a
+                // `reusable[]` it allocated) holding it.
                 let t = self.call(*func, args);
-                t.when(self.holds_slice(&e.ty))
+                t.when(self.carries_slices(&e.ty))
             }
             ExprKind::CallExtern { args, .. } => {
                 for a in args {
@@ -363,7 +375,15 @@ impl Pass<'_, '_> {
                     };
                     self.escape(kind, v.span, origin, None);
                 }
-                Taint::default()
+                // A grown or resized reusable slice holds what it held.
+                match b {
+                    Builtin::ReusableAppend | Builtin::ReusableResize => taints
+                        .into_iter()
+                        .next()
+                        .unwrap_or_default()
+                        .when(self.carries_slices(&e.ty)),
+                    _ => Taint::default(),
+                }
             }
         }
     }
@@ -477,7 +497,7 @@ impl Pass<'_, '_> {
                 // Each element's value: what indexing the sequence gives.
                 let t = self.value(seq);
                 let elem = seq.ty.element().cloned().unwrap_or(Type::Unit);
-                let t = t.when(self.holds_slice(&elem));
+                let t = t.when(self.carries_slices(&elem));
                 self.taint_local(var.0, &t);
                 self.block(body);
             }
