@@ -13,7 +13,7 @@
 //! (a pool's boundary record, the sanitizer's shadow), which comes from
 //! [`reserve`] and is unmapped on release.
 
-use crate::span_tree::error::RESERVE_FAILED;
+use crate::span_tree::error::{NOT_RESERVED, RESERVE_FAILED};
 
 /// The OS page size.
 pub fn page_size() -> usize {
@@ -91,6 +91,17 @@ fn retired() -> std::sync::MutexGuard<'static, Retired> {
     RETIRED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Program memory handed out and not yet retired: base address → length in
+/// bytes (page-rounded). [`retire`] takes exactly one entry out, so the same
+/// range given back twice (a library pool finished through two copies of
+/// its value) is refused rather than handed to two later pools at once.
+static LIVE: std::sync::Mutex<std::collections::BTreeMap<usize, usize>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+fn live() -> std::sync::MutexGuard<'static, std::collections::BTreeMap<usize, usize>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Replaces `[base, base + len)` by fresh zero pages (the old pages go back to
 /// the OS), keeping the range mapped.
 ///
@@ -122,30 +133,46 @@ unsafe fn refresh(base: usize, len: usize) -> Result<(), i64> {
 pub fn reserve_program(bytes: usize) -> Result<*mut u8, i64> {
     let len = page_round(bytes.max(1)).ok_or(RESERVE_FAILED)?;
     let taken = retired().take(len);
-    match taken {
+    let base = match taken {
         Some(base) => {
             // SAFETY: a retired range is part of a mapping of this module's.
             if let Err(e) = unsafe { refresh(base, len) } {
                 retired().give(base, len);
                 return Err(e);
             }
-            Ok(base as *mut u8)
+            base as *mut u8
         }
-        None => reserve(len),
-    }
+        None => reserve(len)?,
+    };
+    live().insert(base as usize, len);
+    Ok(base)
 }
 
 /// Gives back program memory reserved by [`reserve_program`] with the same
 /// `bytes`: its pages go back to the OS, its range stays mapped for later
-/// program memory.
+/// program memory. Anything but exactly one live reservation (one already
+/// given back, a part of one, another size) is refused with [`NOT_RESERVED`]
+/// and nothing changes.
 ///
 /// # Safety
-/// `base` must come from `reserve_program(bytes)`, not yet retired.
+/// When `[base, base + bytes)` is a live reservation, nothing may use it any
+/// more (slices into it stay harmless: it stays mapped).
 pub unsafe fn retire(base: *mut u8, bytes: usize) -> Result<(), i64> {
     let len = page_round(bytes.max(1)).ok_or(RESERVE_FAILED)?;
-    // SAFETY: the caller's contract.
-    unsafe { refresh(base as usize, len)? };
-    retired().give(base as usize, len);
+    let base = base as usize;
+    {
+        let mut live = live();
+        if live.get(&base) != Some(&len) {
+            return Err(NOT_RESERVED);
+        }
+        live.remove(&base);
+    }
+    // SAFETY: a live reservation of this module's, whole pages.
+    if let Err(e) = unsafe { refresh(base, len) } {
+        live().insert(base, len);
+        return Err(e);
+    }
+    retired().give(base, len);
     Ok(())
 }
 
@@ -333,6 +360,28 @@ mod tests {
         unsafe {
             std::hint::black_box(a.add(page).read_volatile());
             a.add(2 * page).write_volatile(9);
+        }
+    }
+
+    #[test]
+    fn program_memory_is_given_back_exactly_once() {
+        let page = page_size();
+        let a = reserve_program(3 * page).unwrap();
+        // SAFETY: a live reservation of three pages, given back whole once.
+        unsafe {
+            assert_eq!(retire(a.add(page), page), Err(NOT_RESERVED));
+            assert_eq!(retire(a, page), Err(NOT_RESERVED));
+            assert_eq!(retire(a, 3 * page), Ok(()));
+            assert_eq!(retire(a, 3 * page), Err(NOT_RESERVED));
+        }
+        // Given back once, the range serves one later reservation, not two.
+        let b = reserve_program(3 * page).unwrap();
+        let c = reserve_program(3 * page).unwrap();
+        assert_ne!(b, c);
+        // SAFETY: both live, given back once each.
+        unsafe {
+            assert_eq!(retire(b, 3 * page), Ok(()));
+            assert_eq!(retire(c, 3 * page), Ok(()));
         }
     }
 

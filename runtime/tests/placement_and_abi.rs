@@ -268,8 +268,14 @@ fn checked_extern_sequence() {
         assert_eq!(tern_span_alloc(std::ptr::null_mut(), n, 8), BAD_POOL);
         assert_eq!(tern_span_finish(h, n), 0);
         assert_eq!(tern_span_alloc(h, n, 8), BAD_POOL);
-        assert_eq!(tern_mem_release(nodes, words * 8), 0);
+        assert_eq!(tern_mem_release(nodes, words * 4), 0);
         assert_eq!(tern_mem_release(arena, arena_bytes), 0);
+        // Memory given back already (a pool finished through a second copy
+        // of its value) is refused, and so is part of a reservation.
+        assert_eq!(tern_mem_release(arena, arena_bytes), error::NOT_RESERVED);
+        let more = tern_mem_reserve(2 * arena_bytes);
+        assert_eq!(tern_mem_release(more, arena_bytes), error::NOT_RESERVED);
+        assert_eq!(tern_mem_release(more, 2 * arena_bytes), 0);
     }
 }
 
