@@ -143,6 +143,7 @@ transcripts!(
     session,
     user_terms,
     io,
+    parse_recovery,
 );
 
 /// Every transcript file has a test above.

@@ -517,6 +517,9 @@ fn assemble(
     let parsed_cleanly = sink.is_empty();
     let modules = load_modules(root, loader, &mut sources, &mut sink);
     let program = check::check_program(&modules, &sources, &mut sink, parsed_cleanly);
+    if let Some(program) = &program {
+        refuse_entry_calls(program, &mut sink);
+    }
     let post_text = sources.file(post_file).clone();
     let pre_text = sources.file(pre_file).clone();
     // Bindings the generated code cannot even read or write back any more
@@ -565,6 +568,22 @@ fn assemble(
             diagnostics: sink.finish(sources),
             broken,
         }),
+    }
+}
+
+/// The session's entry is the generated `main`, which the user cannot
+/// define (the host refuses a `fn main`): a call of `main` in an input or an
+/// item would run the entry again, the input included, until the stack ran
+/// out. To the user there is no `main`.
+fn refuse_entry_calls(program: &tir::Program, sink: &mut Sink) {
+    for f in &program.functions {
+        tir::visit::each_expr(&f.body, &mut |e| {
+            if let tir::ExprKind::Call { func, .. } = e.kind
+                && func == program.main
+            {
+                sink.error(ErrorKind::UnknownName("main".into()), e.span);
+            }
+        });
     }
 }
 

@@ -39,10 +39,12 @@ pub(crate) fn parse_with_ranges(
     let mut items = Vec::new();
     while *p.peek() != Tok::Eof {
         let start = p.span();
+        let at = p.pos;
         match p.item() {
             Ok(item) => items.push((item, start.to(p.prev_span()))),
             Err(Reported) => p.sync_item(),
         }
+        p.ensure_progress(at);
     }
     items
 }
@@ -53,6 +55,7 @@ pub(crate) fn parse_stmts(toks: Vec<Token>, text: &str, sink: &mut Sink) -> Vec<
     let mut p = Parser::new(toks, text, sink);
     let mut stmts = Vec::new();
     while *p.peek() != Tok::Eof {
+        let at = p.pos;
         match p.stmt() {
             Ok(s) => stmts.push(s),
             Err(Reported) => {
@@ -64,6 +67,9 @@ pub(crate) fn parse_stmts(toks: Vec<Token>, text: &str, sink: &mut Sink) -> Vec<
                 }
             }
         }
+        // So would an item keyword (`1 fn` at a REPL prompt): `sync_stmt`
+        // stops before one, and `stmt` reports it without taking it.
+        p.ensure_progress(at);
     }
     stmts
 }
@@ -276,12 +282,23 @@ impl<'s> Parser<'s> {
     fn module(&mut self) -> Module {
         let mut items = Vec::new();
         while *self.peek() != Tok::Eof {
+            let at = self.pos;
             match self.item() {
                 Ok(item) => items.push(item),
                 Err(Reported) => self.sync_item(),
             }
+            self.ensure_progress(at);
         }
         Module { items }
+    }
+
+    /// Skips one token when nothing was taken since token `at`: a loop
+    /// whose error recovery stops where it started would never end (its
+    /// error has been reported).
+    fn ensure_progress(&mut self, at: usize) {
+        if self.pos == at && *self.peek() != Tok::Eof {
+            self.bump();
+        }
     }
 
     /// Skip to the next token that can start an item at brace depth 0.
