@@ -59,7 +59,7 @@ pub fn build(
     let object = crate::stack::object(&program, &opts)
         .map_err(|e| Failure::new(1, format!("error: {e}")))?;
     for note in &object.listing.notes {
-        eprintln!("{note}");
+        say!("{note}");
     }
     match emit {
         Some(Emit::Clif) => return write(&out, object.listing.clif.as_bytes()),

@@ -2,6 +2,25 @@
 //! `--interp`), `build` (AOT), `check` (front end only);
 //! `repl` (JIT session, `src/repl/`); `bench` (the comparison matrix: the `tern-bench` crate, `bench/`).
 
+/// `eprintln!` that never panics: a driver whose stderr is a closed pipe
+/// (`tern check bad.tern 2>&1 | true`) still ends with its own status, where
+/// `eprintln!` panics on the failed write. A diagnostic that cannot be
+/// written is lost either way.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// [`say!`] without the newline (text that ends in its own).
+macro_rules! say_part {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod build;
 mod config;
 mod frontend;
@@ -214,7 +233,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("{}", f.message);
+            say!("{}", f.message);
             ExitCode::from(f.status)
         }
     }

@@ -32,7 +32,7 @@ pub fn run(
     // reports (`--time`), never mixed into the program's own stderr.
     if time {
         for note in &jit.listing.notes {
-            eprintln!("{note}");
+            say!("{note}");
         }
     }
     if perf_map {
@@ -49,8 +49,8 @@ pub fn run(
     let exec = start.elapsed();
     let exec_cpu = process_cpu_time().saturating_sub(cpu_start);
     if time {
-        eprintln!("time: front end {:9.3} ms", ms(front));
-        eprintln!("time: cranelift {:9.3} ms", ms(cranelift));
+        say!("time: front end {:9.3} ms", ms(front));
+        say!("time: cranelift {:9.3} ms", ms(cranelift));
         report_execution(exec, exec_cpu);
     }
     Ok(status)
@@ -99,7 +99,7 @@ fn run_interp(
     let exec = start.elapsed();
     let exec_cpu = process_cpu_time().saturating_sub(cpu_start);
     if time {
-        eprintln!("time: front end {:9.3} ms", ms(front));
+        say!("time: front end {:9.3} ms", ms(front));
         report_execution(exec, exec_cpu);
     }
     Ok(status)
@@ -111,11 +111,11 @@ fn ms(d: std::time::Duration) -> f64 {
 
 /// The `--time` lines of the execution.
 fn report_execution(exec: std::time::Duration, exec_cpu: std::time::Duration) {
-    eprintln!("time: execution {:9.3} ms", ms(exec));
+    say!("time: execution {:9.3} ms", ms(exec));
     // CPU time of the execution, for `tern bench` (JIT exec mode), which
     // sets TERN_TIME_CPU=1; the lines above stay the default report.
     if crate::config::time_cpu() {
-        eprintln!("time: execution cpu {:9.3} ms", ms(exec_cpu));
+        say!("time: execution cpu {:9.3} ms", ms(exec_cpu));
     }
 }
 

@@ -57,7 +57,7 @@ pub fn find_runtime_lib(scratch: &Path) -> Result<PathBuf, String> {
     if let Some(dir) = crate::config::cache_dir() {
         match private_dir(&dir) {
             Ok(()) => return cached(&dir),
-            Err(why) => eprintln!(
+            Err(why) => say!(
                 "warning: not using the cache directory `{}`: {why}; linking from a private temporary directory instead",
                 dir.display()
             ),

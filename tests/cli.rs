@@ -78,6 +78,31 @@ fn check_reports_diagnostics_with_status_1() {
 }
 
 #[test]
+fn a_closed_stderr_keeps_the_exit_status() {
+    // `tern check bad.tern 2>&1 | true`: every write to stderr fails with
+    // EPIPE, and the status must still be the diagnostics' 1 (a panic on
+    // the failed write made it 101).
+    let dir = scratch("closed_stderr");
+    let bad = dir.join("bad.tern");
+    std::fs::write(&bad, "fn main() { x }\n").unwrap();
+    for args in [
+        &["check", bad.to_str().unwrap()][..],
+        &["run", "no_such_file.tern"][..],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let status = Command::new(TERN)
+            .args(args)
+            .current_dir(ROOT)
+            .stderr(writer)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(1), "{args:?}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn emit_clif_obj_and_asm() {
     let dir = scratch("emit");
     let file = "tests/programs/functions.tern";

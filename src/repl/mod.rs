@@ -117,9 +117,9 @@ fn command(session: &mut Session, line: &str) -> bool {
         (":load", false) => load(session, arg),
         (":set", false) => session.set(arg),
         (":type" | ":t" | ":clif" | ":load" | ":set", true) => {
-            eprintln!("error: `{name}` needs an argument (see :help)")
+            say!("error: `{name}` needs an argument (see :help)")
         }
-        _ => eprintln!("error: unknown command `{name}` (see :help)"),
+        _ => say!("error: unknown command `{name}` (see :help)"),
     }
     true
 }
@@ -129,7 +129,7 @@ fn load(session: &mut Session, file: &str) {
     let text = match crate::loader::read_source(std::path::Path::new(file)) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("{}", e.message(file));
+            say!("{}", e.message(file));
             return;
         }
     };

@@ -181,7 +181,7 @@ impl Session {
             }
             ["sanitize", "off"] => {
                 if self.options.sanitize && tern_runtime::sanitize::tags_issued() {
-                    eprintln!(
+                    say!(
                         "error: sanitize stays on: slices allocated under it carry tags that unsanitized code cannot follow"
                     );
                 } else {
@@ -193,7 +193,7 @@ impl Session {
                 "sanitize {}",
                 if self.options.sanitize { "on" } else { "off" }
             ),
-            _ => eprintln!("error: `:set` takes `sanitize on` or `sanitize off` (see :help)"),
+            _ => say!("error: `:set` takes `sanitize on` or `sanitize off` (see :help)"),
         }
     }
 
@@ -219,7 +219,7 @@ impl Session {
             if let Some(r) = t.run {
                 line += &format!(", run {:.3} ms", ms(r));
             }
-            eprintln!("{line}");
+            say!("{line}");
         }
     }
 
@@ -248,14 +248,12 @@ impl Session {
         let new = match session::split_items(&source) {
             Ok(items) => items,
             Err(diags) => {
-                eprint!("{}", crate::frontend::colored(diags.render()));
+                say_part!("{}", crate::frontend::colored(diags.render()));
                 return;
             }
         };
         if new.iter().any(|i| i.is_fn && i.key == "main") {
-            eprintln!(
-                "{FILE}: error: `main` is the REPL's entry point; give the function another name"
-            );
+            say!("{FILE}: error: `main` is the REPL's entry point; give the function another name");
             return;
         }
         let mut sources = self.item_sources(&new);
@@ -277,7 +275,7 @@ impl Session {
                     origin: input_name.to_string(),
                 }));
             }
-            Err(diags) => eprint!("{}", diags.render()),
+            Err(diags) => say_part!("{}", diags.render()),
         }
     }
 
@@ -288,9 +286,10 @@ impl Session {
             .iter()
             .map(|&k| {
                 let b = &self.bindings[k];
-                eprintln!(
+                say!(
                     "note: binding `{}` dropped: the layout of its type `{}` changed",
-                    b.name, b.ty
+                    b.name,
+                    b.ty
                 );
                 b.name.clone()
             })
@@ -344,7 +343,7 @@ impl Session {
         let compiled = match result {
             Ok(c) => c,
             Err(diags) => {
-                eprint!("{}", crate::frontend::colored(diags.render()));
+                say_part!("{}", crate::frontend::colored(diags.render()));
                 return;
             }
         };
@@ -352,7 +351,7 @@ impl Session {
             // Cannot happen after `define` (it drops them), but a binding
             // read with another layout must never run: drop, do not run.
             self.drop_changed(&compiled.changed);
-            eprintln!("{FILE}: error: the input was not run; enter it again");
+            say!("{FILE}: error: the input was not run; enter it again");
             return;
         }
         let program = &compiled.program;
@@ -361,14 +360,14 @@ impl Session {
         let jit = match crate::stack::jit(program, &self.options, &symbols) {
             Ok(j) => j,
             Err(e) => {
-                eprintln!("error: {e}");
+                say!("error: {e}");
                 return;
             }
         };
         self.last_timing.cranelift = Some(start.elapsed());
         if self.timing {
             for note in &jit.listing.notes {
-                eprintln!("{note}");
+                say!("{note}");
             }
         }
         let start = Instant::now();
@@ -403,8 +402,8 @@ impl Session {
                 }
                 self.memory.adopt(fresh);
             }
-            Outcome::Failed { loc, msg } => eprintln!("error: {loc}: {msg}"),
-            Outcome::Fault => eprintln!("error: stack overflow or invalid memory access"),
+            Outcome::Failed { loc, msg } => say!("error: {loc}: {msg}"),
+            Outcome::Fault => say!("error: stack overflow or invalid memory access"),
         }
     }
 
@@ -449,7 +448,7 @@ impl Session {
                 }
             }
             Err(diags) => {
-                eprint!("{}", crate::frontend::colored(diags.render()));
+                say_part!("{}", crate::frontend::colored(diags.render()));
                 return;
             }
         }
@@ -470,7 +469,7 @@ impl Session {
                 println!("{}", ty.unwrap_or_else(|| "()".into()));
             }
             Err(d) if d.len() == 1 && no_value(&d) => println!("()"),
-            Err(d) => eprint!("{}", d.render()),
+            Err(d) => say_part!("{}", d.render()),
         }
     }
 
@@ -481,15 +480,15 @@ impl Session {
             .iter()
             .find(|d| d.item.is_fn && d.item.key == name)
         else {
-            eprintln!("{FILE}: error: no function `{name}` is defined");
+            say!("{FILE}: error: no function `{name}` is defined");
             return;
         };
         if item.is_extern {
-            eprintln!("{FILE}: error: `{name}` is an extern function: it has no CLIF");
+            say!("{FILE}: error: `{name}` is an extern function: it has no CLIF");
             return;
         }
         let Some(params) = &item.params else {
-            eprintln!(
+            say!(
                 "{FILE}: error: `{name}` is generic: its code exists per instantiation (use `tern build --emit clif`)"
             );
             return;
@@ -509,7 +508,7 @@ impl Session {
         let program = match self.compile_input(&sources, &call, InputKind::Statements, &mut none) {
             Ok(c) => c.program,
             Err(d) => {
-                eprint!("{}", crate::frontend::colored(d.render()));
+                say_part!("{}", crate::frontend::colored(d.render()));
                 return;
             }
         };
@@ -532,10 +531,10 @@ impl Session {
                         let end = rest[1..].find("\n; fn ").map_or(rest.len(), |e| e + 2);
                         print!("{}", &rest[..end]);
                     }
-                    None => eprintln!("{FILE}: error: no CLIF was produced for `{name}`"),
+                    None => say!("{FILE}: error: no CLIF was produced for `{name}`"),
                 }
             }
-            Err(e) => eprintln!("error: {e}"),
+            Err(e) => say!("error: {e}"),
         }
     }
 }
