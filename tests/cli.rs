@@ -358,6 +358,35 @@ fn undefined_extern_is_reported_not_a_crash() {
 }
 
 #[test]
+fn a_compiler_that_writes_no_executable_fails_the_build() {
+    // `CC=true` exits 0 and writes nothing: the build must not report
+    // success, nor leave an executable of an earlier build to pass for it.
+    let dir = scratch("cc_true");
+    let file = dir.join("p.tern");
+    std::fs::write(&file, "fn main() { print(1); }\n").unwrap();
+    let out = dir.join("p");
+    let o = tern(&["build", file.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.is_file());
+    let o = child_support::output(
+        Command::new(TERN)
+            .args(["build", file.to_str().unwrap(), "-o", out.to_str().unwrap()])
+            .current_dir(ROOT)
+            .env("CC", "true"),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: linking failed: `true` exited with success but wrote no executable `{}`\n",
+            out.display()
+        )
+    );
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn modules_load_beside_the_file_then_from_tern_stdlib() {
     let with_stdlib = |args: &[&str]| {
         child_support::output(

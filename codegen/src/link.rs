@@ -55,6 +55,12 @@ pub fn link_executable(object: &Path, runtime_lib: &Path, out: &Path) -> Result<
         .args(runtime_link_libs())
         .arg("-o")
         .arg(out);
+    // An executable left from an earlier build must not pass for this one's
+    // when the compiler writes nothing (`CC=true`): it goes first, as the
+    // linker would replace it anyway.
+    if std::fs::symlink_metadata(out).is_ok_and(|m| m.is_file()) {
+        let _ = std::fs::remove_file(out);
+    }
     let output = cmd.output().map_err(|e| {
         CodegenError::Link(format!(
             "cannot run the C compiler `{}`: {e}",
@@ -67,6 +73,13 @@ pub fn link_executable(object: &Path, runtime_lib: &Path, out: &Path) -> Result<
             compiler.path().display(),
             output.status,
             String::from_utf8_lossy(&output.stderr).trim_end()
+        )));
+    }
+    if !out.is_file() {
+        return Err(CodegenError::Link(format!(
+            "`{}` exited with success but wrote no executable `{}`",
+            compiler.path().display(),
+            out.display()
         )));
     }
     Ok(())
