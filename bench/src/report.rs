@@ -88,6 +88,18 @@ fn mode_title(mode: Mode, level: u8) -> String {
     format!("{what}, -O{level}")
 }
 
+/// A table cell right-aligned in its 10-character column, and at least one
+/// space after the cell before it: a figure too wide for the column (a ratio
+/// over a near-zero median) pushes the rest of its row right instead of
+/// running into its neighbour, so a row still splits on whitespace.
+fn column(text: &str) -> String {
+    if text.len() >= 10 {
+        format!(" {text}")
+    } else {
+        format!("{text:>10}")
+    }
+}
+
 fn cell(v: Option<f64>, failed: bool) -> String {
     match (v, failed) {
         (_, true) => "FAIL".into(),
@@ -116,11 +128,7 @@ fn geomean_row(out: &mut String, cfg: &Config, columns: &[Vec<Option<f64>>]) {
     let _ = write!(out, "{:<1$}", "geomean", label_width(cfg));
     for col in columns {
         let all: Option<Vec<f64>> = col.iter().copied().collect();
-        let _ = write!(
-            out,
-            "{:>10}",
-            cell(all.and_then(|v| geometric_mean(&v)), false)
-        );
+        out.push_str(&column(&cell(all.and_then(|v| geometric_mean(&v)), false)));
     }
     out.push('\n');
 }
@@ -173,7 +181,7 @@ fn ratio_tables_in(cfg: &Config, r: &Results, unit: &str) -> String {
                         || r.failed.contains_key(&(w, size, Side::Builtin));
                     let v = r.ratio(&key);
                     per_side[i].push(v);
-                    let _ = write!(out, "{:>10}", cell(v, failed));
+                    out.push_str(&column(&cell(v, failed)));
                 }
                 out.push('\n');
             }
@@ -200,7 +208,7 @@ pub fn tern_over_c_tables(cfg: &Config, r: &Results) -> String {
         );
         let _ = write!(out, "{:<1$}", "case", label_width(cfg));
         for m in &cfg.modes {
-            let _ = write!(out, "{:>10}", name(m));
+            out.push_str(&column(&name(m)));
         }
         out.push('\n');
         let mut per_mode: Vec<Vec<Option<f64>>> = vec![Vec::new(); cfg.modes.len()];
@@ -221,7 +229,7 @@ pub fn tern_over_c_tables(cfg: &Config, r: &Results) -> String {
                     r.median(&key(Mode::Aot, Side::C)),
                 );
                 per_mode[i].push(v);
-                let _ = write!(out, "{:>10}", cell(v, failed));
+                out.push_str(&column(&cell(v, failed)));
             }
             out.push('\n');
         }
@@ -263,7 +271,7 @@ fn absolute_tables_in(cfg: &Config, r: &Results, unit: &str, scale: f64) -> Stri
                         (Some(v), _) => format!("{v:.1}"),
                         (None, _) => "-".into(),
                     };
-                    let _ = write!(out, "{text:>10}");
+                    out.push_str(&column(&text));
                 }
                 out.push('\n');
             }
@@ -315,7 +323,7 @@ pub fn memory_tables(cfg: &Config, r: &Results) -> String {
                         Some(v) => format!("{v:.decimals$}"),
                         None => "-".into(),
                     };
-                    let _ = write!(out, "{text:>10}");
+                    out.push_str(&column(&text));
                 }
                 out.push('\n');
             }
@@ -339,7 +347,7 @@ fn label_width(cfg: &Config) -> usize {
 fn header_row(out: &mut String, cfg: &Config, sides: &[Side]) {
     let _ = write!(out, "{:<1$}", "case", label_width(cfg));
     for s in sides {
-        let _ = write!(out, "{:>10}", name(s));
+        out.push_str(&column(&name(s)));
     }
     out.push('\n');
 }
@@ -369,11 +377,9 @@ pub fn compile_tables(cfg: &Config, r: &Results) -> String {
                     .compile_ms
                     .get(&(level, w, size, *s))
                     .and_then(|v| median(v));
-                let _ = write!(
-                    out,
-                    "{:>10}",
-                    v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into())
-                );
+                out.push_str(&column(
+                    &v.map(|v| format!("{v:.1}")).unwrap_or_else(|| "-".into()),
+                ));
             }
             out.push('\n');
         }
@@ -636,6 +642,17 @@ mod tests {
              resize/8            3000.0    1500.0\n"
         );
         assert!(ratio_svg(&c, &r).contains("<title>library geomean: 1.000</title>"));
+    }
+
+    #[test]
+    fn a_figure_wider_than_its_column_stays_apart_from_its_neighbours() {
+        assert_eq!(column("1.000"), "     1.000");
+        assert_eq!(column("175854.316"), " 175854.316");
+        let row = format!("{}{}", column("1682.632"), column("175854.316"));
+        assert_eq!(
+            row.split_whitespace().collect::<Vec<_>>(),
+            ["1682.632", "175854.316"]
+        );
     }
 
     #[test]
