@@ -122,8 +122,26 @@ impl Checker<'_> {
             [one] => self.mods[module].items.get(&one.name).map(|(r, _)| *r),
             [m, item] => {
                 let Some(&target) = self.mods[module].uses.get(&m.name) else {
-                    self.sink
-                        .error(ErrorKind::UnknownModule(m.name.clone()), m.span);
+                    // `reusable::alloc` without its call: a builtin, not a
+                    // module to `use` (there is no such module).
+                    let path = format!("{}::{}", m.name, item.name);
+                    let kind = if crate::tir::BuiltinSpec::named(&path).is_some() {
+                        ErrorKind::NotAValue(path)
+                    } else if crate::tir::BUILTINS.iter().any(|b| {
+                        b.name
+                            .strip_prefix(m.name.as_str())
+                            .is_some_and(|r| r.starts_with("::"))
+                    }) {
+                        ErrorKind::UnknownBuiltin(path)
+                    } else {
+                        ErrorKind::UnknownModule(m.name.clone())
+                    };
+                    let at = if matches!(kind, ErrorKind::UnknownModule(_)) {
+                        m.span
+                    } else {
+                        p.span
+                    };
+                    self.sink.error(kind, at);
                     return None;
                 };
                 match self.mods[target].items.get(&item.name) {
