@@ -241,23 +241,40 @@ impl Pass<'_, '_> {
         }
     }
 
-    /// A fact about struct `id`: true when `of` holds for any field. Memoized;
-    /// a struct reached again while being computed (only through a slice,
-    /// since by-value recursion is an error) counts as false there.
+    /// A fact about struct `id`: true when `of` holds for any field. The
+    /// first question about one fact answers it for every struct at once, as
+    /// a least fixpoint (all false, then any struct with a field for which
+    /// the fact holds, until nothing changes): structs reach each other
+    /// through `reusable[]` and slice fields in cycles, and an answer cached
+    /// while a cycle was still open (a struct met again during its own
+    /// computation counted as false) once made `B` in `A { b: reusable[]B,
+    /// s: reusable[][]i64 }`, `B { a: reusable[]A }` reach no slices, and a
+    /// local slice leave its frame through it.
     fn struct_fact(
         &mut self,
         id: u32,
         memo: fn(&mut Self) -> &mut HashMap<u32, bool>,
         of: fn(&mut Self, &Type) -> bool,
     ) -> bool {
-        if let Some(&v) = memo(self).get(&id) {
-            return v;
+        let all = self.struct_fields;
+        if memo(self).is_empty() && !all.is_empty() {
+            for i in 0..all.len() {
+                memo(self).insert(i as u32, false);
+            }
+            loop {
+                let mut changed = false;
+                for (i, fields) in all.iter().enumerate() {
+                    if !memo(self)[&(i as u32)] && fields.iter().any(|t| of(self, t)) {
+                        memo(self).insert(i as u32, true);
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
         }
-        memo(self).insert(id, false);
-        let fields = self.struct_fields.get(id as usize).map_or(&[][..], |f| f);
-        let v = fields.iter().any(|t| of(self, t));
-        memo(self).insert(id, v);
-        v
+        memo(self).get(&id).copied().unwrap_or(false)
     }
 
     // ---- places ----
