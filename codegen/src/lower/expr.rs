@@ -391,7 +391,11 @@ impl<M: Module> FnLower<'_, '_, M> {
             None
         };
         for (i, arg) in args.iter().enumerate() {
-            self.push_arg(arg, may_share(args, i), &mut vals)?;
+            let written = self.tr.written_params[func.0 as usize]
+                .get(i)
+                .copied()
+                .unwrap_or(true);
+            self.push_arg(arg, may_share(args, i) && !written, &mut vals)?;
         }
         // `--sanitize`: a call into another source file (a library) records
         // its location, which errors found inside the library name.
@@ -459,7 +463,8 @@ impl<M: Module> FnLower<'_, '_, M> {
 /// through its arguments, and its value parameters are immutable. So sharing
 /// is safe when every other argument is a scalar (which cannot point into
 /// memory without `unsafe::`) whose evaluation calls nothing (so writes
-/// nothing, before or after the place is read).
+/// nothing, before or after the place is read), and the callee does not write
+/// the parameter through a slice of it (`param_writes`; the caller checks).
 fn may_share(args: &[Arg], i: usize) -> bool {
     fn calls_nothing(e: &Expr) -> bool {
         if matches!(

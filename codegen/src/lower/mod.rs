@@ -48,6 +48,7 @@ use crate::{
 mod builtins;
 mod expr;
 mod memory;
+mod param_writes;
 mod place;
 mod stmt;
 
@@ -86,6 +87,10 @@ pub struct Translation {
     /// The host ISA without the mid-end optimizer, made when a function is
     /// too large for it (`crate::budget::egraph_work`).
     plain_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
+    /// Per function and parameter: the function may write that value
+    /// parameter through a slice, so its argument is always a copy
+    /// (`param_writes`).
+    written_params: Vec<Vec<bool>>,
 }
 
 impl Translation {
@@ -186,6 +191,7 @@ pub fn translate<M: Module>(
         debug: DebugInfo::default(),
         debug_table: None,
         plain_isa: None,
+        written_params: param_writes::written_params(program),
     };
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
