@@ -395,7 +395,10 @@ impl<M: Module> FnLower<'_, '_, M> {
                 .get(i)
                 .copied()
                 .unwrap_or(true);
-            self.push_arg(arg, may_share(args, i) && !written, &mut vals)?;
+            let reached = self.tr.writes_memory[func.0 as usize]
+                && matches!(arg, Arg::Value(e)
+                    if super::param_writes::holds_pointers(self.program, &e.ty));
+            self.push_arg(arg, may_share(args, i) && !written && !reached, &mut vals)?;
         }
         // `--sanitize`: a call into another source file (a library) records
         // its location, which errors found inside the library name.

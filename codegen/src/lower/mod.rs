@@ -91,6 +91,10 @@ pub struct Translation {
     /// parameter through a slice, so its argument is always a copy
     /// (`param_writes`).
     written_params: Vec<Vec<bool>>,
+    /// Per function: it may write or free memory through a pointer
+    /// (`param_writes::writes_memory`), so an argument holding a pointer is
+    /// copied for it.
+    writes_memory: Vec<bool>,
 }
 
 impl Translation {
@@ -192,6 +196,7 @@ pub fn translate<M: Module>(
         debug_table: None,
         plain_isa: None,
         written_params: param_writes::written_params(program),
+        writes_memory: param_writes::writes_memory(program),
     };
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();

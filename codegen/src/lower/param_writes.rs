@@ -9,9 +9,31 @@
 //! A parameter is written when the body slices an array rooted in it, or
 //! passes a place rooted in it by value to a function that writes that
 //! parameter (which may share it in turn): a least fixpoint over the
-//! program. Such a parameter's arguments are always copied.
+//! program. Such a parameter's arguments are always copied, and so is every
+//! argument that holds a pointer ([`holds_pointers`]), through which the
+//! callee could reach the place whatever it does with the parameter itself.
 
-use tern_compiler::tir::{Arg, Expr, ExprKind, Program, Type};
+use tern_compiler::tir::visit::{Part, each_expr, stmt_parts};
+use tern_compiler::tir::{Arg, Block, Builtin, Expr, ExprKind, Program, Stmt, Type};
+
+/// Whether a value of `ty` holds a pointer (a slice or a reusable slice,
+/// in it or in a field or element). Such an argument is shared only with a
+/// callee that writes and frees nothing through pointers ([`writes_memory`]):
+/// the pointer may lead back into the place itself (`s.v = s.arr[..]`, a
+/// node whose `reusable[]` field holds the span it lives in), and a write or
+/// free through it would reach the caller's place while the callee's
+/// parameter must keep the value it had at the call.
+pub(crate) fn holds_pointers(program: &Program, ty: &Type) -> bool {
+    match ty {
+        Type::Slice(_) | Type::Reusable(_) => true,
+        Type::Array(e, _) => holds_pointers(program, e),
+        Type::Struct(id) => program.structs[id.0 as usize]
+            .fields
+            .iter()
+            .any(|f| holds_pointers(program, &f.ty)),
+        _ => false,
+    }
+}
 
 /// Per function, per parameter: whether the function may write the value
 /// parameter through a slice (`false` for `ref` parameters, which share by
@@ -31,7 +53,7 @@ pub(crate) fn written_params(program: &Program) -> Vec<Vec<bool>> {
                 }
                 let local = p.local.0;
                 let mut hit = false;
-                tern_compiler::tir::visit::each_expr(&f.body, &mut |e| {
+                each_expr(&f.body, &mut |e| {
                     hit |= match &e.kind {
                         ExprKind::SliceRange { base, .. } => {
                             matches!(base.ty, Type::Array(..)) && rooted_in(base, local)
@@ -69,4 +91,77 @@ fn rooted_in(e: &Expr, local: u32) -> bool {
         ExprKind::Index(b, _) => matches!(b.ty, Type::Array(..)) && rooted_in(b, local),
         _ => false,
     }
+}
+
+/// Per function: whether it may write or free memory through a pointer (an
+/// element of a slice or reusable slice, `reusable::free`/`resize`/`append`,
+/// `unsafe::copy`, an extern), itself or through a function it calls: a
+/// least fixpoint over the program.
+pub(crate) fn writes_memory(program: &Program) -> Vec<bool> {
+    let mut writes = vec![false; program.functions.len()];
+    loop {
+        let mut changed = false;
+        for (fi, f) in program.functions.iter().enumerate() {
+            if !writes[fi] && (stores_through_pointer(&f.body) || calls_writer(&f.body, &writes)) {
+                writes[fi] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return writes;
+        }
+    }
+}
+
+/// Whether a statement of `b` (nested blocks included) assigns to a place
+/// that lies behind a pointer.
+fn stores_through_pointer(b: &Block) -> bool {
+    b.stmts.iter().any(|s| {
+        let here = match s {
+            Stmt::Assign { place, .. } | Stmt::CompoundAssign { place, .. } => {
+                behind_pointer(place)
+            }
+            _ => false,
+        };
+        let mut inner = false;
+        stmt_parts(s, &mut |p| {
+            if let Part::Block(nested) = p {
+                inner |= stores_through_pointer(nested);
+            }
+        });
+        here || inner
+    })
+}
+
+/// Whether place `e` lies where a slice or reusable slice points.
+fn behind_pointer(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Index(b, _) => match b.ty {
+            Type::Array(..) => behind_pointer(b),
+            _ => true,
+        },
+        ExprKind::Field(b, _) => behind_pointer(b),
+        _ => false,
+    }
+}
+
+/// Whether an expression of `b` frees, resizes or copies memory, calls an
+/// extern, or calls a function that writes memory.
+fn calls_writer(b: &Block, writes: &[bool]) -> bool {
+    let mut hit = false;
+    each_expr(b, &mut |e| {
+        hit |= match &e.kind {
+            ExprKind::Call { func, .. } => writes.get(func.0 as usize).copied().unwrap_or(true),
+            ExprKind::CallExtern { .. } => true,
+            ExprKind::Builtin(op, _) => matches!(
+                op,
+                Builtin::ReusableFree
+                    | Builtin::ReusableResize
+                    | Builtin::ReusableAppend
+                    | Builtin::UnsafeCopy
+            ),
+            _ => false,
+        };
+    });
+    hit
 }
