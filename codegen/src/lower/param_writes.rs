@@ -114,23 +114,33 @@ pub(crate) fn writes_memory(program: &Program) -> Vec<bool> {
 }
 
 /// Whether a statement of `b` (nested blocks included) assigns to a place
-/// that lies behind a pointer.
+/// that lies behind a pointer, or hands such a place to a call by `ref`
+/// (the callee writes its `ref` parameter as a local: `inc(ref p.v[0])`).
 fn stores_through_pointer(b: &Block) -> bool {
-    b.stmts.iter().any(|s| {
-        let here = match s {
-            Stmt::Assign { place, .. } | Stmt::CompoundAssign { place, .. } => {
-                behind_pointer(place)
-            }
-            _ => false,
-        };
-        let mut inner = false;
-        stmt_parts(s, &mut |p| {
-            if let Part::Block(nested) = p {
-                inner |= stores_through_pointer(nested);
-            }
-        });
-        here || inner
-    })
+    let mut by_ref = false;
+    each_expr(b, &mut |e| {
+        if let ExprKind::Call { args, .. } = &e.kind {
+            by_ref |= args
+                .iter()
+                .any(|a| matches!(a, Arg::Ref(x) if behind_pointer(x)));
+        }
+    });
+    by_ref
+        || b.stmts.iter().any(|s| {
+            let here = match s {
+                Stmt::Assign { place, .. } | Stmt::CompoundAssign { place, .. } => {
+                    behind_pointer(place)
+                }
+                _ => false,
+            };
+            let mut inner = false;
+            stmt_parts(s, &mut |p| {
+                if let Part::Block(nested) = p {
+                    inner |= stores_through_pointer(nested);
+                }
+            });
+            here || inner
+        })
 }
 
 /// Whether place `e` lies where a slice or reusable slice points.
