@@ -1,10 +1,12 @@
-//! Which by-value parameters a function may write through a slice.
+//! Which by-value arguments must be copied although `expr::may_share` would
+//! pass the place itself: those of parameters the callee writes through a
+//! slice, and those holding a pointer for a callee that writes through one.
 //!
 //! A by-value aggregate argument that is a place may be passed by the
 //! place's own address instead of a copy (`expr::may_share`), because a value
 //! parameter is immutable. One thing writes it all the same: a slice of an
 //! array inside it (`a[..]` of an immutable binding is a writable view, on
-//! purpose, docs/language.md section 7), so `fn f(a: [3]i64) { let s = a[..];
+//! purpose, docs/language.md section 8), so `fn f(a: [3]i64) { let s = a[..];
 //! s[0] = 65; }` would write the caller's array through the shared address.
 //! A parameter is written when the body slices an array rooted in it, or
 //! passes a place rooted in it by value to a function that writes that
