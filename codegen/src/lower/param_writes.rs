@@ -10,10 +10,11 @@
 //! s[0] = 65; }` would write the caller's array through the shared address.
 //! A parameter is written when the body slices an array rooted in it, or
 //! passes a place rooted in it by value to a function that writes that
-//! parameter (which may share it in turn): a least fixpoint over the
-//! program. Such a parameter's arguments are always copied, and so is every
+//! parameter (which may share it in turn). Such a parameter's arguments are always copied, and so is every
 //! argument that holds a pointer ([`holds_pointers`]), through which the
 //! callee could reach the place whatever it does with the parameter itself.
+
+use std::collections::HashMap;
 
 use tern_compiler::tir::visit::{Part, each_expr, stmt_parts};
 use tern_compiler::tir::{Arg, Block, Builtin, Expr, ExprKind, Program, Stmt, Type};
@@ -39,110 +40,131 @@ pub(crate) fn holds_pointers(program: &Program, ty: &Type) -> bool {
 
 /// Per function, per parameter: whether the function may write the value
 /// parameter through a slice (`false` for `ref` parameters, which share by
-/// definition).
+/// definition). One walk of each body, then a worklist from each written
+/// parameter to the callers' parameters they were passed from, so the work
+/// stays linear in the program however long its call chains are.
 pub(crate) fn written_params(program: &Program) -> Vec<Vec<bool>> {
     let mut written: Vec<Vec<bool>> = program
         .functions
         .iter()
         .map(|f| vec![false; f.params.len()])
         .collect();
-    loop {
-        let mut changed = false;
-        for (fi, f) in program.functions.iter().enumerate() {
-            for (k, p) in f.params.iter().enumerate() {
-                if p.by_ref || written[fi][k] {
-                    continue;
-                }
-                let local = p.local.0;
-                let mut hit = false;
-                each_expr(&f.body, &mut |e| {
-                    hit |= match &e.kind {
-                        ExprKind::SliceRange { base, .. } => {
-                            matches!(base.ty, Type::Array(..)) && rooted_in(base, local)
-                        }
-                        ExprKind::Call { func, args } => args.iter().enumerate().any(|(j, a)| {
-                            matches!(a, Arg::Value(x) if rooted_in(x, local))
-                                && written
-                                    .get(func.0 as usize)
-                                    .and_then(|w| w.get(j))
-                                    .copied()
-                                    .unwrap_or(true)
-                        }),
-                        _ => false,
-                    };
-                });
-                if hit {
-                    written[fi][k] = true;
-                    changed = true;
+    // (callee, its parameter) -> the (function, parameter) passed there by value.
+    let mut passed_from: HashMap<(usize, usize), Vec<(usize, usize)>> = HashMap::new();
+    let mut work = Vec::new();
+    for (fi, f) in program.functions.iter().enumerate() {
+        let param_of = |e: &Expr| {
+            let local = root_local(e)?;
+            f.params
+                .iter()
+                .position(|p| !p.by_ref && p.local.0 == local)
+        };
+        each_expr(&f.body, &mut |e| match &e.kind {
+            ExprKind::SliceRange { base, .. } if matches!(base.ty, Type::Array(..)) => {
+                if let Some(k) = param_of(base) {
+                    work.push((fi, k));
                 }
             }
+            ExprKind::Call { func, args } => {
+                for (j, a) in args.iter().enumerate() {
+                    if let Arg::Value(x) = a
+                        && let Some(k) = param_of(x)
+                    {
+                        let g = func.0 as usize;
+                        if g < program.functions.len() {
+                            passed_from.entry((g, j)).or_default().push((fi, k));
+                        } else {
+                            work.push((fi, k));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        });
+    }
+    while let Some((fi, k)) = work.pop() {
+        if std::mem::replace(&mut written[fi][k], true) {
+            continue;
         }
-        if !changed {
-            return written;
+        if let Some(from) = passed_from.get(&(fi, k)) {
+            work.extend(from.iter().copied());
         }
     }
+    written
 }
 
-/// Whether place `e` lies in the memory of local `local`: the local itself,
-/// or a field or array element of a place that does (an element of a slice
-/// lies where the slice points, not in the local).
-fn rooted_in(e: &Expr, local: u32) -> bool {
+/// The local whose memory place `e` lies in: the local itself, or a field or
+/// array element of a place that does (an element of a slice lies where the
+/// slice points, not in the local).
+fn root_local(e: &Expr) -> Option<u32> {
     match &e.kind {
-        ExprKind::Local(id) => id.0 == local,
-        ExprKind::Field(b, _) => rooted_in(b, local),
-        ExprKind::Index(b, _) => matches!(b.ty, Type::Array(..)) && rooted_in(b, local),
-        _ => false,
+        ExprKind::Local(id) => Some(id.0),
+        ExprKind::Field(b, _) => root_local(b),
+        ExprKind::Index(b, _) if matches!(b.ty, Type::Array(..)) => root_local(b),
+        _ => None,
     }
 }
 
 /// Per function: whether it may write or free memory through a pointer (an
-/// element of a slice or reusable slice, `reusable::free`/`resize`/`append`,
-/// `unsafe::copy`, an extern), itself or through a function it calls: a
-/// least fixpoint over the program.
+/// element of a slice or reusable slice, a `ref` to one handed to a call,
+/// `reusable::free`/`resize`/`append`, `unsafe::copy`, an extern), itself or
+/// through a function it calls. One walk of each body, then a worklist from
+/// each writer to its callers.
 pub(crate) fn writes_memory(program: &Program) -> Vec<bool> {
-    let mut writes = vec![false; program.functions.len()];
-    loop {
-        let mut changed = false;
-        for (fi, f) in program.functions.iter().enumerate() {
-            if !writes[fi] && (stores_through_pointer(&f.body) || calls_writer(&f.body, &writes)) {
-                writes[fi] = true;
-                changed = true;
+    let n = program.functions.len();
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut work = Vec::new();
+    for (fi, f) in program.functions.iter().enumerate() {
+        let mut direct = assigns_behind_pointer(&f.body);
+        each_expr(&f.body, &mut |e| match &e.kind {
+            ExprKind::Call { func, args } => {
+                direct |= args
+                    .iter()
+                    .any(|a| matches!(a, Arg::Ref(x) if behind_pointer(x)));
+                match callers.get_mut(func.0 as usize) {
+                    Some(c) => c.push(fi),
+                    None => direct = true,
+                }
             }
-        }
-        if !changed {
-            return writes;
+            ExprKind::CallExtern { .. } => direct = true,
+            ExprKind::Builtin(op, _) => {
+                direct |= matches!(
+                    op,
+                    Builtin::ReusableFree
+                        | Builtin::ReusableResize
+                        | Builtin::ReusableAppend
+                        | Builtin::UnsafeCopy
+                );
+            }
+            _ => {}
+        });
+        if direct {
+            work.push(fi);
         }
     }
+    let mut writes = vec![false; n];
+    while let Some(fi) = work.pop() {
+        if std::mem::replace(&mut writes[fi], true) {
+            continue;
+        }
+        work.extend(callers[fi].iter().copied());
+    }
+    writes
 }
 
 /// Whether a statement of `b` (nested blocks included) assigns to a place
-/// that lies behind a pointer, or hands such a place to a call by `ref`
-/// (the callee writes its `ref` parameter as a local: `inc(ref p.v[0])`).
-fn stores_through_pointer(b: &Block) -> bool {
-    let mut by_ref = false;
-    each_expr(b, &mut |e| {
-        if let ExprKind::Call { args, .. } = &e.kind {
-            by_ref |= args
-                .iter()
-                .any(|a| matches!(a, Arg::Ref(x) if behind_pointer(x)));
-        }
-    });
-    by_ref
-        || b.stmts.iter().any(|s| {
-            let here = match s {
-                Stmt::Assign { place, .. } | Stmt::CompoundAssign { place, .. } => {
-                    behind_pointer(place)
-                }
-                _ => false,
-            };
-            let mut inner = false;
-            stmt_parts(s, &mut |p| {
-                if let Part::Block(nested) = p {
-                    inner |= stores_through_pointer(nested);
-                }
-            });
-            here || inner
-        })
+/// that lies behind a pointer.
+fn assigns_behind_pointer(b: &Block) -> bool {
+    b.stmts.iter().any(|s| {
+        let mut hit = matches!(s, Stmt::Assign { place, .. } | Stmt::CompoundAssign { place, .. }
+            if behind_pointer(place));
+        stmt_parts(s, &mut |p| {
+            if let Part::Block(nested) = p {
+                hit = hit || assigns_behind_pointer(nested);
+            }
+        });
+        hit
+    })
 }
 
 /// Whether place `e` lies where a slice or reusable slice points.
@@ -155,25 +177,4 @@ fn behind_pointer(e: &Expr) -> bool {
         ExprKind::Field(b, _) => behind_pointer(b),
         _ => false,
     }
-}
-
-/// Whether an expression of `b` frees, resizes or copies memory, calls an
-/// extern, or calls a function that writes memory.
-fn calls_writer(b: &Block, writes: &[bool]) -> bool {
-    let mut hit = false;
-    each_expr(b, &mut |e| {
-        hit |= match &e.kind {
-            ExprKind::Call { func, .. } => writes.get(func.0 as usize).copied().unwrap_or(true),
-            ExprKind::CallExtern { .. } => true,
-            ExprKind::Builtin(op, _) => matches!(
-                op,
-                Builtin::ReusableFree
-                    | Builtin::ReusableResize
-                    | Builtin::ReusableAppend
-                    | Builtin::UnsafeCopy
-            ),
-            _ => false,
-        };
-    });
-    hit
 }
