@@ -140,6 +140,16 @@ fn run<'s>(
     (pass.diags, pass.summary)
 }
 
+/// Calls `f` with every struct `ty` names, at any depth of arrays, slices
+/// and reusable slices.
+fn named_structs(ty: &Type, f: &mut impl FnMut(u32)) {
+    match ty {
+        Type::Struct(id) => f(id.0),
+        Type::Array(e, _) | Type::Slice(e) | Type::Reusable(e) => named_structs(e, f),
+        _ => {}
+    }
+}
+
 /// Where a place lives.
 enum Home {
     /// In this frame, rooted in this local.
@@ -243,13 +253,14 @@ impl Pass<'_, '_> {
 
     /// A fact about struct `id`: true when `of` holds for any field. The
     /// first question about one fact answers it for every struct at once, as
-    /// a least fixpoint (all false, then any struct with a field for which
-    /// the fact holds, until nothing changes): structs reach each other
-    /// through `reusable[]` and slice fields in cycles, and an answer cached
-    /// while a cycle was still open (a struct met again during its own
-    /// computation counted as false) once made `B` in `A { b: reusable[]B,
-    /// s: reusable[][]i64 }`, `B { a: reusable[]A }` reach no slices, and a
-    /// local slice leave its frame through it.
+    /// a least fixpoint: every struct false, each field evaluated once, and
+    /// when a struct turns true, the fields that name it are evaluated again
+    /// (a worklist, so the work stays linear in the fields). Structs reach
+    /// each other through `reusable[]` and slice fields in cycles, and an
+    /// answer cached while a cycle was still open (a struct met again during
+    /// its own computation counted as false) once made `B` in `A { b:
+    /// reusable[]B, s: reusable[][]i64 }`, `B { a: reusable[]A }` reach no
+    /// slices, and a local slice leave its frame through it.
     fn struct_fact(
         &mut self,
         id: u32,
@@ -261,16 +272,25 @@ impl Pass<'_, '_> {
             for i in 0..all.len() {
                 memo(self).insert(i as u32, false);
             }
-            loop {
-                let mut changed = false;
-                for (i, fields) in all.iter().enumerate() {
-                    if !memo(self)[&(i as u32)] && fields.iter().any(|t| of(self, t)) {
-                        memo(self).insert(i as u32, true);
-                        changed = true;
+            // The fields that name each struct, anywhere in their type.
+            let mut users: HashMap<u32, Vec<(usize, usize)>> = HashMap::new();
+            let mut work = Vec::new();
+            for (i, fields) in all.iter().enumerate() {
+                for (k, t) in fields.iter().enumerate() {
+                    named_structs(t, &mut |named| users.entry(named).or_default().push((i, k)));
+                    if of(self, t) {
+                        work.push(i);
                     }
                 }
-                if !changed {
-                    break;
+            }
+            while let Some(i) = work.pop() {
+                if memo(self).insert(i as u32, true) == Some(true) {
+                    continue;
+                }
+                for &(u, k) in users.get(&(i as u32)).map_or(&[][..], |v| v) {
+                    if !memo(self)[&(u as u32)] && of(self, &all[u][k]) {
+                        work.push(u);
+                    }
                 }
             }
         }
