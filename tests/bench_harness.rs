@@ -277,6 +277,31 @@ fn a_tiny_run_writes_every_artifact() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn closed_output_pipes_keep_the_report_and_the_exit_status() {
+    // `tern bench ... 2>&1 | head -c0`: every write to stdout and stderr
+    // fails with EPIPE. The run must still finish with status 0 and leave
+    // its report in `--out` (a panic on the table's write lost it).
+    let dir = scratch("closed_pipes");
+    let out = dir.join("run");
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = tern()
+        .arg("bench")
+        .args(TINY)
+        .args(["--sides", "builtin,c", "--out", out.to_str().unwrap()])
+        .current_dir(&dir)
+        .env_remove("TERN_STDLIB")
+        .stdout(writer.try_clone().unwrap())
+        .stderr(writer)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let report = std::fs::read_to_string(out.join("report.txt")).unwrap();
+    assert!(report.contains("\ngeomean "), "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// [`quick_run`] of a trace replay `args` on the builtin, library and C
 /// sides, AOT: it must succeed with `case` the one row of its ratio table.
 /// The run's folder.

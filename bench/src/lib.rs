@@ -60,12 +60,26 @@ pub struct Host {
     pub stdlib: Vec<(String, String)>,
 }
 
+/// Writes `text` to stdout. A failed write (a closed pipe: `tern bench |
+/// head`) is ignored rather than a panic: the report is also in `--out`.
+fn print_out(text: &str) {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// Writes `text` to stderr, ignoring a failed write (as [`print_out`]).
+fn print_err(text: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
 /// Entry point of `tern bench ARGS...`.
 pub fn main(args: &[String], host: Host) -> Result<(), Failure> {
     let cfg = match config::parse(args) {
         Ok(Parsed::Run(c)) => c,
         Ok(Parsed::Info(text)) => {
-            print!("{text}");
+            print_out(&text);
             return Ok(());
         }
         Err(usage) => return Err(Failure::new(2, usage)),
@@ -92,7 +106,7 @@ pub fn main(args: &[String], host: Host) -> Result<(), Failure> {
     let ok = bench
         .run()
         .map_err(|e| Failure::new(1, format!("error: {e}")))?;
-    eprintln!("tern bench: everything is in {}", out.display());
+    print_err(&format!("tern bench: everything is in {}\n", out.display()));
     if ok {
         Ok(())
     } else {
@@ -352,9 +366,7 @@ impl Bench {
         let mut log = String::new();
         let jobs = self.build_all(&mut results, &mut log)?;
         self.write(&["logs", "build.log"], &log)?;
-        for line in report::failure_list(&results).lines() {
-            eprintln!("{line}");
-        }
+        print_err(&report::failure_list(&results));
 
         let mut checks = Checksums::default();
         let mut rows: Vec<Row> = Vec::new();
@@ -432,7 +444,7 @@ impl Bench {
                     }
                     Err(why) => {
                         // `why` starts with the sample's label.
-                        bar.suspend(|| eprintln!("FAILED {why}"));
+                        bar.suspend(|| print_err(&format!("FAILED {why}\n")));
                         let _ = writeln!(sample_log, "FAILED {why}");
                         results.failed.insert((w, size, side), why);
                     }
@@ -487,8 +499,10 @@ impl Bench {
             text.push('\n');
             text.push_str(&failures);
         }
-        print!("{text}");
+        // The file first: a closed stdout (`tern bench | head`) must not
+        // lose what was measured.
         self.write(&["report.txt"], &text)?;
+        print_out(&text);
         self.write(&["ratios.svg"], &report::ratio_svg(&self.cfg, &results))?;
         Ok(results.failed.is_empty())
     }
