@@ -1,7 +1,7 @@
 //! Function items as a whole: a body checked or built with its generics bound
 //! (`body` checks the constructs), and the escape pass over the results.
 
-use super::{Checker, Ty, body, escape};
+use super::{Checker, Ty, body, escape, stale_operands};
 use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind, NoteKind};
 use crate::source::Span;
 use crate::tir;
@@ -129,6 +129,12 @@ impl Checker<'_> {
                 self.sink.push(d);
             }
         }
+        let structs = stale_operands::StructFacts::new(&fields);
+        for f in &facts {
+            for d in stale_operands::check(f.body, &structs) {
+                self.sink.push(d);
+            }
+        }
         self.escape_summaries = sums;
     }
 
@@ -143,6 +149,10 @@ impl Checker<'_> {
         };
         let diags = escape::check(&facts_of(instance), &fields, &callee);
         for d in diags {
+            self.sink.push(d);
+        }
+        let structs = stale_operands::StructFacts::new(&fields);
+        for d in stale_operands::check(&instance.0.body, &structs) {
             self.sink.push(d);
         }
     }

@@ -17,12 +17,13 @@
 //! * `resolve` — written types and item paths;
 //! * `consts` — constant items and constant expressions;
 //! * `layout` — struct fields and the layout of types;
-//! * `functions` — a function item's body as a whole, and the escape pass;
+//! * `functions` — a function item's body as a whole, and the passes over it;
 //! * `body` — the statements and expressions of a body;
 //! * `mono` — function instances and the emitted program;
 //!
 //! and the passes they use: `ty` (the checker's types), `fold` (constant
-//! folding), `escape` (slices of local arrays leaving), `frame` (frame sizes).
+//! folding), `escape` (slices of local arrays leaving), `stale_operands`
+//! (operands a call in the same expression can move), `frame` (frame sizes).
 
 mod body;
 mod consts;
@@ -34,6 +35,7 @@ mod items;
 mod layout;
 mod mono;
 mod resolve;
+mod stale_operands;
 mod ty;
 
 use crate::diagnostics::{ErrorKind, Sink};

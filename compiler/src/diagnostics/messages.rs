@@ -203,6 +203,11 @@ pub enum ErrorKind {
     /// A call gets a slice of a local array and an argument (the primary
     /// span) through which the callee could store it beyond the array.
     EscapeCall(EscapeOrigin),
+    // --- stale operands (check/stale_operands.rs) ---
+    /// An operand (the primary span) holds a slice header, or an address
+    /// inside a reusable slice's span, that a call evaluated after it (or
+    /// given it too) can free (the label).
+    StaleOperand,
 }
 
 /// The array an escaping slice views.
@@ -524,6 +529,10 @@ impl fmt::Display for ErrorKind {
                 f,
                 "cannot pass this argument with a slice of {array}: the callee could store the slice through it, beyond the array's lifetime"
             ),
+            StaleOperand => write!(
+                f,
+                "this operand holds memory of a reusable slice that a call in the same expression can resize (and free) before the operand is used; evaluate the call first, in a `let`"
+            ),
         }
     }
 }
@@ -543,6 +552,8 @@ pub enum LabelKind {
     RefParamArray(String),
     /// The argument that carries a slice of a local array into a call.
     SliceOfLocal(String),
+    /// The argument through which a call can resize a reusable slice.
+    MayResize,
 }
 
 impl fmt::Display for LabelKind {
@@ -563,6 +574,9 @@ impl fmt::Display for LabelKind {
                 "`{n}` refers to the caller's memory, which may be a local of the caller"
             ),
             LabelKind::SliceOfLocal(n) => write!(f, "this gives the callee a pointer into `{n}`"),
+            LabelKind::MayResize => {
+                write!(f, "the call can resize the reusable slice through this")
+            }
         }
     }
 }

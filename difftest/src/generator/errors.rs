@@ -350,7 +350,7 @@ fn describe(kind: ErrorKind) -> (&'static str, String) {
         ErrorKind::ReusableExhausted => ("builtin pool exhausted", "pool exhausted".into()),
         ErrorKind::ReusableAppendOverflow => (
             "reusable::append length overflow",
-            "reusable::append: negative length".into(),
+            "reusable::append: the length is already 9223372036854775807, the largest".into(),
         ),
         ErrorKind::PoolDoubleFree(m) => (
             "library pool double free",

@@ -263,8 +263,9 @@ pub unsafe extern "C" fn tern_slice_fail(lo: i64, hi: i64, len: i64, loc: *const
     )
 }
 
-/// A length whose byte count cannot exist: `error: LOC: OP: negative length N`,
-/// or `error: LOC: OP: length N is too large for S-byte elements (the byte count
+/// A length whose byte count cannot exist: `error: LOC: OP: negative length N`
+/// (for an `append` past the largest length, `OP: the length is already
+/// 9223372036854775807, the largest`), or `error: LOC: OP: length N is too large for S-byte elements (the byte count
 /// must fit in 63 bits)`. The generated code checks `len * elem_size` before
 /// any pool call (`reusable::alloc`, `resize`, `append`), so a wrapped size
 /// never reaches the pool.
@@ -280,7 +281,10 @@ pub unsafe extern "C" fn tern_length_fail(
 ) -> ! {
     let msg = {
         let op = super::fail::loc_str(op);
-        if len < 0 {
+        // `append` asks for `len + 1`, which wraps only at the largest length.
+        if len == i64::MIN && op.ends_with("append") {
+            format!("{op}: the length is already {}, the largest", i64::MAX)
+        } else if len < 0 {
             format!("{op}: negative length {len}")
         } else {
             format!(
