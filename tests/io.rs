@@ -116,3 +116,91 @@ fn a_closed_stdin_reads_as_empty() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn copies_of_a_file_are_closed_with_it_and_stdin_reads_ahead_once() {
+    // A `File` is a handle the runtime resolves: a copy kept past `close`
+    // names a closed file (it once wrote into the next file opened, and read
+    // into a freed buffer), and every `io::stdin()` shares one read-ahead
+    // (a second one lost what the first had read ahead).
+    let dir = scratch("io-file-copies");
+    let (a, c) = (dir.join("a.txt"), dir.join("c.txt"));
+    let text = format!(
+        r#"use io;
+fn first_line() -> reusable[]u8 {{
+    var f = io::stdin();
+    var l = reusable::alloc::<u8>(0);
+    io::read_line(ref f, ref l);
+    return l;
+}}
+fn main() {{
+    let one = first_line();
+    let two = first_line();
+    print(one, two);
+    var w = io::create("{a}");
+    var copy = w;
+    io::close(ref w);
+    var c = io::create("{c}");
+    var buf = [0 as u8; 4];
+    print(io::message(io::try_write_to(ref copy, "lost")), io::try_read(ref copy, buf[0..]));
+    io::write_to(ref c, "c1");
+    io::close(ref copy);
+    io::write_to(ref c, "c2");
+    io::close(ref c);
+    print(len(io::read_file("{a}")), io::read_file("{c}"));
+    io::write_to(ref copy, "x");
+}}
+"#,
+        a = a.display(),
+        c = c.display()
+    );
+    let file = program(&dir, "copies", &text);
+    for (mode, cmd) in every_mode(&file, &dir) {
+        let o = child::run(cmd, Some(b"first\nsecond\n"), child::PATIENCE);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "first second\nBad file descriptor -9\n0 c1c2\n",
+            "{mode}: {err}"
+        );
+        assert_eq!(o.status.code(), Some(101), "{mode}: {err}");
+        assert_eq!(
+            err.lines().next().unwrap_or_default(),
+            format!(
+                "error: {}:23:5: cannot write a closed file: Bad file descriptor",
+                file.display()
+            ),
+            "{mode}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_write_to_a_pipe_without_reader_is_a_status_in_every_mode() {
+    // Stderr is a pipe whose reader is gone: `try_write_to` returns
+    // `-EPIPE` in every mode (an AOT executable died by SIGPIPE, status 141,
+    // where the JIT, whose driver ignores the signal, got the status).
+    let dir = scratch("io-broken-pipe");
+    let file = program(
+        &dir,
+        "pipe",
+        "use io;\nfn main() -> i64 {\n    var e = io::stderr();\n    let r = io::try_write_to(ref e, \"lost\");\n    print(r, io::message(r));\n    return 3;\n}\n",
+    );
+    for (mode, mut cmd) in every_mode(&file, &dir) {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(writer);
+        let child_process = cmd.spawn().unwrap();
+        let o = child::wait_timed(child_process, None, child::PATIENCE).0;
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "-32 Broken pipe\n",
+            "{mode}"
+        );
+        assert_eq!(o.status.code(), Some(3), "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -116,6 +116,7 @@ macro_rules! runtime_abi {
             // Files, the standard streams, arguments, environment (`io`).
             IoOpen = io::tern_io_open(Ptr, I64, I64) -> I64;
             IoRead = io::tern_io_read(I64, Ptr, I64) -> I64;
+            IoReadLine = io::tern_io_read_line(I64, Ptr, I64) -> I64;
             IoWrite = io::tern_io_write(I64, Ptr, I64) -> I64;
             IoClose = io::tern_io_close(I64) -> I64;
             IoArgCount = io::tern_io_arg_count() -> I64;
@@ -123,6 +124,7 @@ macro_rules! runtime_abi {
             IoEnv = io::tern_io_env(Ptr, I64, Ptr, I64) -> I64;
             IoMessage = io::tern_io_message(I64, Ptr, I64) -> I64;
             IoFail = io::tern_io_fail(Ptr, I64, Ptr, I64, I64);
+            IoFailFile = io::tern_io_fail_file(Ptr, I64, I64, I64);
             IoError = io::tern_io_error(Ptr, I64);
             IoExit = io::tern_io_exit(I64);
         }

@@ -15,7 +15,7 @@
 //!   and `print` keep their order; reading fd 0 flushes it first, so a prompt
 //!   shows before the program waits.
 
-use std::sync::RwLock;
+use std::sync::{Mutex, RwLock};
 
 use crate::sanitize::ADDR_MASK;
 
@@ -91,9 +91,80 @@ fn last_error() -> i64 {
     )
 }
 
+/// Bytes a file reads ahead for [`read_line`].
+const AHEAD: usize = 65536;
+
+/// Handles name open files: a slot of [`FILES`] in the low bits, the slot's
+/// generation above them, so a handle kept after its file was closed (a
+/// copy of an `io::File`) names nothing, even once the slot is reused.
+const SLOT_BITS: u32 = 24;
+
+/// An open file of the program, owned by the runtime: what a handle names.
+/// The program holds only the handle, so a copy of its `io::File` cannot
+/// keep a buffer or a descriptor alive past `close`.
+struct OpenFile {
+    fd: libc::c_int,
+    /// The path it was opened by (`<stdin>`, ...), for error messages.
+    name: Vec<u8>,
+    /// Bytes read ahead by [`read_line`]: `ahead[start..end]` are not
+    /// consumed yet (empty until a line is read).
+    ahead: Vec<u8>,
+    start: usize,
+    end: usize,
+}
+
+/// One slot of [`FILES`].
+struct Slot {
+    generation: i64,
+    file: Option<OpenFile>,
+}
+
+/// The open files. Slots 0-2 are the standard streams, generation 0, so
+/// their handles are 0, 1 and 2; every `io::stdin()` shares slot 0 and its
+/// read-ahead. The lock is never held across a system call that can block.
+static FILES: Mutex<Vec<Slot>> = Mutex::new(Vec::new());
+
+fn files() -> std::sync::MutexGuard<'static, Vec<Slot>> {
+    let mut t = FILES.lock().unwrap_or_else(|e| e.into_inner());
+    if t.is_empty() {
+        for (fd, name) in [(0, "<stdin>"), (1, "<stdout>"), (2, "<stderr>")] {
+            t.push(Slot {
+                generation: 0,
+                file: Some(OpenFile {
+                    fd,
+                    name: name.into(),
+                    ahead: Vec::new(),
+                    start: 0,
+                    end: 0,
+                }),
+            });
+        }
+    }
+    t
+}
+
+/// The slot a handle names (its low bits).
+fn slot_of(handle: i64) -> usize {
+    (handle & ((1 << SLOT_BITS) - 1)) as usize
+}
+
+/// The open file `handle` names in `t`, if any.
+fn file(t: &mut [Slot], handle: i64) -> Option<&mut OpenFile> {
+    let slot = t.get_mut(slot_of(handle))?;
+    if handle < 0 || handle >> SLOT_BITS != slot.generation {
+        return None;
+    }
+    slot.file.as_mut()
+}
+
+/// `-EBADF`: what every call on a closed (or never opened) handle returns.
+fn bad_handle() -> i64 {
+    -i64::from(libc::EBADF)
+}
+
 /// Opens `path` (bytes, no NUL) in `mode`, close-on-exec, new files with
-/// mode 0666 less the umask. Returns the descriptor or `-errno`
-/// (`-EINVAL` for a path holding NUL or empty).
+/// mode 0666 less the umask. Returns the file's handle or `-errno`
+/// (`-EINVAL` for a path holding NUL, `-ENOENT` for an empty one).
 pub fn open(path: &[u8], mode: Mode) -> i64 {
     let Ok(c_path) = std::ffi::CString::new(path) else {
         return -i64::from(libc::EINVAL);
@@ -107,26 +178,51 @@ pub fn open(path: &[u8], mode: Mode) -> i64 {
             Mode::Create => libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC,
             Mode::Append => libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND,
         };
-    loop {
+    let fd = loop {
         // SAFETY: `c_path` is NUL-terminated; the mode argument is read
         // only with O_CREAT.
         let fd = unsafe { libc::open(c_path.as_ptr(), flags, 0o666 as libc::c_uint) };
         if fd >= 0 {
-            return i64::from(fd);
+            break fd;
         }
         let e = last_error();
         if e != -i64::from(libc::EINTR) {
             return e;
         }
-    }
+    };
+    let file = OpenFile {
+        fd,
+        name: path.to_vec(),
+        ahead: Vec::new(),
+        start: 0,
+        end: 0,
+    };
+    let mut t = files();
+    let at = match t.iter().skip(3).position(|s| s.file.is_none()) {
+        Some(i) => i + 3,
+        None if t.len() < 1 << SLOT_BITS => {
+            t.push(Slot {
+                generation: 0,
+                file: None,
+            });
+            t.len() - 1
+        }
+        None => {
+            drop(t);
+            // SAFETY: the descriptor was just opened here.
+            unsafe { libc::close(fd) };
+            return -i64::from(libc::EMFILE);
+        }
+    };
+    let slot = &mut t[at];
+    slot.generation += 1;
+    slot.file = Some(file);
+    at as i64 | slot.generation << SLOT_BITS
 }
 
-/// Reads at most `buf.len()` bytes from `fd`: how many (0 at the end of the
-/// input, or for an empty `buf`), or `-errno`.
-pub fn read(fd: i64, buf: &mut [u8]) -> i64 {
-    let Ok(fd) = libc::c_int::try_from(fd) else {
-        return -i64::from(libc::EBADF);
-    };
+/// Reads at most `buf.len()` bytes from `fd` (stdin flushes stdout first):
+/// how many, or `-errno`.
+fn read_fd(fd: libc::c_int, buf: &mut [u8]) -> i64 {
     if buf.is_empty() {
         return 0;
     }
@@ -146,16 +242,91 @@ pub fn read(fd: i64, buf: &mut [u8]) -> i64 {
     }
 }
 
-/// Writes all of `bytes` to `fd` (fd 1: through the stdout buffer): 0, or
-/// `-errno`.
-pub fn write(fd: i64, mut bytes: &[u8]) -> i64 {
+/// Reads at most `buf.len()` bytes of file `handle`, what [`read_line`]
+/// read ahead first: how many (0 at the end of the input, or for an empty
+/// `buf`), or `-errno`.
+pub fn read(handle: i64, buf: &mut [u8]) -> i64 {
+    let fd = {
+        let mut t = files();
+        let Some(f) = file(&mut t, handle) else {
+            return bad_handle();
+        };
+        if f.start < f.end {
+            let n = (f.end - f.start).min(buf.len());
+            buf[..n].copy_from_slice(&f.ahead[f.start..f.start + n]);
+            f.start += n;
+            return n as i64;
+        }
+        f.fd
+    };
+    read_fd(fd, buf)
+}
+
+/// [`read_line`]'s answer: the line goes on (`out` is full, or what was
+/// read ahead is used up).
+pub const LINE_GOES_ON: i64 = 0;
+/// [`read_line`]'s answer: the line ended at a newline (consumed, not
+/// copied).
+pub const LINE_ENDED: i64 = 1;
+/// [`read_line`]'s answer: the input ended.
+pub const INPUT_ENDED: i64 = 2;
+
+/// Copies the next bytes of the current line of file `handle` into `out`,
+/// reading ahead (one read of up to 64 KiB) when nothing is: `n << 2 |
+/// state`, `n` the bytes copied and `state` one of [`LINE_GOES_ON`],
+/// [`LINE_ENDED`], [`INPUT_ENDED`]; or `-errno`. The stdlib calls it until
+/// the line or the input ends, growing the line between calls.
+pub fn read_line(handle: i64, out: &mut [u8]) -> i64 {
+    let (fd, mut ahead) = {
+        let mut t = files();
+        let Some(f) = file(&mut t, handle) else {
+            return bad_handle();
+        };
+        if f.start < f.end {
+            let avail = &f.ahead[f.start..f.end];
+            let lim = avail.len().min(out.len());
+            return match avail[..lim].iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    out[..i].copy_from_slice(&avail[..i]);
+                    f.start += i + 1;
+                    (i as i64) << 2 | LINE_ENDED
+                }
+                None => {
+                    out[..lim].copy_from_slice(&avail[..lim]);
+                    f.start += lim;
+                    (lim as i64) << 2 | LINE_GOES_ON
+                }
+            };
+        }
+        // The buffer leaves the table for the read (which can block).
+        (f.fd, std::mem::take(&mut f.ahead))
+    };
+    ahead.resize(AHEAD, 0);
+    let got = read_fd(fd, &mut ahead);
+    let mut t = files();
+    let Some(f) = file(&mut t, handle) else {
+        return bad_handle();
+    };
+    f.ahead = ahead;
+    (f.start, f.end) = (0, got.max(0) as usize);
+    match got {
+        0 => INPUT_ENDED,
+        g if g < 0 => g,
+        _ => LINE_GOES_ON,
+    }
+}
+
+/// Writes all of `bytes` to file `handle` (stdout through the stdout
+/// buffer): 0, or `-errno`.
+pub fn write(handle: i64, mut bytes: &[u8]) -> i64 {
+    let fd = match file(&mut files(), handle) {
+        Some(f) => f.fd,
+        None => return bad_handle(),
+    };
     if fd == 1 {
         crate::stdout::write(&[bytes]);
         return 0;
     }
-    let Ok(fd) = libc::c_int::try_from(fd) else {
-        return -i64::from(libc::EBADF);
-    };
     while !bytes.is_empty() {
         // SAFETY: `bytes` is readable for its length.
         let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
@@ -171,21 +342,41 @@ pub fn write(fd: i64, mut bytes: &[u8]) -> i64 {
     0
 }
 
-/// Closes `fd`: 0 or `-errno`. The standard streams stay open (closing
-/// them would let the next file opened become the program's stdout).
-pub fn close(fd: i64) -> i64 {
-    let Ok(fd) = libc::c_int::try_from(fd) else {
-        return -i64::from(libc::EBADF);
-    };
-    if (0..=2).contains(&fd) {
+/// Closes file `handle`: 0 or `-errno`; every copy of the handle then names
+/// nothing. The standard streams stay open (closing them would let the next
+/// file opened become the program's stdout), and closing a closed file does
+/// nothing. When the OS reports a failure, the descriptor is gone but the
+/// handle still names the file (for the message) until it is closed again.
+pub fn close(handle: i64) -> i64 {
+    if (0..=2).contains(&handle) {
         return 0;
     }
-    // SAFETY: closing a descriptor the program opened through `open`.
-    if unsafe { libc::close(fd) } == 0 {
-        0
-    } else {
-        last_error()
+    let fd = {
+        let mut t = files();
+        let Some(f) = file(&mut t, handle) else {
+            return 0;
+        };
+        let fd = std::mem::replace(&mut f.fd, -1);
+        if fd < 0 {
+            t[slot_of(handle)].file = None;
+            return 0;
+        }
+        fd
+    };
+    // SAFETY: closing a descriptor the program opened through `open`, once
+    // (its file no longer holds it).
+    if unsafe { libc::close(fd) } != 0 {
+        return last_error();
     }
+    let mut t = files();
+    t[slot_of(handle)].file = None;
+    0
+}
+
+/// The path file `handle` was opened by (`<stdin>` for the standard
+/// streams), or `None` when it is closed: for error messages.
+pub fn name(handle: i64) -> Option<Vec<u8>> {
+    file(&mut files(), handle).map(|f| f.name.clone())
 }
 
 /// The OS's reason for the status `code` (`-errno`), as `strerror` says it
@@ -196,6 +387,8 @@ pub fn message(code: i64) -> String {
             let text = std::io::Error::from_raw_os_error(errno).to_string();
             // `No such file or directory (os error 2)`: the reason alone.
             match text.rfind(" (os error ") {
+                // An errno the OS has no text for reads as any other code.
+                Some(_) if text.starts_with("Unknown error") => format!("unknown error {code}"),
                 Some(at) => text[..at].to_string(),
                 None => text,
             }
@@ -271,5 +464,44 @@ mod tests {
         assert_eq!(close(dir), 0);
         assert_eq!(read(dir, &mut buf), -i64::from(libc::EBADF));
         assert_eq!(message(1), "unknown error 1");
+        assert_eq!(message(-1000), "unknown error -1000");
+    }
+
+    #[test]
+    fn a_closed_handle_names_nothing_even_once_its_slot_is_reused() {
+        let path = std::env::temp_dir().join(format!("tern-io-handles-{}", std::process::id()));
+        std::fs::write(&path, "one\ntwo").unwrap();
+        let p = path.to_str().unwrap().as_bytes();
+        let h = open(p, Mode::Read);
+        assert!(h > 2);
+        assert_eq!(name(h).as_deref(), Some(p));
+        let mut out = [0u8; 2];
+        // Two bytes of "one", the rest, the newline consumed; then "two" and the end.
+        assert_eq!(
+            read_line(h, &mut out),
+            LINE_GOES_ON,
+            "read ahead, nothing copied"
+        );
+        assert_eq!(read_line(h, &mut out), 2 << 2 | LINE_GOES_ON);
+        assert_eq!(&out, b"on");
+        assert_eq!(read_line(h, &mut out), 1 << 2 | LINE_ENDED);
+        let mut rest = [0u8; 8];
+        assert_eq!(read(h, &mut rest), 3, "what was read ahead comes first");
+        assert_eq!(&rest[..3], b"two");
+        assert_eq!(read_line(h, &mut out), INPUT_ENDED);
+        assert_eq!(close(h), 0);
+        assert_eq!(close(h), 0, "closing twice does nothing");
+        let again = open(p, Mode::Read);
+        assert_eq!(slot_of(again), slot_of(h), "the slot is reused");
+        assert_ne!(again, h);
+        for stale in [read(h, &mut rest), read_line(h, &mut out), write(h, b"x")] {
+            assert_eq!(stale, -i64::from(libc::EBADF));
+        }
+        assert_eq!(name(h), None);
+        assert_eq!(read(again, &mut rest), 7);
+        assert_eq!(close(again), 0);
+        assert_eq!(close(1), 0, "the standard streams stay open");
+        assert_eq!(name(1).as_deref(), Some(&b"<stdout>"[..]));
+        let _ = std::fs::remove_file(&path);
     }
 }

@@ -129,9 +129,9 @@ impl Checker<'_> {
                 self.sink.push(d);
             }
         }
-        let structs = stale_operands::StructFacts::new(&fields);
+        self.operand_facts = stale_operands::StructFacts::new(&fields);
         for f in &facts {
-            for d in stale_operands::check(f.body, &structs) {
+            for d in stale_operands::check(f.body, &self.operand_facts) {
                 self.sink.push(d);
             }
         }
@@ -151,8 +151,10 @@ impl Checker<'_> {
         for d in diags {
             self.sink.push(d);
         }
-        let structs = stale_operands::StructFacts::new(&fields);
-        for d in stale_operands::check(&instance.0.body, &structs) {
+        if self.operand_facts.structs() != fields.len() {
+            self.operand_facts = stale_operands::StructFacts::new(&fields);
+        }
+        for d in stale_operands::check(&instance.0.body, &self.operand_facts) {
             self.sink.push(d);
         }
     }

@@ -223,6 +223,9 @@ pub(crate) struct Checker<'a> {
     field_types: Vec<Vec<tir::Type>>,
     /// Escape summaries of every function item (`escape::Summary`).
     escape_summaries: Vec<escape::Summary>,
+    /// The stale-operand pass's facts about `field_types` (recomputed when
+    /// new struct instances appear).
+    operand_facts: stale_operands::StructFacts,
     /// The function item of each instance, by `tir::FuncId`.
     instance_items: Vec<usize>,
 }
@@ -256,6 +259,7 @@ pub(crate) fn check_program(
         mono_failed: false,
         field_types: Vec::new(),
         escape_summaries: Vec::new(),
+        operand_facts: stale_operands::StructFacts::new(&[]),
         instance_items: Vec::new(),
     };
     c.collect(modules);

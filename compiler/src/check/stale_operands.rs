@@ -69,6 +69,11 @@ impl StructFacts {
         }
     }
 
+    /// How many structs the facts cover.
+    pub(crate) fn structs(&self) -> usize {
+        self.holds_reusable.len()
+    }
+
     fn holds_reusable(&self, ty: &Type) -> bool {
         match ty {
             Type::Reusable(_) => true,

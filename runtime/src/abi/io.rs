@@ -7,8 +7,9 @@
 use crate::io;
 
 /// Opens the file at the `path_len` bytes `path` in `mode` (0 read, 1
-/// create or truncate for writing, 2 create or append): a descriptor, or
-/// `-errno` (`-EINVAL` for an unknown mode or a path holding NUL).
+/// create or truncate for writing, 2 create or append): the file's handle
+/// (0, 1 and 2 name the standard streams), or `-errno` (`-EINVAL` for an
+/// unknown mode or a path holding NUL).
 ///
 /// # Safety
 /// `path` must be readable for `path_len` bytes.
@@ -21,32 +22,49 @@ pub unsafe extern "C" fn tern_io_open(path: *const u8, path_len: i64, mode: i64)
     io::open(unsafe { io::bytes(path, path_len) }, mode)
 }
 
-/// Reads at most `len` bytes from `fd` into `buf`: how many (0 at the end
-/// of the input), or `-errno`. Reading stdin flushes stdout first.
+/// Reads at most `len` bytes of file `handle` into `buf` (what
+/// `tern_io_read_line` read ahead first): how many (0 at the end of the
+/// input), or `-errno` (`-EBADF` for a closed file). Reading stdin flushes
+/// stdout first.
 ///
 /// # Safety
 /// `buf` must be writable for `len` bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tern_io_read(fd: i64, buf: *mut u8, len: i64) -> i64 {
+pub unsafe extern "C" fn tern_io_read(handle: i64, buf: *mut u8, len: i64) -> i64 {
     // SAFETY: the caller's contract.
-    io::read(fd, unsafe { io::bytes_mut(buf, len) })
+    io::read(handle, unsafe { io::bytes_mut(buf, len) })
 }
 
-/// Writes the `len` bytes at `bytes` to `fd` (fd 1 through the program's
-/// stdout buffer, after everything `print` wrote): 0, or `-errno`.
+/// Copies the next bytes of the current line of file `handle` into `buf`
+/// (at most `len`), reading ahead when nothing is: `n << 2 | state` (state
+/// 0: the line goes on, 1: it ended at a newline, consumed; 2: the input
+/// ended), or `-errno`. See `crate::io::read_line`.
+///
+/// # Safety
+/// `buf` must be writable for `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_io_read_line(handle: i64, buf: *mut u8, len: i64) -> i64 {
+    // SAFETY: the caller's contract.
+    io::read_line(handle, unsafe { io::bytes_mut(buf, len) })
+}
+
+/// Writes the `len` bytes at `bytes` to file `handle` (stdout through the
+/// program's stdout buffer, after everything `print` wrote): 0, or `-errno`.
 ///
 /// # Safety
 /// `bytes` must be readable for `len` bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tern_io_write(fd: i64, bytes: *const u8, len: i64) -> i64 {
+pub unsafe extern "C" fn tern_io_write(handle: i64, bytes: *const u8, len: i64) -> i64 {
     // SAFETY: the caller's contract.
-    io::write(fd, unsafe { io::bytes(bytes, len) })
+    io::write(handle, unsafe { io::bytes(bytes, len) })
 }
 
-/// Closes `fd` (the standard streams stay open): 0, or `-errno`.
+/// Closes file `handle` (the standard streams stay open; a closed file
+/// stays closed): 0, or `-errno`. Every copy of the handle names nothing
+/// afterwards.
 #[unsafe(no_mangle)]
-pub extern "C" fn tern_io_close(fd: i64) -> i64 {
-    io::close(fd)
+pub extern "C" fn tern_io_close(handle: i64) -> i64 {
+    io::close(handle)
 }
 
 /// How many arguments follow the program on its command line.
@@ -121,6 +139,31 @@ pub unsafe extern "C" fn tern_io_fail(
         String::from_utf8_lossy(path),
         io::message(code)
     );
+    super::fail::report_at_caller(msg)
+}
+
+/// [`tern_io_fail`] on file `handle`, named by the path it was opened by
+/// (`cannot read a closed file: Bad file descriptor` once it is closed).
+///
+/// # Safety
+/// `what` must be readable for `what_len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_io_fail_file(
+    what: *const u8,
+    what_len: i64,
+    handle: i64,
+    code: i64,
+) -> ! {
+    // SAFETY: the caller's contract.
+    let what = String::from_utf8_lossy(unsafe { io::bytes(what, what_len) }).into_owned();
+    let msg = match io::name(handle) {
+        Some(path) => format!(
+            "cannot {what} '{}': {}",
+            String::from_utf8_lossy(&path),
+            io::message(code)
+        ),
+        None => format!("cannot {what} a closed file: {}", io::message(code)),
+    };
     super::fail::report_at_caller(msg)
 }
 

@@ -79,6 +79,13 @@ fn open_closed_standard_fds() {
 /// a failed reservation is reported before the program prints anything.
 fn set_up() {
     open_closed_standard_fds();
+    // A write to a pipe whose reader is gone is the status `-EPIPE` for
+    // `io` (`try_write_to` returns it, `write_to` reports it), as in the
+    // JIT, whose driver ignores SIGPIPE like every Rust program; without
+    // this an AOT executable died by the signal. Stdout alone still ends
+    // the run by SIGPIPE, as C's stdio programs do (`stdout::write_failed`).
+    // SAFETY: setting a signal's disposition to SIG_IGN.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
     if let Err(msg) = crate::builtin::with_pool(|_| ()) {
         super::fail::report_at("<runtime>", msg);
     }
