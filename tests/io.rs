@@ -122,7 +122,8 @@ fn copies_of_a_file_are_closed_with_it_and_stdin_reads_ahead_once() {
     // A `File` is a handle the runtime resolves: a copy kept past `close`
     // names a closed file (it once wrote into the next file opened, and read
     // into a freed buffer), and every `io::stdin()` shares one read-ahead
-    // (a second one lost what the first had read ahead).
+    // (a second one lost what the first had read ahead). A zero-filled
+    // `File` names no file (handle 0 was stdin).
     let dir = scratch("io-file-copies");
     let (a, c) = (dir.join("a.txt"), dir.join("c.txt"));
     let text = format!(
@@ -148,6 +149,8 @@ fn main() {{
     io::write_to(ref c, "c2");
     io::close(ref c);
     print(len(io::read_file("{a}")), io::read_file("{c}"));
+    var zeroed = reusable::alloc::<io::File>(1);
+    print(io::try_write_to(ref zeroed[0], "not stdin"));
     io::write_to(ref copy, "x");
 }}
 "#,
@@ -160,14 +163,14 @@ fn main() {{
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(
             String::from_utf8_lossy(&o.stdout),
-            "first second\nBad file descriptor -9\n0 c1c2\n",
+            "first second\nBad file descriptor -9\n0 c1c2\n-9\n",
             "{mode}: {err}"
         );
         assert_eq!(o.status.code(), Some(101), "{mode}: {err}");
         assert_eq!(
             err.lines().next().unwrap_or_default(),
             format!(
-                "error: {}:23:5: cannot write a closed file: Bad file descriptor",
+                "error: {}:25:5: cannot write a closed file: Bad file descriptor",
                 file.display()
             ),
             "{mode}"
@@ -201,6 +204,44 @@ fn a_write_to_a_pipe_without_reader_is_a_status_in_every_mode() {
             "{mode}"
         );
         assert_eq!(o.status.code(), Some(3), "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_runtime_error_is_not_lost_when_stdout_cannot_be_written() {
+    // The output printed before an error is flushed first; on a full device
+    // that flush fails and ended the run with only the output's error.
+    let dir = scratch("io-full-stdout");
+    let file = program(
+        &dir,
+        "full",
+        "use io;\nfn main() {\n    print(\"hi\");\n    let d = io::read_file(\"/no/such/file\");\n}\n",
+    );
+    for (mode, mut cmd) in every_mode(&file, &dir) {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(full)
+            .stderr(std::process::Stdio::piped());
+        let o = child::wait_timed(cmd.spawn().unwrap(), None, child::PATIENCE).0;
+        let err = String::from_utf8_lossy(&o.stderr);
+        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(
+            lines,
+            [
+                format!(
+                    "error: {}:4:13: cannot open '/no/such/file': No such file or directory",
+                    file.display()
+                )
+                .as_str(),
+                "error: <runtime>: cannot write the program's output: No space left on device (os error 28)",
+            ],
+            "{mode}"
+        );
+        assert_eq!(o.status.code(), Some(101), "{mode}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

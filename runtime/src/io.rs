@@ -119,8 +119,13 @@ struct Slot {
     file: Option<OpenFile>,
 }
 
-/// The open files. Slots 0-2 are the standard streams, generation 0, so
-/// their handles are 0, 1 and 2; every `io::stdin()` shares slot 0 and its
+/// The handle of standard input: slot 0, generation 1 (stdout and stderr
+/// follow). Generation 0 names nothing, so a zero-filled `io::File` (an
+/// element of a fresh `reusable[]io::File`) is a closed file, not stdin.
+pub const STDIN_HANDLE: i64 = 1 << SLOT_BITS;
+
+/// The open files. Slots 0-2 are the standard streams ([`STDIN_HANDLE`]
+/// and the two after it); every `io::stdin()` shares slot 0 and its
 /// read-ahead. The lock is never held across a system call that can block.
 static FILES: Mutex<Vec<Slot>> = Mutex::new(Vec::new());
 
@@ -129,7 +134,7 @@ fn files() -> std::sync::MutexGuard<'static, Vec<Slot>> {
     if t.is_empty() {
         for (fd, name) in [(0, "<stdin>"), (1, "<stdout>"), (2, "<stderr>")] {
             t.push(Slot {
-                generation: 0,
+                generation: 1,
                 file: Some(OpenFile {
                     fd,
                     name: name.into(),
@@ -318,7 +323,7 @@ pub fn read_line(handle: i64, out: &mut [u8]) -> i64 {
 
 /// Writes all of `bytes` to file `handle` (stdout through the stdout
 /// buffer): 0, or `-errno`.
-pub fn write(handle: i64, mut bytes: &[u8]) -> i64 {
+pub fn write(handle: i64, bytes: &[u8]) -> i64 {
     let fd = match file(&mut files(), handle) {
         Some(f) => f.fd,
         None => return bad_handle(),
@@ -327,6 +332,12 @@ pub fn write(handle: i64, mut bytes: &[u8]) -> i64 {
         crate::stdout::write(&[bytes]);
         return 0;
     }
+    write_fd(fd, bytes)
+}
+
+/// Writes all of `bytes` to descriptor `fd` (not through the stdout
+/// buffer; `eprint` writes fd 2 with it): 0, or `-errno`.
+pub fn write_fd(fd: libc::c_int, mut bytes: &[u8]) -> i64 {
     while !bytes.is_empty() {
         // SAFETY: `bytes` is readable for its length.
         let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
@@ -348,7 +359,7 @@ pub fn write(handle: i64, mut bytes: &[u8]) -> i64 {
 /// nothing. When the OS reports a failure, the descriptor is gone but the
 /// handle still names the file (for the message) until it is closed again.
 pub fn close(handle: i64) -> i64 {
-    if (0..=2).contains(&handle) {
+    if (STDIN_HANDLE..=STDIN_HANDLE + 2).contains(&handle) {
         return 0;
     }
     let fd = {
@@ -500,8 +511,18 @@ mod tests {
         assert_eq!(name(h), None);
         assert_eq!(read(again, &mut rest), 7);
         assert_eq!(close(again), 0);
-        assert_eq!(close(1), 0, "the standard streams stay open");
-        assert_eq!(name(1).as_deref(), Some(&b"<stdout>"[..]));
+        let stdout = STDIN_HANDLE + 1;
+        assert_eq!(close(stdout), 0, "the standard streams stay open");
+        assert_eq!(name(stdout).as_deref(), Some(&b"<stdout>"[..]));
+        assert_eq!(
+            write(0, b"x"),
+            -i64::from(libc::EBADF),
+            "a zero handle names nothing"
+        );
+        assert_eq!(name(0), None);
+        // The stdlib's constants are these handles.
+        let io_tern = include_str!("../../stdlib/io.tern");
+        assert!(io_tern.contains(&format!("const STDIN_HANDLE: i64 = {STDIN_HANDLE};")));
         let _ = std::fs::remove_file(&path);
     }
 }

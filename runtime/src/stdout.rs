@@ -93,6 +93,22 @@ pub(crate) fn flush() {
     drain();
 }
 
+/// A runtime error on its way out ([`flush_before_error`]): written first
+/// if the flush before it fails, so the program's own error is not lost
+/// behind the output's (stdout on a full device, or a closed pipe).
+static PENDING_ERROR: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// [`flush`] before the runtime error `line` (with its newline) is written.
+pub(crate) fn flush_before_error(line: &str) {
+    if let Ok(mut p) = PENDING_ERROR.lock() {
+        *p = Some(line.to_string());
+    }
+    flush();
+    if let Ok(mut p) = PENDING_ERROR.lock() {
+        *p = None;
+    }
+}
+
 /// `atexit` handler: libc's `exit` (which a program may call through
 /// `extern fn exit`) flushes like a normal end.
 pub(crate) extern "C" fn flush_at_exit() {
@@ -196,8 +212,12 @@ fn write_failed(e: std::io::Error) -> ! {
     // Nothing pending may be written again (this may run inside `exit`).
     OUT.end.store(0, Ordering::Release);
     OUT.start.store(0, Ordering::Release);
+    let pending = PENDING_ERROR.try_lock().ok().and_then(|mut p| p.take());
     // SAFETY: plain libc calls; `_exit` does not return.
     unsafe {
+        if let Some(line) = pending {
+            libc::write(2, line.as_ptr().cast(), line.len());
+        }
         if e.raw_os_error() == Some(libc::EPIPE) {
             // The reader is gone (`| head`): die by SIGPIPE, as the AOT
             // executable would; the driver process ignores SIGPIPE like every

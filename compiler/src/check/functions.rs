@@ -130,10 +130,15 @@ impl Checker<'_> {
             }
         }
         self.operand_facts = stale_operands::StructFacts::new(&fields);
+        let bodies: Vec<&tir::Block> = facts.iter().map(|f| f.body).collect();
+        self.item_frees = stale_operands::may_free(&bodies);
+        let frees = |id: tir::FuncId| self.item_frees.get(id.0 as usize) != Some(&false);
+        let mut diags = Vec::new();
         for f in &facts {
-            for d in stale_operands::check(f.body, &self.operand_facts) {
-                self.sink.push(d);
-            }
+            diags.extend(stale_operands::check(f.body, &self.operand_facts, &frees));
+        }
+        for d in diags {
+            self.sink.push(d);
         }
         self.escape_summaries = sums;
     }
@@ -154,7 +159,14 @@ impl Checker<'_> {
         if self.operand_facts.structs() != fields.len() {
             self.operand_facts = stale_operands::StructFacts::new(&fields);
         }
-        for d in stale_operands::check(&instance.0.body, &self.operand_facts) {
+        // Calls in an instance name instances: through their items.
+        let (items, item_frees) = (&self.instance_items, &self.item_frees);
+        let frees = |id: tir::FuncId| {
+            let item = items.get(id.0 as usize);
+            item.and_then(|&i| item_frees.get(i)) != Some(&false)
+        };
+        let diags = stale_operands::check(&instance.0.body, &self.operand_facts, &frees);
+        for d in diags {
             self.sink.push(d);
         }
     }

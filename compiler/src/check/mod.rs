@@ -226,6 +226,9 @@ pub(crate) struct Checker<'a> {
     /// The stale-operand pass's facts about `field_types` (recomputed when
     /// new struct instances appear).
     operand_facts: stale_operands::StructFacts,
+    /// Per function item: whether a call of it can free a reusable slice's
+    /// span (`stale_operands::may_free`).
+    item_frees: Vec<bool>,
     /// The function item of each instance, by `tir::FuncId`.
     instance_items: Vec<usize>,
 }
@@ -260,6 +263,7 @@ pub(crate) fn check_program(
         field_types: Vec::new(),
         escape_summaries: Vec::new(),
         operand_facts: stale_operands::StructFacts::new(&[]),
+        item_frees: Vec::new(),
         instance_items: Vec::new(),
     };
     c.collect(modules);

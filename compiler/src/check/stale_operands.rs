@@ -2,39 +2,43 @@
 //!
 //! An expression evaluates its operands left to right and keeps each result
 //! until it combines them: an index's base header is read before the index,
-//! a call's arguments are all evaluated before it runs. A call that can
-//! resize a reusable slice frees the slice's old span when it moves it, so an
-//! operand read *before* that call (or given to the same call) that holds the
-//! slice's header, or the address of a place inside its span, would be used
-//! after the span was freed, though the source keeps no copy of anything:
+//! a call's arguments are all evaluated before it runs, an assignment's
+//! value before its place. A call that can resize a reusable slice frees the
+//! slice's old span when it moves it, so an operand evaluated *before* that
+//! call (or given to the same call) that holds the slice's header, a view of
+//! its span, or the address of a place inside it would be used after the
+//! span was freed, though the source keeps no copy of anything:
 //!
 //! ```text
 //! r[grow(ref r)] = 1;          // r's header was read before `grow` moved r
 //! show(r, grow(ref r));        // show gets the header of the freed span
 //! store(ref r[1], ref r);      // the callee resizes r, then writes through r[1]
+//! keep[grow(ref r)] = r;       // the value is read before the place
 //! ```
 //!
 //! Such an expression is an error; evaluating the call first, in a `let`,
 //! gives the same program without the stale operand. What can resize what:
 //!
-//! * a call given `ref p` (a function or `extern fn`) can resize every
-//!   reusable slice reachable from `p`: its header may be replaced, and the
-//!   spans of the slices under it freed;
-//! * a call given a slice or reusable slice by value whose elements can hold
-//!   reusable slices can resize those elements;
+//! * a function that can free (its body, or a function it calls, has a
+//!   `reusable::resize`, `append` or `free`: [`may_free`]) given `ref p` can
+//!   resize every reusable slice reachable from `p`; given a value holding
+//!   reusable slices, or a slice whose elements can, it can free what they
+//!   point to;
 //! * `reusable::resize`, `append` and `free` of `s` free `s`'s own span.
 //!
-//! Places are compared by path (local, fields, indexes), every index taken
-//! as possibly equal to every other. A header copied out of an element
-//! (`r[0]` of a `reusable[]reusable[]T`) before its container moves is
-//! still good, and is allowed; the rule is otherwise conservative. Stale
-//! copies kept in variables are the programmer's (docs/language.md 15.1).
-//! The pass is pure: it reads a checked body and returns diagnostics.
+//! `extern fn`s are outside the rule, as `unsafe::` is (docs/language.md 15).
+//! Places are compared by path, every index taken as possibly equal to every
+//! other; a value computed by a call may view anything its arguments
+//! mention. Two arguments of one call that can free through one of them
+//! may not overlap at all (the callee may hold one while it resizes through
+//! the other). Stale copies kept in variables are the programmer's
+//! (docs/language.md 15.1). The pass is pure: it reads a checked body and
+//! returns diagnostics.
 
 use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind};
 use crate::source::Span;
 use crate::tir::visit::{self, Part};
-use crate::tir::{Arg, Block, Builtin, Expr, ExprKind, Type};
+use crate::tir::{Arg, Block, Builtin, Expr, ExprKind, FuncId, Stmt, Type};
 
 /// Per struct (by id): whether a value of it holds a reusable slice's header
 /// (at any depth of fields and arrays), and whether a `ref`
@@ -46,27 +50,38 @@ pub(crate) struct StructFacts {
 }
 
 impl StructFacts {
-    /// The facts of every struct, by a fixpoint over their fields.
+    /// The facts of every struct: each starts false and turns true when a
+    /// field's type has it; a struct that turns true re-evaluates the
+    /// structs whose fields name it (a worklist, linear in the fields,
+    /// whatever order the structs reach each other in).
     pub(crate) fn new(struct_fields: &[Vec<Type>]) -> StructFacts {
         let n = struct_fields.len();
         let mut f = StructFacts {
             holds_reusable: vec![false; n],
             reaches_reusable: vec![false; n],
         };
-        // Facts only turn true, each at most once: at most `2n` rounds.
-        loop {
-            let mut changed = false;
-            for (i, fields) in struct_fields.iter().enumerate() {
-                let h = fields.iter().any(|t| f.holds_reusable(t));
-                let r = fields.iter().any(|t| f.reaches_reusable(t));
-                changed |= h != f.holds_reusable[i] || r != f.reaches_reusable[i];
-                f.holds_reusable[i] = h;
-                f.reaches_reusable[i] = r;
-            }
-            if !changed {
-                return f;
+        let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, fields) in struct_fields.iter().enumerate() {
+            for t in fields {
+                named_structs(t, &mut |id| {
+                    if let Some(u) = users.get_mut(id) {
+                        u.push(i);
+                    }
+                });
             }
         }
+        let mut work: Vec<usize> = (0..n).collect();
+        while let Some(i) = work.pop() {
+            let fields = &struct_fields[i];
+            let h = f.holds_reusable[i] || fields.iter().any(|t| f.holds_reusable(t));
+            let r = f.reaches_reusable[i] || fields.iter().any(|t| f.reaches_reusable(t));
+            if (h, r) != (f.holds_reusable[i], f.reaches_reusable[i]) {
+                f.holds_reusable[i] = h;
+                f.reaches_reusable[i] = r;
+                work.extend(&users[i]);
+            }
+        }
+        f
     }
 
     /// How many structs the facts cover.
@@ -91,6 +106,56 @@ impl StructFacts {
             _ => false,
         }
     }
+}
+
+/// Calls `f` with the id of every struct `ty` names, at any depth.
+fn named_structs(ty: &Type, f: &mut impl FnMut(usize)) {
+    match ty {
+        Type::Struct(id) => f(id.0 as usize),
+        Type::Array(e, _) | Type::Slice(e) | Type::Reusable(e) => named_structs(e, f),
+        _ => {}
+    }
+}
+
+/// Per function item (by index): whether calling it can free a reusable
+/// slice's span: its body has a `reusable::resize`, `append` or `free`, or
+/// calls a function that can (`bodies[i]` is item `i`'s, whose calls name
+/// items by index).
+pub(crate) fn may_free(bodies: &[&Block]) -> Vec<bool> {
+    let mut frees = vec![false; bodies.len()];
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); bodies.len()];
+    let mut work = Vec::new();
+    for (i, b) in bodies.iter().enumerate() {
+        visit::each_expr(b, &mut |e| match &e.kind {
+            ExprKind::Call { func, .. } => {
+                if let Some(c) = callers.get_mut(func.0 as usize) {
+                    c.push(i);
+                }
+            }
+            ExprKind::Builtin(op, _) if frees_its_first(*op) => frees[i] = true,
+            _ => {}
+        });
+        if frees[i] {
+            work.push(i);
+        }
+    }
+    while let Some(i) = work.pop() {
+        for &c in &callers[i] {
+            if !frees[c] {
+                frees[c] = true;
+                work.push(c);
+            }
+        }
+    }
+    frees
+}
+
+/// The builtins that free their first operand's span (when they move it).
+fn frees_its_first(op: Builtin) -> bool {
+    matches!(
+        op,
+        Builtin::ReusableResize | Builtin::ReusableAppend | Builtin::ReusableFree
+    )
 }
 
 /// One step of a place's path.
@@ -136,7 +201,13 @@ impl Place {
                 steps: Vec::new(),
             }),
             ExprKind::Field(b, i) => Place::of(b).map(|p| p.then(Step::Field(*i))),
-            ExprKind::Index(b, _) => Some(Place::of(b)?.then(Step::Index(base(&b.ty)?))),
+            // An element of a subslice is an element of what it slices.
+            ExprKind::Index(b, _) => match &b.kind {
+                ExprKind::SliceRange { base: sb, .. } => {
+                    Some(Place::of(sb)?.then(Step::Index(base(&sb.ty)?)))
+                }
+                _ => Some(Place::of(b)?.then(Step::Index(base(&b.ty)?))),
+            },
             _ => None,
         }
     }
@@ -175,14 +246,23 @@ enum Held {
     /// The address of the place (a `ref` argument, an array indexed or
     /// sliced).
     Address(Place),
+    /// A computed value (a call's result) that may view or copy anything in
+    /// or reachable from the place.
+    View(Place),
 }
 
 impl Held {
-    fn place(self) -> Place {
+    fn place(&self) -> &Place {
         match self {
-            Held::Header(p) | Held::Address(p) => p,
+            Held::Header(p) | Held::Address(p) | Held::View(p) => p,
         }
     }
+}
+
+/// Whether one of two places is a prefix of the other (or they are the
+/// same).
+fn overlap(p: &Place, q: &Place) -> bool {
+    p.to(q).is_some() || q.to(p).is_some()
 }
 
 /// A call's power to free memory.
@@ -208,7 +288,9 @@ impl Resize {
             (Held::Header(q), true) => {
                 p.to(q).is_some() || q.to(p).is_some_and(|s| s.iter().all(inline))
             }
-            (Held::Header(q), false) => p.to(q).is_some_and(|s| s.is_empty()),
+            // The header at `p` itself, or a value holding it inline.
+            (Held::Header(q), false) => q.to(p).is_some_and(|s| s.iter().all(inline)),
+            (Held::View(q), _) => overlap(p, q),
             // A place inside a span reachable from `p`.
             (Held::Address(q), true) => p
                 .to(q)
@@ -228,13 +310,21 @@ fn inline(s: &Step) -> bool {
 
 struct Pass<'a> {
     facts: &'a StructFacts,
+    /// Whether a call of the function can free ([`may_free`]).
+    frees: &'a dyn Fn(FuncId) -> bool,
     diags: Vec<Diagnostic>,
 }
 
-/// The stale-operand diagnostics of one function body.
-pub(crate) fn check(body: &Block, facts: &StructFacts) -> Vec<Diagnostic> {
+/// The stale-operand diagnostics of one function body; `frees` says which
+/// callees can free.
+pub(crate) fn check(
+    body: &Block,
+    facts: &StructFacts,
+    frees: &dyn Fn(FuncId) -> bool,
+) -> Vec<Diagnostic> {
     let mut pass = Pass {
         facts,
+        frees,
         diags: Vec::new(),
     };
     pass.block(body);
@@ -250,15 +340,40 @@ struct Operands {
     resizes: Vec<Resize>,
 }
 
+impl Operands {
+    /// Adds `r` unless an equal one is there (a chain `g(ref r) + g(ref r) +
+    /// ...` keeps one, not one per link: the lists are copied up the tree).
+    fn add(&mut self, r: Resize) {
+        let same = |o: &Resize| {
+            o.reach == r.reach
+                && o.place.root == r.place.root
+                && o.place.steps.len() == r.place.steps.len()
+                && o.place.to(&r.place).is_some()
+        };
+        if !self.resizes.iter().any(same) {
+            self.resizes.push(r);
+        }
+    }
+}
+
 impl Pass<'_> {
     fn block(&mut self, b: &Block) {
         for s in &b.stmts {
-            visit::stmt_parts(s, &mut |p| match p {
-                Part::Expr(e) => {
-                    self.expr(e);
+            match s {
+                // The value is evaluated before the place.
+                Stmt::Assign { place, value } | Stmt::CompoundAssign { place, value, .. } => {
+                    let mut ops = Operands::default();
+                    let held = self.held(value);
+                    self.operand(&mut ops, value, held);
+                    self.operand(&mut ops, place, Vec::new());
                 }
-                Part::Block(inner) => self.block(inner),
-            });
+                _ => visit::stmt_parts(s, &mut |p| match p {
+                    Part::Expr(e) => {
+                        self.expr(e);
+                    }
+                    Part::Block(inner) => self.block(inner),
+                }),
+            }
         }
     }
 
@@ -268,7 +383,9 @@ impl Pass<'_> {
         let inner = self.expr(x);
         self.report(&ops.before, &inner);
         ops.before.extend(held.into_iter().map(|h| (h, x.span)));
-        ops.resizes.extend(inner);
+        for r in inner {
+            ops.add(r);
+        }
     }
 
     /// Checks `e` and every expression in it; returns what the calls made
@@ -288,63 +405,49 @@ impl Pass<'_> {
                     self.operand(&mut ops, x, Vec::new());
                 }
             }
-            ExprKind::Call { args, .. } | ExprKind::CallExtern { args, .. } => {
-                let mut own = Vec::new();
+            ExprKind::Call { func, args } => {
+                let frees = (self.frees)(*func);
+                // Per argument: what it keeps, what the callee can free
+                // through it.
+                let mut own: Vec<(Vec<Held>, Span, Vec<Resize>)> = Vec::new();
                 for a in args {
                     let (x, held) = match a {
-                        Arg::Ref(x) => {
-                            if self.facts.reaches_reusable(&x.ty) {
-                                own.extend(Place::of(x).map(|place| Resize {
-                                    place,
-                                    reach: true,
-                                    span: x.span,
-                                }));
-                            }
-                            (x, Place::of(x).map(Held::Address).into_iter().collect())
-                        }
-                        Arg::Value(x) => {
-                            if let Type::Slice(el) | Type::Reusable(el) = &x.ty
-                                && self.facts.reaches_reusable(el)
-                            {
-                                let step = Step::Index(base(&x.ty).expect("a slice"));
-                                let places = match Place::of(x) {
-                                    Some(p) => vec![p],
-                                    None => self.held(x).into_iter().map(Held::place).collect(),
-                                };
-                                for p in places {
-                                    own.push(Resize {
-                                        place: p.then(step),
-                                        reach: true,
-                                        span: x.span,
-                                    });
-                                }
-                            }
-                            (x, self.held(x))
-                        }
+                        Arg::Ref(x) => (x, self.ref_held(x)),
+                        Arg::Value(x) => (x, self.held(x)),
                     };
-                    self.operand(&mut ops, x, held);
+                    let through = if frees { self.through(a) } else { Vec::new() };
+                    self.operand(&mut ops, x, held.clone());
+                    own.push((held, x.span, through));
                 }
-                self.report(&ops.before, &own);
-                ops.resizes.extend(own);
+                self.report_own(&own);
+                for (_, _, through) in own {
+                    for r in through {
+                        ops.add(r);
+                    }
+                }
+            }
+            ExprKind::CallExtern { args, .. } => {
+                for a in args {
+                    let (Arg::Ref(x) | Arg::Value(x)) = a;
+                    self.operand(&mut ops, x, Vec::new());
+                }
             }
             ExprKind::Builtin(op, xs) => {
                 for x in xs {
                     let held = self.held(x);
                     self.operand(&mut ops, x, held);
                 }
-                let frees = matches!(
-                    op,
-                    Builtin::ReusableResize | Builtin::ReusableAppend | Builtin::ReusableFree
-                );
                 // What it frees is its first operand's (no other operand
                 // can hold that slice's header: the types differ), for the
                 // operands of the expressions around it.
-                if let (true, Some(s)) = (frees, xs.first()) {
-                    ops.resizes.extend(Place::of(s).map(|place| Resize {
-                        place,
-                        reach: false,
-                        span: s.span,
-                    }));
+                if let (true, Some(s)) = (frees_its_first(*op), xs.first()) {
+                    for place in self.places(s) {
+                        ops.add(Resize {
+                            place,
+                            reach: false,
+                            span: s.span,
+                        });
+                    }
                 }
             }
             _ => {
@@ -359,56 +462,142 @@ impl Pass<'_> {
         ops.resizes
     }
 
+    /// What a callee that can free can free through argument `a`.
+    fn through(&self, a: &Arg) -> Vec<Resize> {
+        let resize = |place, x: &Expr| Resize {
+            place,
+            reach: true,
+            span: x.span,
+        };
+        match a {
+            Arg::Ref(x) if self.facts.reaches_reusable(&x.ty) => {
+                self.places(x).into_iter().map(|p| resize(p, x)).collect()
+            }
+            Arg::Ref(_) => Vec::new(),
+            Arg::Value(x) => {
+                let mut out = Vec::new();
+                // The spans the headers in the value point to.
+                if self.facts.holds_reusable(&x.ty) {
+                    out.extend(self.places(x).into_iter().map(|p| resize(p, x)));
+                }
+                // What the elements of a slice's memory point to.
+                if let Type::Slice(el) | Type::Reusable(el) = &x.ty
+                    && self.facts.reaches_reusable(el)
+                {
+                    out.extend(self.element_places(x).into_iter().map(|p| resize(p, x)));
+                }
+                out
+            }
+        }
+    }
+
+    /// The place of `e`, or, for a computed value, every place it mentions.
+    fn places(&self, e: &Expr) -> Vec<Place> {
+        match Place::of(e) {
+            Some(p) => vec![p],
+            None => self.mentioned(e),
+        }
+    }
+
+    /// The places of the elements of the slice, array or reusable slice `e`.
+    fn element_places(&self, e: &Expr) -> Vec<Place> {
+        if let ExprKind::SliceRange { base: b, .. } = &e.kind {
+            return self.element_places(b);
+        }
+        match (Place::of(e), base(&e.ty)) {
+            (Some(p), Some(k)) => vec![p.then(Step::Index(k))],
+            _ => self
+                .mentioned(e)
+                .into_iter()
+                .map(|p| p.then(Step::Index(Base::Reusable)))
+                .collect(),
+        }
+    }
+
+    /// The outermost places inside `e` whose values are not scalars: what a
+    /// value computed from them may view.
+    fn mentioned(&self, e: &Expr) -> Vec<Place> {
+        let mut out = Vec::new();
+        let mut stack = vec![e];
+        while let Some(x) = stack.pop() {
+            match Place::of(x) {
+                Some(p) if !x.ty.is_scalar() => out.push(p),
+                Some(_) => {}
+                None => visit::expr_children(x, &mut |c| stack.push(c)),
+            }
+        }
+        out
+    }
+
+    /// What a `ref` argument keeps: the place's address (or, for an element
+    /// of a computed slice, what that may view).
+    fn ref_held(&self, x: &Expr) -> Vec<Held> {
+        match Place::of(x) {
+            Some(p) => vec![Held::Address(p)],
+            None => self.mentioned(x).into_iter().map(Held::View).collect(),
+        }
+    }
+
     /// What an index or slicing keeps of its base while the index is
     /// evaluated: the header, or an array's address.
     fn base_held(&self, b: &Expr) -> Vec<Held> {
         match (&b.ty, Place::of(b)) {
             (Type::Array(..), Some(p)) => vec![Held::Address(p)],
-            (Type::Array(..), None) => Vec::new(),
             _ => self.held(b),
         }
     }
 
-    /// The reusable slices' headers (or addresses of arrays) the value of
-    /// `e` holds, by the places they were read from: a reusable slice, a
-    /// slice of one or of an array, what holds them. (A plain slice's own
-    /// header views memory it does not own: a view kept while what it views
-    /// is resized is a stale copy, the programmer's.)
+    /// What the value of `e` keeps from memory: the reusable slices' headers
+    /// it holds (by the places they were read from), a subslice's base, and
+    /// for a computed value (a call's result, a literal) anything it may
+    /// view. (A plain slice's own header, read from a place, views memory
+    /// it does not own: a view kept while what it views is resized is a
+    /// stale copy, the programmer's.)
     fn held(&self, e: &Expr) -> Vec<Held> {
         if let ExprKind::SliceRange { base: b, .. } = &e.kind {
             return self.base_held(b);
         }
-        if !self.facts.holds_reusable(&e.ty) {
+        let slice = matches!(e.ty, Type::Slice(_));
+        if !slice && !self.facts.holds_reusable(&e.ty) {
             return Vec::new();
         }
-        if let Some(p) = Place::of(e) {
-            return vec![Held::Header(p)];
+        match Place::of(e) {
+            Some(_) if slice => Vec::new(),
+            Some(p) => vec![Held::Header(p)],
+            None => self.mentioned(e).into_iter().map(Held::View).collect(),
         }
-        let mut out = Vec::new();
-        match &e.kind {
-            ExprKind::Call { args, .. } | ExprKind::CallExtern { args, .. } => {
-                // The result may be built from anything the call was given.
-                for a in args {
-                    match a {
-                        Arg::Ref(x) => out.extend(Place::of(x).map(Held::Header)),
-                        Arg::Value(x) => out.extend(self.held(x)),
-                    }
-                }
-            }
-            _ => visit::expr_children(e, &mut |x| out.extend(self.held(x))),
-        }
-        out
     }
 
     /// An error for every operand in `before` that one of `resizes` spoils.
     fn report(&mut self, before: &[(Held, Span)], resizes: &[Resize]) {
         for r in resizes {
             if let Some((_, at)) = before.iter().find(|(h, _)| r.spoils(h)) {
-                self.diags.push(
-                    Diagnostic::new(ErrorKind::StaleOperand, *at)
-                        .label(r.span, LabelKind::MayResize),
-                );
+                self.error(*at, r.span);
             }
         }
+    }
+
+    /// An error for every argument of one call that overlaps another
+    /// argument the callee can free through (it may hold the one while it
+    /// resizes through the other): `(what it keeps, its span, what the
+    /// callee can free through it)` per argument.
+    /// One error per call, at the first clash.
+    fn report_own(&mut self, args: &[(Vec<Held>, Span, Vec<Resize>)]) {
+        for (j, (_, _, through)) in args.iter().enumerate() {
+            for r in through {
+                let clash = args.iter().enumerate().find(|(i, (held, _, _))| {
+                    *i != j && held.iter().any(|h| overlap(&r.place, h.place()))
+                });
+                if let Some((_, (_, at, _))) = clash {
+                    self.error(*at, r.span);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn error(&mut self, at: Span, resize: Span) {
+        self.diags
+            .push(Diagnostic::new(ErrorKind::StaleOperand, at).label(resize, LabelKind::MayResize));
     }
 }

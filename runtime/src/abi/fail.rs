@@ -95,8 +95,9 @@ pub fn report_at(loc: impl Into<String>, msg: impl Into<String>) -> ! {
         msg.push_str(trace.trim_end());
     }
     // Output printed before the failure must appear before the error line
-    // and must not be lost by the exit below.
-    crate::stdout::flush();
+    // and must not be lost by the exit below; if it cannot be written, the
+    // error line still is, before the output's own error.
+    crate::stdout::flush_before_error(&format!("error: {loc}: {msg}\n"));
     // The read guard ends with this statement: the hook runs without it.
     let hook = *HOOK.read().unwrap_or_else(|e| e.into_inner());
     if let Some(hook) = hook {

@@ -8,7 +8,8 @@ use crate::io;
 
 /// Opens the file at the `path_len` bytes `path` in `mode` (0 read, 1
 /// create or truncate for writing, 2 create or append): the file's handle
-/// (0, 1 and 2 name the standard streams), or `-errno` (`-EINVAL` for an
+/// (`2^24`, `2^24 + 1` and `2^24 + 2` name the standard streams; 0 names
+/// nothing), or `-errno` (`-EINVAL` for an
 /// unknown mode or a path holding NUL).
 ///
 /// # Safety

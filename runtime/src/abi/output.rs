@@ -21,7 +21,7 @@ fn emit(stream: Stream, parts: &[&[u8]]) {
         Stream::Out => stdout::write(parts),
         Stream::Err => {
             for part in parts {
-                let _ = crate::io::write(2, part);
+                let _ = crate::io::write_fd(2, part);
             }
         }
     }
