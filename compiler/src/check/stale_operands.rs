@@ -20,33 +20,36 @@
 //! gives the same program without the stale operand. What can resize what:
 //!
 //! * a function that can free (its body, or a function it calls, has a
-//!   `reusable::resize`, `append` or `free`: [`may_free`]) given `ref p` can
-//!   resize every reusable slice reachable from `p`; given a value holding
-//!   reusable slices, or a slice whose elements can, it can free what they
-//!   point to;
+//!   `reusable::resize`, `append` or `free`, or calls an `extern fn`, as the
+//!   library pools free through them: [`may_free`]) given `ref p` can free
+//!   anything reachable from `p`; given a value holding or viewing pool
+//!   memory (a reusable slice, a slice, a struct or array holding them), it
+//!   can free what that points to;
 //! * `reusable::resize`, `append` and `free` of `s` free `s`'s own span.
 //!
-//! `extern fn`s are outside the rule, as `unsafe::` is (docs/language.md 15).
 //! Places are compared by path, every index taken as possibly equal to every
 //! other; a value computed by a call may view anything its arguments
-//! mention. Two arguments of one call that can free through one of them
-//! may not overlap at all (the callee may hold one while it resizes through
-//! the other). Stale copies kept in variables are the programmer's
-//! (docs/language.md 15.1). The pass is pure: it reads a checked body and
-//! returns diagnostics.
+//! mention; a place reached through a plain slice (`let v = arr[..]`:
+//! `v[0]` is `arr[0]`) may be any element of anything. Two arguments of one
+//! call that can free through one of them may not overlap at all (the
+//! callee may hold the one while it resizes through the other). A direct
+//! call of an `extern fn` is outside the rule, as `unsafe::` is
+//! (docs/language.md 15). Stale copies kept in variables are the
+//! programmer's (docs/language.md 15.1). The pass is pure: it reads a
+//! checked body and returns diagnostics.
+
+use std::collections::HashMap;
 
 use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind};
 use crate::source::Span;
 use crate::tir::visit::{self, Part};
 use crate::tir::{Arg, Block, Builtin, Expr, ExprKind, FuncId, Stmt, Type};
 
-/// Per struct (by id): whether a value of it holds a reusable slice's header
-/// (at any depth of fields and arrays), and whether a `ref`
-/// to it can reach a reusable slice (through fields, arrays and the
-/// elements of slices).
+/// Per struct (by id): whether a value of it holds a header of pool memory:
+/// a reusable slice, or a slice (which may view a reusable slice's span or
+/// a library pool's), at any depth of fields and arrays.
 pub(crate) struct StructFacts {
-    holds_reusable: Vec<bool>,
-    reaches_reusable: Vec<bool>,
+    holds_pool: Vec<bool>,
 }
 
 impl StructFacts {
@@ -57,8 +60,7 @@ impl StructFacts {
     pub(crate) fn new(struct_fields: &[Vec<Type>]) -> StructFacts {
         let n = struct_fields.len();
         let mut f = StructFacts {
-            holds_reusable: vec![false; n],
-            reaches_reusable: vec![false; n],
+            holds_pool: vec![false; n],
         };
         let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (i, fields) in struct_fields.iter().enumerate() {
@@ -72,12 +74,8 @@ impl StructFacts {
         }
         let mut work: Vec<usize> = (0..n).collect();
         while let Some(i) = work.pop() {
-            let fields = &struct_fields[i];
-            let h = f.holds_reusable[i] || fields.iter().any(|t| f.holds_reusable(t));
-            let r = f.reaches_reusable[i] || fields.iter().any(|t| f.reaches_reusable(t));
-            if (h, r) != (f.holds_reusable[i], f.reaches_reusable[i]) {
-                f.holds_reusable[i] = h;
-                f.reaches_reusable[i] = r;
+            if !f.holds_pool[i] && struct_fields[i].iter().any(|t| f.holds_pool(t)) {
+                f.holds_pool[i] = true;
                 work.extend(&users[i]);
             }
         }
@@ -86,23 +84,14 @@ impl StructFacts {
 
     /// How many structs the facts cover.
     pub(crate) fn structs(&self) -> usize {
-        self.holds_reusable.len()
+        self.holds_pool.len()
     }
 
-    fn holds_reusable(&self, ty: &Type) -> bool {
+    fn holds_pool(&self, ty: &Type) -> bool {
         match ty {
-            Type::Reusable(_) => true,
-            Type::Array(e, _) => self.holds_reusable(e),
-            Type::Struct(id) => self.holds_reusable.get(id.0 as usize) == Some(&true),
-            _ => false,
-        }
-    }
-
-    fn reaches_reusable(&self, ty: &Type) -> bool {
-        match ty {
-            Type::Reusable(_) => true,
-            Type::Slice(e) | Type::Array(e, _) => self.reaches_reusable(e),
-            Type::Struct(id) => self.reaches_reusable.get(id.0 as usize) == Some(&true),
+            Type::Reusable(_) | Type::Slice(_) => true,
+            Type::Array(e, _) => self.holds_pool(e),
+            Type::Struct(id) => self.holds_pool.get(id.0 as usize) == Some(&true),
             _ => false,
         }
     }
@@ -133,6 +122,9 @@ pub(crate) fn may_free(bodies: &[&Block]) -> Vec<bool> {
                 }
             }
             ExprKind::Builtin(op, _) if frees_its_first(*op) => frees[i] = true,
+            // An extern may free a library pool's memory (`slice_pool`'s
+            // `tern_span_free`, `arena`'s and `vec_pool`'s through it).
+            ExprKind::CallExtern { .. } => frees[i] = true,
             _ => {}
         });
         if frees[i] {
@@ -191,25 +183,38 @@ enum Base {
 struct Place {
     root: u32,
     steps: Vec<Step>,
+    /// Whether the path passes through a plain slice (or ends at one): the
+    /// memory there may also be another place's, under another name
+    /// (`let v = arr[..]`: `v[0]` is `arr[0]`).
+    view: bool,
 }
 
 impl Place {
     fn of(e: &Expr) -> Option<Place> {
-        match &e.kind {
-            ExprKind::Local(id) => Some(Place {
+        let mut p = match &e.kind {
+            ExprKind::Local(id) => Place {
                 root: id.0,
                 steps: Vec::new(),
-            }),
-            ExprKind::Field(b, i) => Place::of(b).map(|p| p.then(Step::Field(*i))),
+                view: false,
+            },
+            ExprKind::Field(b, i) => Place::of(b)?.then(Step::Field(*i)),
             // An element of a subslice is an element of what it slices.
             ExprKind::Index(b, _) => match &b.kind {
                 ExprKind::SliceRange { base: sb, .. } => {
-                    Some(Place::of(sb)?.then(Step::Index(base(&sb.ty)?)))
+                    Place::of(sb)?.then(Step::Index(base(&sb.ty)?))
                 }
-                _ => Some(Place::of(b)?.then(Step::Index(base(&b.ty)?))),
+                _ => Place::of(b)?.then(Step::Index(base(&b.ty)?)),
             },
-            _ => None,
-        }
+            _ => return None,
+        };
+        p.view |= matches!(e.ty, Type::Slice(_));
+        Some(p)
+    }
+
+    /// Whether another name may reach the memory here: an element of
+    /// anything, or a place through a view.
+    fn aliasable(&self) -> bool {
+        self.view || self.steps.iter().any(|s| matches!(s, Step::Index(_)))
     }
 
     fn then(mut self, s: Step) -> Place {
@@ -312,6 +317,10 @@ struct Pass<'a> {
     facts: &'a StructFacts,
     /// Whether a call of the function can free ([`may_free`]).
     frees: &'a dyn Fn(FuncId) -> bool,
+    /// What the calls evaluated so far in the statement can free, in
+    /// evaluation order: an operand's are a range of it (kept in one list,
+    /// not copied up the tree, so a long chain costs linear time).
+    resizes: Vec<Resize>,
     diags: Vec<Diagnostic>,
 }
 
@@ -325,40 +334,28 @@ pub(crate) fn check(
     let mut pass = Pass {
         facts,
         frees,
+        resizes: Vec::new(),
         diags: Vec::new(),
     };
     pass.block(body);
     pass.diags
 }
 
-/// The operands of one expression evaluated so far.
+/// What the operands of one expression evaluated so far keep, by the root
+/// local of the place (a call can spoil by path only what shares its root).
 #[derive(Default)]
 struct Operands {
-    /// What each keeps, with its span.
-    before: Vec<(Held, Span)>,
-    /// What the calls made while evaluating them can free.
-    resizes: Vec<Resize>,
-}
-
-impl Operands {
-    /// Adds `r` unless an equal one is there (a chain `g(ref r) + g(ref r) +
-    /// ...` keeps one, not one per link: the lists are copied up the tree).
-    fn add(&mut self, r: Resize) {
-        let same = |o: &Resize| {
-            o.reach == r.reach
-                && o.place.root == r.place.root
-                && o.place.steps.len() == r.place.steps.len()
-                && o.place.to(&r.place).is_some()
-        };
-        if !self.resizes.iter().any(same) {
-            self.resizes.push(r);
-        }
-    }
+    before: HashMap<u32, Vec<(Held, Span)>>,
+    /// The first operand that keeps memory another name may reach (an
+    /// element, a place through a view): what a resize through a view
+    /// spoils whatever its root.
+    aliasable: Option<Span>,
 }
 
 impl Pass<'_> {
     fn block(&mut self, b: &Block) {
         for s in &b.stmts {
+            self.resizes.clear();
             match s {
                 // The value is evaluated before the place.
                 Stmt::Assign { place, value } | Stmt::CompoundAssign { place, value, .. } => {
@@ -369,6 +366,7 @@ impl Pass<'_> {
                 }
                 _ => visit::stmt_parts(s, &mut |p| match p {
                     Part::Expr(e) => {
+                        self.resizes.clear();
                         self.expr(e);
                     }
                     Part::Block(inner) => self.block(inner),
@@ -380,17 +378,23 @@ impl Pass<'_> {
     /// Evaluates operand `x`, which keeps `held`: what the calls in it can
     /// free must spoil none of the operands before it.
     fn operand(&mut self, ops: &mut Operands, x: &Expr, held: Vec<Held>) {
-        let inner = self.expr(x);
-        self.report(&ops.before, &inner);
-        ops.before.extend(held.into_iter().map(|h| (h, x.span)));
-        for r in inner {
-            ops.add(r);
+        let start = self.resizes.len();
+        self.expr(x);
+        self.report(ops, start);
+        for h in held {
+            if ops.aliasable.is_none() && h.place().aliasable() {
+                ops.aliasable = Some(x.span);
+            }
+            ops.before
+                .entry(h.place().root)
+                .or_default()
+                .push((h, x.span));
         }
     }
 
-    /// Checks `e` and every expression in it; returns what the calls made
-    /// while evaluating it can free.
-    fn expr(&mut self, e: &Expr) -> Vec<Resize> {
+    /// Checks `e` and every expression in it; adds what the calls made while
+    /// evaluating it can free to `self.resizes`.
+    fn expr(&mut self, e: &Expr) {
         let mut ops = Operands::default();
         match &e.kind {
             ExprKind::Index(b, i) => {
@@ -407,8 +411,8 @@ impl Pass<'_> {
             }
             ExprKind::Call { func, args } => {
                 let frees = (self.frees)(*func);
-                // Per argument: what it keeps, what the callee can free
-                // through it.
+                // Per argument: what it keeps, its span, what the callee
+                // can free through it.
                 let mut own: Vec<(Vec<Held>, Span, Vec<Resize>)> = Vec::new();
                 for a in args {
                     let (x, held) = match a {
@@ -419,11 +423,12 @@ impl Pass<'_> {
                     self.operand(&mut ops, x, held.clone());
                     own.push((held, x.span, through));
                 }
+                // Against its own arguments by `report_own` (an argument
+                // does not clash with itself); the expressions around see
+                // them in `self.resizes`.
                 self.report_own(&own);
                 for (_, _, through) in own {
-                    for r in through {
-                        ops.add(r);
-                    }
+                    self.resizes.extend(through);
                 }
             }
             ExprKind::CallExtern { args, .. } => {
@@ -442,7 +447,7 @@ impl Pass<'_> {
                 // operands of the expressions around it.
                 if let (true, Some(s)) = (frees_its_first(*op), xs.first()) {
                     for place in self.places(s) {
-                        ops.add(Resize {
+                        self.resizes.push(Resize {
                             place,
                             reach: false,
                             span: s.span,
@@ -459,32 +464,28 @@ impl Pass<'_> {
                 }
             }
         }
-        ops.resizes
     }
 
-    /// What a callee that can free can free through argument `a`.
+    /// What a callee that can free can free through argument `a`: through
+    /// a `ref`, anything reachable from the place; through a value, what
+    /// the pool memory it holds or views points to.
     fn through(&self, a: &Arg) -> Vec<Resize> {
-        let resize = |place, x: &Expr| Resize {
+        let (Arg::Ref(x) | Arg::Value(x)) = a;
+        if !self.facts.holds_pool(&x.ty) {
+            return Vec::new();
+        }
+        let resize = |place| Resize {
             place,
             reach: true,
             span: x.span,
         };
         match a {
-            Arg::Ref(x) if self.facts.reaches_reusable(&x.ty) => {
-                self.places(x).into_iter().map(|p| resize(p, x)).collect()
-            }
-            Arg::Ref(_) => Vec::new(),
-            Arg::Value(x) => {
-                let mut out = Vec::new();
-                // The spans the headers in the value point to.
-                if self.facts.holds_reusable(&x.ty) {
-                    out.extend(self.places(x).into_iter().map(|p| resize(p, x)));
-                }
-                // What the elements of a slice's memory point to.
-                if let Type::Slice(el) | Type::Reusable(el) = &x.ty
-                    && self.facts.reaches_reusable(el)
-                {
-                    out.extend(self.element_places(x).into_iter().map(|p| resize(p, x)));
+            Arg::Ref(_) => self.places(x).into_iter().map(resize).collect(),
+            Arg::Value(_) => {
+                let mut out: Vec<Resize> = self.places(x).into_iter().map(resize).collect();
+                // A slice's elements live in the memory it views.
+                if matches!(x.ty, Type::Slice(_) | Type::Reusable(_)) {
+                    out.extend(self.element_places(x).into_iter().map(resize));
                 }
                 out
             }
@@ -547,33 +548,38 @@ impl Pass<'_> {
         }
     }
 
-    /// What the value of `e` keeps from memory: the reusable slices' headers
+    /// What the value of `e` keeps from memory: the headers of pool memory
     /// it holds (by the places they were read from), a subslice's base, and
     /// for a computed value (a call's result, a literal) anything it may
-    /// view. (A plain slice's own header, read from a place, views memory
-    /// it does not own: a view kept while what it views is resized is a
-    /// stale copy, the programmer's.)
+    /// view.
     fn held(&self, e: &Expr) -> Vec<Held> {
         if let ExprKind::SliceRange { base: b, .. } = &e.kind {
             return self.base_held(b);
         }
-        let slice = matches!(e.ty, Type::Slice(_));
-        if !slice && !self.facts.holds_reusable(&e.ty) {
+        if !self.facts.holds_pool(&e.ty) {
             return Vec::new();
         }
         match Place::of(e) {
-            Some(_) if slice => Vec::new(),
             Some(p) => vec![Held::Header(p)],
             None => self.mentioned(e).into_iter().map(Held::View).collect(),
         }
     }
 
-    /// An error for every operand in `before` that one of `resizes` spoils.
-    fn report(&mut self, before: &[(Held, Span)], resizes: &[Resize]) {
-        for r in resizes {
-            if let Some((_, at)) = before.iter().find(|(h, _)| r.spoils(h)) {
-                self.error(*at, r.span);
+    /// An error for every resize made since `start` that spoils an operand
+    /// in `ops` (one per resize, at the first operand it spoils).
+    fn report(&mut self, ops: &Operands, start: usize) {
+        let mut errors = Vec::new();
+        for r in &self.resizes[start..] {
+            let held = ops.before.get(&r.place.root).map_or(&[][..], |v| v);
+            let by_path = held.iter().find(|(h, _)| r.spoils(h)).map(|(_, at)| *at);
+            // Through a view, any element anywhere may be the one resized.
+            let by_alias = ops.aliasable.filter(|_| r.place.view);
+            if let Some(at) = by_path.or(by_alias) {
+                errors.push((at, r.span));
             }
+        }
+        for (at, resize) in errors {
+            self.error(at, resize);
         }
     }
 
@@ -586,10 +592,16 @@ impl Pass<'_> {
         for (j, (_, _, through)) in args.iter().enumerate() {
             for r in through {
                 let clash = args.iter().enumerate().find(|(i, (held, _, _))| {
-                    *i != j && held.iter().any(|h| overlap(&r.place, h.place()))
+                    *i != j
+                        && held.iter().any(|h| {
+                            overlap(&r.place, h.place()) || r.place.view && h.place().aliasable()
+                        })
                 });
                 if let Some((_, (_, at, _))) = clash {
-                    self.error(*at, r.span);
+                    self.diags.push(
+                        Diagnostic::new(ErrorKind::StaleArgument, *at)
+                            .label(r.span, LabelKind::MayResize),
+                    );
                     return;
                 }
             }

@@ -208,6 +208,9 @@ pub enum ErrorKind {
     /// inside a reusable slice's span, that a call evaluated after it (or
     /// given it too) can free (the label).
     StaleOperand,
+    /// An argument (the primary span) overlaps another argument of the same
+    /// call through which the callee can free it (the label).
+    StaleArgument,
 }
 
 /// The array an escaping slice views.
@@ -532,6 +535,10 @@ impl fmt::Display for ErrorKind {
             StaleOperand => write!(
                 f,
                 "this operand holds memory of a reusable slice that a call in the same expression can resize (and free) before the operand is used; evaluate the call first, in a `let`"
+            ),
+            StaleArgument => write!(
+                f,
+                "this argument overlaps another through which the call can resize (and free) a reusable slice: the callee could use it after the free"
             ),
         }
     }
