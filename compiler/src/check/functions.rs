@@ -131,7 +131,13 @@ impl Checker<'_> {
         }
         self.operand_facts = stale_operands::StructFacts::new(&fields);
         let bodies: Vec<&tir::Block> = facts.iter().map(|f| f.body).collect();
-        self.item_frees = stale_operands::may_free(&bodies);
+        // Bodies checked opaquely name externs by item index.
+        let externs = &self.externs;
+        let extern_frees = |id: tir::ExternId| {
+            let e = externs.get(id.0 as usize);
+            e.is_none_or(|e| stale_operands::extern_frees(&e.ast.name.name))
+        };
+        self.item_frees = stale_operands::may_free(&bodies, &extern_frees);
         let frees = |id: tir::FuncId| self.item_frees.get(id.0 as usize) != Some(&false);
         let mut diags = Vec::new();
         for f in &facts {

@@ -29,8 +29,8 @@
 //!
 //! Places are compared by path, every index taken as possibly equal to every
 //! other; a value computed by a call may view anything its arguments
-//! mention; a place reached through a plain slice (`let v = arr[..]`:
-//! `v[0]` is `arr[0]`) may be any element of anything. Two arguments of one
+//! mention; elements reached through a header (`let v = arr[..]`: `v[0]` is
+//! `arr[0]`; `let w2 = w`: `w2[0]` is `w[0]`) may be any other such element. Two arguments of one
 //! call that can free through one of them may not overlap at all (the
 //! callee may hold the one while it resizes through the other). A direct
 //! call of an `extern fn` is outside the rule, as `unsafe::` is
@@ -43,13 +43,15 @@ use std::collections::HashMap;
 use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind};
 use crate::source::Span;
 use crate::tir::visit::{self, Part};
-use crate::tir::{Arg, Block, Builtin, Expr, ExprKind, FuncId, Stmt, Type};
+use crate::tir::{Arg, Block, Builtin, Expr, ExprKind, ExternId, FuncId, Stmt, Type};
 
 /// Per struct (by id): whether a value of it holds a header of pool memory:
 /// a reusable slice, or a slice (which may view a reusable slice's span or
 /// a library pool's), at any depth of fields and arrays.
 pub(crate) struct StructFacts {
     holds_pool: Vec<bool>,
+    /// Every struct's field types (what [`StructFacts::elements`] walks).
+    fields: Vec<Vec<Type>>,
 }
 
 impl StructFacts {
@@ -61,6 +63,7 @@ impl StructFacts {
         let n = struct_fields.len();
         let mut f = StructFacts {
             holds_pool: vec![false; n],
+            fields: struct_fields.to_vec(),
         };
         let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (i, fields) in struct_fields.iter().enumerate() {
@@ -87,6 +90,32 @@ impl StructFacts {
         self.holds_pool.len()
     }
 
+    /// The element types of every slice and reusable slice a value of `ty`
+    /// holds, at any depth (elements' own included): the memory it can
+    /// view is memory of those types.
+    fn elements(&self, ty: &Type) -> Vec<Type> {
+        let mut out = Vec::new();
+        let mut seen = vec![false; self.fields.len()];
+        let mut stack = vec![ty.clone()];
+        while let Some(t) = stack.pop() {
+            match t {
+                Type::Slice(e) | Type::Reusable(e) if !out.contains(&*e) => {
+                    out.push((*e).clone());
+                    stack.push(*e);
+                }
+                Type::Array(e, _) => stack.push(*e),
+                Type::Struct(id) => {
+                    if let Some(false) = seen.get(id.0 as usize) {
+                        seen[id.0 as usize] = true;
+                        stack.extend(self.fields[id.0 as usize].iter().cloned());
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
     fn holds_pool(&self, ty: &Type) -> bool {
         match ty {
             Type::Reusable(_) | Type::Slice(_) => true,
@@ -106,11 +135,11 @@ fn named_structs(ty: &Type, f: &mut impl FnMut(usize)) {
     }
 }
 
-/// Per function item (by index): whether calling it can free a reusable
-/// slice's span: its body has a `reusable::resize`, `append` or `free`, or
-/// calls a function that can (`bodies[i]` is item `i`'s, whose calls name
-/// items by index).
-pub(crate) fn may_free(bodies: &[&Block]) -> Vec<bool> {
+/// Per function item (by index): whether calling it can free pool memory:
+/// its body has a `reusable::resize`, `append` or `free`, or a call of an
+/// extern for which `extern_frees` holds, or calls a function that can
+/// (`bodies[i]` is item `i`'s, whose calls name items by index).
+pub(crate) fn may_free(bodies: &[&Block], extern_frees: &dyn Fn(ExternId) -> bool) -> Vec<bool> {
     let mut frees = vec![false; bodies.len()];
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); bodies.len()];
     let mut work = Vec::new();
@@ -123,8 +152,8 @@ pub(crate) fn may_free(bodies: &[&Block]) -> Vec<bool> {
             }
             ExprKind::Builtin(op, _) if frees_its_first(*op) => frees[i] = true,
             // An extern may free a library pool's memory (`slice_pool`'s
-            // `tern_span_free`, `arena`'s and `vec_pool`'s through it).
-            ExprKind::CallExtern { .. } => frees[i] = true,
+            // `tern_span_free`; `vec_pool`'s through it).
+            ExprKind::CallExtern { func, .. } if extern_frees(*func) => frees[i] = true,
             _ => {}
         });
         if frees[i] {
@@ -140,6 +169,13 @@ pub(crate) fn may_free(bodies: &[&Block]) -> Vec<bool> {
         }
     }
     frees
+}
+
+/// Whether the extern named `symbol` can free pool memory: every one but
+/// the `io` module's (`tern_io_*`: files, arguments, the environment),
+/// which take no pool memory but the bytes they copy.
+pub(crate) fn extern_frees(symbol: &str) -> bool {
+    !symbol.starts_with("tern_io_")
 }
 
 /// The builtins that free their first operand's span (when they move it).
@@ -183,10 +219,11 @@ enum Base {
 struct Place {
     root: u32,
     steps: Vec<Step>,
-    /// Whether the path passes through a plain slice (or ends at one): the
-    /// memory there may also be another place's, under another name
-    /// (`let v = arr[..]`: `v[0]` is `arr[0]`).
-    view: bool,
+    /// Whether the path passes through a header (an element of a slice or
+    /// a reusable slice) or ends at a slice: the memory there may also be
+    /// another place's, under another name (`let v = arr[..]`: `v[0]` is
+    /// `arr[0]`; `let w2 = w`: `w2[0]` is `w[0]`).
+    shared: bool,
 }
 
 impl Place {
@@ -195,7 +232,7 @@ impl Place {
             ExprKind::Local(id) => Place {
                 root: id.0,
                 steps: Vec::new(),
-                view: false,
+                shared: false,
             },
             ExprKind::Field(b, i) => Place::of(b)?.then(Step::Field(*i)),
             // An element of a subslice is an element of what it slices.
@@ -207,17 +244,12 @@ impl Place {
             },
             _ => return None,
         };
-        p.view |= matches!(e.ty, Type::Slice(_));
+        p.shared |= matches!(e.ty, Type::Slice(_));
         Some(p)
     }
 
-    /// Whether another name may reach the memory here: an element of
-    /// anything, or a place through a view.
-    fn aliasable(&self) -> bool {
-        self.view || self.steps.iter().any(|s| matches!(s, Step::Index(_)))
-    }
-
     fn then(mut self, s: Step) -> Place {
+        self.shared |= matches!(s, Step::Index(Base::Slice | Base::Reusable));
         self.steps.push(s);
         self
     }
@@ -245,8 +277,8 @@ fn base(ty: &Type) -> Option<Base> {
 /// What an evaluated operand keeps from memory until its expression is done.
 #[derive(Clone, Debug)]
 enum Held {
-    /// A copy of the reusable slice headers stored at the place (or a
-    /// slice of the one there).
+    /// A copy of the headers of pool memory (reusable slices, slices)
+    /// stored at the place (or a slice of the one there).
     Header(Place),
     /// The address of the place (a `ref` argument, an array indexed or
     /// sliced).
@@ -275,7 +307,7 @@ fn overlap(p: &Place, q: &Place) -> bool {
 struct Resize {
     place: Place,
     /// `true`: a callee given the place (by `ref`, or the memory behind a
-    /// slice), which can resize every reusable slice reachable from it;
+    /// slice), which can free any pool memory reachable from it;
     /// `false`: a builtin that frees the span of the reusable slice at the
     /// place itself.
     reach: bool,
@@ -296,10 +328,12 @@ impl Resize {
             // The header at `p` itself, or a value holding it inline.
             (Held::Header(q), false) => q.to(p).is_some_and(|s| s.iter().all(inline)),
             (Held::View(q), _) => overlap(p, q),
-            // A place inside a span reachable from `p`.
-            (Held::Address(q), true) => p
-                .to(q)
-                .is_some_and(|s| s.contains(&Step::Index(Base::Reusable))),
+            // A place inside pool memory reachable from `p` (an element of
+            // a reusable slice, or of a slice: a library pool's memory).
+            (Held::Address(q), true) => p.to(q).is_some_and(|s| {
+                s.iter()
+                    .any(|s| matches!(s, Step::Index(Base::Reusable | Base::Slice)))
+            }),
             // A place inside `p`'s own span.
             (Held::Address(q), false) => p.to(q).is_some_and(|s| {
                 s.first() == Some(&Step::Index(Base::Reusable)) && s[1..].iter().all(inline)
@@ -346,10 +380,10 @@ pub(crate) fn check(
 #[derive(Default)]
 struct Operands {
     before: HashMap<u32, Vec<(Held, Span)>>,
-    /// The first operand that keeps memory another name may reach (an
-    /// element, a place through a view): what a resize through a view
-    /// spoils whatever its root.
-    aliasable: Option<Span>,
+    /// The first operand that keeps memory another name may reach (a
+    /// [`Place::shared`] place): what a resize of shared memory spoils
+    /// whatever its root.
+    shared: Option<Span>,
 }
 
 impl Pass<'_> {
@@ -382,8 +416,8 @@ impl Pass<'_> {
         self.expr(x);
         self.report(ops, start);
         for h in held {
-            if ops.aliasable.is_none() && h.place().aliasable() {
-                ops.aliasable = Some(x.span);
+            if ops.shared.is_none() && h.place().shared {
+                ops.shared = Some(x.span);
             }
             ops.before
                 .entry(h.place().root)
@@ -482,9 +516,18 @@ impl Pass<'_> {
         match a {
             Arg::Ref(_) => self.places(x).into_iter().map(resize).collect(),
             Arg::Value(_) => {
-                let mut out: Vec<Resize> = self.places(x).into_iter().map(resize).collect();
+                let mut out = Vec::new();
+                // What the headers in the value point to: a reusable slice
+                // the callee frees, those a struct or array holds. (A plain
+                // slice's own memory is its pool's to free: through a
+                // `Pool` argument, another place.)
+                if !matches!(x.ty, Type::Slice(_)) {
+                    out.extend(self.places(x).into_iter().map(resize));
+                }
                 // A slice's elements live in the memory it views.
-                if matches!(x.ty, Type::Slice(_) | Type::Reusable(_)) {
+                if let Type::Slice(el) | Type::Reusable(el) = &x.ty
+                    && self.facts.holds_pool(el)
+                {
                     out.extend(self.element_places(x).into_iter().map(resize));
                 }
                 out
@@ -559,9 +602,31 @@ impl Pass<'_> {
         if !self.facts.holds_pool(&e.ty) {
             return Vec::new();
         }
-        match Place::of(e) {
-            Some(p) => vec![Held::Header(p)],
-            None => self.mentioned(e).into_iter().map(Held::View).collect(),
+        if let Some(p) = Place::of(e) {
+            return vec![Held::Header(p)];
+        }
+        match &e.kind {
+            // A call's result may view what an argument reaches through
+            // slices of the same element types (a pool handed by `ref` to
+            // `vec_pool::new::<i64>` holds no `[]i64`: the vector does not
+            // view it).
+            ExprKind::Call { args, .. } | ExprKind::CallExtern { args, .. } => {
+                let kinds = self.facts.elements(&e.ty);
+                let mut out = Vec::new();
+                for a in args {
+                    let (Arg::Ref(x) | Arg::Value(x)) = a;
+                    let theirs = self.facts.elements(&x.ty);
+                    if kinds.iter().any(|k| theirs.contains(k)) {
+                        out.extend(self.mentioned(x).into_iter().map(Held::View));
+                    }
+                }
+                out
+            }
+            _ => {
+                let mut out = Vec::new();
+                visit::expr_children(e, &mut |x| out.extend(self.held(x)));
+                out
+            }
         }
     }
 
@@ -572,8 +637,8 @@ impl Pass<'_> {
         for r in &self.resizes[start..] {
             let held = ops.before.get(&r.place.root).map_or(&[][..], |v| v);
             let by_path = held.iter().find(|(h, _)| r.spoils(h)).map(|(_, at)| *at);
-            // Through a view, any element anywhere may be the one resized.
-            let by_alias = ops.aliasable.filter(|_| r.place.view);
+            // Shared memory resized may be what another name reads.
+            let by_alias = ops.shared.filter(|_| r.place.shared);
             if let Some(at) = by_path.or(by_alias) {
                 errors.push((at, r.span));
             }
@@ -594,7 +659,7 @@ impl Pass<'_> {
                 let clash = args.iter().enumerate().find(|(i, (held, _, _))| {
                     *i != j
                         && held.iter().any(|h| {
-                            overlap(&r.place, h.place()) || r.place.view && h.place().aliasable()
+                            overlap(&r.place, h.place()) || r.place.shared && h.place().shared
                         })
                 });
                 if let Some((_, (_, at, _))) = clash {

@@ -43,10 +43,13 @@ impl Checker<'_> {
                     return self.error_expr(span);
                 };
                 let ret = sig.ret.clone();
+                // Checking opaquely (output discarded but for the passes
+                // over it), the id is the extern item's index, which
+                // `stale_operands::may_free` names it by.
                 let id = if cx.emit {
                     self.extern_id(e)
                 } else {
-                    tir::ExternId(0)
+                    tir::ExternId(e as u32)
                 };
                 (
                     self.mk(
