@@ -29,8 +29,10 @@
 //!
 //! Places are compared by path, every index taken as possibly equal to every
 //! other; a value computed by a call may view anything its arguments
-//! mention; elements reached through a header (`let v = arr[..]`: `v[0]` is
-//! `arr[0]`; `let w2 = w`: `w2[0]` is `w[0]`) may be any other such element. Two arguments of one
+//! mention; memory reached through a header (`let v = arr[..]`: `v[0]` is
+//! `arr[0]`; `let w2 = w`: `w2[0]` is `w[0]`) may be what a call frees under
+//! another name when the element types agree ([`Held::mem`],
+//! [`Resize::frees`]). Two arguments of one
 //! call that can free through one of them may not overlap at all (the
 //! callee may hold the one while it resizes through the other). A direct
 //! call of an `extern fn` is outside the rule, as `unsafe::` is
@@ -90,24 +92,34 @@ impl StructFacts {
         self.holds_pool.len()
     }
 
-    /// The element types of every slice and reusable slice a value of `ty`
-    /// holds, at any depth (elements' own included): the memory it can
-    /// view is memory of those types.
-    fn elements(&self, ty: &Type) -> Vec<Type> {
-        let mut out = Vec::new();
+    /// The element types of the slices and reusable slices a value of `ty`
+    /// reaches (through fields, arrays and the elements themselves): the
+    /// types of the memory it may view. With `reusable_only`, only the
+    /// reusable slices' (what a callee given the value, or a `ref` to it,
+    /// can free by resizing them), through slices too.
+    fn elements(&self, ty: &Type, reusable_only: bool) -> Vec<Type> {
+        let mut out: Vec<Type> = Vec::new();
         let mut seen = vec![false; self.fields.len()];
         let mut stack = vec![ty.clone()];
         while let Some(t) = stack.pop() {
             match t {
-                Type::Slice(e) | Type::Reusable(e) if !out.contains(&*e) => {
+                Type::Reusable(e) | Type::Slice(e) if out.contains(&e) => {}
+                Type::Reusable(e) => {
                     out.push((*e).clone());
+                    stack.push(*e);
+                }
+                Type::Slice(e) => {
+                    if !reusable_only {
+                        out.push((*e).clone());
+                    }
                     stack.push(*e);
                 }
                 Type::Array(e, _) => stack.push(*e),
                 Type::Struct(id) => {
-                    if let Some(false) = seen.get(id.0 as usize) {
-                        seen[id.0 as usize] = true;
-                        stack.extend(self.fields[id.0 as usize].iter().cloned());
+                    let i = id.0 as usize;
+                    if seen.get(i) == Some(&false) {
+                        seen[i] = true;
+                        stack.extend(self.fields[i].iter().cloned());
                     }
                 }
                 _ => {}
@@ -171,11 +183,27 @@ pub(crate) fn may_free(bodies: &[&Block], extern_frees: &dyn Fn(ExternId) -> boo
     frees
 }
 
-/// Whether the extern named `symbol` can free pool memory: every one but
-/// the `io` module's (`tern_io_*`: files, arguments, the environment),
-/// which take no pool memory but the bytes they copy.
+/// Whether the extern named `symbol` can free pool memory: one the
+/// program declares itself (unknown), or a runtime extern that frees or
+/// moves: `slice_pool`'s `tern_span_free`, `_resize`, `_reset`, `_finish`;
+/// a pool's memory given back (`tern_mem_release`); and the sanitizer's
+/// release and retag of a span, which `slice_pool_pure` (whose tree is Tern
+/// code) calls on every path that frees or moves one. The rest (`io`,
+/// allocation, messages, statistics) free nothing.
 pub(crate) fn extern_frees(symbol: &str) -> bool {
-    !symbol.starts_with("tern_io_")
+    const FREEING: [&str; 10] = [
+        "tern_span_free",
+        "tern_span_resize",
+        "tern_span_reset",
+        "tern_span_finish",
+        "tern_mem_release",
+        "tern_sanitize_release",
+        "tern_sanitize_retag",
+        "tern_sanitize_region_reset",
+        "tern_sanitize_region_end",
+        "tern_sanitize_arena_reset",
+    ];
+    !symbol.starts_with("tern_") || FREEING.contains(&symbol)
 }
 
 /// The builtins that free their first operand's span (when they move it).
@@ -224,6 +252,9 @@ struct Place {
     /// another place's, under another name (`let v = arr[..]`: `v[0]` is
     /// `arr[0]`; `let w2 = w`: `w2[0]` is `w[0]`).
     shared: bool,
+    /// The element type of the span the place lies in (the last element of
+    /// a slice or reusable slice on its path), if any.
+    elem: Option<Type>,
 }
 
 impl Place {
@@ -233,15 +264,22 @@ impl Place {
                 root: id.0,
                 steps: Vec::new(),
                 shared: false,
+                elem: None,
             },
             ExprKind::Field(b, i) => Place::of(b)?.then(Step::Field(*i)),
             // An element of a subslice is an element of what it slices.
-            ExprKind::Index(b, _) => match &b.kind {
-                ExprKind::SliceRange { base: sb, .. } => {
-                    Place::of(sb)?.then(Step::Index(base(&sb.ty)?))
+            ExprKind::Index(b, _) => {
+                let b = match &b.kind {
+                    ExprKind::SliceRange { base: sb, .. } => sb,
+                    _ => b,
+                };
+                let k = base(&b.ty)?;
+                let mut p = Place::of(b)?.then(Step::Index(k));
+                if k != Base::Array {
+                    p.elem = Some(e.ty.clone());
                 }
-                _ => Place::of(b)?.then(Step::Index(base(&b.ty)?)),
-            },
+                p
+            }
             _ => return None,
         };
         p.shared |= matches!(e.ty, Type::Slice(_));
@@ -276,23 +314,37 @@ fn base(ty: &Type) -> Option<Base> {
 
 /// What an evaluated operand keeps from memory until its expression is done.
 #[derive(Clone, Debug)]
-enum Held {
+struct Held {
+    kind: Kind,
+    place: Place,
+    /// The types of the memory it keeps: what the headers it holds view, or
+    /// the element type of the span an address lies in (what a resize of
+    /// another name must be able to free to spoil it).
+    mem: Vec<Type>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
     /// A copy of the headers of pool memory (reusable slices, slices)
     /// stored at the place (or a slice of the one there).
-    Header(Place),
+    Header,
     /// The address of the place (a `ref` argument, an array indexed or
     /// sliced).
-    Address(Place),
+    Address,
     /// A computed value (a call's result) that may view or copy anything in
     /// or reachable from the place.
-    View(Place),
+    View,
 }
 
 impl Held {
     fn place(&self) -> &Place {
-        match self {
-            Held::Header(p) | Held::Address(p) | Held::View(p) => p,
-        }
+        &self.place
+    }
+
+    /// Whether memory of a type in `types` is what it keeps, under a name
+    /// another place may share.
+    fn shares(&self, types: &[Type]) -> bool {
+        self.place.shared && self.mem.iter().any(|t| types.contains(t))
     }
 }
 
@@ -311,31 +363,41 @@ struct Resize {
     /// `false`: a builtin that frees the span of the reusable slice at the
     /// place itself.
     reach: bool,
+    /// The element types of the spans it can free.
+    frees: Vec<Type>,
     span: Span,
 }
 
 impl Resize {
+    /// Whether memory it frees may be reached under other names: it acts
+    /// through shared memory, or frees spans that hold headers (which
+    /// copies elsewhere may hold too).
+    fn aliases(&self, facts: &StructFacts) -> bool {
+        self.place.shared || self.frees.iter().any(|t| facts.holds_pool(t))
+    }
+
     /// Whether `held` may point into memory this frees, or be a header it
     /// replaces.
     fn spoils(&self, held: &Held) -> bool {
         let p = &self.place;
-        match (held, self.reach) {
+        let q = &held.place;
+        match (held.kind, self.reach) {
             // Headers at or under `p`; and, above `p`, a header that holds
             // `p`'s inline (no slice between).
-            (Held::Header(q), true) => {
+            (Kind::Header, true) => {
                 p.to(q).is_some() || q.to(p).is_some_and(|s| s.iter().all(inline))
             }
             // The header at `p` itself, or a value holding it inline.
-            (Held::Header(q), false) => q.to(p).is_some_and(|s| s.iter().all(inline)),
-            (Held::View(q), _) => overlap(p, q),
+            (Kind::Header, false) => q.to(p).is_some_and(|s| s.iter().all(inline)),
+            (Kind::View, _) => overlap(p, q),
             // A place inside pool memory reachable from `p` (an element of
             // a reusable slice, or of a slice: a library pool's memory).
-            (Held::Address(q), true) => p.to(q).is_some_and(|s| {
+            (Kind::Address, true) => p.to(q).is_some_and(|s| {
                 s.iter()
                     .any(|s| matches!(s, Step::Index(Base::Reusable | Base::Slice)))
             }),
             // A place inside `p`'s own span.
-            (Held::Address(q), false) => p.to(q).is_some_and(|s| {
+            (Kind::Address, false) => p.to(q).is_some_and(|s| {
                 s.first() == Some(&Step::Index(Base::Reusable)) && s[1..].iter().all(inline)
             }),
         }
@@ -380,10 +442,10 @@ pub(crate) fn check(
 #[derive(Default)]
 struct Operands {
     before: HashMap<u32, Vec<(Held, Span)>>,
-    /// The first operand that keeps memory another name may reach (a
-    /// [`Place::shared`] place): what a resize of shared memory spoils
-    /// whatever its root.
-    shared: Option<Span>,
+    /// Per memory type, the first operand that keeps memory of it under a
+    /// name another place may share ([`Held::shares`]): what a resize that
+    /// frees memory of that type may spoil, whatever its root.
+    shared: HashMap<Type, Span>,
 }
 
 impl Pass<'_> {
@@ -416,8 +478,10 @@ impl Pass<'_> {
         self.expr(x);
         self.report(ops, start);
         for h in held {
-            if ops.shared.is_none() && h.place().shared {
-                ops.shared = Some(x.span);
+            if h.place.shared {
+                for t in &h.mem {
+                    ops.shared.entry(t.clone()).or_insert(x.span);
+                }
             }
             ops.before
                 .entry(h.place().root)
@@ -484,6 +548,7 @@ impl Pass<'_> {
                         self.resizes.push(Resize {
                             place,
                             reach: false,
+                            frees: self.facts.elements(&s.ty, true),
                             span: s.span,
                         });
                     }
@@ -508,9 +573,11 @@ impl Pass<'_> {
         if !self.facts.holds_pool(&x.ty) {
             return Vec::new();
         }
+        let frees = self.facts.elements(&x.ty, true);
         let resize = |place| Resize {
             place,
             reach: true,
+            frees: frees.clone(),
             span: x.span,
         };
         match a {
@@ -539,7 +606,7 @@ impl Pass<'_> {
     fn places(&self, e: &Expr) -> Vec<Place> {
         match Place::of(e) {
             Some(p) => vec![p],
-            None => self.mentioned(e),
+            None => self.mentioned(e).into_iter().map(|(p, _)| p).collect(),
         }
     }
 
@@ -553,19 +620,19 @@ impl Pass<'_> {
             _ => self
                 .mentioned(e)
                 .into_iter()
-                .map(|p| p.then(Step::Index(Base::Reusable)))
+                .map(|(p, _)| p.then(Step::Index(Base::Reusable)))
                 .collect(),
         }
     }
 
     /// The outermost places inside `e` whose values are not scalars: what a
     /// value computed from them may view.
-    fn mentioned(&self, e: &Expr) -> Vec<Place> {
+    fn mentioned<'e>(&self, e: &'e Expr) -> Vec<(Place, &'e Type)> {
         let mut out = Vec::new();
         let mut stack = vec![e];
         while let Some(x) = stack.pop() {
             match Place::of(x) {
-                Some(p) if !x.ty.is_scalar() => out.push(p),
+                Some(p) if !x.ty.is_scalar() => out.push((p, &x.ty)),
                 Some(_) => {}
                 None => visit::expr_children(x, &mut |c| stack.push(c)),
             }
@@ -573,12 +640,47 @@ impl Pass<'_> {
         out
     }
 
+    /// What a computed value made from `e`'s places may keep: a view of
+    /// each, and of the memory the headers there view.
+    fn views(&self, e: &Expr) -> Vec<Held> {
+        self.mentioned(e)
+            .into_iter()
+            .map(|(place, ty)| {
+                let mut mem = self.facts.elements(ty, false);
+                mem.extend(place.elem.clone());
+                Held {
+                    kind: Kind::View,
+                    place,
+                    mem,
+                }
+            })
+            .collect()
+    }
+
+    /// The header (or headers) held at place `p` of type `ty`.
+    fn header(&self, p: Place, ty: &Type) -> Held {
+        Held {
+            kind: Kind::Header,
+            mem: self.facts.elements(ty, false),
+            place: p,
+        }
+    }
+
+    /// The address of place `p`.
+    fn address(p: Place) -> Held {
+        Held {
+            kind: Kind::Address,
+            mem: p.elem.clone().into_iter().collect(),
+            place: p,
+        }
+    }
+
     /// What a `ref` argument keeps: the place's address (or, for an element
     /// of a computed slice, what that may view).
     fn ref_held(&self, x: &Expr) -> Vec<Held> {
         match Place::of(x) {
-            Some(p) => vec![Held::Address(p)],
-            None => self.mentioned(x).into_iter().map(Held::View).collect(),
+            Some(p) => vec![Self::address(p)],
+            None => self.views(x),
         }
     }
 
@@ -586,7 +688,7 @@ impl Pass<'_> {
     /// evaluated: the header, or an array's address.
     fn base_held(&self, b: &Expr) -> Vec<Held> {
         match (&b.ty, Place::of(b)) {
-            (Type::Array(..), Some(p)) => vec![Held::Address(p)],
+            (Type::Array(..), Some(p)) => vec![Self::address(p)],
             _ => self.held(b),
         }
     }
@@ -603,25 +705,12 @@ impl Pass<'_> {
             return Vec::new();
         }
         if let Some(p) = Place::of(e) {
-            return vec![Held::Header(p)];
+            return vec![self.header(p, &e.ty)];
         }
         match &e.kind {
-            // A call's result may view what an argument reaches through
-            // slices of the same element types (a pool handed by `ref` to
-            // `vec_pool::new::<i64>` holds no `[]i64`: the vector does not
-            // view it).
-            ExprKind::Call { args, .. } | ExprKind::CallExtern { args, .. } => {
-                let kinds = self.facts.elements(&e.ty);
-                let mut out = Vec::new();
-                for a in args {
-                    let (Arg::Ref(x) | Arg::Value(x)) = a;
-                    let theirs = self.facts.elements(&x.ty);
-                    if kinds.iter().any(|k| theirs.contains(k)) {
-                        out.extend(self.mentioned(x).into_iter().map(Held::View));
-                    }
-                }
-                out
-            }
+            // A call's result may view anything its arguments reach (a
+            // library pool hands out memory of any type).
+            ExprKind::Call { .. } | ExprKind::CallExtern { .. } => self.views(e),
             _ => {
                 let mut out = Vec::new();
                 visit::expr_children(e, &mut |x| out.extend(self.held(x)));
@@ -637,8 +726,11 @@ impl Pass<'_> {
         for r in &self.resizes[start..] {
             let held = ops.before.get(&r.place.root).map_or(&[][..], |v| v);
             let by_path = held.iter().find(|(h, _)| r.spoils(h)).map(|(_, at)| *at);
-            // Shared memory resized may be what another name reads.
-            let by_alias = ops.shared.filter(|_| r.place.shared);
+            // Shared memory freed may be what another name reads.
+            let by_alias = match r.aliases(self.facts) {
+                true => r.frees.iter().find_map(|t| ops.shared.get(t).copied()),
+                false => None,
+            };
             if let Some(at) = by_path.or(by_alias) {
                 errors.push((at, r.span));
             }
@@ -659,7 +751,8 @@ impl Pass<'_> {
                 let clash = args.iter().enumerate().find(|(i, (held, _, _))| {
                     *i != j
                         && held.iter().any(|h| {
-                            overlap(&r.place, h.place()) || r.place.shared && h.place().shared
+                            overlap(&r.place, h.place())
+                                || r.aliases(self.facts) && h.shares(&r.frees)
                         })
                 });
                 if let Some((_, (_, at, _))) = clash {
