@@ -129,7 +129,7 @@ impl Checker<'_> {
                 self.sink.push(d);
             }
         }
-        self.operand_facts = stale_operands::StructFacts::new(&fields);
+        self.operand_facts = stale_operands::StructFacts::new(&fields, self.pool_handles());
         let bodies: Vec<&tir::Block> = facts.iter().map(|f| f.body).collect();
         // Bodies checked opaquely name externs by item index.
         let externs = &self.externs;
@@ -149,6 +149,17 @@ impl Checker<'_> {
         self.escape_summaries = sums;
     }
 
+    /// Per struct instance (`tir::StructId`): whether it is a library pool's
+    /// handle (`stale_operands::POOL_HANDLES`).
+    fn pool_handles(&self) -> Vec<bool> {
+        let ids = self.struct_ids.borrow();
+        let handles = &stale_operands::POOL_HANDLES;
+        ids.list
+            .iter()
+            .map(|(s, _)| handles.contains(&self.structs[*s].name.as_str()))
+            .collect()
+    }
+
     /// The escape check of a generic instance: opaque parameters hid its
     /// arrays, so it is checked again with its types.
     pub(super) fn check_instance_escapes(&mut self, instance: &(tir::Function, Vec<Span>)) {
@@ -163,7 +174,7 @@ impl Checker<'_> {
             self.sink.push(d);
         }
         if self.operand_facts.structs() != fields.len() {
-            self.operand_facts = stale_operands::StructFacts::new(&fields);
+            self.operand_facts = stale_operands::StructFacts::new(&fields, self.pool_handles());
         }
         // Calls in an instance name instances: through their items.
         let (items, item_frees) = (&self.instance_items, &self.item_frees);

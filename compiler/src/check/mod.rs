@@ -262,7 +262,7 @@ pub(crate) fn check_program(
         mono_failed: false,
         field_types: Vec::new(),
         escape_summaries: Vec::new(),
-        operand_facts: stale_operands::StructFacts::new(&[]),
+        operand_facts: stale_operands::StructFacts::new(&[], Vec::new()),
         item_frees: Vec::new(),
         instance_items: Vec::new(),
     };

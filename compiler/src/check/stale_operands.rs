@@ -32,7 +32,8 @@
 //! mention; memory reached through a header (`let v = arr[..]`: `v[0]` is
 //! `arr[0]`; `let w2 = w`: `w2[0]` is `w[0]`) may be what a call frees under
 //! another name when the element types agree ([`Held::mem`],
-//! [`Resize::frees`]). Two arguments of one
+//! [`Resize::frees`]); a library pool's handle ([`POOL_HANDLES`]) frees
+//! memory of any type. Two arguments of one
 //! call that can free through one of them may not overlap at all (the
 //! callee may hold the one while it resizes through the other). A direct
 //! call of an `extern fn` is outside the rule, as `unsafe::` is
@@ -50,8 +51,17 @@ use crate::tir::{Arg, Block, Builtin, Expr, ExprKind, ExternId, FuncId, Stmt, Ty
 /// Per struct (by id): whether a value of it holds a header of pool memory:
 /// a reusable slice, or a slice (which may view a reusable slice's span or
 /// a library pool's), at any depth of fields and arrays.
+/// The stdlib's library pools' handles: what they hand out is typed by the
+/// program (`alloc_slice::<T>`), not by the handle, so a call given one may
+/// free memory of any type. (A pool a program writes itself needs
+/// `unsafe::slice`, outside the rule.)
+pub(crate) const POOL_HANDLES: [&str; 3] =
+    ["slice_pool::Pool", "slice_pool_pure::Pool", "arena::Arena"];
+
 pub(crate) struct StructFacts {
     holds_pool: Vec<bool>,
+    /// Per struct: whether it is one of [`POOL_HANDLES`].
+    handles: Vec<bool>,
     /// Every struct's field types (what [`StructFacts::elements`] walks).
     fields: Vec<Vec<Type>>,
 }
@@ -61,10 +71,11 @@ impl StructFacts {
     /// field's type has it; a struct that turns true re-evaluates the
     /// structs whose fields name it (a worklist, linear in the fields,
     /// whatever order the structs reach each other in).
-    pub(crate) fn new(struct_fields: &[Vec<Type>]) -> StructFacts {
+    pub(crate) fn new(struct_fields: &[Vec<Type>], handles: Vec<bool>) -> StructFacts {
         let n = struct_fields.len();
         let mut f = StructFacts {
             holds_pool: vec![false; n],
+            handles,
             fields: struct_fields.to_vec(),
         };
         let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -126,6 +137,30 @@ impl StructFacts {
             }
         }
         out
+    }
+
+    /// Whether a value of `ty` holds a library pool's handle
+    /// ([`POOL_HANDLES`]) other than behind a header.
+    fn pool_handle(&self, ty: &Type) -> bool {
+        let mut seen = vec![false; self.fields.len()];
+        let mut stack = vec![ty.clone()];
+        while let Some(t) = stack.pop() {
+            match t {
+                Type::Array(e, _) => stack.push(*e),
+                Type::Struct(id) => {
+                    let i = id.0 as usize;
+                    if self.handles.get(i) == Some(&true) {
+                        return true;
+                    }
+                    if seen.get(i) == Some(&false) {
+                        seen[i] = true;
+                        stack.extend(self.fields[i].iter().cloned());
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
     }
 
     fn holds_pool(&self, ty: &Type) -> bool {
@@ -341,10 +376,10 @@ impl Held {
         &self.place
     }
 
-    /// Whether memory of a type in `types` is what it keeps, under a name
-    /// another place may share.
-    fn shares(&self, types: &[Type]) -> bool {
-        self.place.shared && self.mem.iter().any(|t| types.contains(t))
+    /// Whether memory `r` can free is what it keeps, under a name another
+    /// place may share.
+    fn shares(&self, r: &Resize) -> bool {
+        self.place.shared && self.mem.iter().any(|t| r.frees(t))
     }
 }
 
@@ -365,15 +400,23 @@ struct Resize {
     reach: bool,
     /// The element types of the spans it can free.
     frees: Vec<Type>,
+    /// It can free memory of any type: a library pool's, through its handle
+    /// ([`StructFacts::pool_handle`]).
+    frees_any: bool,
     span: Span,
 }
 
 impl Resize {
     /// Whether memory it frees may be reached under other names: it acts
-    /// through shared memory, or frees spans that hold headers (which
-    /// copies elsewhere may hold too).
+    /// through shared memory, frees spans that hold headers (which copies
+    /// elsewhere may hold too), or a pool's memory.
     fn aliases(&self, facts: &StructFacts) -> bool {
-        self.place.shared || self.frees.iter().any(|t| facts.holds_pool(t))
+        self.frees_any || self.place.shared || self.frees.iter().any(|t| facts.holds_pool(t))
+    }
+
+    /// Whether it can free memory of type `t`.
+    fn frees(&self, t: &Type) -> bool {
+        self.frees_any || self.frees.contains(t)
     }
 
     /// Whether `held` may point into memory this frees, or be a header it
@@ -446,6 +489,8 @@ struct Operands {
     /// name another place may share ([`Held::shares`]): what a resize that
     /// frees memory of that type may spoil, whatever its root.
     shared: HashMap<Type, Span>,
+    /// The first operand that keeps any memory under a shared name.
+    any_shared: Option<Span>,
 }
 
 impl Pass<'_> {
@@ -481,6 +526,9 @@ impl Pass<'_> {
             if h.place.shared {
                 for t in &h.mem {
                     ops.shared.entry(t.clone()).or_insert(x.span);
+                }
+                if !h.mem.is_empty() && ops.any_shared.is_none() {
+                    ops.any_shared = Some(x.span);
                 }
             }
             ops.before
@@ -549,6 +597,7 @@ impl Pass<'_> {
                             place,
                             reach: false,
                             frees: self.facts.elements(&s.ty, true),
+                            frees_any: false,
                             span: s.span,
                         });
                     }
@@ -574,10 +623,12 @@ impl Pass<'_> {
             return Vec::new();
         }
         let frees = self.facts.elements(&x.ty, true);
+        let frees_any = self.facts.pool_handle(&x.ty);
         let resize = |place| Resize {
             place,
             reach: true,
             frees: frees.clone(),
+            frees_any,
             span: x.span,
         };
         match a {
@@ -728,6 +779,7 @@ impl Pass<'_> {
             let by_path = held.iter().find(|(h, _)| r.spoils(h)).map(|(_, at)| *at);
             // Shared memory freed may be what another name reads.
             let by_alias = match r.aliases(self.facts) {
+                true if r.frees_any => ops.any_shared,
                 true => r.frees.iter().find_map(|t| ops.shared.get(t).copied()),
                 false => None,
             };
@@ -752,7 +804,7 @@ impl Pass<'_> {
                     *i != j
                         && held.iter().any(|h| {
                             overlap(&r.place, h.place())
-                                || r.aliases(self.facts) && h.shares(&r.frees)
+                                || !r.frees_any && r.aliases(self.facts) && h.shares(r)
                         })
                 });
                 if let Some((_, (_, at, _))) = clash {
