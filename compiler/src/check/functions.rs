@@ -137,11 +137,23 @@ impl Checker<'_> {
             let e = externs.get(id.0 as usize);
             e.is_none_or(|e| stale_operands::extern_frees(&e.ast.name.name))
         };
-        self.item_frees = stale_operands::may_free(&bodies, &extern_frees);
+        let fns = &self.fns;
+        let pure = |i: usize| fns[i].name.starts_with("slice_pool_pure::");
+        self.item_frees = stale_operands::may_free(&bodies, &extern_frees, &pure);
+        self.item_pool_ops = (0..checked.len())
+            .map(|i| stale_operands::pool_operation(&self.fns[i].name))
+            .collect();
         let frees = |id: tir::FuncId| self.item_frees.get(id.0 as usize) != Some(&false);
+        let pool_op = |id: tir::FuncId| self.item_pool_ops.get(id.0 as usize) == Some(&true);
         let mut diags = Vec::new();
         for f in &facts {
-            diags.extend(stale_operands::check(f.body, &self.operand_facts, &frees));
+            let body = f.body;
+            diags.extend(stale_operands::check(
+                body,
+                &self.operand_facts,
+                &frees,
+                &pool_op,
+            ));
         }
         for d in diags {
             self.sink.push(d);
@@ -182,7 +194,12 @@ impl Checker<'_> {
             let item = items.get(id.0 as usize);
             item.and_then(|&i| item_frees.get(i)) != Some(&false)
         };
-        let diags = stale_operands::check(&instance.0.body, &self.operand_facts, &frees);
+        let pool_ops = &self.item_pool_ops;
+        let pool_op = |id: tir::FuncId| {
+            let item = items.get(id.0 as usize);
+            item.and_then(|&i| pool_ops.get(i)) == Some(&true)
+        };
+        let diags = stale_operands::check(&instance.0.body, &self.operand_facts, &frees, &pool_op);
         for d in diags {
             self.sink.push(d);
         }

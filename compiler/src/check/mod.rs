@@ -229,6 +229,9 @@ pub(crate) struct Checker<'a> {
     /// Per function item: whether a call of it can free a reusable slice's
     /// span (`stale_operands::may_free`).
     item_frees: Vec<bool>,
+    /// Per function item: whether it is a library pool's operation
+    /// (`stale_operands::pool_operation`).
+    item_pool_ops: Vec<bool>,
     /// The function item of each instance, by `tir::FuncId`.
     instance_items: Vec<usize>,
 }
@@ -264,6 +267,7 @@ pub(crate) fn check_program(
         escape_summaries: Vec::new(),
         operand_facts: stale_operands::StructFacts::new(&[], Vec::new()),
         item_frees: Vec::new(),
+        item_pool_ops: Vec::new(),
         instance_items: Vec::new(),
     };
     c.collect(modules);

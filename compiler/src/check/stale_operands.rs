@@ -58,6 +58,17 @@ use crate::tir::{Arg, Block, Builtin, Expr, ExprKind, ExternId, FuncId, Stmt, Ty
 pub(crate) const POOL_HANDLES: [&str; 3] =
     ["slice_pool::Pool", "slice_pool_pure::Pool", "arena::Arena"];
 
+/// The stdlib modules of the library pools: their operations take a slice
+/// together with its pool's handle by design (`append(ref p, s, v)`), and
+/// `slice_pool_pure`'s free spans in Tern code, with no call that shows it.
+pub(crate) const POOL_MODULES: [&str; 4] =
+    ["slice_pool::", "slice_pool_pure::", "vec_pool::", "arena::"];
+
+/// Whether the function named `name` is a library pool's operation.
+pub(crate) fn pool_operation(name: &str) -> bool {
+    POOL_MODULES.iter().any(|m| name.starts_with(m))
+}
+
 pub(crate) struct StructFacts {
     holds_pool: Vec<bool>,
     /// Per struct: whether it is one of [`POOL_HANDLES`].
@@ -139,14 +150,14 @@ impl StructFacts {
         out
     }
 
-    /// Whether a value of `ty` holds a library pool's handle
-    /// ([`POOL_HANDLES`]) other than behind a header.
+    /// Whether a value of `ty` holds or reaches a library pool's handle
+    /// ([`POOL_HANDLES`]).
     fn pool_handle(&self, ty: &Type) -> bool {
         let mut seen = vec![false; self.fields.len()];
         let mut stack = vec![ty.clone()];
         while let Some(t) = stack.pop() {
             match t {
-                Type::Array(e, _) => stack.push(*e),
+                Type::Array(e, _) | Type::Slice(e) | Type::Reusable(e) => stack.push(*e),
                 Type::Struct(id) => {
                     let i = id.0 as usize;
                     if self.handles.get(i) == Some(&true) {
@@ -183,11 +194,17 @@ fn named_structs(ty: &Type, f: &mut impl FnMut(usize)) {
 }
 
 /// Per function item (by index): whether calling it can free pool memory:
-/// its body has a `reusable::resize`, `append` or `free`, or a call of an
-/// extern for which `extern_frees` holds, or calls a function that can
-/// (`bodies[i]` is item `i`'s, whose calls name items by index).
-pub(crate) fn may_free(bodies: &[&Block], extern_frees: &dyn Fn(ExternId) -> bool) -> Vec<bool> {
-    let mut frees = vec![false; bodies.len()];
+/// `frees_in_tern` says so (a pool written in Tern, `slice_pool_pure`, frees
+/// with plain stores), its body has a `reusable::resize`, `append` or
+/// `free`, or a call of an extern for which `extern_frees` holds, or it
+/// calls a function that can (`bodies[i]` is item `i`'s, whose calls name
+/// items by index).
+pub(crate) fn may_free(
+    bodies: &[&Block],
+    extern_frees: &dyn Fn(ExternId) -> bool,
+    frees_in_tern: &dyn Fn(usize) -> bool,
+) -> Vec<bool> {
+    let mut frees: Vec<bool> = (0..bodies.len()).map(frees_in_tern).collect();
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); bodies.len()];
     let mut work = Vec::new();
     for (i, b) in bodies.iter().enumerate() {
@@ -456,6 +473,9 @@ struct Pass<'a> {
     facts: &'a StructFacts,
     /// Whether a call of the function can free ([`may_free`]).
     frees: &'a dyn Fn(FuncId) -> bool,
+    /// Whether the function is a library pool's operation
+    /// ([`pool_operation`]).
+    pool_op: &'a dyn Fn(FuncId) -> bool,
     /// What the calls evaluated so far in the statement can free, in
     /// evaluation order: an operand's are a range of it (kept in one list,
     /// not copied up the tree, so a long chain costs linear time).
@@ -469,10 +489,12 @@ pub(crate) fn check(
     body: &Block,
     facts: &StructFacts,
     frees: &dyn Fn(FuncId) -> bool,
+    pool_op: &dyn Fn(FuncId) -> bool,
 ) -> Vec<Diagnostic> {
     let mut pass = Pass {
         facts,
         frees,
+        pool_op,
         resizes: Vec::new(),
         diags: Vec::new(),
     };
@@ -489,8 +511,9 @@ struct Operands {
     /// name another place may share ([`Held::shares`]): what a resize that
     /// frees memory of that type may spoil, whatever its root.
     shared: HashMap<Type, Span>,
-    /// The first operand that keeps any memory under a shared name.
-    any_shared: Option<Span>,
+    /// The first operand that keeps pool memory at all (shared or not):
+    /// what a pool's handle can free, whatever its type.
+    any_mem: Option<Span>,
 }
 
 impl Pass<'_> {
@@ -527,9 +550,9 @@ impl Pass<'_> {
                 for t in &h.mem {
                     ops.shared.entry(t.clone()).or_insert(x.span);
                 }
-                if !h.mem.is_empty() && ops.any_shared.is_none() {
-                    ops.any_shared = Some(x.span);
-                }
+            }
+            if !h.mem.is_empty() && ops.any_mem.is_none() {
+                ops.any_mem = Some(x.span);
             }
             ops.before
                 .entry(h.place().root)
@@ -572,7 +595,7 @@ impl Pass<'_> {
                 // Against its own arguments by `report_own` (an argument
                 // does not clash with itself); the expressions around see
                 // them in `self.resizes`.
-                self.report_own(&own);
+                self.report_own(&own, (self.pool_op)(*func));
                 for (_, _, through) in own {
                     self.resizes.extend(through);
                 }
@@ -692,10 +715,24 @@ impl Pass<'_> {
     }
 
     /// What a computed value made from `e`'s places may keep: a view of
-    /// each, and of the memory the headers there view.
+    /// each, and of the memory the headers there view. A value that holds
+    /// reusable slices but no plain slice holds either fresh spans or the
+    /// headers of reusable slices of the same types its arguments reach:
+    /// arguments that reach none (a `[]u8` given to `text::copy`) are left
+    /// out.
     fn views(&self, e: &Expr) -> Vec<Held> {
+        let ours = self.facts.elements(&e.ty, true);
+        let only_reusable = ours.len() == self.facts.elements(&e.ty, false).len();
         self.mentioned(e)
             .into_iter()
+            .filter(|(_, ty)| {
+                !only_reusable
+                    || self
+                        .facts
+                        .elements(ty, true)
+                        .iter()
+                        .any(|t| ours.contains(t))
+            })
             .map(|(place, ty)| {
                 let mut mem = self.facts.elements(ty, false);
                 mem.extend(place.elem.clone());
@@ -779,7 +816,7 @@ impl Pass<'_> {
             let by_path = held.iter().find(|(h, _)| r.spoils(h)).map(|(_, at)| *at);
             // Shared memory freed may be what another name reads.
             let by_alias = match r.aliases(self.facts) {
-                true if r.frees_any => ops.any_shared,
+                true if r.frees_any => ops.any_mem,
                 true => r.frees.iter().find_map(|t| ops.shared.get(t).copied()),
                 false => None,
             };
@@ -797,14 +834,17 @@ impl Pass<'_> {
     /// resizes through the other): `(what it keeps, its span, what the
     /// callee can free through it)` per argument.
     /// One error per call, at the first clash.
-    fn report_own(&mut self, args: &[(Vec<Held>, Span, Vec<Resize>)]) {
+    /// `pool_op`: a library pool's operation, which takes a slice with its
+    /// pool's handle by design (the handle's power to free any memory is
+    /// not held against the slice).
+    fn report_own(&mut self, args: &[(Vec<Held>, Span, Vec<Resize>)], pool_op: bool) {
         for (j, (_, _, through)) in args.iter().enumerate() {
             for r in through {
                 let clash = args.iter().enumerate().find(|(i, (held, _, _))| {
                     *i != j
                         && held.iter().any(|h| {
                             overlap(&r.place, h.place())
-                                || !r.frees_any && r.aliases(self.facts) && h.shares(r)
+                                || !(pool_op && r.frees_any) && r.aliases(self.facts) && h.shares(r)
                         })
                 });
                 if let Some((_, (_, at, _))) = clash {
