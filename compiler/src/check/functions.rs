@@ -138,7 +138,7 @@ impl Checker<'_> {
             e.is_none_or(|e| stale_operands::extern_frees(&e.ast.name.name))
         };
         let fns = &self.fns;
-        let pure = |i: usize| fns[i].name.starts_with("slice_pool_pure::");
+        let pure = |i: usize| stale_operands::PURE_RELEASES.contains(&fns[i].name.as_str());
         self.item_frees = stale_operands::may_free(&bodies, &extern_frees, &pure);
         self.item_pool_ops = (0..checked.len())
             .map(|i| stale_operands::pool_operation(&self.fns[i].name))

@@ -64,6 +64,20 @@ pub(crate) const POOL_HANDLES: [&str; 3] =
 pub(crate) const POOL_MODULES: [&str; 4] =
     ["slice_pool::", "slice_pool_pure::", "vec_pool::", "arena::"];
 
+/// The functions of `slice_pool_pure` (whose tree is Tern code) that give
+/// memory back: its coverage map's release of a span and of a slot's
+/// record, a reset, and the release of the whole pool; its `free_slice`,
+/// `realloc_slice`, `tree_free`, ... reach them ([`may_free`] follows the
+/// calls). A write of a node word alone frees nothing: the coverage map
+/// still claims the span.
+pub(crate) const PURE_RELEASES: [&str; 5] = [
+    "slice_pool_pure::unclaim",
+    "slice_pool_pure::mark_dead",
+    "slice_pool_pure::tree_init",
+    "slice_pool_pure::reset",
+    "slice_pool_pure::release",
+];
+
 /// Whether the function named `name` is a library pool's operation.
 pub(crate) fn pool_operation(name: &str) -> bool {
     POOL_MODULES.iter().any(|m| name.starts_with(m))
@@ -116,9 +130,9 @@ impl StructFacts {
 
     /// The element types of the slices and reusable slices a value of `ty`
     /// reaches (through fields, arrays and the elements themselves): the
-    /// types of the memory it may view. With `reusable_only`, only the
-    /// reusable slices' (what a callee given the value, or a `ref` to it,
-    /// can free by resizing them), through slices too.
+    /// types of the memory it may view. With `reusable_only`, what a callee
+    /// given the value (or a `ref` to it) can free or rewrite: the reusable
+    /// slices' elements, and those of slices whose elements hold headers.
     fn elements(&self, ty: &Type, reusable_only: bool) -> Vec<Type> {
         let mut out: Vec<Type> = Vec::new();
         let mut seen = vec![false; self.fields.len()];
@@ -131,7 +145,9 @@ impl StructFacts {
                     stack.push(*e);
                 }
                 Type::Slice(e) => {
-                    if !reusable_only {
+                    // Through a view, a callee can also rewrite the headers
+                    // its elements hold.
+                    if !reusable_only || self.holds_pool(&e) {
                         out.push((*e).clone());
                     }
                     stack.push(*e);
@@ -174,6 +190,28 @@ impl StructFacts {
         false
     }
 
+    /// Whether a value of `ty` holds or reaches a plain slice (which may
+    /// view a library pool's memory).
+    fn holds_slice(&self, ty: &Type) -> bool {
+        let mut seen = vec![false; self.fields.len()];
+        let mut stack = vec![ty.clone()];
+        while let Some(t) = stack.pop() {
+            match t {
+                Type::Slice(_) => return true,
+                Type::Array(e, _) | Type::Reusable(e) => stack.push(*e),
+                Type::Struct(id) => {
+                    let i = id.0 as usize;
+                    if seen.get(i) == Some(&false) {
+                        seen[i] = true;
+                        stack.extend(self.fields[i].iter().cloned());
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
     fn holds_pool(&self, ty: &Type) -> bool {
         match ty {
             Type::Reusable(_) | Type::Slice(_) => true,
@@ -195,7 +233,7 @@ fn named_structs(ty: &Type, f: &mut impl FnMut(usize)) {
 
 /// Per function item (by index): whether calling it can free pool memory:
 /// `frees_in_tern` says so (a pool written in Tern, `slice_pool_pure`, frees
-/// with plain stores), its body has a `reusable::resize`, `append` or
+/// with plain stores: [`PURE_RELEASES`]), its body has a `reusable::resize`, `append` or
 /// `free`, or a call of an extern for which `extern_frees` holds, or it
 /// calls a function that can (`bodies[i]` is item `i`'s, whose calls name
 /// items by index).
@@ -373,6 +411,12 @@ struct Held {
     /// the element type of the span an address lies in (what a resize of
     /// another name must be able to free to spoil it).
     mem: Vec<Type>,
+    /// It may keep memory a library pool handed out (it holds or views a
+    /// plain slice, or lies in one): what a pool's handle can free.
+    lib: bool,
+    /// A view of what a pool's handle reaches (a call's result made from
+    /// it): another pool's handle does not free it.
+    handle: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -393,10 +437,13 @@ impl Held {
         &self.place
     }
 
-    /// Whether memory `r` can free is what it keeps, under a name another
-    /// place may share.
+    /// Whether memory of a type `r` frees is what it keeps, under a name
+    /// another place may share.
+    /// (A pool's handle beside a slice of it is how a helper is given the
+    /// slice to reallocate: its power to free any pool memory is not held
+    /// against the other arguments, only the spans it frees by type.)
     fn shares(&self, r: &Resize) -> bool {
-        self.place.shared && self.mem.iter().any(|t| r.frees(t))
+        self.place.shared && self.mem.iter().any(|t| r.frees.contains(t))
     }
 }
 
@@ -429,11 +476,6 @@ impl Resize {
     /// elsewhere may hold too), or a pool's memory.
     fn aliases(&self, facts: &StructFacts) -> bool {
         self.frees_any || self.place.shared || self.frees.iter().any(|t| facts.holds_pool(t))
-    }
-
-    /// Whether it can free memory of type `t`.
-    fn frees(&self, t: &Type) -> bool {
-        self.frees_any || self.frees.contains(t)
     }
 
     /// Whether `held` may point into memory this frees, or be a header it
@@ -511,9 +553,9 @@ struct Operands {
     /// name another place may share ([`Held::shares`]): what a resize that
     /// frees memory of that type may spoil, whatever its root.
     shared: HashMap<Type, Span>,
-    /// The first operand that keeps pool memory at all (shared or not):
-    /// what a pool's handle can free, whatever its type.
-    any_mem: Option<Span>,
+    /// The operands that may keep a library pool's memory ([`Held::lib`]),
+    /// shared or not: what a pool's handle can free, whatever its type.
+    lib: Vec<(Place, bool, Span)>,
 }
 
 impl Pass<'_> {
@@ -551,8 +593,8 @@ impl Pass<'_> {
                     ops.shared.entry(t.clone()).or_insert(x.span);
                 }
             }
-            if !h.mem.is_empty() && ops.any_mem.is_none() {
-                ops.any_mem = Some(x.span);
+            if h.lib {
+                ops.lib.push((h.place.clone(), h.handle, x.span));
             }
             ops.before
                 .entry(h.place().root)
@@ -740,6 +782,8 @@ impl Pass<'_> {
                     kind: Kind::View,
                     place,
                     mem,
+                    lib: true,
+                    handle: self.facts.pool_handle(ty),
                 }
             })
             .collect()
@@ -750,6 +794,8 @@ impl Pass<'_> {
         Held {
             kind: Kind::Header,
             mem: self.facts.elements(ty, false),
+            lib: self.facts.holds_slice(ty),
+            handle: false,
             place: p,
         }
     }
@@ -759,6 +805,8 @@ impl Pass<'_> {
         Held {
             kind: Kind::Address,
             mem: p.elem.clone().into_iter().collect(),
+            lib: p.steps.contains(&Step::Index(Base::Slice)),
+            handle: false,
             place: p,
         }
     }
@@ -816,7 +864,12 @@ impl Pass<'_> {
             let by_path = held.iter().find(|(h, _)| r.spoils(h)).map(|(_, at)| *at);
             // Shared memory freed may be what another name reads.
             let by_alias = match r.aliases(self.facts) {
-                true if r.frees_any => ops.any_mem,
+                // Not what another pool's handle reaches.
+                true if r.frees_any => ops
+                    .lib
+                    .iter()
+                    .find(|(q, handle, _)| !handle || overlap(&r.place, q))
+                    .map(|(_, _, at)| *at),
                 true => r.frees.iter().find_map(|t| ops.shared.get(t).copied()),
                 false => None,
             };
