@@ -128,88 +128,64 @@ impl StructFacts {
         self.holds_pool.len()
     }
 
-    /// The element types of the slices and reusable slices a value of `ty`
-    /// reaches (through fields, arrays and the elements themselves): the
-    /// types of the memory it may view. With `reusable_only`, what a callee
-    /// given the value (or a `ref` to it) can free or rewrite: the reusable
-    /// slices' elements, and those of slices whose elements hold headers.
-    fn elements(&self, ty: &Type, reusable_only: bool) -> Vec<Type> {
-        let mut out: Vec<Type> = Vec::new();
+    /// Calls `visit` with every type a value of `ty` holds or reaches
+    /// (through fields, arrays, slices and reusable slices; each struct
+    /// once), `ty` first; true as soon as `visit` says so.
+    fn reach(&self, ty: &Type, visit: &mut impl FnMut(&Type) -> bool) -> bool {
         let mut seen = vec![false; self.fields.len()];
-        let mut stack = vec![ty.clone()];
+        let mut stack = vec![ty];
         while let Some(t) = stack.pop() {
+            if visit(t) {
+                return true;
+            }
             match t {
-                Type::Reusable(e) | Type::Slice(e) if out.contains(&e) => {}
-                Type::Reusable(e) => {
-                    out.push((*e).clone());
-                    stack.push(*e);
-                }
-                Type::Slice(e) => {
-                    // Through a view, a callee can also rewrite the headers
-                    // its elements hold.
-                    if !reusable_only || self.holds_pool(&e) {
-                        out.push((*e).clone());
-                    }
-                    stack.push(*e);
-                }
-                Type::Array(e, _) => stack.push(*e),
+                Type::Array(e, _) | Type::Slice(e) | Type::Reusable(e) => stack.push(e),
                 Type::Struct(id) => {
                     let i = id.0 as usize;
                     if seen.get(i) == Some(&false) {
                         seen[i] = true;
-                        stack.extend(self.fields[i].iter().cloned());
+                        stack.extend(self.fields[i].iter());
                     }
                 }
                 _ => {}
             }
         }
+        false
+    }
+
+    /// The element types of the slices and reusable slices a value of `ty`
+    /// reaches: the types of the memory it may view. With `reusable_only`,
+    /// what a callee given the value (or a `ref` to it) can free or
+    /// rewrite: the reusable slices' elements, and those of slices whose
+    /// elements hold headers (through a view, a callee can rewrite them).
+    fn elements(&self, ty: &Type, reusable_only: bool) -> Vec<Type> {
+        let mut out: Vec<Type> = Vec::new();
+        self.reach(ty, &mut |t| {
+            let keep = match t {
+                Type::Reusable(e) => Some(e),
+                Type::Slice(e) if !reusable_only || self.holds_pool(e) => Some(e),
+                _ => None,
+            };
+            if let Some(e) = keep.filter(|e| !out.contains(e)) {
+                out.push((**e).clone());
+            }
+            false
+        });
         out
     }
 
     /// Whether a value of `ty` holds or reaches a library pool's handle
     /// ([`POOL_HANDLES`]).
     fn pool_handle(&self, ty: &Type) -> bool {
-        let mut seen = vec![false; self.fields.len()];
-        let mut stack = vec![ty.clone()];
-        while let Some(t) = stack.pop() {
-            match t {
-                Type::Array(e, _) | Type::Slice(e) | Type::Reusable(e) => stack.push(*e),
-                Type::Struct(id) => {
-                    let i = id.0 as usize;
-                    if self.handles.get(i) == Some(&true) {
-                        return true;
-                    }
-                    if seen.get(i) == Some(&false) {
-                        seen[i] = true;
-                        stack.extend(self.fields[i].iter().cloned());
-                    }
-                }
-                _ => {}
-            }
-        }
-        false
+        self.reach(ty, &mut |t| {
+            matches!(t, Type::Struct(id) if self.handles.get(id.0 as usize) == Some(&true))
+        })
     }
 
     /// Whether a value of `ty` holds or reaches a plain slice (which may
     /// view a library pool's memory).
     fn holds_slice(&self, ty: &Type) -> bool {
-        let mut seen = vec![false; self.fields.len()];
-        let mut stack = vec![ty.clone()];
-        while let Some(t) = stack.pop() {
-            match t {
-                Type::Slice(_) => return true,
-                Type::Array(e, _) | Type::Reusable(e) => stack.push(*e),
-                Type::Struct(id) => {
-                    let i = id.0 as usize;
-                    if seen.get(i) == Some(&false) {
-                        seen[i] = true;
-                        stack.extend(self.fields[i].iter().cloned());
-                    }
-                }
-                _ => {}
-            }
-        }
-        false
+        self.reach(ty, &mut |t| matches!(t, Type::Slice(_)))
     }
 
     fn holds_pool(&self, ty: &Type) -> bool {
