@@ -20,8 +20,8 @@
 //! gives the same program without the stale operand. What can resize what:
 //!
 //! * a function that can free (its body, or a function it calls, has a
-//!   `reusable::resize`, `append` or `free`, or calls an `extern fn`, as the
-//!   library pools free through them: [`may_free`]) given `ref p` can free
+//!   `reusable::resize`, `append` or `free`, or calls an `extern fn` that
+//!   frees, as the library pools do: [`may_free`]) given `ref p` can free
 //!   anything reachable from `p`; given a value holding or viewing pool
 //!   memory (a reusable slice, a slice, a struct or array holding them), it
 //!   can free what that points to;
@@ -33,9 +33,10 @@
 //! `arr[0]`; `let w2 = w`: `w2[0]` is `w[0]`) may be what a call frees under
 //! another name when the element types agree ([`Held::mem`],
 //! [`Resize::frees`]); a library pool's handle ([`POOL_HANDLES`]) frees
-//! memory of any type. Two arguments of one
-//! call that can free through one of them may not overlap at all (the
-//! callee may hold the one while it resizes through the other). A direct
+//! any memory a pool handed out. Two arguments of one call that can free
+//! through one of them may not overlap (the callee may hold the one while
+//! it resizes through the other), save a pool's handle beside a slice of
+//! it, which is how a slice is handed over to be reallocated. A direct
 //! call of an `extern fn` is outside the rule, as `unsafe::` is
 //! (docs/language.md 15). Stale copies kept in variables are the
 //! programmer's (docs/language.md 15.1). The pass is pure: it reads a
@@ -48,9 +49,6 @@ use crate::source::Span;
 use crate::tir::visit::{self, Part};
 use crate::tir::{Arg, Block, Builtin, Expr, ExprKind, ExternId, FuncId, Stmt, Type};
 
-/// Per struct (by id): whether a value of it holds a header of pool memory:
-/// a reusable slice, or a slice (which may view a reusable slice's span or
-/// a library pool's), at any depth of fields and arrays.
 /// The stdlib's library pools' handles: what they hand out is typed by the
 /// program (`alloc_slice::<T>`), not by the handle, so a call given one may
 /// free memory of any type. (A pool a program writes itself needs
@@ -83,6 +81,11 @@ pub(crate) fn pool_operation(name: &str) -> bool {
     POOL_MODULES.iter().any(|m| name.starts_with(m))
 }
 
+/// Per struct (by id): whether a value of it holds a header of pool memory
+/// (a reusable slice, or a slice, which may view a reusable slice's span or
+/// a library pool's, at any depth of fields and arrays), whether it is a
+/// pool's handle, and its field types for the walks over what a type
+/// reaches.
 pub(crate) struct StructFacts {
     holds_pool: Vec<bool>,
     /// Per struct: whether it is one of [`POOL_HANDLES`].
