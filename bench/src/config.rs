@@ -48,6 +48,10 @@ pub enum Workload {
     TraceSqlite,
     /// A replay of the trace of `git log -p --stat` over this repository.
     TraceGit,
+    /// A replay of the trace of mawk gathering 200 000 numbers into 4 000
+    /// growing strings (each line allocates a longer string and frees the
+    /// shorter: the pattern that sends most operations down the tree).
+    TraceAwk,
     /// A replay of the trace in the file `--trace-file` names (one you
     /// recorded: bench/traces/README.md). Not in `traces` or `all`.
     TraceFile,
@@ -89,6 +93,7 @@ impl Workload {
             Workload::TraceCc1 => Some("cc1"),
             Workload::TraceSqlite => Some("sqlite"),
             Workload::TraceGit => Some("git"),
+            Workload::TraceAwk => Some("awk"),
             Workload::TraceFile => Some("file"),
             _ => None,
         }
@@ -251,7 +256,7 @@ struct Args {
     /// resize (the default); the applications graph, graph-exact, bignum,
     /// binarytrees, bytebuf, strings, strings-free, strings-arena; the
     /// replays of recorded allocation traces trace-python, trace-cc1,
-    /// trace-sqlite, trace-git (or traces: all four); or all (every one of
+    /// trace-sqlite, trace-git, trace-awk (or traces: all five); or all (every one of
     /// these). With `--suite programs`: the suite's programs (fannkuch,
     /// queens, sieve, permute, towers, list, storage, bounce, richards, json,
     /// binary-trees, collatz; or programs, the default: all of them).
@@ -598,7 +603,7 @@ mod tests {
         assert_eq!(config("--workloads all").workloads, matrix);
         // Named again beside `all`, a workload still runs once.
         assert_eq!(config("--workloads graph,all").workloads, matrix);
-        assert_eq!(config("--workloads all").workloads.len(), 15);
+        assert_eq!(config("--workloads all").workloads.len(), 16);
         assert_eq!(
             config("--workloads traces,append").workloads,
             vec![
@@ -606,7 +611,8 @@ mod tests {
                 Workload::TracePython,
                 Workload::TraceCc1,
                 Workload::TraceSqlite,
-                Workload::TraceGit
+                Workload::TraceGit,
+                Workload::TraceAwk
             ]
         );
         match parse(&args("--workloads nope")) {

@@ -15,11 +15,12 @@ use std::sync::Arc;
 use crate::pools::{LIBRARY_ARENA_BYTES, MAX_ARENA_BYTES};
 
 /// `(name, gzip-compressed TERNTRC1 trace)` of every recorded trace.
-const TRACES: [(&str, &[u8]); 4] = [
+const TRACES: [(&str, &[u8]); 5] = [
     ("python", include_bytes!("../traces/python.trace.gz")),
     ("cc1", include_bytes!("../traces/cc1.trace.gz")),
     ("sqlite", include_bytes!("../traces/sqlite.trace.gz")),
     ("git", include_bytes!("../traces/git.trace.gz")),
+    ("awk", include_bytes!("../traces/awk.trace.gz")),
 ];
 
 /// Bytes of a trace's header: the magic, the record count, the id count.

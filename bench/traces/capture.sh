@@ -8,11 +8,12 @@
 #   --force  overwrite existing output files (without it the script stops
 #            before recording anything if an output file already exists)
 #   --keep   keep the work directory (shim.so, raw traces, program output)
-#   --only   capture only these traces (python, cc1, sqlite, git, selftest)
+#   --only   capture only these traces (python, cc1, sqlite, git, awk,
+#            selftest)
 #
 # Build outputs and raw traces go to a fresh directory under ${TMPDIR:-/tmp}.
 # Runs one program at a time, under nice.  Needs: cc, python3, gcc,
-# sqlite3, git, and /work/main (or $TERN_REPO) as the repository for the git
+# sqlite3, git, mawk, and /work/main (or $TERN_REPO) as the repository for the git
 # trace (it is only read: cloned with --no-local into the work directory).
 set -eu
 
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -n "$out" ] || out=$here
-[ -n "$only" ] || only="selftest python cc1 sqlite git"
+[ -n "$only" ] || only="selftest python cc1 sqlite git awk"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -157,6 +158,17 @@ for name in $only; do
         head -n 1 "$work/git.out" | grep -q "^commit $GIT_COMMIT" || fail "git: bad output"
         convert git "$(pick git git)"
         ;;
+    awk)
+        # mawk grouping 200 000 shuffled numbers into 4 000 strings that
+        # grow by one field per line (`a[k] = a[k] " " $1`): each line
+        # allocates the longer string and frees the shorter
+        "$PY" -c 'import random; random.seed(27); a = list(range(1, 200001)); random.shuffle(a); print("\n".join(map(str, a)))' \
+            > "$work/awk.in"
+        traced awk mawk '{ k = $1 % 4000; a[k] = a[k] " " $1 } END { n = 0; for (k in a) n += length(a[k]); print n }' \
+            "$work/awk.in" > "$work/awk.out"
+        grep -qx 1288895 "$work/awk.out" || fail "awk: bad output"
+        convert awk "$(pick awk mawk)"
+        ;;
     *)
         fail "unknown trace $name"
         ;;
@@ -169,4 +181,5 @@ python3 --version
 gcc --version | head -n 1
 sqlite3 --version
 git --version
+mawk -W version 2>&1 | head -n 1
 ldd --version | head -n 1
