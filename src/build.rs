@@ -54,6 +54,20 @@ pub fn build(
         refuse_to_overwrite_input(file, &out)?;
     }
     let (program, _) = compile_file(file)?;
+    // Nor a module the program uses (`use m;` with `-o m.tern`).
+    if !to_stdout {
+        for module in program.files.iter().skip(1) {
+            if same_file(module, &out) {
+                return Err(Failure::new(
+                    1,
+                    format!(
+                        "error: the output `{}` is a source file of the program (module `{module}`); choose another name with `-o`",
+                        out.display()
+                    ),
+                ));
+            }
+        }
+    }
     opts.emit_clif = emit == Some(Emit::Clif);
     opts.emit_asm = emit == Some(Emit::Asm);
     let object = crate::stack::object(&program, &opts)
@@ -123,16 +137,7 @@ fn cannot_write(path: &Path, why: &str) -> Failure {
 /// The same file is the same path, or the same device and inode (a hard
 /// link, or a path through links that canonicalizing cannot see).
 fn refuse_to_overwrite_input(file: &str, out: &Path) -> Result<(), Failure> {
-    use std::os::unix::fs::MetadataExt as _;
-    let same_path = match (std::fs::canonicalize(file), std::fs::canonicalize(out)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => Path::new(file) == out,
-    };
-    let same_inode = match (std::fs::metadata(file), std::fs::metadata(out)) {
-        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
-        _ => false,
-    };
-    if same_path || same_inode {
+    if same_file(file, out) {
         return Err(Failure::new(
             1,
             format!(
@@ -142,4 +147,20 @@ fn refuse_to_overwrite_input(file: &str, out: &Path) -> Result<(), Failure> {
         ));
     }
     Ok(())
+}
+
+/// Whether `file` and `out` name one file: the same path, or the same device
+/// and inode (a hard link, or a path through links that canonicalizing
+/// cannot see).
+fn same_file(file: &str, out: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let same_path = match (std::fs::canonicalize(file), std::fs::canonicalize(out)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => Path::new(file) == out,
+    };
+    let same_inode = match (std::fs::metadata(file), std::fs::metadata(out)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    };
+    same_path || same_inode
 }

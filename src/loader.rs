@@ -97,7 +97,13 @@ impl Loader for FsLoader {
 #[derive(Debug)]
 pub enum SourceError {
     Io(std::io::Error),
-    NotUtf8,
+    /// Not UTF-8: the line and column (in characters) of the first byte
+    /// that is not, and that byte.
+    NotUtf8 {
+        line: usize,
+        col: usize,
+        byte: u8,
+    },
     /// Longer than [`MAX_SOURCE_BYTES`], or a file that never ends.
     TooLarge,
 }
@@ -107,9 +113,9 @@ impl SourceError {
     pub fn message(&self, file: &str) -> String {
         match self {
             SourceError::Io(e) => format!("error: cannot read `{file}`: {e}"),
-            SourceError::NotUtf8 => {
-                format!("error: cannot read `{file}`: stream did not contain valid UTF-8")
-            }
+            SourceError::NotUtf8 { line, col, byte } => format!(
+                "error: {file}:{line}:{col}: the file is not valid UTF-8 (byte {byte:#04x})"
+            ),
             SourceError::TooLarge => format!(
                 "error: cannot read `{file}`: it is larger than {} MiB, the limit of a source file",
                 MAX_SOURCE_BYTES >> 20
@@ -130,7 +136,18 @@ pub fn read_source(path: &Path) -> Result<String, SourceError> {
     if bytes.len() as u64 > MAX_SOURCE_BYTES {
         return Err(SourceError::TooLarge);
     }
-    String::from_utf8(bytes).map_err(|_| SourceError::NotUtf8)
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        // What precedes the bad byte is valid UTF-8.
+        let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+        let line_start = before.rfind('\n').map_or(0, |n| n + 1);
+        SourceError::NotUtf8 {
+            line: before.matches('\n').count() + 1,
+            col: before[line_start..].chars().count() + 1,
+            byte: bytes[at],
+        }
+    })
 }
 
 /// A module's file as the front end's loader answer.
@@ -138,7 +155,7 @@ fn load_file(path: &Path) -> Loaded {
     let display = path.display().to_string();
     match read_source(path) {
         Ok(text) => Loaded::Source(display, text),
-        Err(SourceError::NotUtf8) => Loaded::NotUtf8(display),
+        Err(SourceError::NotUtf8 { .. }) => Loaded::NotUtf8(display),
         Err(SourceError::TooLarge) => Loaded::TooLarge(display),
         Err(SourceError::Io(_)) => Loaded::NotFound,
     }

@@ -21,6 +21,21 @@ macro_rules! say_part {
     }};
 }
 
+/// `println!` for the REPL's own output (values, types, replies to
+/// commands). Standard output gone (a closed pipe, a full disk) ends the
+/// session with an error on stderr and status 1, where `println!` would
+/// panic: nobody can read its answers any more.
+macro_rules! reply {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = writeln!(out, $($arg)*).and_then(|()| out.flush()) {
+            say!("error: tern repl: cannot write to stdout: {e}");
+            std::process::exit(1);
+        }
+    }};
+}
+
 mod build;
 mod config;
 mod frontend;
@@ -201,8 +216,26 @@ fn parse_level(s: &str) -> Result<OptLevel, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    // `tern help bench`: the bench subcommand's options are the harness's,
+    // which clap here does not know (it hands `bench`'s arguments on whole).
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let result = if argv == ["help", "bench"] {
+        run_bench(&["--help".to_string()])
+    } else {
+        run_command(Cli::parse().command)
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            say!("{}", f.message);
+            ExitCode::from(f.status)
+        }
+    }
+}
+
+/// Runs one parsed subcommand.
+fn run_command(command: Command) -> Result<(), Failure> {
+    match command {
         Command::Run {
             file,
             args,
@@ -229,12 +262,5 @@ fn main() -> ExitCode {
         Command::Check { file } => frontend::compile_file(&file).map(|_| ()),
         Command::Repl => repl::repl(),
         Command::Bench { args } => run_bench(&args),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(f) => {
-            say!("{}", f.message);
-            ExitCode::from(f.status)
-        }
     }
 }

@@ -467,6 +467,25 @@ fn build_never_writes_over_its_input() {
         );
         assert_eq!(std::fs::read_to_string(&named).unwrap(), src, "{emit:?}");
     }
+    // Nor a module the program uses, for every kind of output.
+    let module = "fn one() -> i64 {\n    return 1;\n}\n";
+    std::fs::write(dir.join("m.tern"), module).unwrap();
+    std::fs::write(
+        dir.join("main.tern"),
+        "use m;\nfn main() {\n    print(m::one());\n}\n",
+    )
+    .unwrap();
+    for emit in [&["--emit", "clif"][..], &[]] {
+        let args = [&["build", "main.tern", "-o", "m.tern"][..], emit].concat();
+        let o = child_support::output(Command::new(TERN).args(&args).current_dir(&dir));
+        assert_eq!(o.status.code(), Some(1), "{emit:?}");
+        assert_eq!(
+            stderr(&o),
+            "error: the output `m.tern` is a source file of the program (module `m.tern`); choose another name with `-o`\n",
+            "{emit:?}"
+        );
+        assert_eq!(std::fs::read_to_string(dir.join("m.tern")).unwrap(), module);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -779,4 +798,38 @@ fn a_source_that_never_ends_is_refused() {
         stderr(&o)
     );
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A source that is not UTF-8 is refused with where its first bad byte is.
+#[test]
+fn a_source_that_is_not_utf8_is_located() {
+    let dir = scratch("not-utf8");
+    let file = dir.join("bad.tern");
+    std::fs::write(
+        &file,
+        b"fn main() -> i64 {\n  print(\xff\xfe); return 0; }\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let o = tern(&["run", f]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!("error: {f}:2:9: the file is not valid UTF-8 (byte 0xff)\n")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `tern help bench` prints the harness's own help, as `tern bench --help`
+/// does (it printed a stub without options).
+#[test]
+fn help_bench_is_the_bench_help() {
+    let a = tern(&["help", "bench"]);
+    let b = tern(&["bench", "--help"]);
+    assert_eq!(a.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&a.stdout),
+        String::from_utf8_lossy(&b.stdout)
+    );
+    assert!(String::from_utf8_lossy(&a.stdout).contains("--workloads"));
 }

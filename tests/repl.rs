@@ -171,3 +171,25 @@ fn invalid_utf8_input_is_reported_and_the_session_goes_on() {
     );
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// Standard output gone ends the session with one error line and status 1
+/// (the REPL's own replies went through `println!`, which panicked).
+#[test]
+fn an_unwritable_stdout_ends_the_session_with_an_error() {
+    let out = child_support::output_with_input(
+        Command::new("sh")
+            .args([
+                "-c",
+                "exec \"$0\" repl > /dev/full",
+                env!("CARGO_BIN_EXE_tern"),
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env_remove("TERN_STDLIB"),
+        b":help\n1 + 1\n",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: tern repl: cannot write to stdout: No space left on device (os error 28)\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

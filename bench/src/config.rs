@@ -5,6 +5,10 @@ use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
+/// The most `--reps` or `--warmups` a run takes (their sum counts a
+/// sample's runs in a `u32`).
+const MAX_REPS: u32 = 1_000_000;
+
 /// A workload template in `bench/workloads/`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum)]
 pub enum Workload {
@@ -284,11 +288,13 @@ struct Args {
     /// Optimization levels: 0, 1, 2 (also written O2 or -O2). Default: 2 only.
     #[arg(long, value_delimiter = ',', default_values = ["2"], value_parser = parse_level, allow_hyphen_values = true)]
     levels: Vec<u8>,
-    /// Measured repetitions per sample (median taken). Default 3 (1 with --metric instructions).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Measured repetitions per sample (median taken), at most 1000000.
+    /// Default 3 (1 with --metric instructions).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=MAX_REPS as i64))]
     reps: Option<u32>,
-    /// Discarded repetitions before the measured ones. Default 1 (0 with --metric instructions).
-    #[arg(long)]
+    /// Discarded repetitions before the measured ones, at most 1000000.
+    /// Default 1 (0 with --metric instructions).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=MAX_REPS as i64))]
     warmups: Option<u32>,
     /// Shrink every workload about 20x (a quick check, not a measurement).
     #[arg(long)]
@@ -791,6 +797,12 @@ mod tests {
         );
         let e = parse(&args("--reps 0")).unwrap_err();
         assert!(e.contains("--reps"), "{e}");
+        // Together they count every sample's runs: neither may be so large
+        // that the sum wraps (a run that measured nothing).
+        for flag in ["--reps", "--warmups"] {
+            let e = parse(&args(&format!("{flag} 4294967295"))).unwrap_err();
+            assert!(e.contains(flag) && e.contains("1000000"), "{e}");
+        }
         let e = parse(&args("--affinity 2-1")).unwrap_err();
         assert!(e.contains("`2-1` is not a CPU list"), "{e}");
         let e = parse(&args("--frobnicate")).unwrap_err();

@@ -148,6 +148,10 @@ pub fn input_shape(text: &str) -> InputShape {
         Some(Tok::Fn | Tok::Struct | Tok::Const | Tok::Use | Tok::Extern) => {
             InputKindOrItems::Items
         }
+        // `priv fn` (private to the session's module: as good as `fn`).
+        Some(Tok::Ident(n)) if n == "priv" && toks.get(1).is_some_and(|t| t.tok == Tok::Fn) => {
+            InputKindOrItems::Items
+        }
         Some(t) if t.begins_statement() || *t == Tok::LBrace => {
             InputKindOrItems::Run(InputKind::Statements)
         }
@@ -499,6 +503,7 @@ fn assemble(
     body.extend(generated_stmts(post_file, &post, &mut sink));
     let span = Span::new(pre_file, 0, 0);
     root.items.push(ast::Item::Fn(ast::FnItem {
+        private: false,
         name: ast::Ident {
             name: "main".into(),
             span,

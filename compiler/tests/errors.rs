@@ -227,3 +227,20 @@ fn rendering_of_a_simple_error_is_header_line_and_caret() {
     );
     assert_eq!(d.len(), 1);
 }
+
+/// A run keeps the first 1000 diagnostics and counts the rest: a file of
+/// stray characters must not keep one per byte (tens of GB at the size
+/// limit).
+#[test]
+fn diagnostics_past_the_first_thousand_are_counted_not_kept() {
+    let src = "@".repeat(1500);
+    let d = compile("t.tern", &src, &TestLoader::default()).unwrap_err();
+    assert_eq!(d.len(), 1500);
+    assert_eq!(d.list().len(), 1000);
+    assert!(
+        d.render()
+            .ends_with("error: 500 more errors not shown (only the first 1000 are kept)\n"),
+        "{}",
+        &d.render()[d.render().len() - 300..]
+    );
+}

@@ -46,7 +46,7 @@ pub fn repl() -> Result<(), Failure> {
     let terminal = std::io::stdin().is_terminal();
     let mut input = Input::open(terminal);
     if matches!(input, Input::Editor { .. }) {
-        println!("Tern REPL — :help for help, :quit to leave");
+        reply!("Tern REPL — :help for help, :quit to leave");
     }
     let mut buffer = String::new();
     loop {
@@ -102,15 +102,15 @@ fn command(session: &mut Session, line: &str) -> bool {
     };
     match (name, arg.is_empty()) {
         (":quit" | ":q", _) => return false,
-        (":help" | ":h", _) => println!("{HELP}"),
+        (":help" | ":h", _) => reply!("{HELP}"),
         (":time", _) => {
             session.timing = !session.timing;
-            println!("timing {}", if session.timing { "on" } else { "off" });
+            reply!("timing {}", if session.timing { "on" } else { "off" });
         }
         (":list", _) => session.list(),
         (":reset", _) => {
             session.reset();
-            println!("session reset");
+            reply!("session reset");
         }
         (":type" | ":t", false) => session.type_of(arg),
         (":clif", false) => session.clif(arg),

@@ -148,13 +148,13 @@ impl Session {
             let kind = item.text.split_whitespace().next().unwrap_or("");
             let kind = if item.is_extern { "extern fn" } else { kind };
             match item.key.strip_prefix("use ") {
-                Some(module) => println!("use {module}"),
-                None => println!("{kind} {}", item.key),
+                Some(module) => reply!("use {module}"),
+                None => reply!("{kind} {}", item.key),
             }
         }
         for b in &self.bindings {
             let kw = if b.mutable { "var" } else { "let" };
-            println!("{kw} {}: {}", b.name, b.ty);
+            reply!("{kw} {}: {}", b.name, b.ty);
         }
     }
 
@@ -177,7 +177,7 @@ impl Session {
         match words.as_slice() {
             ["sanitize", "on"] => {
                 self.options.sanitize = true;
-                println!("sanitize on");
+                reply!("sanitize on");
             }
             ["sanitize", "off"] => {
                 if self.options.sanitize && tern_runtime::sanitize::tags_issued() {
@@ -186,10 +186,10 @@ impl Session {
                     );
                 } else {
                     self.options.sanitize = false;
-                    println!("sanitize off");
+                    reply!("sanitize off");
                 }
             }
-            ["sanitize"] => println!(
+            ["sanitize"] => reply!(
                 "sanitize {}",
                 if self.options.sanitize { "on" } else { "off" }
             ),
@@ -396,7 +396,7 @@ impl Session {
                     // SAFETY: the entry stored a value of `v.ty` (laid out
                     // by this same program) into this slot.
                     let text = unsafe { format_value(program, &v.ty, v.addr as *const u8) };
-                    println!("{text}");
+                    reply!("{text}");
                     // Nothing refers to the value's slot any more.
                     fresh.free(v.addr);
                 }
@@ -466,9 +466,9 @@ impl Session {
         match self.compile_input(&sources, expr, InputKind::Expression, &mut none) {
             Ok(c) => {
                 let ty = c.value.and_then(|v| c.program.type_name(&v.ty));
-                println!("{}", ty.unwrap_or_else(|| "()".into()));
+                reply!("{}", ty.unwrap_or_else(|| "()".into()));
             }
-            Err(d) if d.len() == 1 && no_value(&d) => println!("()"),
+            Err(d) if d.len() == 1 && no_value(&d) => reply!("()"),
             Err(d) => say_part!("{}", d.render()),
         }
     }
@@ -529,7 +529,8 @@ impl Session {
                     Some(at) => {
                         let rest = &clif[at..];
                         let end = rest[1..].find("\n; fn ").map_or(rest.len(), |e| e + 2);
-                        print!("{}", &rest[..end]);
+                        let text = &rest[..end];
+                        reply!("{}", text.strip_suffix('\n').unwrap_or(text));
                     }
                     None => say!("{FILE}: error: no CLIF was produced for `{name}`"),
                 }

@@ -145,6 +145,29 @@ impl Checker<'_> {
                     return None;
                 };
                 match self.mods[target].items.get(&item.name) {
+                    // A `priv fn`, and every `extern fn`, belongs to the module
+                    // that declares it: an extern is trusted code (docs/language.md
+                    // section 15), so a module's externs are its own business,
+                    // and a private function is how a module keeps helpers
+                    // that assume its invariants out of other modules' reach.
+                    Some((r @ (ItemRef::Fn(_) | ItemRef::Extern(_)), _))
+                        if target != module && self.module_private(*r) =>
+                    {
+                        let (module, item_name) = (m.name.clone(), item.name.clone());
+                        let kind = if matches!(r, ItemRef::Extern(_)) {
+                            ErrorKind::ModuleExtern {
+                                module,
+                                item: item_name,
+                            }
+                        } else {
+                            ErrorKind::PrivateFn {
+                                module,
+                                item: item_name,
+                            }
+                        };
+                        self.sink.error(kind, item.span);
+                        None
+                    }
                     Some((r, _)) => Some(*r),
                     None => {
                         self.sink.error(
@@ -163,6 +186,16 @@ impl Checker<'_> {
                 self.sink.error(ErrorKind::UnknownName(p.text()), p.span);
                 None
             }
+        }
+    }
+
+    /// Whether item `r` may be named only by its own module: a `priv fn`, or
+    /// any `extern fn`.
+    fn module_private(&self, r: ItemRef) -> bool {
+        match r {
+            ItemRef::Fn(f) => self.fns[f].ast.private,
+            ItemRef::Extern(_) => true,
+            ItemRef::Const(_) | ItemRef::Struct(_) => false,
         }
     }
 }

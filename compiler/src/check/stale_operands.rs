@@ -870,6 +870,9 @@ impl Pass<'_> {
     /// pool's handle by design (the handle's power to free any memory is
     /// not held against the slice).
     fn report_own(&mut self, args: &[(Vec<Held>, Span, Vec<Resize>)], pool_op: bool) {
+        if self.report_beside_handle(args) {
+            return;
+        }
         for (j, (_, _, through)) in args.iter().enumerate() {
             for r in through {
                 let clash = args.iter().enumerate().find(|(i, (held, _, _))| {
@@ -888,6 +891,54 @@ impl Pass<'_> {
                 }
             }
         }
+    }
+
+    /// [`Self::report_own`] for a call given a library pool's handle that
+    /// can free through it: the handle's power to free any memory of its
+    /// pool is held against no slice handed over with it (that is how a
+    /// helper reallocates one), but the callee cannot know what the other
+    /// arguments share, so none of them may be an address inside a
+    /// library pool's memory (`ref s[1]`: the callee could free `s`'s span
+    /// and write through it), and no two of them may view the same memory
+    /// (`s` with `s[1..]`: free through one, use the other). Whether it
+    /// reported.
+    fn report_beside_handle(&mut self, args: &[(Vec<Held>, Span, Vec<Resize>)]) -> bool {
+        let Some((j, r)) = args
+            .iter()
+            .enumerate()
+            .find_map(|(j, (_, _, through))| through.iter().find(|r| r.frees_any).map(|r| (j, r)))
+        else {
+            return false;
+        };
+        let in_memory = |h: &Held| {
+            h.lib && matches!(h.kind, Kind::Address) && !h.place.steps.iter().all(inline)
+        };
+        let viewing = |h: &Held| h.lib && !matches!(h.kind, Kind::Address);
+        let same = |a: &Place, b: &Place| a.root == b.root && a.steps == b.steps;
+        let others = || args.iter().enumerate().filter(move |(i, _)| *i != j);
+        let clash = others()
+            .find(|(_, (held, _, _))| held.iter().any(in_memory))
+            .or_else(|| {
+                others().find(|(i, (held, _, _))| {
+                    others().any(|(k, (earlier, _, _))| {
+                        k < *i
+                            && held.iter().filter(|h| viewing(h)).any(|h| {
+                                earlier
+                                    .iter()
+                                    .filter(|g| viewing(g))
+                                    .any(|g| same(&h.place, &g.place))
+                            })
+                    })
+                })
+            });
+        let Some((_, (_, at, _))) = clash else {
+            return false;
+        };
+        self.diags.push(
+            Diagnostic::new(ErrorKind::StaleBesideHandle, *at)
+                .label(r.span, LabelKind::MayFreeThroughHandle),
+        );
+        true
     }
 
     fn error(&mut self, at: Span, resize: Span) {

@@ -70,6 +70,14 @@ pub enum ErrorKind {
         ty: String,
         field: String,
     },
+    PrivateFn {
+        module: String,
+        item: String,
+    },
+    ModuleExtern {
+        module: String,
+        item: String,
+    },
     // --- types ---
     Mismatch {
         expected: String,
@@ -211,6 +219,10 @@ pub enum ErrorKind {
     /// An argument (the primary span) overlaps another argument of the same
     /// call through which the callee can free it (the label).
     StaleArgument,
+    /// An argument (the primary span) points into, or views the same memory
+    /// as another argument of, a library pool whose handle the call is
+    /// given (the label).
+    StaleBesideHandle,
 }
 
 /// The array an escaping slice views.
@@ -344,6 +356,14 @@ impl fmt::Display for ErrorKind {
             UnknownItemInModule { module, item } => {
                 write!(f, "cannot find `{item}` in module `{module}`")
             }
+            PrivateFn { module, item } => write!(
+                f,
+                "function `{module}::{item}` is private to module `{module}`"
+            ),
+            ModuleExtern { module, item } => write!(
+                f,
+                "`{module}::{item}` is an extern function of module `{module}`: only `{module}` can call it"
+            ),
             UnknownType(n) => write!(f, "unknown type `{n}`"),
             NotAType(n) => write!(f, "`{n}` is not a type"),
             NotAFunction(n) => write!(f, "`{n}` is not a function"),
@@ -540,6 +560,10 @@ impl fmt::Display for ErrorKind {
                 f,
                 "this argument overlaps another through which the call can resize (and free) a reusable slice: the callee could use it after the free"
             ),
+            StaleBesideHandle => write!(
+                f,
+                "this argument points into a pool's memory (or views what another argument does) while the call is given the pool's handle: the callee could free it through the handle and use it after the free; pass the slice itself, or bind the value with `let` first"
+            ),
         }
     }
 }
@@ -561,6 +585,8 @@ pub enum LabelKind {
     SliceOfLocal(String),
     /// The argument through which a call can resize a reusable slice.
     MayResize,
+    /// A pool's handle a call is given (it can free the pool's memory).
+    MayFreeThroughHandle,
 }
 
 impl fmt::Display for LabelKind {
@@ -583,6 +609,9 @@ impl fmt::Display for LabelKind {
             LabelKind::SliceOfLocal(n) => write!(f, "this gives the callee a pointer into `{n}`"),
             LabelKind::MayResize => {
                 write!(f, "the call can resize the reusable slice through this")
+            }
+            LabelKind::MayFreeThroughHandle => {
+                write!(f, "the call can free the pool's memory through this handle")
             }
         }
     }

@@ -65,16 +65,28 @@ impl Diagnostic {
     }
 }
 
+/// The most diagnostics one run keeps; past them it only counts. A file of
+/// 64 MiB of stray characters would otherwise keep tens of millions, tens of
+/// GB with their text.
+pub const MAX_DIAGNOSTICS: usize = 1000;
+
 /// Collects diagnostics during a run; drops exact repeats (same kind at the
 /// same span), which a generic body or a shared subexpression could produce.
 #[derive(Default)]
 pub(crate) struct Sink {
     list: Vec<Diagnostic>,
     seen: HashSet<(Span, String)>,
+    /// Diagnostics past [`MAX_DIAGNOSTICS`], counted, not kept (repeats
+    /// among them included).
+    omitted: usize,
 }
 
 impl Sink {
     pub(crate) fn push(&mut self, d: Diagnostic) {
+        if self.list.len() >= MAX_DIAGNOSTICS {
+            self.omitted += 1;
+            return;
+        }
         if self.seen.insert((d.span, d.kind.to_string())) {
             self.list.push(d);
         }
@@ -98,7 +110,11 @@ impl Sink {
         let mut list = self.list;
         // Source order: by file (root first, modules in load order), then offset.
         list.sort_by_key(|d| (d.span.file, d.span.lo));
-        Diagnostics { list, sources }
+        Diagnostics {
+            list,
+            sources,
+            omitted: self.omitted,
+        }
     }
 }
 
@@ -108,12 +124,14 @@ impl Sink {
 pub struct Diagnostics {
     list: Vec<Diagnostic>,
     sources: Arc<SourceMap>,
+    /// Errors past [`MAX_DIAGNOSTICS`]: counted, not kept.
+    omitted: usize,
 }
 
 impl Diagnostics {
-    /// Number of errors.
+    /// Number of errors (those past [`MAX_DIAGNOSTICS`] included).
     pub fn len(&self) -> usize {
-        self.list.len()
+        self.list.len() + self.omitted
     }
     /// True when there are no errors (never the case for a returned `Err`).
     pub fn is_empty(&self) -> bool {
@@ -142,6 +160,12 @@ impl Diagnostics {
         let mut out = String::new();
         for d in &self.list {
             out.push_str(&self.render_one(d));
+        }
+        if self.omitted > 0 {
+            out.push_str(&format!(
+                "error: {} more errors not shown (only the first {MAX_DIAGNOSTICS} are kept)\n",
+                self.omitted
+            ));
         }
         out
     }

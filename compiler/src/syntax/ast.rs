@@ -87,9 +87,11 @@ pub struct ExternItem {
     pub ret: Option<TypeExpr>,
 }
 
-/// `fn name<generics>(params) -> T { body }`
+/// `fn name<generics>(params) -> T { body }`, or `priv fn ...` (callable
+/// only by code of the module that declares it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FnItem {
+    pub private: bool,
     pub name: Ident,
     pub generics: Vec<Ident>,
     pub params: Vec<Param>,

@@ -388,29 +388,39 @@ impl<'s> Parser<'s> {
                 self.expect(&Tok::Semi)?;
                 Ok(Item::Extern(ExternItem { name, params, ret }))
             }
-            Tok::Fn => {
+            // `priv fn`: a function private to its module (`priv` is a
+            // keyword only here and before a field name).
+            Tok::Ident(n) if n == "priv" && *self.peek_at(1) == Tok::Fn => {
                 self.bump();
-                let name = self.ident()?;
-                let generics = self.generic_params()?;
-                let params = self.params()?;
-                let ret = self.ret_type()?;
-                let saved = self.tail_depth.replace(self.depth + 1);
-                if ret.is_none() {
-                    self.tail_depth = None;
-                }
-                let body = self.block();
-                self.tail_depth = saved;
-                let body = body?;
-                Ok(Item::Fn(FnItem {
-                    name,
-                    generics,
-                    params,
-                    ret,
-                    body,
-                }))
+                self.fn_item(true)
             }
+            Tok::Fn => self.fn_item(false),
             _ => Err(self.error_expected(Expected::Item)),
         }
+    }
+
+    /// `fn name<generics>(params) -> T { body }`, at its `fn`.
+    fn fn_item(&mut self, private: bool) -> PResult<Item> {
+        self.expect(&Tok::Fn)?;
+        let name = self.ident()?;
+        let generics = self.generic_params()?;
+        let params = self.params()?;
+        let ret = self.ret_type()?;
+        let saved = self.tail_depth.replace(self.depth + 1);
+        if ret.is_none() {
+            self.tail_depth = None;
+        }
+        let body = self.block();
+        self.tail_depth = saved;
+        let body = body?;
+        Ok(Item::Fn(FnItem {
+            private,
+            name,
+            generics,
+            params,
+            ret,
+            body,
+        }))
     }
 
     fn params(&mut self) -> PResult<Vec<Param>> {
