@@ -833,3 +833,25 @@ fn help_bench_is_the_bench_help() {
     );
     assert!(String::from_utf8_lossy(&a.stdout).contains("--workloads"));
 }
+
+/// A `--keep-call` naming no function says so (it was accepted silently:
+/// a misspelt name in a benchmark's configuration kept nothing).
+#[test]
+fn keep_call_of_no_function_is_noted() {
+    let dir = scratch("keep-call");
+    let out = dir.join("a");
+    let o = tern(&[
+        "build",
+        "--keep-call",
+        "nosuch",
+        "tests/programs/arith_i64.tern",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stderr(&o),
+        "note: --keep-call `nosuch` names no function of the program\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

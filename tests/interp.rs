@@ -243,6 +243,17 @@ fn pool_configuration_is_checked_by_the_runtime_as_for_compiled_code() {
         stderr(&o),
         "error: <runtime>: TERN_POOL_BYTES must be a positive number of bytes, got `lots`\n"
     );
+    // One byte past the largest arena says so (it said "positive").
+    let mut cmd = Command::new(TERN);
+    cmd.args(["run", "--interp", "tests/programs/reusable_basic.tern"])
+        .current_dir(ROOT)
+        .env("TERN_POOL_BYTES", "17179869177");
+    let o = program_support::child::run(cmd, None, program_support::child::PATIENCE);
+    assert_eq!(o.status.code(), Some(101));
+    assert_eq!(
+        stderr(&o),
+        "error: <runtime>: TERN_POOL_BYTES is `17179869177`, more than the largest pool, 17179869176 bytes (16 GiB less 8)\n"
+    );
 }
 
 #[test]

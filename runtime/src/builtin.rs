@@ -41,16 +41,24 @@ fn slot() -> &'static mut Option<BuiltinPool> {
 }
 
 /// The arena size from `TERN_POOL_BYTES` (decimal bytes), else the default.
-/// A value that is not a positive integer is an error message.
+/// A value that is not an integer from 1 to the largest arena is an error
+/// message that says which bound it misses.
 pub fn configured_bytes() -> Result<i64, String> {
-    match std::env::var("TERN_POOL_BYTES") {
-        Err(_) => Ok(DEFAULT_POOL_BYTES),
-        Ok(s) => match s.trim().parse::<i64>() {
-            Ok(n) if n > 0 => Ok(n),
-            _ => Err(format!(
-                "TERN_POOL_BYTES must be a positive number of bytes, got `{s}`"
-            )),
-        },
+    use crate::span_tree::tree::MAX_ARENA_BYTES;
+    let Ok(s) = std::env::var("TERN_POOL_BYTES") else {
+        return Ok(DEFAULT_POOL_BYTES);
+    };
+    let t = s.trim();
+    let digits = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    match t.parse::<i64>() {
+        Ok(n) if (1..=MAX_ARENA_BYTES).contains(&n) => Ok(n),
+        // All digits but not in range: too large (or 0).
+        _ if digits && t.bytes().any(|b| b != b'0') => Err(format!(
+            "TERN_POOL_BYTES is `{s}`, more than the largest pool, {MAX_ARENA_BYTES} bytes (16 GiB less 8)"
+        )),
+        _ => Err(format!(
+            "TERN_POOL_BYTES must be a positive number of bytes, got `{s}`"
+        )),
     }
 }
 

@@ -282,6 +282,15 @@ pub fn translate<M: Module>(
         )?;
     }
     tr.listing.notes.extend(budget.note());
+    // A `--keep-call` that names no function keeps nothing: most likely a
+    // misspelt name in a benchmark's configuration.
+    for k in &opts.keep_calls {
+        if !names.contains(k) {
+            tr.listing.notes.push(format!(
+                "note: --keep-call `{k}` names no function of the program"
+            ));
+        }
+    }
     // The entry wrapper.
     ctx.func.signature = entry_sig;
     {

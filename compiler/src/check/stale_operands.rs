@@ -795,8 +795,35 @@ impl Pass<'_> {
     fn ref_held(&self, x: &Expr) -> Vec<Held> {
         match Place::of(x) {
             Some(p) => vec![Self::address(p)],
-            None => self.views(x),
+            None => self.computed_address(x),
         }
+    }
+
+    /// What a `ref` to a place inside a computed value keeps (`ref
+    /// id(s)[1]`, `ref [u][0][1]`): an address that may lie in the memory
+    /// of any slice or reusable slice the value's places reach, stated as
+    /// an element of each (what a resize or a pool's handle freeing that
+    /// memory spoils). A value that reaches no pool memory is a
+    /// temporary of the frame.
+    fn computed_address(&self, x: &Expr) -> Vec<Held> {
+        let mut out = Vec::new();
+        for (place, ty) in self.mentioned(x) {
+            for (base, reaches) in [
+                (
+                    Base::Reusable,
+                    self.facts
+                        .reach(ty, &mut |t| matches!(t, Type::Reusable(_))),
+                ),
+                (Base::Slice, self.facts.holds_slice(ty)),
+            ] {
+                if reaches {
+                    let mut at = place.clone().then(Step::Index(base));
+                    at.elem = Some(x.ty.clone());
+                    out.push(Self::address(at));
+                }
+            }
+        }
+        out
     }
 
     /// What an index or slicing keeps of its base while the index is
@@ -870,7 +897,10 @@ impl Pass<'_> {
     /// pool's handle by design (the handle's power to free any memory is
     /// not held against the slice).
     fn report_own(&mut self, args: &[(Vec<Held>, Span, Vec<Resize>)], pool_op: bool) {
-        if self.report_beside_handle(args) {
+        // The stdlib pools' own operations free only the slices they are
+        // handed (`vec_pool::push(ref p, ref outer.items[i], x)` grows the
+        // inner vector, not `outer`'s storage).
+        if !pool_op && self.report_beside_handle(args) {
             return;
         }
         for (j, (_, _, through)) in args.iter().enumerate() {
@@ -914,7 +944,18 @@ impl Pass<'_> {
             h.lib && matches!(h.kind, Kind::Address) && !h.place.steps.iter().all(inline)
         };
         let viewing = |h: &Held| h.lib && !matches!(h.kind, Kind::Address);
-        let same = |a: &Place, b: &Place| a.root == b.root && a.steps == b.steps;
+        // The same memory: a computed value may view anything its place
+        // reaches; two headers, when one holds the other inline (`w` and
+        // `w.f`). (A header stored in a slice's element, `ss[0]`, views
+        // other memory than the slice `ss`.)
+        let same = |h: &Held, g: &Held| match (h.kind, g.kind) {
+            (Kind::View, _) | (_, Kind::View) => overlap(&h.place, &g.place),
+            _ => {
+                let inline_under =
+                    |a: &Place, b: &Place| a.to(b).is_some_and(|s| s.iter().all(inline));
+                inline_under(&h.place, &g.place) || inline_under(&g.place, &h.place)
+            }
+        };
         let others = || args.iter().enumerate().filter(move |(i, _)| *i != j);
         let clash = others()
             .find(|(_, (held, _, _))| held.iter().any(in_memory))
@@ -922,12 +963,10 @@ impl Pass<'_> {
                 others().find(|(i, (held, _, _))| {
                     others().any(|(k, (earlier, _, _))| {
                         k < *i
-                            && held.iter().filter(|h| viewing(h)).any(|h| {
-                                earlier
-                                    .iter()
-                                    .filter(|g| viewing(g))
-                                    .any(|g| same(&h.place, &g.place))
-                            })
+                            && held
+                                .iter()
+                                .filter(|h| viewing(h))
+                                .any(|h| earlier.iter().filter(|g| viewing(g)).any(|g| same(h, g)))
                     })
                 })
             });
