@@ -29,6 +29,9 @@ impl Loader for RepoLoader {
             .find(|l| *l != Loaded::NotFound)
             .unwrap_or(Loaded::NotFound)
     }
+    fn is_library(&self, display: &str) -> bool {
+        Path::new(display).starts_with(Path::new(ROOT).join("stdlib"))
+    }
 }
 
 fn inputs() -> Vec<(String, String, String)> {

@@ -22,6 +22,9 @@ impl Loader for FsLoader {
         }
         Loaded::NotFound
     }
+    fn is_library(&self, display: &str) -> bool {
+        Path::new(display).starts_with(&self.stdlib)
+    }
 }
 
 fn main() {

@@ -140,8 +140,15 @@ impl Checker<'_> {
         let fns = &self.fns;
         let pure = |i: usize| stale_operands::PURE_RELEASES.contains(&fns[i].name.as_str());
         self.item_frees = stale_operands::may_free(&bodies, &extern_frees, &pure);
+        // Only the stdlib's own modules: a program's `vec_pool.tern` beside
+        // it shares the name, not the trust.
+        let sources = self.sources;
         self.item_pool_ops = (0..checked.len())
-            .map(|i| stale_operands::pool_operation(&self.fns[i].name))
+            .map(|i| {
+                let f = &self.fns[i];
+                stale_operands::pool_operation(&f.name)
+                    && sources.file(f.ast.name.span.file).library
+            })
             .collect();
         let frees = |id: tir::FuncId| self.item_frees.get(id.0 as usize) != Some(&false);
         let pool_op = |id: tir::FuncId| self.item_pool_ops.get(id.0 as usize) == Some(&true);

@@ -36,7 +36,10 @@
 //! any memory a pool handed out. Two arguments of one call that can free
 //! through one of them may not overlap (the callee may hold the one while
 //! it resizes through the other), save a pool's handle beside a slice of
-//! it, which is how a slice is handed over to be reallocated. A direct
+//! it, which is how a slice is handed over to be reallocated; beside the
+//! handle no other argument may be an address inside pool memory, nor two
+//! of them view the same memory (the stdlib pools' own operations
+//! excepted: [`Pass::report_beside_handle`]). A direct
 //! call of an `extern fn` is outside the rule, as `unsafe::` is
 //! (docs/language.md 15). Stale copies kept in variables are the
 //! programmer's (docs/language.md 15.1). The pass is pure: it reads a
@@ -957,8 +960,24 @@ impl Pass<'_> {
             }
         };
         let others = || args.iter().enumerate().filter(move |(i, _)| *i != j);
-        let clash = others()
-            .find(|(_, (held, _, _))| held.iter().any(in_memory))
+        // The handle itself kept in its pool's memory (`put(ref hs[0])`
+        // with the handle a field of `hs[0]`): the callee can free the
+        // memory it then writes the handle's neighbours through.
+        let handle_inside = args[j].0.iter().any(in_memory).then_some((j, &args[j]));
+        // Two copies in one literal argument (`[s, s]`, `W { a: u, b: u }`).
+        let within = |held: &Vec<Held>| {
+            held.iter().enumerate().any(|(a, h)| {
+                held[a + 1..].iter().any(|g| {
+                    viewing(h)
+                        && viewing(g)
+                        && (matches!(h.kind, Kind::Header) || matches!(g.kind, Kind::Header))
+                        && same(h, g)
+                })
+            })
+        };
+        let clash = handle_inside
+            .or_else(|| others().find(|(_, (held, _, _))| held.iter().any(in_memory)))
+            .or_else(|| others().find(|(_, (held, _, _))| within(held)))
             .or_else(|| {
                 others().find(|(i, (held, _, _))| {
                     others().any(|(k, (earlier, _, _))| {

@@ -55,6 +55,12 @@ impl Loader for TestLoader {
         }
         Loaded::NotFound
     }
+
+    /// The repository's `stdlib/` is the standard library (the stale-operand
+    /// rule trusts its pool operations).
+    fn is_library(&self, display: &str) -> bool {
+        display.starts_with("stdlib/")
+    }
 }
 
 /// Every `*.tern` file directly in `dir` (relative to the root), sorted.

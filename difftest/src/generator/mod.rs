@@ -829,6 +829,9 @@ mod sample_tests {
             let path = workspace_root().join("stdlib").join(format!("{name}.tern"));
             tern_compiler::Loaded::from_bytes(format!("stdlib/{name}.tern"), std::fs::read(path))
         }
+        fn is_library(&self, display: &str) -> bool {
+            display.starts_with("stdlib/")
+        }
     }
 
     fn sample_size() -> u64 {
