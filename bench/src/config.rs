@@ -273,9 +273,10 @@ struct Args {
     /// checked whole before anything runs.
     #[arg(long)]
     trace_file: Option<PathBuf>,
-    /// Element sizes in bytes: 8 (i64) and/or 128 ([16]i64).
-    #[arg(long, value_delimiter = ',', default_values = ["8", "128"], value_parser = parse_size)]
-    sizes: Vec<u32>,
+    /// Element sizes in bytes: 8 (i64) and/or 128 ([16]i64); the matrix's
+    /// only (the programs suite has none). [default: 8,128]
+    #[arg(long, value_delimiter = ',', value_parser = parse_size)]
+    sizes: Option<Vec<u32>>,
     /// Sides to compare; builtin is always measured (ratios are side/builtin).
     /// c-zeroed: the C side with Tern's zero fill (it differs from c in the
     /// trace replays only). [default: builtin,library,pure,c; with `--suite
@@ -446,6 +447,12 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             })
             .collect(),
     );
+    if programs && a.sizes.is_some() {
+        return Err(
+            "error: `--sizes` sets the matrix's element sizes; the programs suite has none"
+                .to_string(),
+        );
+    }
     let trace_file = match &a.trace_file {
         Some(path) => {
             if programs {
@@ -487,7 +494,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
     Ok(Parsed::Run(Config {
         suite: a.suite,
         workloads,
-        sizes: dedup(a.sizes),
+        sizes: dedup(a.sizes.unwrap_or_else(|| vec![8, 128])),
         sides,
         modes: dedup(a.modes),
         levels: dedup(a.levels),
@@ -797,6 +804,11 @@ mod tests {
         );
         let e = parse(&args("--reps 0")).unwrap_err();
         assert!(e.contains("--reps"), "{e}");
+        let e = parse(&args("--suite programs --sizes 8")).unwrap_err();
+        assert_eq!(
+            e,
+            "error: `--sizes` sets the matrix's element sizes; the programs suite has none"
+        );
         // Together they count every sample's runs: neither may be so large
         // that the sum wraps (a run that measured nothing).
         for flag in ["--reps", "--warmups"] {
