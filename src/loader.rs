@@ -5,6 +5,7 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
+use tern_compiler::source::SourceFile;
 use tern_compiler::{Loaded, Loader, MAX_SOURCE_BYTES};
 
 mod embedded {
@@ -139,12 +140,13 @@ pub fn read_source(path: &Path) -> Result<String, SourceError> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
-        // What precedes the bad byte is valid UTF-8.
+        // What precedes the bad byte is valid UTF-8; its end is placed as
+        // every diagnostic places an offset (`SourceFile::line_col`).
         let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
-        let line_start = before.rfind('\n').map_or(0, |n| n + 1);
+        let (line, col) = SourceFile::new(String::new(), before.to_string()).line_col(at as u32);
         SourceError::NotUtf8 {
-            line: before.matches('\n').count() + 1,
-            col: before[line_start..].chars().count() + 1,
+            line: line as usize,
+            col: col as usize,
             byte: bytes[at],
         }
     })
