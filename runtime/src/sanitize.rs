@@ -9,7 +9,9 @@
 //! live allocation covering it, 0 where the arena is free. Code compiled with
 //! `--sanitize` checks, before every element access and subslice through a
 //! tagged pointer, that the shadow of the first and last granule touched holds
-//! the pointer's tag ([`check`]), and strips the tag to access memory. A
+//! the pointer's tag and that the bytes touched end within the allocation's
+//! exact end, kept in the tag's record for the last granule's tail
+//! ([`check`]), and strips the tag to access memory. A
 //! freed span's shadow is cleared, a reallocated span gets a new tag, so a copy
 //! of a slice kept after `free`, after a moving `resize`/`append`, or past the
 //! new end of a shrunk slice no longer matches: `use of a freed slice (freed at
@@ -139,6 +141,10 @@ struct TagRecord {
     freed_at: At,
     /// Where it last shrank (its tail was freed there).
     shrunk_at: At,
+    /// The address (untagged) one past its last byte: the shadow holds
+    /// whole 8-byte granules, so a `u8` slice's tail inside its last granule
+    /// (after a shrink from 16 bytes to 13, say) is told apart by this.
+    end: i64,
     /// Whether its pool's reset freed it (at `freed_at`).
     reset: Reset,
     /// Set by [`mark_arena_reset`]: the arena that carves from this
@@ -276,7 +282,7 @@ pub fn region_whole(base: i64, bytes: i64) -> (i64, i64) {
     }
     let st = state();
     let id = st.regions.len() as i64 + 1;
-    let t = new_tag(st, id);
+    let t = new_tag(st, id, base + bytes);
     st.regions.push(Region {
         base,
         bytes,
@@ -442,8 +448,8 @@ fn shadow_at(st: &State, id: i64, g: usize) -> u16 {
     }
 }
 
-/// A fresh tag for an allocation in region `id`.
-fn new_tag(st: &mut State, id: i64) -> u16 {
+/// A fresh tag for an allocation in region `id` ending at `end`.
+fn new_tag(st: &mut State, id: i64, end: i64) -> u16 {
     for _ in 0..TAG_PROBES {
         st.next = st.next % (TAGS - 1) + 1;
         if !st.tags[st.next].live {
@@ -457,6 +463,7 @@ fn new_tag(st: &mut State, id: i64) -> u16 {
     rec.shrunk_at = At::Nowhere;
     rec.reset = Reset::No;
     rec.renew = None;
+    rec.end = end;
     st.next as u16
 }
 
@@ -476,7 +483,7 @@ pub fn tag(id: i64, addr: i64, bytes: i64) -> i64 {
     let Some((g0, n)) = region_of(st, id).and_then(|r| granules(r, addr, bytes)) else {
         return addr;
     };
-    let t = new_tag(st, id);
+    let t = new_tag(st, id, addr + bytes);
     fill(st, id, g0, n, t);
     with_tag(addr, t)
 }
@@ -542,18 +549,21 @@ pub fn retag(id: i64, addr: i64, old: i64, to: i64, new: i64, loc: *const c_char
         rec.live = false;
         rec.reset = Reset::Arena;
         rec.freed_at = at;
-        let fresh = new_tag(st, id);
+        let fresh = new_tag(st, id, to + new);
         fill(st, id, g0, old_n, fresh);
         return with_tag(to, fresh);
     }
     if new_n < old_n {
         fill(st, id, g0 + new_n, old_n - new_n, 0);
-        if t != 0 {
+    } else if new_n > old_n {
+        fill(st, id, g0 + old_n, new_n - old_n, t);
+    }
+    if t != 0 {
+        if new < old {
             let at = recorded(st, loc);
             st.tags[t as usize].shrunk_at = at;
         }
-    } else if new_n > old_n {
-        fill(st, id, g0 + old_n, new_n - old_n, t);
+        st.tags[t as usize].end = to + new;
     }
     with_tag(to, t)
 }
@@ -574,6 +584,7 @@ pub fn check(addr: i64, bytes: i64, loc: *const c_char) -> i64 {
     if let Some(r) = st.regions.get(st.last)
         && let Some((g0, n)) = granules(r, a, bytes)
         && r.holds(t, g0, n)
+        && a + bytes <= st.tags[t as usize].end
     {
         return a;
     }
@@ -589,7 +600,7 @@ fn check_slow(st: &mut State, a: i64, t: u16, bytes: i64, loc: *const c_char) ->
         }
         if let Some((g0, n)) = granules(r, a, bytes) {
             st.last = i;
-            if r.holds(t, g0, n) {
+            if r.holds(t, g0, n) && a + bytes <= st.tags[t as usize].end {
                 return a;
             }
             break;
