@@ -78,6 +78,11 @@ impl Loader for FsLoader {
         }
     }
 
+    fn stdlib_dir(&self) -> Option<(String, bool)> {
+        let dir = self.stdlib_dir.as_ref()?;
+        Some((dir.display().to_string(), dir.is_dir()))
+    }
+
     /// The stdlib's modules are the ones `load` found in the stdlib
     /// directory, or the embedded copies it names `stdlib/NAME.tern`.
     fn is_library(&self, display: &str) -> bool {
@@ -125,9 +130,13 @@ impl SourceError {
     }
 }
 
+/// The UTF-8 byte order mark, dropped from the start of a source file.
+const BOM: &str = "\u{feff}";
+
 /// Reads a source file, at most [`MAX_SOURCE_BYTES`] of it: one byte more
 /// is refused, so `/dev/zero` or a FIFO that never ends costs 64 MiB once
-/// and an error, not the machine's memory.
+/// and an error, not the machine's memory. A leading byte order mark is
+/// dropped.
 pub fn read_source(path: &Path) -> Result<String, SourceError> {
     let file = std::fs::File::open(path).map_err(SourceError::Io)?;
     let mut bytes = Vec::new();
@@ -137,6 +146,12 @@ pub fn read_source(path: &Path) -> Result<String, SourceError> {
     if bytes.len() as u64 > MAX_SOURCE_BYTES {
         return Err(SourceError::TooLarge);
     }
+    // A byte order mark some editors write first is not part of the text
+    // (columns on line 1 count from what follows it).
+    let bytes = match bytes.strip_prefix(BOM.as_bytes()) {
+        Some(rest) => rest.to_vec(),
+        None => bytes,
+    };
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();

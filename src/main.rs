@@ -81,7 +81,8 @@ const ENVIRONMENT: &str = "\
 Environment:
   TERN_POOL_BYTES   size of the builtin pool's arena in bytes (default 4 GiB; also read by built executables)
   TERN_POOL_STATS   a file: when the program ends normally, the runtime writes there each pool kind's
-                    arena high-water mark in bytes (`builtin N`, `library N`, `pure N`; tern bench uses it)
+                    arena high-water mark in bytes (`builtin N`, `library N`, `pure N`; tern bench uses it);
+                    an existing file is replaced only if it holds such a report or nothing
   TERN_STDLIB       directory of stdlib modules to use instead of the embedded ones
   TERN_RUNTIME_LIB  the runtime static library `tern build` links (default: the copy inside tern,
                     unpacked to $XDG_CACHE_HOME/tern, else ~/.cache/tern, else a private

@@ -307,6 +307,19 @@ fn pool_stats_report_each_pools_high_water_mark() {
             "builtin 40\nlibrary 88\npure 16\n"
         );
     }
+    // Naming a file that is not a report (the program's own source) leaves
+    // it as it is, with a warning; the run's status is unchanged.
+    let source = std::fs::read_to_string(&file).unwrap();
+    let o = child_support::output(Command::new(&exe).env("TERN_POOL_STATS", &file));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "warning: cannot write TERN_POOL_STATS file `{}`: it exists and is not a pool statistics report; left unchanged\n",
+            file.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), source);
     // Unset, nothing is written.
     let _ = std::fs::remove_file(&stats);
     assert!(
@@ -817,6 +830,24 @@ fn a_source_that_is_not_utf8_is_located() {
         stderr(&o),
         format!("error: {f}:2:9: the file is not valid UTF-8 (byte 0xff)\n")
     );
+    // A byte order mark first is not part of the text: the program runs, and
+    // its errors' columns count from what follows it.
+    std::fs::write(&file, b"\xef\xbb\xbffn main() { print(1); }\n").unwrap();
+    let o = tern(&["run", f]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "1\n", "{}", stderr(&o));
+    std::fs::write(&file, b"\xef\xbb\xbffn main() { print(x); }\n").unwrap();
+    let o = tern(&["check", f]);
+    assert!(
+        stderr(&o).starts_with(&format!("{f}:1:19: error: ")),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(&file, b"\xef\xbb\xbf\xff").unwrap();
+    let o = tern(&["run", f]);
+    assert_eq!(
+        stderr(&o),
+        format!("error: {f}:1:1: the file is not valid UTF-8 (byte 0xff)\n")
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -854,4 +885,37 @@ fn keep_call_of_no_function_is_noted() {
         "note: --keep-call `nosuch` names no function of the program\n"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `TERN_STDLIB` naming a directory without the module, or no directory:
+/// the error says where the standard library was looked for.
+#[test]
+fn a_module_missing_from_tern_stdlib_names_the_directory() {
+    let dir = scratch("stdlib-dir");
+    let file = dir.join("main.tern");
+    std::fs::write(&file, "use vec;\nfn main() {}\n").unwrap();
+    let missing = dir.join("none");
+    for (stdlib, why) in [
+        (&dir, "which has no `vec.tern`".to_string()),
+        (&missing, "which is not a directory".to_string()),
+    ] {
+        let o = child_support::output(
+            Command::new(TERN)
+                .args(["check", file.to_str().unwrap()])
+                .env("TERN_STDLIB", stdlib),
+        );
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "{f}:1:5: error: cannot find module `vec`\n\
+                 1 | use vec;\n  |     ^^^\n  |\n  \
+                 = note: the standard library is read from `{d}` (TERN_STDLIB), {why}\n\
+                 error: could not compile `{f}`: 1 error\n",
+                f = file.display(),
+                d = stdlib.display()
+            )
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
 }

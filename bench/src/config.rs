@@ -413,6 +413,20 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             name(s)
         ));
     }
+    // C is compiled ahead of time only: asked for by name, it needs the AOT
+    // mode (by default it is simply absent from the JIT's tables).
+    if let Some(s) = a
+        .sides
+        .iter()
+        .flatten()
+        .find(|s| matches!(s, Side::C | Side::CZeroed))
+        && !a.modes.contains(&Mode::Aot)
+    {
+        return Err(format!(
+            "error: the side `{}` is compiled ahead of time only: add `aot` to `--modes`",
+            name(s)
+        ));
+    }
     sides.extend(
         dedup(a.sides.unwrap_or_else(|| default_sides.to_vec()))
             .into_iter()
@@ -815,6 +829,22 @@ mod tests {
             let e = parse(&args(&format!("{flag} 4294967295"))).unwrap_err();
             assert!(e.contains(flag) && e.contains("1000000"), "{e}");
         }
+        for sides in ["c", "library,c-zeroed"] {
+            let e = parse(&args(&format!(
+                "--sides {sides} --modes jit-exec,jit-total"
+            )));
+            let side = sides.rsplit(',').next().unwrap();
+            assert_eq!(
+                e.unwrap_err(),
+                format!(
+                    "error: the side `{side}` is compiled ahead of time only: add `aot` to `--modes`"
+                )
+            );
+        }
+        assert_eq!(
+            config("--modes jit-exec").sides,
+            [Side::Builtin, Side::Library, Side::Pure, Side::C]
+        );
         let e = parse(&args("--affinity 2-1")).unwrap_err();
         assert!(e.contains("`2-1` is not a CPU list"), "{e}");
         let e = parse(&args("--frobnicate")).unwrap_err();

@@ -55,24 +55,40 @@ pub const MAX_TRACE_BYTES: u64 = 1 << 30;
 /// with `quick`.
 pub fn load_file(path: &Path, quick: bool) -> Result<Vec<u8>, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
-    let raw = read_capped(file, MAX_TRACE_BYTES).map_err(|e| format!("cannot read it: {e}"))?;
-    let t = if raw.starts_with(&[0x1f, 0x8b]) {
-        read_capped(flate2::read::GzDecoder::new(&raw[..]), MAX_TRACE_BYTES)
-            .map_err(|e| format!("not a gzip file: {e}"))?
-    } else {
-        raw
-    };
-    finish(t, quick)
+    finish(read_trace(file, MAX_TRACE_BYTES)?, quick)
 }
 
-/// All of `r`, or an error once it passes `limit` bytes.
-fn read_capped(r: impl Read, limit: u64) -> Result<Vec<u8>, String> {
+/// The bytes of the trace `r` holds, decompressed if it is gzip, each form
+/// at most `limit` bytes.
+fn read_trace(r: impl Read, limit: u64) -> Result<Vec<u8>, String> {
+    let over = |what: &str| format!("more than {limit} bytes{what}, the limit for a trace");
+    let raw = read_capped(r, limit).map_err(|e| match e {
+        Capped::Io(e) => format!("cannot read it: {e}"),
+        Capped::Over => over(""),
+    })?;
+    if !raw.starts_with(&[0x1f, 0x8b]) {
+        return Ok(raw);
+    }
+    read_capped(flate2::read::GzDecoder::new(&raw[..]), limit).map_err(|e| match e {
+        Capped::Io(e) => format!("not a gzip file: {e}"),
+        Capped::Over => over(" decompressed"),
+    })
+}
+
+/// Why [`read_capped`] read nothing.
+#[derive(Debug)]
+enum Capped {
+    Io(std::io::Error),
+    /// The reader went past the limit.
+    Over,
+}
+
+/// All of `r`, or [`Capped::Over`] once it passes `limit` bytes.
+fn read_capped(r: impl Read, limit: u64) -> Result<Vec<u8>, Capped> {
     let mut t = Vec::new();
-    r.take(limit + 1)
-        .read_to_end(&mut t)
-        .map_err(|e| e.to_string())?;
+    r.take(limit + 1).read_to_end(&mut t).map_err(Capped::Io)?;
     if t.len() as u64 > limit {
-        return Err(format!("more than {limit} bytes, the limit for a trace"));
+        return Err(Capped::Over);
     }
     Ok(t)
 }
@@ -468,10 +484,24 @@ mod tests {
             "2 records promised, 31 bytes"
         );
         assert_eq!(
-            read_capped(&t[..], 31).unwrap_err(),
+            read_trace(&t[..], 31).unwrap_err(),
             "more than 31 bytes, the limit for a trace"
         );
-        assert_eq!(read_capped(&t[..], 32).unwrap(), t);
+        assert_eq!(read_trace(&t[..], 32).unwrap(), t);
+        // A gzip file within the limit whose contents are not.
+        let long = trace(1, &[(0, 0, 16), (1, 0, 0)].repeat(50));
+        let limit = long.len() as u64 - 1;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut e, &long).unwrap();
+        let small = e.finish().unwrap();
+        assert!((small.len() as u64) < limit);
+        assert_eq!(
+            read_trace(&small[..], limit).unwrap_err(),
+            format!("more than {limit} bytes decompressed, the limit for a trace")
+        );
+        assert_eq!(read_trace(&small[..], limit + 1).unwrap(), long);
+        let e = read_trace(&small[..small.len() - 4], limit + 1).unwrap_err();
+        assert!(e.starts_with("not a gzip file: "), "{e}");
         let e = load_file(&dir.join("none"), false).unwrap_err();
         assert!(e.starts_with("cannot read it: "), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();

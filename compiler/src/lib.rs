@@ -72,6 +72,12 @@ pub trait Loader: Sync {
         let _ = display;
         false
     }
+    /// The directory this loader reads the standard library from when the
+    /// user named one (`TERN_STDLIB`), as shown, and whether it is a
+    /// directory: a module not found then says where it was looked for.
+    fn stdlib_dir(&self) -> Option<(String, bool)> {
+        None
+    }
 }
 
 /// Stack size of the thread the compiler runs on: its passes recurse once
@@ -223,7 +229,18 @@ fn load_modules(
                             None
                         }
                         Loaded::NotFound => {
-                            sink.error(ErrorKind::ModuleNotFound(name.name.clone()), name.span);
+                            let mut d = diagnostics::Diagnostic::new(
+                                ErrorKind::ModuleNotFound(name.name.clone()),
+                                name.span,
+                            );
+                            if let Some((dir, is_dir)) = loader.stdlib_dir() {
+                                d = d.note(diagnostics::NoteKind::StdlibDir {
+                                    dir,
+                                    module: name.name.clone(),
+                                    is_dir,
+                                });
+                            }
+                            sink.push(d);
                             None
                         }
                     };

@@ -45,14 +45,108 @@ pub fn report() -> String {
 }
 
 /// Writes [`report`] to the file `TERN_POOL_STATS` names, if it is set.
-/// A write error is reported on stderr; the program's status is unchanged.
+/// The file is created, or replaced when it already holds a report (or
+/// nothing); any other file is left as it is, with a warning: the variable
+/// may name the program's own source by mistake. A write error is reported
+/// on stderr too; the program's status is unchanged either way.
 pub fn write_if_requested() {
-    if let Some(path) = std::env::var_os("TERN_POOL_STATS")
-        && let Err(e) = std::fs::write(&path, report())
-    {
+    let Some(path) = std::env::var_os("TERN_POOL_STATS") else {
+        return;
+    };
+    let path = std::path::Path::new(&path);
+    if let Err(why) = write_report(path, &report()) {
         eprintln!(
-            "warning: cannot write TERN_POOL_STATS file `{}`: {e}",
-            std::path::Path::new(&path).display()
+            "warning: cannot write TERN_POOL_STATS file `{}`: {why}",
+            path.display()
         );
+    }
+}
+
+/// The longest file [`write_report`] reads to decide whether it is a report
+/// (three lines of a kind and an `i64`: under 100 bytes).
+const MAX_REPORT_BYTES: u64 = 4096;
+
+/// Writes `text` to `path`, created if missing; an existing file only when it
+/// [`is_report`] or is empty. `Err` says why nothing was written.
+fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
+    use std::io::{Read as _, Seek as _, Write as _};
+    let mut file = match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let mut f = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(path)
+                .map_err(|e| e.to_string())?;
+            let mut old = Vec::new();
+            (&mut f)
+                .take(MAX_REPORT_BYTES + 1)
+                .read_to_end(&mut old)
+                .map_err(|e| e.to_string())?;
+            let ours = old.len() as u64 <= MAX_REPORT_BYTES
+                && std::str::from_utf8(&old).is_ok_and(is_report);
+            if !ours {
+                return Err(
+                    "it exists and is not a pool statistics report; left unchanged".to_string(),
+                );
+            }
+            f.set_len(0).map_err(|e| e.to_string())?;
+            f.rewind().map_err(|e| e.to_string())?;
+            f
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    file.write_all(text.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// Whether `text` has the shape [`report`] writes: lines `KIND BYTES` of the
+/// three kinds, nothing else (the empty report included).
+fn is_report(text: &str) -> bool {
+    text.lines().all(|line| {
+        line.split_once(' ').is_some_and(|(kind, bytes)| {
+            ["builtin", "library", "pure"].contains(&kind) && bytes.parse::<i64>().is_ok()
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_report_or_an_empty_file_is_replaced() {
+        let dir = std::env::temp_dir().join(format!("tern-stats-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("stats");
+        let _ = std::fs::remove_file(&file);
+        write_report(&file, "builtin 8\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "builtin 8\n");
+        write_report(&file, "builtin 16\npure 24\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "builtin 16\npure 24\n"
+        );
+        write_report(&file, "builtin 8\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "builtin 8\n");
+        std::fs::write(&file, "").unwrap();
+        write_report(&file, "pure 8\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "pure 8\n");
+        for other in ["fn main() {}\n", "builtin 8\nbuiltin eight\n", "heap 8\n"] {
+            std::fs::write(&file, other).unwrap();
+            assert_eq!(
+                write_report(&file, "builtin 8\n").unwrap_err(),
+                "it exists and is not a pool statistics report; left unchanged"
+            );
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), other);
+        }
+        let big = "builtin 8\n".repeat(500);
+        std::fs::write(&file, &big).unwrap();
+        assert!(write_report(&file, "builtin 8\n").is_err());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), big);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -683,6 +683,14 @@ pub enum NoteKind {
     EscapeRule,
     /// Integer types never convert implicitly: (value's type, wanted type).
     CastHint(String, String),
+    /// A module not found while the standard library is read from a
+    /// directory the user named (`TERN_STDLIB`): the directory as shown, the
+    /// module, and whether the directory is one.
+    StdlibDir {
+        dir: String,
+        module: String,
+        is_dir: bool,
+    },
 }
 
 impl fmt::Display for NoteKind {
@@ -709,6 +717,20 @@ impl fmt::Display for NoteKind {
             NoteKind::CastHint(from, to) => write!(
                 f,
                 "integer types never convert implicitly: convert the `{from}` with `as {to}`"
+            ),
+            NoteKind::StdlibDir {
+                dir,
+                module,
+                is_dir: true,
+            } => write!(
+                f,
+                "the standard library is read from `{dir}` (TERN_STDLIB), which has no `{module}.tern`"
+            ),
+            NoteKind::StdlibDir {
+                dir, is_dir: false, ..
+            } => write!(
+                f,
+                "the standard library is read from `{dir}` (TERN_STDLIB), which is not a directory"
             ),
         }
     }
