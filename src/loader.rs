@@ -51,6 +51,21 @@ impl FsLoader {
     }
 }
 
+impl FsLoader {
+    /// The standard library's module `name`: from `TERN_STDLIB` when set,
+    /// else the embedded copy (shown as `stdlib/NAME.tern`).
+    fn stdlib_module(&self, name: &str) -> Loaded {
+        let file = format!("{name}.tern");
+        if let Some(dir) = &self.stdlib_dir {
+            return load_file(&dir.join(&file));
+        }
+        match embedded::STDLIB.iter().find(|(n, _)| *n == name) {
+            Some((_, text)) => Loaded::Source(format!("stdlib/{file}"), (*text).to_string()),
+            None => Loaded::NotFound,
+        }
+    }
+}
+
 impl Loader for FsLoader {
     fn load(&self, name: &str, from: &str) -> Loaded {
         // Module names are identifiers; refuse anything that could walk the
@@ -59,6 +74,12 @@ impl Loader for FsLoader {
             return Loaded::NotFound;
         }
         let file = format!("{name}.tern");
+        // The standard library's own `use`s find the standard library, never
+        // a file of the program's folder (or of a `stdlib/` folder where
+        // `tern` runs, which an embedded module's name would point into).
+        if self.is_library(from) {
+            return self.stdlib_module(name);
+        }
         let beside = match Path::new(from).parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir.join(&file),
             _ => PathBuf::from(&file),
@@ -69,13 +90,7 @@ impl Loader for FsLoader {
             Loaded::NotFound => {}
             found => return found,
         }
-        if let Some(dir) = &self.stdlib_dir {
-            return load_file(&dir.join(&file));
-        }
-        match embedded::STDLIB.iter().find(|(n, _)| *n == name) {
-            Some((_, text)) => Loaded::Source(format!("stdlib/{file}"), (*text).to_string()),
-            None => Loaded::NotFound,
-        }
+        self.stdlib_module(name)
     }
 
     fn stdlib_dir(&self) -> Option<(String, bool)> {

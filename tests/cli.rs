@@ -919,3 +919,57 @@ fn a_module_missing_from_tern_stdlib_names_the_directory() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A module name names one file in a program: a program's own
+/// `slice_pool.tern` cannot become the module the standard library's
+/// `vec_pool` uses (its operations are trusted by the stale-operand rule as
+/// the standard library's), whichever `use` comes first; and the standard
+/// library's own `use`s never read a `stdlib/` folder where `tern` runs.
+#[test]
+fn a_program_module_cannot_stand_in_for_one_the_stdlib_uses() {
+    let dir = scratch("module-clash");
+    std::fs::write(dir.join("slice_pool.tern"), "fn own() {}\n").unwrap();
+    let main = dir.join("main.tern");
+    for (text, line) in [
+        ("use slice_pool;\nuse vec_pool;\nfn main() {}\n", 1),
+        ("use vec_pool;\nuse slice_pool;\nfn main() {}\n", 2),
+    ] {
+        std::fs::write(&main, text).unwrap();
+        let o = child_support::output(
+            Command::new(TERN)
+                .args(["check", "main.tern"])
+                .current_dir(&dir),
+        );
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "main.tern:{line}:5: error: module `slice_pool` names two files in this program, \
+                 `slice_pool.tern` and `stdlib/slice_pool.tern`: a name must name one module \
+                 (rename the program's own file; the standard library's modules always use the \
+                 standard library's)\n\
+                 {line} | use slice_pool;\n  |     ^^^^^^^^^^\n\
+                 error: could not compile `main.tern`: 1 error\n",
+            )
+        );
+    }
+    // Without the program's own `use slice_pool`, its file is not looked at.
+    std::fs::write(&main, "use vec_pool;\nfn main() { print(1); }\n").unwrap();
+    let o = child_support::output(
+        Command::new(TERN)
+            .args(["run", "main.tern"])
+            .current_dir(&dir),
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "1\n", "{}", stderr(&o));
+    // Nor is a `stdlib/` folder beside it.
+    std::fs::remove_file(dir.join("slice_pool.tern")).unwrap();
+    std::fs::create_dir_all(dir.join("stdlib")).unwrap();
+    std::fs::write(dir.join("stdlib/slice_pool.tern"), "this is not Tern\n").unwrap();
+    let o = child_support::output(
+        Command::new(TERN)
+            .args(["run", "main.tern"])
+            .current_dir(&dir),
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "1\n", "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -47,6 +47,14 @@ pub enum Loaded {
 pub const MAX_SOURCE_BYTES: u64 = 64 << 20;
 
 impl Loaded {
+    /// The display name of the file found, if one was.
+    pub fn display(&self) -> Option<&str> {
+        match self {
+            Loaded::Source(d, _) | Loaded::NotUtf8(d) | Loaded::TooLarge(d) => Some(d),
+            Loaded::NotFound => None,
+        }
+    }
+
     /// The result of reading `bytes` (or failing to) for a module shown as
     /// `display`: a read error is `NotFound` (the loader may look elsewhere).
     pub fn from_bytes(display: String, bytes: std::io::Result<Vec<u8>>) -> Loaded {
@@ -155,10 +163,11 @@ fn compile_here(
         ast: syntax::parse_file(file, text, &mut sink),
         uses: HashMap::new(),
     };
-    let modules = load_modules(root, loader, &mut sources, &mut sink);
     // A root file with syntax errors may have lost its `main` to them.
     let root_parsed_cleanly = sink.is_empty();
-    let program = check::check_program(&modules, &sources, &mut sink, root_parsed_cleanly);
+    let program = load_modules(root, loader, &mut sources, &mut sink).and_then(|modules| {
+        check::check_program(&modules, &sources, &mut sink, root_parsed_cleanly)
+    });
     match program {
         Some(p) if sink.is_empty() => Ok(p),
         _ => Err(sink.finish(Arc::new(sources))),
@@ -168,15 +177,21 @@ fn compile_here(
 /// Parse every module the (parsed) root reaches through `use`, each once
 /// (cyclic `use` is fine: a module already loaded is just linked). A `use`
 /// is resolved from the file it is written in (a root assembled from several
-/// sources has several).
+/// sources has several), and a module name names one file in a program: a
+/// `use` that finds another file than the one the name already stands for
+/// is an error (a program's own `slice_pool.tern` and the standard library's
+/// `vec_pool`, which uses the standard library's `slice_pool`), after which
+/// the program is not checked (`None`: its modules would be checked against
+/// the wrong module's items).
 fn load_modules(
     root: check::ParsedModule,
     loader: &dyn Loader,
     sources: &mut SourceMap,
     sink: &mut Sink,
-) -> Vec<check::ParsedModule> {
+) -> Option<Vec<check::ParsedModule>> {
     let mut modules = vec![root];
-    let mut by_name: HashMap<String, Option<usize>> = HashMap::new();
+    let mut clash = false;
+    let mut by_name: HashMap<String, Bound> = HashMap::new();
     let mut next = 0;
     while next < modules.len() {
         let uses: Vec<syntax::ast::Ident> = modules[next]
@@ -190,61 +205,39 @@ fn load_modules(
             .collect();
         for name in uses {
             let from = sources.file(name.span.file).name.clone();
+            let loaded = loader.load(&name.name, &from);
             let target = match by_name.get(&name.name) {
-                Some(t) => *t,
+                Some(bound) => match (bound.file.as_deref(), loaded.display()) {
+                    (Some(first), Some(here)) if first != here => {
+                        // Reported at the program's own `use`, not inside
+                        // the standard library's file, when one is.
+                        let in_library = |s: source::Span| sources.file(s.file).library;
+                        let at = if in_library(name.span) && !in_library(bound.first_use) {
+                            bound.first_use
+                        } else {
+                            name.span
+                        };
+                        sink.error(
+                            ErrorKind::ModuleNameClash {
+                                module: name.name.clone(),
+                                first: first.to_string(),
+                                second: here.to_string(),
+                            },
+                            at,
+                        );
+                        clash = true;
+                        None
+                    }
+                    _ => bound.target,
+                },
                 None => {
-                    let t = match loader.load(&name.name, &from) {
-                        Loaded::Source(display, src) => {
-                            let library = loader.is_library(&display);
-                            let file = sources.add(display, src);
-                            sources.files[file as usize].library = library;
-                            let text = sources.file(file).text.clone();
-                            let ast = syntax::parse_file(file, &text, sink);
-                            modules.push(check::ParsedModule {
-                                name: Some(name.name.clone()),
-                                file,
-                                ast,
-                                uses: HashMap::new(),
-                            });
-                            Some(modules.len() - 1)
-                        }
-                        Loaded::NotUtf8(display) => {
-                            sink.error(
-                                ErrorKind::ModuleNotUtf8 {
-                                    module: name.name.clone(),
-                                    file: display,
-                                },
-                                name.span,
-                            );
-                            None
-                        }
-                        Loaded::TooLarge(display) => {
-                            sink.error(
-                                ErrorKind::ModuleTooLarge {
-                                    module: name.name.clone(),
-                                    file: display,
-                                },
-                                name.span,
-                            );
-                            None
-                        }
-                        Loaded::NotFound => {
-                            let mut d = diagnostics::Diagnostic::new(
-                                ErrorKind::ModuleNotFound(name.name.clone()),
-                                name.span,
-                            );
-                            if let Some((dir, is_dir)) = loader.stdlib_dir() {
-                                d = d.note(diagnostics::NoteKind::StdlibDir {
-                                    dir,
-                                    module: name.name.clone(),
-                                    is_dir,
-                                });
-                            }
-                            sink.push(d);
-                            None
-                        }
+                    let bound = Bound {
+                        file: loaded.display().map(str::to_string),
+                        target: parse_loaded(&name, loaded, loader, sources, sink, &mut modules),
+                        first_use: name.span,
                     };
-                    by_name.insert(name.name.clone(), t);
+                    let t = bound.target;
+                    by_name.insert(name.name.clone(), bound);
                     t
                 }
             };
@@ -254,5 +247,78 @@ fn load_modules(
         }
         next += 1;
     }
-    modules
+    (!clash).then_some(modules)
+}
+
+/// What a module name stands for in a program, once a `use` resolved it.
+struct Bound {
+    /// The file it names (its display name), if one was found.
+    file: Option<String>,
+    /// Its index in the program's modules, if it parsed into one.
+    target: Option<usize>,
+    /// The `use` that resolved it first.
+    first_use: source::Span,
+}
+
+/// The module `use name` found (`loaded`), parsed and added to `modules`
+/// (its index), or the error that it could not be read.
+fn parse_loaded(
+    name: &syntax::ast::Ident,
+    loaded: Loaded,
+    loader: &dyn Loader,
+    sources: &mut SourceMap,
+    sink: &mut Sink,
+    modules: &mut Vec<check::ParsedModule>,
+) -> Option<usize> {
+    match loaded {
+        Loaded::Source(display, src) => {
+            let library = loader.is_library(&display);
+            let file = sources.add(display, src);
+            sources.files[file as usize].library = library;
+            let text = sources.file(file).text.clone();
+            let ast = syntax::parse_file(file, &text, sink);
+            modules.push(check::ParsedModule {
+                name: Some(name.name.clone()),
+                file,
+                ast,
+                uses: HashMap::new(),
+            });
+            Some(modules.len() - 1)
+        }
+        Loaded::NotUtf8(display) => {
+            sink.error(
+                ErrorKind::ModuleNotUtf8 {
+                    module: name.name.clone(),
+                    file: display,
+                },
+                name.span,
+            );
+            None
+        }
+        Loaded::TooLarge(display) => {
+            sink.error(
+                ErrorKind::ModuleTooLarge {
+                    module: name.name.clone(),
+                    file: display,
+                },
+                name.span,
+            );
+            None
+        }
+        Loaded::NotFound => {
+            let mut d = diagnostics::Diagnostic::new(
+                ErrorKind::ModuleNotFound(name.name.clone()),
+                name.span,
+            );
+            if let Some((dir, is_dir)) = loader.stdlib_dir() {
+                d = d.note(diagnostics::NoteKind::StdlibDir {
+                    dir,
+                    module: name.name.clone(),
+                    is_dir,
+                });
+            }
+            sink.push(d);
+            None
+        }
+    }
 }

@@ -520,8 +520,8 @@ fn assemble(
         uses: Default::default(),
     };
     let parsed_cleanly = sink.is_empty();
-    let modules = load_modules(root, loader, &mut sources, &mut sink);
-    let program = check::check_program(&modules, &sources, &mut sink, parsed_cleanly);
+    let program = load_modules(root, loader, &mut sources, &mut sink)
+        .and_then(|modules| check::check_program(&modules, &sources, &mut sink, parsed_cleanly));
     if let Some(program) = &program {
         refuse_entry_calls(program, &mut sink);
     }

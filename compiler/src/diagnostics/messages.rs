@@ -35,6 +35,13 @@ pub enum ErrorKind {
     LoopKeyword,
     // --- modules and names ---
     ModuleNotFound(String),
+    /// One module name found as two files: the first a `use` resolved it
+    /// to, and the one this `use` finds.
+    ModuleNameClash {
+        module: String,
+        first: String,
+        second: String,
+    },
     ModuleNotUtf8 {
         module: String,
         file: String,
@@ -328,6 +335,14 @@ impl fmt::Display for ErrorKind {
             ),
             LoopKeyword => write!(f, "there is no `loop`: write `while true {{ ... }}`"),
             ModuleNotFound(m) => write!(f, "cannot find module `{m}`"),
+            ModuleNameClash {
+                module,
+                first,
+                second,
+            } => write!(
+                f,
+                "module `{module}` names two files in this program, `{first}` and `{second}`: a name must name one module (rename the program's own file; the standard library's modules always use the standard library's)"
+            ),
             ModuleNotUtf8 { module, file } => {
                 write!(f, "module `{module}` ({file}) is not valid UTF-8")
             }
