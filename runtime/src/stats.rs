@@ -66,10 +66,15 @@ pub fn write_if_requested() {
 /// (three lines of a kind and an `i64`: under 100 bytes).
 const MAX_REPORT_BYTES: u64 = 4096;
 
-/// Writes `text` to `path`, created if missing; an existing file only when it
-/// [`is_report`] or is empty. `Err` says why nothing was written.
+/// Writes `text` to `path`, created if missing; an existing regular file only
+/// when it [`is_report`] or is empty (a device or a pipe, `/dev/stderr`, is
+/// written as it is: there is nothing in it to lose). `Err` says why nothing
+/// was written.
 fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
     use std::io::{Read as _, Seek as _, Write as _};
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return std::fs::write(path, text).map_err(|e| e.to_string());
+    }
     let mut file = match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -143,6 +148,8 @@ mod tests {
             );
             assert_eq!(std::fs::read_to_string(&file).unwrap(), other);
         }
+        // A device is written as it is.
+        write_report(std::path::Path::new("/dev/null"), "builtin 8\n").unwrap();
         let big = "builtin 8\n".repeat(500);
         std::fs::write(&file, &big).unwrap();
         assert!(write_report(&file, "builtin 8\n").is_err());
