@@ -649,7 +649,10 @@ fn counted_loop_facts(
                 (Some(s), Some(e), types::I64) if cc == IntCC::SignedLessThan => {
                     Some(Fact::Within(i, s.into(), e.into()))
                 }
-                (Some(s), Some(e), types::I64) => {
+                // Bounds are signed (`Bounds`): an unsigned loop's values are
+                // bounded so only while they stay below 2^63, where the two
+                // orders agree (past it `i as i64` is negative).
+                (Some(s), Some(e), types::I64) if (e as u64) <= 1 << 63 => {
                     Some(Fact::Within(i, (s as u64).into(), (e as u64).into()))
                 }
                 _ => None,
