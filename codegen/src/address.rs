@@ -57,6 +57,45 @@ pub(crate) fn into_slot(func: &Function, v: Value) -> Option<(StackSlot, i64)> {
     Some((stack_slot, off.checked_add(i64::from(i32::from(offset)))?))
 }
 
+/// Whether the address of `slot` may reach code that is not a plain access:
+/// some use of an address into it, anywhere in `func`, is other than the
+/// address of a `load` or of a `store` (an offset added to it is judged
+/// where the sum is used, while the sum is still recognised as an address
+/// into the slot). Stored as a value, passed to a call or a block, compared
+/// or otherwise computed with, the address may be loaded back and the slot
+/// written through it where no instruction names the slot.
+pub(crate) fn escapes(func: &Function, slot: StackSlot) -> bool {
+    func.layout
+        .blocks()
+        .flat_map(|b| func.layout.block_insts(b))
+        .any(|inst| {
+            let derives = step(func, inst).is_some()
+                && func
+                    .dfg
+                    .inst_results(inst)
+                    .first()
+                    .is_some_and(|&r| into_slot(func, r).is_some_and(|(s, _)| s == slot));
+            !derives
+                && func.dfg.inst_values(inst).any(|v| {
+                    let v = func.dfg.resolve_aliases(v);
+                    into_slot(func, v).is_some_and(|(s, _)| s == slot)
+                        && !is_access_address(func, inst, v)
+                })
+        })
+}
+
+/// Whether `inst` uses `v` only as the address it loads from or stores at.
+fn is_access_address(func: &Function, inst: Inst, v: Value) -> bool {
+    let resolve = |x: Value| func.dfg.resolve_aliases(x);
+    match func.dfg.insts[inst] {
+        InstructionData::Load { arg, .. } => resolve(arg) == v,
+        InstructionData::Store {
+            args: [value, at], ..
+        } => resolve(at) == v && resolve(value) != v,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use cranelift_codegen::ir::{InstBuilder, types};

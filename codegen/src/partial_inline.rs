@@ -33,8 +33,10 @@
 //! `node.left` and `node.right`) is passed by value instead, when the
 //! parameters still fit: the wrapper loads each value the slow part reads
 //! and passes it. Nothing can write the slot between the call and those
-//! reads (only the wrapper holds its address, and the slow part does not
-//! write it), so the values are the same; and the wrapper's loads, right
+//! reads (the slow part does not write it, and the slot's address is used
+//! nowhere in the function but as the address of a load or store:
+//! `address::escapes`; an address kept in another local, `h.xs = arr[..]`,
+//! could be loaded back and written through), so the values are the same; and the wrapper's loads, right
 //! behind the stores that filled the slot, are forwarded from them
 //! (`crate::store_forwarding`), which leaves the slot unread and its
 //! stores dead (`crate::dead_slot_stores`). A tree walk then passes its
@@ -56,7 +58,7 @@ use cranelift_codegen::ir::{
     InstructionData, MemFlagsData, Opcode, StackSlot, Type, Value, ValueDef, types,
 };
 
-use crate::address::into_slot;
+use crate::address::{self, into_slot};
 
 /// The debug tag of the wrapper's call of the slow part: not a Tern call
 /// site, so the recorder leaves it out of every chain.
@@ -265,7 +267,8 @@ fn finish(
             Some(r)
                 if params.len() + by_address.len() + reads.len() + r.len() + later
                     <= MAX_PARAMS
-                    && !params.iter().any(|&p| may_point_into(func, p, slot, 4)) =>
+                    && !params.iter().any(|&p| may_point_into(func, p, slot, 4))
+                    && !address::escapes(func, slot) =>
             {
                 reads.extend(r);
             }
@@ -678,6 +681,43 @@ mod tests {
         let slow_ref = import_into(&mut wrapper, 9, 1);
         make_wrapper(&mut wrapper, &plan, slow_ref);
         verifies(&wrapper);
+    }
+
+    /// A struct local whose address is kept elsewhere (`h.xs = arr[..]`):
+    /// code that loads the address back may write the slot, so it is
+    /// passed by address, not read early by the wrapper.
+    #[test]
+    fn a_slot_whose_address_is_stored_is_passed_by_address() {
+        // The header keeps the address in another slot; the slow part only
+        // reads the slot (the call it makes could write it).
+        let func = function(|b, [_, cheap, slow], x| {
+            let f = import(b, SELF, 1, 1);
+            let slot =
+                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+            let other =
+                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+            let at = b.ins().stack_addr(types::I64, slot, 0);
+            b.ins().store(MemFlagsData::new(), x, at, 0);
+            let keep = b.ins().stack_addr(types::I64, other, 0);
+            b.ins().store(MemFlagsData::new(), at, keep, 0);
+            let c = b.ins().icmp_imm_u(IntCC::Equal, x, 0);
+            b.ins().brif(c, cheap, &[], slow, &[]);
+            b.switch_to_block(cheap);
+            b.ins().return_(&[x]);
+            b.switch_to_block(slow);
+            let down = b.ins().iadd_imm_s(x, -1);
+            let call = b.ins().call(f, &[down]);
+            let r = b.inst_results(call)[0];
+            let at = b.ins().stack_addr(types::I64, slot, 0);
+            let v = b.ins().load(types::I64, MemFlagsData::new(), at, 0);
+            let sum = b.ins().iadd(v, r);
+            b.ins().return_(&[sum]);
+        })
+        .func;
+        let plan = plan(&func, SELF, WRAPPER_LIMIT).expect("splits");
+        assert_eq!(plan.reads, []);
+        assert_eq!(plan.slots.len(), 1);
+        verifies(&slow_part(&func, &plan));
     }
 
     /// A struct local the slow part also writes: the slow part uses the
