@@ -86,7 +86,8 @@ macro_rules! runtime_abi {
             ReusableOffset = reusable::tern_reusable_offset(Ptr, Ptr) -> I64;
             // Memory for library pools, and their statistics.
             MemReserve = mem::tern_mem_reserve(I64) -> I64;
-            MemRelease = mem::tern_mem_release(I64, I64) -> I64;
+            MemReservation = mem::tern_mem_reservation(I64) -> I64;
+            MemRelease = mem::tern_mem_release(I64, I64, I64) -> I64;
             StatsNoteHighWater = stats::tern_stats_note_high_water(I64);
             // The checked span tree (`slice_pool`).
             SpanAlloc = span::tern_span_alloc(Ptr, Ptr, I64) -> I64;

@@ -91,15 +91,29 @@ fn retired() -> std::sync::MutexGuard<'static, Retired> {
     RETIRED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Program memory handed out and not yet retired: base address → length in
-/// bytes (page-rounded). [`retire`] takes exactly one entry out, so the same
-/// range given back twice (a library pool finished through two copies of
-/// its value) is refused rather than handed to two later pools at once.
-static LIVE: std::sync::Mutex<std::collections::BTreeMap<usize, usize>> =
+/// Program memory handed out and not yet retired: base address → its
+/// length in bytes (page-rounded) and its [`reservation_id`]. [`retire`]
+/// takes exactly one entry out, so the same range given back twice (a
+/// library pool finished through two copies of its value) is refused rather
+/// than handed to two later pools at once; and a release that names the id
+/// ([`retire_reservation`]) is refused once the range serves a later
+/// reservation, whose id is another.
+static LIVE: std::sync::Mutex<std::collections::BTreeMap<usize, (usize, u64)>> =
     std::sync::Mutex::new(std::collections::BTreeMap::new());
 
-fn live() -> std::sync::MutexGuard<'static, std::collections::BTreeMap<usize, usize>> {
+/// The id the next reservation of program memory gets (ids start at 1 and
+/// never repeat).
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn live() -> std::sync::MutexGuard<'static, std::collections::BTreeMap<usize, (usize, u64)>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The id of the live reservation of program memory that starts at `base`:
+/// unique for the life of the process, so a value that kept the id of a
+/// reservation since retired cannot pass for the one now at its address.
+pub fn reservation_id(base: usize) -> Option<u64> {
+    live().get(&base).map(|&(_, id)| id)
 }
 
 /// Replaces `[base, base + len)` by fresh zero pages (the old pages go back to
@@ -144,7 +158,8 @@ pub fn reserve_program(bytes: usize) -> Result<*mut u8, i64> {
         }
         None => reserve(len)?,
     };
-    live().insert(base as usize, len);
+    let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    live().insert(base as usize, (len, id));
     Ok(base)
 }
 
@@ -158,18 +173,39 @@ pub fn reserve_program(bytes: usize) -> Result<*mut u8, i64> {
 /// When `[base, base + bytes)` is a live reservation, nothing may use it any
 /// more (slices into it stay harmless: it stays mapped).
 pub unsafe fn retire(base: *mut u8, bytes: usize) -> Result<(), i64> {
+    // SAFETY: the caller's contract.
+    unsafe { retire_if(base, bytes, |_| true) }
+}
+
+/// [`retire`] of the reservation whose [`reservation_id`] is `id`: refused
+/// with [`NOT_RESERVED`] when the range is live under another id (it was
+/// given back and serves a later reservation).
+///
+/// # Safety
+/// As [`retire`].
+pub unsafe fn retire_reservation(base: *mut u8, bytes: usize, id: u64) -> Result<(), i64> {
+    // SAFETY: the caller's contract.
+    unsafe { retire_if(base, bytes, |live| live == id) }
+}
+
+/// [`retire`] when the live reservation's id passes `owns`.
+///
+/// # Safety
+/// As [`retire`].
+unsafe fn retire_if(base: *mut u8, bytes: usize, owns: impl Fn(u64) -> bool) -> Result<(), i64> {
     let len = page_round(bytes.max(1)).ok_or(RESERVE_FAILED)?;
     let base = base as usize;
-    {
+    let entry = {
         let mut live = live();
-        if live.get(&base) != Some(&len) {
-            return Err(NOT_RESERVED);
+        match live.get(&base) {
+            Some(&(l, id)) if l == len && owns(id) => {}
+            _ => return Err(NOT_RESERVED),
         }
-        live.remove(&base);
-    }
+        live.remove(&base).expect("just found")
+    };
     // SAFETY: a live reservation of this module's, whole pages.
     if let Err(e) = unsafe { refresh(base, len) } {
-        live().insert(base, len);
+        live().insert(base, entry);
         return Err(e);
     }
     retired().give(base, len);

@@ -2,7 +2,7 @@
 
 mod child;
 
-use tern_runtime::abi::mem::{tern_mem_release, tern_mem_reserve};
+use tern_runtime::abi::mem::{tern_mem_release, tern_mem_reservation, tern_mem_reserve};
 use tern_runtime::abi::reusable::{
     tern_reusable_alloc, tern_reusable_free, tern_reusable_offset, tern_reusable_resize,
 };
@@ -268,14 +268,40 @@ fn checked_extern_sequence() {
         assert_eq!(tern_span_alloc(std::ptr::null_mut(), n, 8), BAD_POOL);
         assert_eq!(tern_span_finish(h, n), 0);
         assert_eq!(tern_span_alloc(h, n, 8), BAD_POOL);
-        assert_eq!(tern_mem_release(nodes, words * 4), 0);
-        assert_eq!(tern_mem_release(arena, arena_bytes), 0);
+        let (nodes_id, arena_id) = (tern_mem_reservation(nodes), tern_mem_reservation(arena));
+        assert!(nodes_id > 0 && arena_id > 0 && nodes_id != arena_id);
+        // Another reservation's id is refused.
+        assert_eq!(
+            tern_mem_release(arena, arena_bytes, nodes_id),
+            error::NOT_RESERVED
+        );
+        assert_eq!(tern_mem_release(nodes, words * 4, nodes_id), 0);
+        assert_eq!(tern_mem_release(arena, arena_bytes, arena_id), 0);
         // Memory given back already (a pool finished through a second copy
         // of its value) is refused, and so is part of a reservation.
-        assert_eq!(tern_mem_release(arena, arena_bytes), error::NOT_RESERVED);
+        assert_eq!(
+            tern_mem_release(arena, arena_bytes, arena_id),
+            error::NOT_RESERVED
+        );
+        assert_eq!(tern_mem_reservation(arena), error::NOT_RESERVED);
+        // A later reservation (the same range, unless a test beside took it:
+        // retired ranges are reused lowest first) has a new id: the old one
+        // (a stale copy of the pool that held it) cannot give it back.
+        let again = tern_mem_reserve(arena_bytes);
+        let again_id = tern_mem_reservation(again);
+        assert!(again_id > arena_id);
+        assert_eq!(
+            tern_mem_release(again, arena_bytes, arena_id),
+            error::NOT_RESERVED
+        );
+        assert_eq!(tern_mem_release(again, arena_bytes, again_id), 0);
         let more = tern_mem_reserve(2 * arena_bytes);
-        assert_eq!(tern_mem_release(more, arena_bytes), error::NOT_RESERVED);
-        assert_eq!(tern_mem_release(more, 2 * arena_bytes), 0);
+        let more_id = tern_mem_reservation(more);
+        assert_eq!(
+            tern_mem_release(more, arena_bytes, more_id),
+            error::NOT_RESERVED
+        );
+        assert_eq!(tern_mem_release(more, 2 * arena_bytes, more_id), 0);
     }
 }
 
