@@ -128,6 +128,8 @@ transcripts!(
     persistence,
     redefinition,
     redefinition_layout,
+    module_swap,
+    failed_input,
     compile_errors,
     runtime_errors,
     stack_overflow,
@@ -161,15 +163,44 @@ fn every_transcript_is_run() {
 
 /// Invalid UTF-8 on stdin is an error for that input, not the end of the
 /// session (transcripts are UTF-8 text, so this one is inline).
+/// A line that is not UTF-8 drops its input, located, and the session goes
+/// on; inside a string literal it was once rewritten to U+FFFD and run.
 #[test]
 fn invalid_utf8_input_is_reported_and_the_session_goes_on() {
-    let out = run_repl(b"let a = 1;\n\xff\na + 1\n", &[]);
+    let out = run_repl(
+        b"let a = 1;\n\xff\nprint(\"\xc3\xa9\xff\xfe\");\nprint(a,\n\"\xfe\");\na + 1\n",
+        &[],
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n");
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "<repl>:1:1: error: unexpected character `\u{fffd}`\n1 | \u{fffd}\n  | ^\n"
+        "error: <repl>:1:1: the input is not valid UTF-8 (byte 0xff); it was not run\n\
+         error: <repl>:1:9: the input is not valid UTF-8 (byte 0xff); it was not run\n\
+         error: <repl>:2:2: the input is not valid UTF-8 (byte 0xfe); it was not run\n"
     );
     assert_eq!(out.status.code(), Some(0));
+}
+
+/// `:load` of a FIFO is refused: opening it would wait for a writer, and
+/// nothing at the prompt could interrupt that.
+#[test]
+fn load_refuses_a_fifo() {
+    let dir = std::env::temp_dir().join(format!("tern-repl-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("f.tern");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let out = run_repl(format!(":load {}\n1 + 1\n", fifo.display()).as_bytes(), &[]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: cannot read `{}`: it is a pipe or a socket, not a file\n",
+            fifo.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Standard output gone ends the session with one error line and status 1

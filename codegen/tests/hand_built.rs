@@ -237,16 +237,19 @@ fn structs_by_value_and_by_ref() {
     // struct Pair { a: i64, b: i64 }
     let pair = StructDef {
         name: "Pair".into(),
+        module_file: None,
         fields: vec![
             Field {
                 name: "a".into(),
                 ty: Type::I64,
                 offset: 0,
+                private: false,
             },
             Field {
                 name: "b".into(),
                 ty: Type::I64,
                 offset: 8,
+                private: false,
             },
         ],
         layout: Layout { size: 16, align: 8 },

@@ -97,6 +97,12 @@ pub struct Compiled {
     /// they were stored with (a redefinition changed its layout): the host
     /// must drop them. Their slots were neither read nor written.
     pub changed: Vec<usize>,
+    /// Names of the entry's bindings the input may change in place (see
+    /// [`changed_in_place`]): their write-backs come at the end of the
+    /// entry, so when the input fails before that they still hold what
+    /// they held, which the input may have freed or moved (`r =
+    /// reusable::resize(r, 64); panic(..)`). The host drops them then.
+    pub may_change: Vec<String>,
 }
 
 /// The entry of a session program.
@@ -337,6 +343,7 @@ fn compile_here(
             value: None,
             new_bindings: Vec::new(),
             changed,
+            may_change: Vec::new(),
         });
     }
     let mut keep = Keep::default();
@@ -397,7 +404,9 @@ fn compile_here(
     }
     // Pass 2: the same with the stores; this is the program that runs.
     let second = assemble(items, entry, &keep, loader).map_err(|f| f.diagnostics)?;
+    let may_change = changed_in_place(&second.program, entry.bindings);
     Ok(Compiled {
+        may_change,
         value: keep.value.map(|v| Value {
             ty: v.ty,
             addr: v.addr,
@@ -415,6 +424,103 @@ fn compile_here(
         program: second.program,
         changed,
     })
+}
+
+/// The bindings holding addresses (a slice, a reusable slice, a pool handle)
+/// that the entry of `program` may change in place: those named by the root
+/// local of an assigned place or of a `ref` argument (through fields and
+/// array elements, which are the binding's own bytes; an element of a slice
+/// is memory elsewhere). By name, so an input's own local of the same name
+/// counts too: dropping a binding the input did not change loses a value,
+/// keeping one it changed could keep freed memory.
+fn changed_in_place(program: &tir::Program, bindings: &[Binding]) -> Vec<String> {
+    fn root(e: &tir::Expr) -> Option<tir::LocalId> {
+        match &e.kind {
+            tir::ExprKind::Local(id) => Some(*id),
+            tir::ExprKind::Field(x, _) => root(x),
+            tir::ExprKind::Index(a, _) if matches!(a.ty, Type::Array(..)) => root(a),
+            _ => None,
+        }
+    }
+    fn assigned<'a>(b: &'a tir::Block, out: &mut Vec<&'a tir::Expr>) {
+        for s in &b.stmts {
+            if let tir::Stmt::Assign { place, .. } | tir::Stmt::CompoundAssign { place, .. } = s {
+                out.push(place);
+            }
+            tir::visit::stmt_parts(s, &mut |p| {
+                if let tir::visit::Part::Block(inner) = p {
+                    assigned(inner, out);
+                }
+            });
+        }
+    }
+    let main = program.function(program.main);
+    let mut changed = Vec::new();
+    assigned(&main.body, &mut changed);
+    tir::visit::each_expr(&main.body, &mut |e| {
+        if let tir::ExprKind::Call { args, .. } | tir::ExprKind::CallExtern { args, .. } = &e.kind {
+            changed.extend(args.iter().filter_map(|a| match a {
+                tir::Arg::Ref(x) => Some(x),
+                tir::Arg::Value(_) => None,
+            }));
+        }
+    });
+    let names: std::collections::HashSet<&str> = changed
+        .into_iter()
+        .filter_map(root)
+        .map(|id| main.locals[id.0 as usize].name.as_str())
+        .collect();
+    // A binding of scalars and arrays of them holds no address: its old
+    // value is as good as any (a failed input changes no such binding).
+    fn holds_address(program: &tir::Program, ty: &Type) -> bool {
+        match ty {
+            Type::Slice(_) | Type::Reusable(_) => true,
+            Type::Array(e, _) => holds_address(program, e),
+            Type::Struct(id) => program
+                .struct_def(*id)
+                .fields
+                .iter()
+                .any(|f| holds_address(program, &f.ty)),
+            _ => false,
+        }
+    }
+    bindings
+        .iter()
+        .filter(|b| names.contains(b.name.as_str()))
+        .filter(|b| {
+            main.locals
+                .iter()
+                .find(|l| l.name == b.name)
+                .is_some_and(|l| holds_address(program, &l.ty))
+        })
+        .map(|b| b.name.clone())
+        .collect()
+}
+
+/// The `return` statements among `stmts`, in nested blocks too (an input
+/// holds no function items). Iterative: an `else if` chain may be long.
+fn returns(stmts: &[ast::Stmt]) -> Vec<Span> {
+    let mut out = Vec::new();
+    let mut work: Vec<&[ast::Stmt]> = vec![stmts];
+    while let Some(list) = work.pop() {
+        for s in list {
+            match &s.kind {
+                ast::StmtKind::Return(_) => out.push(s.span),
+                ast::StmtKind::If { then, else_, .. } => {
+                    work.push(&then.stmts);
+                    if let Some(e) = else_ {
+                        work.push(&e.stmts);
+                    }
+                }
+                ast::StmtKind::While { body, .. }
+                | ast::StmtKind::For { body, .. }
+                | ast::StmtKind::ForEach { body, .. } => work.push(&body.stmts),
+                _ => {}
+            }
+        }
+    }
+    out.sort_by_key(|s| s.lo);
+    out
 }
 
 /// What pass 2 stores: the input's new bindings and its value.
@@ -476,7 +582,11 @@ fn assemble(
             let toks = syntax::lexer::lex(file, &input.text, &mut sink);
             match kind {
                 InputKind::Statements => {
-                    body.extend(syntax::parser::parse_stmts(toks, &input.text, &mut sink))
+                    let stmts = syntax::parser::parse_stmts(toks, &input.text, &mut sink);
+                    for span in returns(&stmts) {
+                        sink.error(ErrorKind::ReturnInInput, span);
+                    }
+                    body.extend(stmts)
                 }
                 InputKind::Expression => {
                     if let Some(e) = syntax::parser::parse_expr_only(toks, &input.text, &mut sink) {

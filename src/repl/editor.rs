@@ -87,6 +87,12 @@ pub enum Line {
     Text(String),
     /// Ctrl-C: abandon the input being typed.
     Interrupted,
+    /// A piped line that is not UTF-8: the column (in characters) and the
+    /// value of its first bad byte.
+    NotUtf8 {
+        col: usize,
+        byte: u8,
+    },
     End,
 }
 
@@ -124,15 +130,26 @@ impl Input {
             }
             Input::Piped(stdin) => {
                 // Bytes, not `read_line`: invalid UTF-8 must not end the
-                // session; it becomes U+FFFD, which the front end reports.
+                // session, nor be rewritten (inside a string literal a
+                // replacement character would pass for what was sent).
                 let mut bytes = Vec::new();
                 match stdin.read_until(b'\n', &mut bytes) {
                     Ok(0) | Err(_) => Line::End,
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&bytes);
-                        let trimmed = line.strip_suffix('\n').unwrap_or(&line);
-                        Line::Text(trimmed.strip_suffix('\r').unwrap_or(trimmed).to_string())
-                    }
+                    Ok(_) => match String::from_utf8(bytes) {
+                        Ok(line) => {
+                            let trimmed = line.strip_suffix('\n').unwrap_or(&line);
+                            Line::Text(trimmed.strip_suffix('\r').unwrap_or(trimmed).to_string())
+                        }
+                        Err(e) => {
+                            let at = e.utf8_error().valid_up_to();
+                            let bytes = e.as_bytes();
+                            let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+                            Line::NotUtf8 {
+                                col: before.chars().count() + 1,
+                                byte: bytes[at],
+                            }
+                        }
+                    },
                 }
             }
         }

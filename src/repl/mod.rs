@@ -57,6 +57,16 @@ pub fn repl() -> Result<(), Failure> {
                 buffer.clear();
                 continue;
             }
+            // The input it belongs to is dropped: no part of it can be
+            // taken as what was sent.
+            Line::NotUtf8 { col, byte } => {
+                let line = buffer.lines().count() + 1;
+                say!(
+                    "error: <repl>:{line}:{col}: the input is not valid UTF-8 (byte {byte:#04x}); it was not run"
+                );
+                buffer.clear();
+                continue;
+            }
             Line::End => {
                 // An unfinished input at the end is still evaluated: the
                 // front end says what is missing.
@@ -126,6 +136,13 @@ fn command(session: &mut Session, line: &str) -> bool {
 
 /// `:load FILE`: the file's items, except a `fn main`.
 fn load(session: &mut Session, file: &str) {
+    // Opening a FIFO waits for a writer, which nothing at the prompt can
+    // interrupt: refuse it (a shell's `tern run FIFO` can be stopped).
+    use std::os::unix::fs::FileTypeExt as _;
+    if std::fs::metadata(file).is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_socket()) {
+        say!("error: cannot read `{file}`: it is a pipe or a socket, not a file");
+        return;
+    }
     let text = match crate::loader::read_source(std::path::Path::new(file)) {
         Ok(t) => t,
         Err(e) => {

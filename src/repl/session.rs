@@ -299,6 +299,21 @@ impl Session {
         }
     }
 
+    /// Drops the bindings a failed input may have changed in place
+    /// (`session::Compiled::may_change`): it ended before writing them back,
+    /// so they hold what they held before it, which it may have freed or
+    /// moved (a reusable slice resized, a pool finished).
+    fn drop_unwritten(&mut self, names: &[String]) {
+        for name in names {
+            if self.bindings.iter().any(|b| &b.name == name) {
+                say!(
+                    "note: binding `{name}` dropped: the input that changes it failed before writing it back (it may hold memory the input freed)"
+                );
+                self.forget(name);
+            }
+        }
+    }
+
     /// Removes binding `name` (redefined or dropped) and frees its slot.
     /// Nothing refers to the slot: every input reads the bindings into its
     /// own frame (`session::compile`'s entry), and a slice of that frame
@@ -402,8 +417,14 @@ impl Session {
                 }
                 self.memory.adopt(fresh);
             }
-            Outcome::Failed { loc, msg } => say!("error: {loc}: {msg}"),
-            Outcome::Fault => say!("error: stack overflow or invalid memory access"),
+            Outcome::Failed { loc, msg } => {
+                say!("error: {loc}: {msg}");
+                self.drop_unwritten(&compiled.may_change);
+            }
+            Outcome::Fault => {
+                say!("error: stack overflow or invalid memory access");
+                self.drop_unwritten(&compiled.may_change);
+            }
         }
     }
 

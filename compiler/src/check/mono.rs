@@ -90,8 +90,11 @@ impl Checker<'_> {
             let fields = self.instance_fields(s, &args)?;
             let (layout, offsets) = self.struct_layout(s, &args, Span::default())?;
             let name = self.ty_name(&Ty::Struct(s as u32, args));
+            let decl = self.structs[s].ast;
             structs.push(tir::StructDef {
                 name,
+                // Module 0 is the root: the program's (or session's) own items.
+                module_file: (self.structs[s].module != 0).then_some(decl.name.span.file),
                 fields: fields
                     .iter()
                     .zip(offsets)
@@ -99,6 +102,7 @@ impl Checker<'_> {
                         name: n.clone(),
                         ty: self.tir_ty(t),
                         offset,
+                        private: decl.fields.iter().any(|f| f.name.name == *n && f.private),
                     })
                     .collect(),
                 layout,

@@ -33,6 +33,8 @@ pub enum ErrorKind {
     TailExpression,
     NestedFn(String),
     LoopKeyword,
+    /// `return` in a REPL input (statements, not a function's body).
+    ReturnInInput,
     // --- modules and names ---
     ModuleNotFound(String),
     /// One module name found as two files: the first a `use` resolved it
@@ -334,6 +336,10 @@ impl fmt::Display for ErrorKind {
                 "functions cannot be nested: move `fn {n}` out of the function around it"
             ),
             LoopKeyword => write!(f, "there is no `loop`: write `while true {{ ... }}`"),
+            ReturnInInput => write!(
+                f,
+                "`return` outside a function: an input is not one, and returning would skip writing its bindings back (put the rest of the input under an `if`)"
+            ),
             ModuleNotFound(m) => write!(f, "cannot find module `{m}`"),
             ModuleNameClash {
                 module,

@@ -123,6 +123,9 @@ pub struct Layout {
 pub struct StructDef {
     /// Qualified display name, e.g. `slice_pool::Pool`.
     pub name: String,
+    /// The file of the `use`d module that declares it (an index into
+    /// [`Program::files`]); `None` for the root program's own items.
+    pub module_file: Option<u32>,
     pub fields: Vec<Field>,
     pub layout: Layout,
 }
@@ -133,6 +136,8 @@ pub struct Field {
     pub ty: Type,
     /// Byte offset from the start of the struct (C layout rules).
     pub offset: u64,
+    /// Declared `priv`: only its module's code reads or writes it.
+    pub private: bool,
 }
 
 /// A function instance.
@@ -653,9 +658,18 @@ impl Program {
                     return;
                 }
                 open.push(*id);
+                // A module's file and the fields' privacy are part of the
+                // shape: a value kept from one module's struct must not pass
+                // for another's of the same name and layout (a program's own
+                // `slice_pool_pure.tern` without `priv`, whose functions
+                // could then write the standard library's private fields).
+                if let Some(file) = def.module_file.and_then(|f| self.files.get(f as usize)) {
+                    out.push_str(&format!("<{file}>"));
+                }
                 out.push_str(&format!("({}){{", def.layout.size));
                 for f in &def.fields {
-                    out.push_str(&format!("{}@{}:", f.name, f.offset));
+                    let private = if f.private { "priv " } else { "" };
+                    out.push_str(&format!("{private}{}@{}:", f.name, f.offset));
                     self.shape_into(&f.ty, open, out);
                     out.push(',');
                 }
