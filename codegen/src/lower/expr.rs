@@ -234,7 +234,13 @@ impl<M: Module> FnLower<'_, '_, M> {
     /// is the literal zero of a scalar type).
     pub(super) fn fill(&mut self, addr: Value, elem: &Type, v: Val, count: u64, zero: bool) {
         let size = self.program.layout(elem).size;
-        if count <= 8 || size == 0 {
+        // An element of no bytes stores nothing, however many there are
+        // (`[E {}; 2^63 - 1]`: one store each was a compiler that never
+        // finished).
+        if size == 0 {
+            return;
+        }
+        if count <= 8 {
             for i in 0..count {
                 let at = self.b.ins().iadd_imm_s(addr, (i * size) as i64);
                 self.store(elem, v, at);
