@@ -97,6 +97,37 @@ fn plain_functions_are_not_generic_instances() {
     assert_eq!(p.functions.len(), 20_001);
 }
 
+/// A long generic body instantiated at ever larger types stops at the
+/// bound on instantiated code, long before the count of instances (it once
+/// checked for 23 s and 5.9 GB first); a short one many times is fine.
+#[test]
+fn instances_are_bounded_by_their_code_too() {
+    let body: String = (0..2_500)
+        .map(|k| format!("    var v{k} = n + {k};\n"))
+        .collect();
+    let src = format!(
+        "struct B<T> {{ a: T, b: T }}\n\
+         fn g<T>(x: T, n: i64) -> i64 {{\n{body}    if n == 0 {{ return size_of::<T>(); }}\n\
+         \x20   return g(B {{ a: x, b: x }}, n - 1) + g([x, x], n - 1);\n}}\n\
+         fn main() {{ print(g(1 as u8, 3)); }}\n"
+    );
+    let e = errors(&src);
+    assert_eq!(
+        e,
+        [
+            "2504:12: too much code in generic instantiations: instances of `g` and the others add up to more than 32 MiB of function bodies"
+        ]
+    );
+    // 500 instances of a short generic body: well inside both bounds.
+    let mut small = String::from("fn id<T>(x: T) -> T { return x; }\nfn main() {\n");
+    for n in 1..=500 {
+        small.push_str(&format!("    print(len(id([0; {n}])));\n"));
+    }
+    small.push_str("}\n");
+    let p = compile("t.tern", &small, &TestLoader::default()).unwrap();
+    assert_eq!(p.functions.len(), 501);
+}
+
 /// A loader whose module `bad` exists but is not UTF-8.
 struct NotUtf8;
 impl Loader for NotUtf8 {

@@ -1,7 +1,7 @@
 //! Monomorphization: numbering function instances and externs, and emitting
 //! the `tir::Program` from `main`.
 
-use super::{Checker, MAX_INSTANCES, MAX_TYPE_DEPTH, Ty, frame};
+use super::{Checker, MAX_INSTANCE_BYTES, MAX_INSTANCES, MAX_TYPE_DEPTH, Ty, frame};
 use crate::diagnostics::ErrorKind;
 use crate::source::Span;
 use crate::tir;
@@ -27,6 +27,16 @@ impl Checker<'_> {
             self.sink.error(ErrorKind::TooManyInstances, span);
             self.mono_failed = true;
             return tir::FuncId(0);
+        }
+        if !targs.is_empty() {
+            let body = self.fns[f].ast.body.span;
+            self.instance_bytes += u64::from(body.hi.saturating_sub(body.lo));
+            if self.instance_bytes > MAX_INSTANCE_BYTES {
+                let name = self.fns[f].name.clone();
+                self.sink.error(ErrorKind::InstancesTooLarge(name), span);
+                self.mono_failed = true;
+                return tir::FuncId(0);
+            }
         }
         let id = tir::FuncId(self.instances.len() as u32);
         self.generic_instances += usize::from(!targs.is_empty());

@@ -70,6 +70,9 @@ pub enum ErrorKind {
     LenArg(String),
     BuiltinRef(String),
     TooManyInstances,
+    /// The generic instances' bodies add up past `MAX_INSTANCE_BYTES`; the
+    /// function whose instance went over.
+    InstancesTooLarge(String),
     UnknownBuiltin(String),
     PrivateField {
         ty: String,
@@ -401,6 +404,10 @@ impl fmt::Display for ErrorKind {
             ),
             BuiltinRef(n) => write!(f, "`{n}` takes no `ref` arguments"),
             TooManyInstances => write!(f, "too many generic instantiations"),
+            InstancesTooLarge(name) => write!(
+                f,
+                "too much code in generic instantiations: instances of `{name}` and the others add up to more than 32 MiB of function bodies"
+            ),
             UnknownBuiltin(n) => write!(f, "unknown builtin `{n}`"),
             Mismatch { expected, found } => {
                 write!(
