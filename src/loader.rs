@@ -84,6 +84,15 @@ impl Loader for FsLoader {
             Some(dir) if !dir.as_os_str().is_empty() => dir.join(&file),
             _ => PathBuf::from(&file),
         };
+        // A program's file is never shown as an embedded module is
+        // (`stdlib/NAME.tern`, for a program run as `stdlib/main.tern`): the
+        // display is what tells the standard library's files apart
+        // (`is_library`) and one module's file from another's.
+        let beside = if self.stdlib_dir.is_none() && beside == Path::new("stdlib").join(&file) {
+            Path::new(".").join(beside)
+        } else {
+            beside
+        };
         // A file that exists but is not UTF-8 is reported as such, not
         // passed over for the stdlib.
         match load_file(&beside) {

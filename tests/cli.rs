@@ -961,6 +961,37 @@ fn a_program_module_cannot_stand_in_for_one_the_stdlib_uses() {
             .current_dir(&dir),
     );
     assert_eq!(String::from_utf8_lossy(&o.stdout), "1\n", "{}", stderr(&o));
+    // A program kept in a folder named `stdlib`: its own `vec_pool.tern` is
+    // not the standard library's (it was, by its name `stdlib/vec_pool.tern`,
+    // and its `put` was trusted by the stale-operand rule).
+    std::fs::create_dir_all(dir.join("stdlib")).unwrap();
+    std::fs::write(
+        dir.join("stdlib/main.tern"),
+        "use slice_pool;\nuse vec_pool;\nfn main() {\n    var p = slice_pool::new(4096);\n    \
+         var s = slice_pool::alloc_slice::<i64>(ref p, 4);\n    let t = vec_pool::put(ref p, s, ref s[1]);\n    \
+         print(t[1]);\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("stdlib/vec_pool.tern"),
+        "use slice_pool;\nfn put(ref p: slice_pool::Pool, s: []i64, ref x: i64) -> []i64 {\n    \
+         slice_pool::free_slice::<i64>(ref p, s);\n    let t = slice_pool::alloc_slice::<i64>(ref p, 4);\n    \
+         x = 7;\n    return t;\n}\n",
+    )
+    .unwrap();
+    let o = child_support::output(
+        Command::new(TERN)
+            .args(["check", "stdlib/main.tern"])
+            .current_dir(&dir),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o)
+            .starts_with("stdlib/main.tern:6:41: error: this argument points into a pool's memory"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(dir.join("stdlib")).unwrap();
     // Nor is a `stdlib/` folder beside it.
     std::fs::remove_file(dir.join("slice_pool.tern")).unwrap();
     std::fs::create_dir_all(dir.join("stdlib")).unwrap();

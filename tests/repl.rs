@@ -130,6 +130,7 @@ transcripts!(
     redefinition_layout,
     module_swap,
     failed_input,
+    failed_input_view,
     compile_errors,
     runtime_errors,
     stack_overflow,

@@ -428,9 +428,9 @@ fn compile_here(
 
 /// The bindings holding addresses (a slice, a reusable slice, a pool handle)
 /// that the entry of `program` may change in place: those named by the root
-/// local of an assigned place or of a `ref` argument (through fields and
-/// array elements, which are the binding's own bytes; an element of a slice
-/// is memory elsewhere). By name, so an input's own local of the same name
+/// local of an assigned place, of a `ref` argument or of a sliced array
+/// (through fields and array elements, which are the binding's own bytes;
+/// an element of a slice is memory elsewhere). By name, so an input's own local of the same name
 /// counts too: dropping a binding the input did not change loses a value,
 /// keeping one it changed could keep freed memory.
 fn changed_in_place(program: &tir::Program, bindings: &[Binding]) -> Vec<String> {
@@ -457,13 +457,19 @@ fn changed_in_place(program: &tir::Program, bindings: &[Binding]) -> Vec<String>
     let main = program.function(program.main);
     let mut changed = Vec::new();
     assigned(&main.body, &mut changed);
-    tir::visit::each_expr(&main.body, &mut |e| {
-        if let tir::ExprKind::Call { args, .. } | tir::ExprKind::CallExtern { args, .. } = &e.kind {
+    tir::visit::each_expr(&main.body, &mut |e| match &e.kind {
+        tir::ExprKind::Call { args, .. } | tir::ExprKind::CallExtern { args, .. } => {
             changed.extend(args.iter().filter_map(|a| match a {
                 tir::Arg::Ref(x) => Some(x),
                 tir::Arg::Value(_) => None,
             }));
         }
+        // A slice of an array in a binding views the binding's own bytes:
+        // whatever it is handed to may write them (`g(arr[..])`).
+        tir::ExprKind::SliceRange { base, .. } if matches!(base.ty, Type::Array(..)) => {
+            changed.push(base);
+        }
+        _ => {}
     });
     let names: std::collections::HashSet<&str> = changed
         .into_iter()
