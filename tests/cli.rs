@@ -928,6 +928,8 @@ fn a_module_missing_from_tern_stdlib_names_the_directory() {
 #[test]
 fn a_program_module_cannot_stand_in_for_one_the_stdlib_uses() {
     let dir = scratch("module-clash");
+    let tern_in =
+        |args: &[&str]| child_support::output(Command::new(TERN).args(args).current_dir(&dir));
     std::fs::write(dir.join("slice_pool.tern"), "fn own() {}\n").unwrap();
     let main = dir.join("main.tern");
     for (text, line) in [
@@ -935,11 +937,7 @@ fn a_program_module_cannot_stand_in_for_one_the_stdlib_uses() {
         ("use vec_pool;\nuse slice_pool;\nfn main() {}\n", 2),
     ] {
         std::fs::write(&main, text).unwrap();
-        let o = child_support::output(
-            Command::new(TERN)
-                .args(["check", "main.tern"])
-                .current_dir(&dir),
-        );
+        let o = tern_in(&["check", "main.tern"]);
         assert_eq!(o.status.code(), Some(1));
         assert_eq!(
             stderr(&o),
@@ -955,11 +953,7 @@ fn a_program_module_cannot_stand_in_for_one_the_stdlib_uses() {
     }
     // Without the program's own `use slice_pool`, its file is not looked at.
     std::fs::write(&main, "use vec_pool;\nfn main() { print(1); }\n").unwrap();
-    let o = child_support::output(
-        Command::new(TERN)
-            .args(["run", "main.tern"])
-            .current_dir(&dir),
-    );
+    let o = tern_in(&["run", "main.tern"]);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "1\n", "{}", stderr(&o));
     // A program kept in a folder named `stdlib`: its own `vec_pool.tern` is
     // not the standard library's (it was, by its name `stdlib/vec_pool.tern`,
@@ -979,11 +973,7 @@ fn a_program_module_cannot_stand_in_for_one_the_stdlib_uses() {
          x = 7;\n    return t;\n}\n",
     )
     .unwrap();
-    let o = child_support::output(
-        Command::new(TERN)
-            .args(["check", "stdlib/main.tern"])
-            .current_dir(&dir),
-    );
+    let o = tern_in(&["check", "stdlib/main.tern"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o)
@@ -996,11 +986,7 @@ fn a_program_module_cannot_stand_in_for_one_the_stdlib_uses() {
     std::fs::remove_file(dir.join("slice_pool.tern")).unwrap();
     std::fs::create_dir_all(dir.join("stdlib")).unwrap();
     std::fs::write(dir.join("stdlib/slice_pool.tern"), "this is not Tern\n").unwrap();
-    let o = child_support::output(
-        Command::new(TERN)
-            .args(["run", "main.tern"])
-            .current_dir(&dir),
-    );
+    let o = tern_in(&["run", "main.tern"]);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "1\n", "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(dir);
 }
