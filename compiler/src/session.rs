@@ -430,7 +430,8 @@ fn compile_here(
 /// that the entry of `program` may change in place: those named by the root
 /// local of an assigned place, of a `ref` argument or of a sliced array
 /// (through fields and array elements, which are the binding's own bytes;
-/// an element of a slice is memory elsewhere). By name, so an input's own local of the same name
+/// an element of a slice is memory elsewhere), and those the input declares
+/// again. By name, so an input's own local of the same name
 /// counts too: dropping a binding the input did not change loses a value,
 /// keeping one it changed could keep freed memory.
 fn changed_in_place(program: &tir::Program, bindings: &[Binding]) -> Vec<String> {
@@ -471,11 +472,20 @@ fn changed_in_place(program: &tir::Program, bindings: &[Binding]) -> Vec<String>
         }
         _ => {}
     });
-    let names: std::collections::HashSet<&str> = changed
+    let mut names: std::collections::HashSet<&str> = changed
         .into_iter()
         .filter_map(root)
         .map(|id| main.locals[id.0 as usize].name.as_str())
         .collect();
+    // A binding the input declares again (`var r = reusable::append(r, 5);`):
+    // the new one replaces it only when the input ends well, and its value
+    // may come from the old one's memory, freed meanwhile. The entry's own
+    // local of each binding is the first of its name.
+    for b in bindings {
+        if main.locals.iter().filter(|l| l.name == b.name).count() > 1 {
+            names.insert(b.name.as_str());
+        }
+    }
     // A binding of scalars and arrays of them holds no address: its old
     // value is as good as any (a failed input changes no such binding).
     fn holds_address(program: &tir::Program, ty: &Type) -> bool {
