@@ -68,44 +68,44 @@ const MAX_REPORT_BYTES: u64 = 4096;
 
 /// Writes `text` to `path`, created if missing; an existing regular file only
 /// when it [`is_report`] or is empty (a device or a pipe, `/dev/stderr`, is
-/// written as it is: there is nothing in it to lose). `Err` says why nothing
-/// was written.
+/// written as it is: there is nothing in it to lose). What the file is, is
+/// judged on the file opened, not on its name, so nothing can be swapped in
+/// between. `Err` says why nothing was written.
 fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
     use std::io::{Read as _, Seek as _, Write as _};
-    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        return std::fs::write(path, text).map_err(|e| e.to_string());
-    }
-    let mut file = match std::fs::OpenOptions::new()
+    let err = |e: std::io::Error| e.to_string();
+    // `O_EXCL`: a new file, never one through a link left at the name.
+    match std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
     {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            let mut f = std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open(path)
-                .map_err(|e| e.to_string())?;
-            let mut old = Vec::new();
-            (&mut f)
-                .take(MAX_REPORT_BYTES + 1)
-                .read_to_end(&mut old)
-                .map_err(|e| e.to_string())?;
-            let ours = old.len() as u64 <= MAX_REPORT_BYTES
-                && std::str::from_utf8(&old).is_ok_and(is_report);
-            if !ours {
-                return Err(
-                    "it exists and is not a pool statistics report; left unchanged".to_string(),
-                );
-            }
-            f.set_len(0).map_err(|e| e.to_string())?;
-            f.rewind().map_err(|e| e.to_string())?;
-            f
+        Ok(mut f) => return f.write_all(text.as_bytes()).map_err(err),
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e.to_string()),
+        Err(_) => {}
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(err)?;
+    if f.metadata().map_err(err)?.is_file() {
+        let mut old = Vec::new();
+        (&mut f)
+            .take(MAX_REPORT_BYTES + 1)
+            .read_to_end(&mut old)
+            .map_err(err)?;
+        let ours =
+            old.len() as u64 <= MAX_REPORT_BYTES && std::str::from_utf8(&old).is_ok_and(is_report);
+        if !ours {
+            return Err(
+                "it exists and is not a pool statistics report; left unchanged".to_string(),
+            );
         }
-        Err(e) => return Err(e.to_string()),
-    };
-    file.write_all(text.as_bytes()).map_err(|e| e.to_string())
+        f.set_len(0).map_err(err)?;
+        f.rewind().map_err(err)?;
+    }
+    f.write_all(text.as_bytes()).map_err(err)
 }
 
 /// Whether `text` has the shape [`report`] writes: lines `KIND BYTES` of the
