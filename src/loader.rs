@@ -24,9 +24,7 @@ impl FsLoader {
             stdlib_dir: crate::config::stdlib_dir(),
         }
     }
-}
 
-impl FsLoader {
     /// Every stdlib module `use` can reach: `(name, source)`, from
     /// `TERN_STDLIB` when set, else the embedded copies.
     pub fn stdlib_sources(&self) -> Vec<(String, String)> {
@@ -49,9 +47,7 @@ impl FsLoader {
         }
         out
     }
-}
 
-impl FsLoader {
     /// The standard library's module `name`: from `TERN_STDLIB` when set,
     /// else the embedded copy (shown as `stdlib/NAME.tern`).
     fn stdlib_module(&self, name: &str) -> Loaded {
@@ -177,18 +173,21 @@ pub fn read_source(path: &Path) -> Result<String, SourceError> {
         None => bytes,
     };
     String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        let bytes = e.as_bytes();
-        // What precedes the bad byte is valid UTF-8; its end is placed as
-        // every diagnostic places an offset (`SourceFile::line_col`).
-        let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
-        let (line, col) = SourceFile::new(String::new(), before.to_string()).line_col(at as u32);
-        SourceError::NotUtf8 {
-            line: line as usize,
-            col: col as usize,
-            byte: bytes[at],
-        }
+        let (line, col, byte) = first_bad_byte(&e);
+        SourceError::NotUtf8 { line, col, byte }
     })
+}
+
+/// Where the first byte of `e`'s input that is not UTF-8 lies: its line and
+/// column, placed as every diagnostic places an offset
+/// (`SourceFile::line_col`), and the byte itself.
+pub fn first_bad_byte(e: &std::string::FromUtf8Error) -> (usize, usize, u8) {
+    let at = e.utf8_error().valid_up_to();
+    let bytes = e.as_bytes();
+    // What precedes the bad byte is valid UTF-8.
+    let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+    let (line, col) = SourceFile::new(String::new(), before.to_string()).line_col(at as u32);
+    (line as usize, col as usize, bytes[at])
 }
 
 /// A module's file as the front end's loader answer.

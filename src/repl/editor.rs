@@ -141,13 +141,9 @@ impl Input {
                             Line::Text(trimmed.strip_suffix('\r').unwrap_or(trimmed).to_string())
                         }
                         Err(e) => {
-                            let at = e.utf8_error().valid_up_to();
-                            let bytes = e.as_bytes();
-                            let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
-                            Line::NotUtf8 {
-                                col: before.chars().count() + 1,
-                                byte: bytes[at],
-                            }
+                            // One line: the bad byte is on its first.
+                            let (_, col, byte) = crate::loader::first_bad_byte(&e);
+                            Line::NotUtf8 { col, byte }
                         }
                     },
                 }

@@ -62,7 +62,8 @@ pub fn repl() -> Result<(), Failure> {
             Line::NotUtf8 { col, byte } => {
                 let line = buffer.lines().count() + 1;
                 say!(
-                    "error: <repl>:{line}:{col}: the input is not valid UTF-8 (byte {byte:#04x}); it was not run"
+                    "error: {}:{line}:{col}: the input is not valid UTF-8 (byte {byte:#04x}); it was not run",
+                    session::FILE
                 );
                 buffer.clear();
                 continue;

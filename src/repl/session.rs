@@ -23,7 +23,7 @@ use crate::loader::FsLoader;
 const MAX_SLOT_BYTES: u64 = 1 << 30;
 
 /// File name of what the user types, in diagnostics and runtime locations.
-const FILE: &str = "<repl>";
+pub(super) const FILE: &str = "<repl>";
 
 /// Front-end, Cranelift and run times of one input.
 #[derive(Clone, Copy, Debug, Default)]
