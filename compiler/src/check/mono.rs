@@ -101,6 +101,7 @@ impl Checker<'_> {
             let (layout, offsets) = self.struct_layout(s, &args, Span::default())?;
             let name = self.ty_name(&Ty::Struct(s as u32, args));
             let decl = self.structs[s].ast;
+            let private = self.struct_fields(s)?.private.clone();
             structs.push(tir::StructDef {
                 name,
                 // Module 0 is the root: the program's (or session's) own items.
@@ -108,11 +109,12 @@ impl Checker<'_> {
                 fields: fields
                     .iter()
                     .zip(offsets)
-                    .map(|((n, t), offset)| tir::Field {
+                    .zip(&private)
+                    .map(|(((n, t), offset), &private)| tir::Field {
                         name: n.clone(),
                         ty: self.tir_ty(t),
                         offset,
-                        private: decl.fields.iter().any(|f| f.name.name == *n && f.private),
+                        private,
                     })
                     .collect(),
                 layout,
