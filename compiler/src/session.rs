@@ -477,37 +477,37 @@ fn changed_in_place(program: &tir::Program, bindings: &[Binding]) -> Vec<String>
         .filter_map(root)
         .map(|id| main.locals[id.0 as usize].name.as_str())
         .collect();
+    // Each name's first local (the entry's own local of a binding is the
+    // first of its name) and how many locals have it.
+    let mut locals: std::collections::HashMap<&str, (&tir::Local, usize)> =
+        std::collections::HashMap::new();
+    for l in &main.locals {
+        locals.entry(l.name.as_str()).or_insert((l, 0)).1 += 1;
+    }
     // A binding the input declares again (`var r = reusable::append(r, 5);`):
     // the new one replaces it only when the input ends well, and its value
-    // may come from the old one's memory, freed meanwhile. The entry's own
-    // local of each binding is the first of its name.
-    for b in bindings {
-        if main.locals.iter().filter(|l| l.name == b.name).count() > 1 {
-            names.insert(b.name.as_str());
-        }
-    }
+    // may come from the old one's memory, freed meanwhile.
+    names.extend(
+        bindings
+            .iter()
+            .filter(|b| locals.get(b.name.as_str()).is_some_and(|&(_, n)| n > 1))
+            .map(|b| b.name.as_str()),
+    );
     // A binding of scalars and arrays of them holds no address: its old
     // value is as good as any (a failed input changes no such binding).
-    fn holds_address(program: &tir::Program, ty: &Type) -> bool {
-        match ty {
-            Type::Slice(_) | Type::Reusable(_) => true,
-            Type::Array(e, _) => holds_address(program, e),
-            Type::Struct(id) => program
-                .struct_def(*id)
-                .fields
-                .iter()
-                .any(|f| holds_address(program, &f.ty)),
-            _ => false,
-        }
-    }
+    let struct_fields: Vec<Vec<Type>> = program
+        .structs
+        .iter()
+        .map(|s| s.fields.iter().map(|f| f.ty.clone()).collect())
+        .collect();
+    let facts = check::StructFacts::new(&struct_fields, vec![false; struct_fields.len()]);
     bindings
         .iter()
         .filter(|b| names.contains(b.name.as_str()))
         .filter(|b| {
-            main.locals
-                .iter()
-                .find(|l| l.name == b.name)
-                .is_some_and(|l| holds_address(program, &l.ty))
+            locals
+                .get(b.name.as_str())
+                .is_some_and(|(l, _)| facts.holds_pool(&l.ty))
         })
         .map(|b| b.name.clone())
         .collect()

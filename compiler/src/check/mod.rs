@@ -36,6 +36,7 @@ mod layout;
 mod mono;
 mod resolve;
 mod stale_operands;
+pub(crate) use stale_operands::StructFacts;
 mod ty;
 
 use crate::diagnostics::{ErrorKind, Sink};

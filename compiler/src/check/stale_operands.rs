@@ -194,7 +194,9 @@ impl StructFacts {
         self.reach(ty, &mut |t| matches!(t, Type::Slice(_)))
     }
 
-    fn holds_pool(&self, ty: &Type) -> bool {
+    /// Whether a value of `ty` itself holds a header of pool memory (a
+    /// slice or a reusable slice, in its fields or array elements).
+    pub(crate) fn holds_pool(&self, ty: &Type) -> bool {
         match ty {
             Type::Reusable(_) | Type::Slice(_) => true,
             Type::Array(e, _) => self.holds_pool(e),
