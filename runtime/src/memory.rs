@@ -197,11 +197,12 @@ unsafe fn retire_if(base: *mut u8, bytes: usize, owns: impl Fn(u64) -> bool) -> 
     let base = base as usize;
     let entry = {
         let mut live = live();
-        match live.get(&base) {
-            Some(&(l, id)) if l == len && owns(id) => {}
+        let entry = match live.get(&base) {
+            Some(&entry) if entry.0 == len && owns(entry.1) => entry,
             _ => return Err(NOT_RESERVED),
-        }
-        live.remove(&base).expect("just found")
+        };
+        live.remove(&base);
+        entry
     };
     // SAFETY: a live reservation of this module's, whole pages.
     if let Err(e) = unsafe { refresh(base, len) } {
