@@ -32,7 +32,9 @@
 //! mention; memory reached through a header (`let v = arr[..]`: `v[0]` is
 //! `arr[0]`; `let w2 = w`: `w2[0]` is `w[0]`) may be what a call frees under
 //! another name when the element types agree ([`Held::mem`],
-//! [`Resize::frees`]); a library pool's handle ([`POOL_HANDLES`]) frees
+//! [`Resize::frees`]; for an address always, for a header or view handed
+//! over by value when other names are likely: [`Held::spoiled_by_alias`]);
+//! a library pool's handle ([`POOL_HANDLES`]) frees
 //! any memory a pool handed out. Two arguments of one call that can free
 //! through one of them may not overlap (the callee may hold the one while
 //! it resizes through the other), save a pool's handle beside a slice of
@@ -177,6 +179,37 @@ impl StructFacts {
             }
             false
         });
+        out
+    }
+
+    /// `types` and every type their values hold inline (array elements and
+    /// struct fields, at any depth, not behind a header): what freeing
+    /// memory of those types frees. An address or view typed `i64` may lie
+    /// in a span of `[4]i64` or of a struct with such a field (`let v =
+    /// r[0][..]`).
+    fn with_inline(&self, types: Vec<Type>) -> Vec<Type> {
+        let mut out = types;
+        let mut i = 0;
+        let mut seen = vec![false; self.fields.len()];
+        while i < out.len() {
+            let inner: Vec<Type> = match &out[i] {
+                Type::Array(e, _) => vec![(**e).clone()],
+                Type::Struct(id) => match seen.get_mut(id.0 as usize) {
+                    Some(s) if !*s => {
+                        *s = true;
+                        self.fields[id.0 as usize].clone()
+                    }
+                    _ => Vec::new(),
+                },
+                _ => Vec::new(),
+            };
+            for t in inner {
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+            i += 1;
+        }
         out
     }
 
@@ -429,6 +462,18 @@ impl Held {
     fn shares(&self, r: &Resize) -> bool {
         self.place.shared && self.mem.iter().any(|t| r.frees.contains(t))
     }
+
+    /// Whether `r` may free what it keeps under another name. A header or
+    /// a view handed over by value is the callee's copy, stale once `r`
+    /// frees its memory (section 15.1 of docs/language.md: `--sanitize`
+    /// catches its use), so it is held against `r` only when other names
+    /// are likely ([`Resize::aliases`]). An address is not a copy the
+    /// sanitizer can follow: one behind a header (`ref w2[1]` with
+    /// `var w2 = w`, `ref v[1]` with `let v = w[..]`) is held against
+    /// every call that frees memory of its element type.
+    fn spoiled_by_alias(&self, r: &Resize, facts: &StructFacts) -> bool {
+        (matches!(self.kind, Kind::Address) || r.aliases(facts)) && self.shares(r)
+    }
 }
 
 /// Whether one of two places is a prefix of the other (or they are the
@@ -537,6 +582,10 @@ struct Operands {
     /// name another place may share ([`Held::shares`]): what a resize that
     /// frees memory of that type may spoil, whatever its root.
     shared: HashMap<Type, Span>,
+    /// The same for the addresses among them ([`Held::shares`] of a
+    /// [`Kind::Address`]): what a resize that frees memory of that type may
+    /// spoil even when nothing else names its memory.
+    addresses: HashMap<Type, Span>,
     /// The operands that may keep a library pool's memory ([`Held::lib`]),
     /// shared or not: what a pool's handle can free, whatever its type.
     lib: Vec<(Place, bool, Span)>,
@@ -575,6 +624,9 @@ impl Pass<'_> {
             if h.place.shared {
                 for t in &h.mem {
                     ops.shared.entry(t.clone()).or_insert(x.span);
+                    if matches!(h.kind, Kind::Address) {
+                        ops.addresses.entry(t.clone()).or_insert(x.span);
+                    }
                 }
             }
             if h.lib {
@@ -645,7 +697,7 @@ impl Pass<'_> {
                         self.resizes.push(Resize {
                             place,
                             reach: false,
-                            frees: self.facts.elements(&s.ty, true),
+                            frees: self.facts.with_inline(self.facts.elements(&s.ty, true)),
                             frees_any: false,
                             span: s.span,
                         });
@@ -671,7 +723,7 @@ impl Pass<'_> {
         if !self.facts.holds_pool(&x.ty) {
             return Vec::new();
         }
-        let frees = self.facts.elements(&x.ty, true);
+        let frees = self.facts.with_inline(self.facts.elements(&x.ty, true));
         let frees_any = self.facts.pool_handle(&x.ty);
         let resize = |place| Resize {
             place,
@@ -813,6 +865,15 @@ impl Pass<'_> {
     fn computed_address(&self, x: &Expr) -> Vec<Held> {
         let mut out = Vec::new();
         for (place, ty) in self.mentioned(x) {
+            // A place that itself lies in pool memory (`r[0]`, an array in
+            // a span: `ref id(r[0][..])[1]`), whatever its type reaches.
+            if place
+                .steps
+                .iter()
+                .any(|s| matches!(s, Step::Index(Base::Reusable | Base::Slice)))
+            {
+                out.push(Self::address(place.clone()));
+            }
             for (base, reaches) in [
                 (
                     Base::Reusable,
@@ -836,6 +897,9 @@ impl Pass<'_> {
     fn base_held(&self, b: &Expr) -> Vec<Held> {
         match (&b.ty, Place::of(b)) {
             (Type::Array(..), Some(p)) => vec![Self::address(p)],
+            // An array inside a computed value (`id(r)[0]`): its address
+            // may lie in any memory the value's places reach.
+            (Type::Array(..), None) => self.computed_address(b),
             _ => self.held(b),
         }
     }
@@ -876,13 +940,16 @@ impl Pass<'_> {
             // Shared memory freed may be what another name reads.
             let by_alias = match r.aliases(self.facts) {
                 // Not what another pool's handle reaches.
+                // (And an address in a builtin span of a type it frees,
+                // which `lib` does not hold.)
                 true if r.frees_any => ops
                     .lib
                     .iter()
                     .find(|(q, handle, _)| !handle || overlap(&r.place, q))
-                    .map(|(_, _, at)| *at),
+                    .map(|(_, _, at)| *at)
+                    .or_else(|| r.frees.iter().find_map(|t| ops.addresses.get(t).copied())),
                 true => r.frees.iter().find_map(|t| ops.shared.get(t).copied()),
-                false => None,
+                false => r.frees.iter().find_map(|t| ops.addresses.get(t).copied()),
             };
             if let Some(at) = by_path.or(by_alias) {
                 errors.push((at, r.span));
@@ -914,7 +981,7 @@ impl Pass<'_> {
                     *i != j
                         && held.iter().any(|h| {
                             overlap(&r.place, h.place())
-                                || !(pool_op && r.frees_any) && r.aliases(self.facts) && h.shares(r)
+                                || !(pool_op && r.frees_any) && h.spoiled_by_alias(r, self.facts)
                         })
                 });
                 if let Some((_, (_, at, _))) = clash {
