@@ -21,10 +21,15 @@
 //! **Records.** Each tag has a record: the region it belongs to, whether its
 //! allocation is live, where it was freed and where it last shrank, so the
 //! error names the `free`, `resize` or `append` that invalidated the slice.
-//! Tags are handed out round robin, skipping tags whose allocation is still
-//! live (up to a bounded search), so a tag is unique among live allocations
-//! while fewer than 32,767 are live; a stale copy whose tag came round again
-//! onto the very same granules goes unnoticed (the limit of 15 bits).
+//! Tags are handed out from a queue of free ones, a freed tag joining its
+//! end, so a tag is reused only after every other free tag was (round robin
+//! among the free) and is never one a live allocation holds: while 32,767
+//! allocations are live, a new one is left untagged (unchecked) rather than
+//! share a tag. A stale copy whose tag came round again onto the very same
+//! granules goes unnoticed (the limit of 15 bits). (A bounded search for a
+//! free tag once gave a live allocation's tag to a new one when 64 live
+//! allocations in a row held the next tags: the older slice then failed its
+//! checks though it was live.)
 //!
 //! **Regions.** The builtin pool's arena is region [`BUILTIN_REGION`]; each
 //! `slice_pool` made while the sanitizer is on registers its arena and its node
@@ -44,6 +49,7 @@
 //! at a time (see `crate::builtin`).
 
 use std::cell::UnsafeCell;
+use std::collections::VecDeque;
 use std::ffi::c_char;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -61,8 +67,6 @@ const TAG_BITS: i64 = 0x7fff;
 const TAGS: usize = 1 << 15;
 /// The region id of the builtin pool's arena.
 pub const BUILTIN_REGION: i64 = tern_abi::SANITIZE_BUILTIN_REGION;
-/// How many tags [`new_tag`] tries before reusing one whose allocation is live.
-const TAG_PROBES: usize = 64;
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 
@@ -169,7 +173,10 @@ struct State {
     /// Index in `regions` of the region the last check hit.
     last: usize,
     tags: Vec<TagRecord>,
-    next: usize,
+    /// The tags no live allocation holds, the next to hand out first.
+    free: VecDeque<u16>,
+    /// Whether any tag was handed out.
+    issued: bool,
     /// The latest call site crossing into another source file (see the module docs).
     site: *const c_char,
 }
@@ -183,7 +190,8 @@ static STATE: Slot = Slot(UnsafeCell::new(State {
     regions: Vec::new(),
     last: 0,
     tags: Vec::new(),
-    next: 0,
+    free: VecDeque::new(),
+    issued: false,
     site: std::ptr::null(),
 }));
 
@@ -203,7 +211,7 @@ pub fn enabled() -> bool {
 /// Whether any allocation was ever tagged (the REPL then keeps the sanitizer on:
 /// unsanitized code cannot use tagged slices).
 pub fn tags_issued() -> bool {
-    enabled() && state().next != 0
+    enabled() && state().issued
 }
 
 /// Turns the sanitizer on (idempotent) and registers the builtin pool's arena
@@ -216,7 +224,8 @@ pub fn enable(base: i64, bytes: i64) -> Result<(), String> {
     st.tags = vec![TagRecord::default(); TAGS];
     st.regions.clear();
     st.last = 0;
-    st.next = 0;
+    st.free = (1..TAGS as u16).collect();
+    st.issued = false;
     ENABLED.store(true, Ordering::Relaxed);
     match region_new(base, bytes) {
         BUILTIN_REGION => Ok(()),
@@ -306,6 +315,14 @@ pub fn region_end(id: i64, loc: *const c_char) {
         r.whole = 0;
         r.finished_at = Some(at);
     }
+    // Its allocations' tags go back to the queue (a finished pool's slices
+    // fail by their region, whose end the message names): kept, a run that
+    // made and finished 32,767 pools had no tag left.
+    for t in 1..TAGS as u16 {
+        if st.tags[t as usize].live && st.tags[t as usize].region == id {
+            end_tag(st, t);
+        }
+    }
 }
 
 /// Every allocation of region `id` was freed at once at `loc` (null: the
@@ -329,10 +346,12 @@ pub fn region_reset(id: i64, high_water: i64, loc: *const c_char) {
         // SAFETY: the shadow holds one u16 per granule of the region.
         unsafe { std::ptr::write_bytes(shadow, 0, granules) };
     }
-    for rec in st.tags.iter_mut().filter(|t| t.live && t.region == id) {
-        rec.live = false;
-        rec.reset = Reset::Pool;
-        rec.freed_at = at.clone();
+    for t in 1..TAGS as u16 {
+        if st.tags[t as usize].live && st.tags[t as usize].region == id {
+            let rec = end_tag(st, t);
+            rec.reset = Reset::Pool;
+            rec.freed_at = at.clone();
+        }
     }
 }
 
@@ -450,13 +469,11 @@ fn shadow_at(st: &State, id: i64, g: usize) -> u16 {
 
 /// A fresh tag for an allocation in region `id` ending at `end`.
 fn new_tag(st: &mut State, id: i64, end: i64) -> u16 {
-    for _ in 0..TAG_PROBES {
-        st.next = st.next % (TAGS - 1) + 1;
-        if !st.tags[st.next].live {
-            break;
-        }
-    }
-    let rec = &mut st.tags[st.next];
+    let Some(t) = st.free.pop_front() else {
+        return 0;
+    };
+    st.issued = true;
+    let rec = &mut st.tags[t as usize];
     rec.live = true;
     rec.region = id;
     rec.freed_at = At::Nowhere;
@@ -464,7 +481,18 @@ fn new_tag(st: &mut State, id: i64, end: i64) -> u16 {
     rec.reset = Reset::No;
     rec.renew = None;
     rec.end = end;
-    st.next as u16
+    t
+}
+
+/// Ends tag `t`'s allocation (its tag joins the free queue) and returns its
+/// record, for the caller to say how it ended.
+fn end_tag(st: &mut State, t: u16) -> &mut TagRecord {
+    if st.tags[t as usize].live {
+        st.free.push_back(t);
+    }
+    let rec = &mut st.tags[t as usize];
+    rec.live = false;
+    rec
 }
 
 #[inline(always)]
@@ -506,9 +534,7 @@ pub fn release(id: i64, addr: i64, bytes: i64, loc: *const c_char) {
     fill(st, id, g0, n, 0);
     if t != 0 {
         let at = recorded(st, loc);
-        let rec = &mut st.tags[t as usize];
-        rec.live = false;
-        rec.freed_at = at;
+        end_tag(st, t).freed_at = at;
     }
 }
 
@@ -544,12 +570,13 @@ pub fn retag(id: i64, addr: i64, old: i64, to: i64, new: i64, loc: *const c_char
         && t != 0
         && let Some(at) = st.tags[t as usize].renew.take()
     {
-        // An arena reset (`mark_arena_reset`): the same memory, a new tag.
-        let rec = &mut st.tags[t as usize];
-        rec.live = false;
+        // An arena reset (`mark_arena_reset`): the same memory, a new tag
+        // (taken first: with no other tag free, the old one must not come
+        // back; the memory is then untagged).
+        let fresh = new_tag(st, id, to + new);
+        let rec = end_tag(st, t);
         rec.reset = Reset::Arena;
         rec.freed_at = at;
-        let fresh = new_tag(st, id, to + new);
         fill(st, id, g0, old_n, fresh);
         return with_tag(to, fresh);
     }
