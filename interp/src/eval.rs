@@ -180,6 +180,10 @@ pub struct Machine<'a> {
     locs: HashMap<Loc, CString>,
     /// `--sanitize`: the checks and calls the backend emits with `--sanitize`.
     sanitize: bool,
+    /// `--sanitize`: the tag bits of the pool pointer the place just
+    /// addressed lies behind (the backend's `pool_tag`): a view of an array
+    /// inside a pool element keeps its allocation's tag.
+    pool_tag: Option<i64>,
     /// The call stack backtraces print.
     pub calls: Rc<CallStack<'a>>,
 }
@@ -208,6 +212,7 @@ impl<'a> Machine<'a> {
             host_floor,
             locs: HashMap::new(),
             sanitize: false,
+            pool_tag: None,
             calls: Rc::new(CallStack {
                 program: code.program,
                 frames: RefCell::new(Vec::new()),
@@ -661,10 +666,18 @@ impl<'a> Machine<'a> {
         seq: &'a Expr,
         body: &'a Block,
     ) -> R<Flow> {
-        let (ptr, len) = self.sequence(fr, seq)?;
+        // An array inside a pool element is read through its allocation's
+        // tag, as a slice is (a body that frees it is caught at the next).
+        let in_pool = self.sanitize && seq.is_array_in_pool_element();
+        self.pool_tag = None;
+        let (mut ptr, len) = self.sequence(fr, seq)?;
+        if let Some(t) = self.pool_tag.take().filter(|_| in_pool) {
+            ptr |= t;
+        }
         let elem = seq.ty.element().cloned().unwrap_or(Type::Unit);
         let size = self.size_of(&elem);
-        let tagged = self.sanitize && matches!(seq.ty, Type::Slice(_) | Type::Reusable(_));
+        let tagged =
+            self.sanitize && (in_pool || matches!(seq.ty, Type::Slice(_) | Type::Reusable(_)));
         let var_addr = fr.addr(var, seq.loc)?;
         let index_addr = index.map(|i| fr.addr(i, seq.loc)).transpose()?;
         let mut i: i64 = 0;
@@ -809,7 +822,11 @@ impl<'a> Machine<'a> {
     /// compare also rejects a negative index) else `tern_bounds_fail`.
     fn index_addr(&mut self, fr: &Frame<'a>, base: &'a Expr, idx: &'a Expr, loc: Loc) -> R<Addr> {
         let (ptr, len) = self.sequence(fr, base)?;
+        // An array's element lies where the array does, whatever the index
+        // expression addressed on the way.
+        let outer_tag = self.pool_tag;
         let i = self.expr(fr, idx)?.scalar(idx.loc)?;
+        self.pool_tag = outer_tag;
         if (i as u64) >= (len as u64) {
             let at = self.loc_ptr(loc);
             // SAFETY: `at` is a NUL-terminated string this machine owns.
@@ -818,6 +835,7 @@ impl<'a> Machine<'a> {
         let size = self.elem_size(&base.ty);
         let addr = ptr.wrapping_add(scaled(i, size));
         if self.sanitize && matches!(base.ty, Type::Slice(_) | Type::Reusable(_)) {
+            self.pool_tag = Some(ptr & !SANITIZE_ADDR_MASK);
             return Ok(self.sanitize_check(addr, size.max(1) as i64, loc));
         }
         Ok(addr)
@@ -875,7 +893,10 @@ impl<'a> Machine<'a> {
         lo: Option<&'a Expr>,
         hi: Option<&'a Expr>,
     ) -> R<Val> {
+        let in_pool = self.sanitize && base.is_array_in_pool_element();
+        self.pool_tag = None;
         let (ptr, len) = self.sequence(fr, base)?;
+        let tag = self.pool_tag.take().filter(|_| in_pool);
         let lo = match lo {
             Some(x) => self.expr(fr, x)?.scalar(x.loc)?,
             None => 0,
@@ -891,8 +912,12 @@ impl<'a> Machine<'a> {
             unsafe { output::tern_slice_fail(lo, hi, len, at) }
         }
         let size = self.elem_size(&base.ty);
-        let (p, n) = (ptr.wrapping_add(scaled(lo, size)), hi.wrapping_sub(lo));
-        if self.sanitize && matches!(base.ty, Type::Slice(_) | Type::Reusable(_)) {
+        let (mut p, n) = (ptr.wrapping_add(scaled(lo, size)), hi.wrapping_sub(lo));
+        if let Some(t) = tag {
+            p |= t;
+        }
+        if self.sanitize && (tag.is_some() || matches!(base.ty, Type::Slice(_) | Type::Reusable(_)))
+        {
             // The view keeps its tag; the span it names is checked now.
             self.sanitize_check(p, scaled(n, size), e.loc);
         }

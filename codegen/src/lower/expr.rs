@@ -31,7 +31,13 @@ impl<M: Module> FnLower<'_, '_, M> {
                 self.load(&e.ty, addr)
             }
             ExprKind::SliceRange { base, lo, hi } => {
+                // `--sanitize`: a view of an array inside a pool element
+                // (`r[0][..]`, `s[1].a[..]`) carries that element's
+                // allocation's tag, as a view of the slice itself would.
+                let in_pool = self.opts.sanitize && base.is_array_in_pool_element();
+                self.pool_tag = None;
                 let (ptr, len) = self.sequence(base)?;
+                let tag = self.pool_tag.take().filter(|_| in_pool);
                 let lo = match lo {
                     Some(x) => self.expr(x)?.scalar(),
                     None => self.b.ins().iconst(types::I64, 0),
@@ -48,9 +54,14 @@ impl<M: Module> FnLower<'_, '_, M> {
                 })?;
                 let size = self.elem_size(&base.ty);
                 let off = self.scaled(lo, size);
-                let p = self.b.ins().iadd(ptr, off);
+                let mut p = self.b.ins().iadd(ptr, off);
                 let n = self.b.ins().isub(hi, lo);
-                if self.opts.sanitize && matches!(base.ty, Type::Slice(_) | Type::Reusable(_)) {
+                if let Some(t) = tag {
+                    p = self.b.ins().bor(p, t);
+                }
+                if self.opts.sanitize
+                    && (tag.is_some() || matches!(base.ty, Type::Slice(_) | Type::Reusable(_)))
+                {
                     // The view keeps its tag; the span it names is checked now.
                     let bytes = self.scaled(n, size);
                     self.sanitize_check(p, bytes, e.loc)?;
@@ -396,6 +407,9 @@ impl<M: Module> FnLower<'_, '_, M> {
         } else {
             None
         };
+        // An argument's checks make their own location the current one
+        // (`loc_ptr`); the call is made from the call's.
+        let outer = self.here;
         for (i, arg) in args.iter().enumerate() {
             let written = self.tr.written_params[func.0 as usize]
                 .get(i)
@@ -406,6 +420,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                     if super::param_writes::holds_pointers(self.program, &e.ty));
             self.push_arg(arg, may_share(args, i) && !written && !reached, &mut vals)?;
         }
+        self.here = outer;
         // `--sanitize`: a call into another source file (a library) records
         // its location, which errors found inside the library name.
         if self.opts.sanitize && self.program.function(func).loc.file != self.f.loc.file {

@@ -744,6 +744,11 @@ struct FnLower<'a, 'b, M: Module> {
     /// pair there is dropped. Any other block starts afresh.
     checked: Vec<(Value, Length)>,
     checked_in: Option<ir::Block>,
+    /// `--sanitize`: the tag bits of the pool pointer the place just
+    /// addressed lies behind (set by `index_addr` for an element of a slice
+    /// or reusable slice, kept through fields and array elements), so that
+    /// a view of an array inside a pool element keeps its allocation's tag.
+    pool_tag: Option<Value>,
     /// Callees and data already imported into this function.
     func_refs: HashMap<FuncId, ir::FuncRef>,
     data_refs: HashMap<DataId, ir::GlobalValue>,
@@ -789,6 +794,7 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             proven: Vec::new(),
             checked: Vec::new(),
             checked_in: None,
+            pool_tag: None,
             func_refs: HashMap::new(),
             data_refs: HashMap::new(),
             frame: tir::frame::plan(program, f),

@@ -119,7 +119,11 @@ impl<M: Module> FnLower<'_, '_, M> {
 
     pub(super) fn index_addr(&mut self, base: &Expr, idx: &Expr, loc: Loc) -> R<Value> {
         let (ptr, len) = self.sequence(base)?;
+        // An array's element lies where the array does, whatever the index
+        // expression addressed on the way (`pool_tag`).
+        let outer_tag = self.pool_tag;
         let i = self.expr(idx)?.scalar();
+        self.pool_tag = outer_tag;
         let length = match base.ty {
             Type::Array(_, n) => Length::Const(n),
             _ => Length::Value(len),
@@ -143,6 +147,7 @@ impl<M: Module> FnLower<'_, '_, M> {
         let off = self.scaled(i, size);
         let addr = self.b.ins().iadd(ptr, off);
         if self.opts.sanitize && matches!(base.ty, Type::Slice(_) | Type::Reusable(_)) {
+            self.pool_tag = Some(self.b.ins().band_imm_s(ptr, !SANITIZE_ADDR_MASK));
             let bytes = self.b.ins().iconst(types::I64, size.max(1) as i64);
             return self.sanitize_check(addr, bytes, loc);
         }

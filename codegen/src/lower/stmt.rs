@@ -217,7 +217,8 @@ impl<M: Module> FnLower<'_, '_, M> {
 
     /// The copy or fill a counted loop is, if its body is one
     /// `x[i] = y[i]` or `x[i] = c` with `x` and `y` locals (read once: the
-    /// body changes only their elements), `i` the loop's `i64` variable and
+    /// body changes only their elements; a `ref` parameter's header only
+    /// when the elements hold no headers), `i` the loop's `i64` variable and
     /// `c` a literal that is a byte pattern (any literal of a one-byte
     /// element, zero of any scalar); at -O2, without `--sanitize` (whose
     /// checks are per element).
@@ -241,9 +242,27 @@ impl<M: Module> FnLower<'_, '_, M> {
         if !is_var(di) || !is_other_local(dst) {
             return None;
         }
+        // A `ref` parameter's header lives in the caller's memory, which
+        // stores of elements that hold headers may reach (`x: ref []S`
+        // stored in one of the `S` the loop writes): read once, the loop
+        // would go on with the header the program replaced.
+        let is_ref = |e: &Expr| {
+            matches!(e.kind, ExprKind::Local(v)
+                if self.f.params.iter().any(|p| p.by_ref && p.local == v))
+        };
+        let writes_headers = match &dst.ty {
+            Type::Slice(e) | Type::Reusable(e) | Type::Array(e, _) => {
+                super::param_writes::holds_pointers(self.program, e)
+            }
+            _ => true,
+        };
         let one_byte = self.elem_size(&dst.ty) == 1;
         match &value.kind {
-            ExprKind::Index(src, si) if is_var(si) && is_other_local(src) => {
+            ExprKind::Index(src, si)
+                if is_var(si)
+                    && is_other_local(src)
+                    && !(writes_headers && (is_ref(dst) || is_ref(src))) =>
+            {
                 Some(LoopIdiom::Copy { dst, src })
             }
             ExprKind::Int(v) if *v == 0 || one_byte => Some(LoopIdiom::Fill {
@@ -341,10 +360,18 @@ impl<M: Module> FnLower<'_, '_, M> {
         seq: &Expr,
         body: &tir::Block,
     ) -> R<()> {
-        let (ptr, len) = self.sequence(seq)?;
+        // An array inside a pool element is read through its allocation's
+        // tag, as a slice is (a body that frees it is caught at the next).
+        let in_pool = self.opts.sanitize && seq.is_array_in_pool_element();
+        self.pool_tag = None;
+        let (mut ptr, len) = self.sequence(seq)?;
+        if let Some(t) = self.pool_tag.take().filter(|_| in_pool) {
+            ptr = self.b.ins().bor(ptr, t);
+        }
         let elem = seq.ty.element().cloned().unwrap_or(Type::Unit);
         let size = self.elem_size(&seq.ty);
-        let tagged = self.opts.sanitize && matches!(seq.ty, Type::Slice(_) | Type::Reusable(_));
+        let tagged =
+            self.opts.sanitize && (in_pool || matches!(seq.ty, Type::Slice(_) | Type::Reusable(_)));
         let counter = self.new_var(types::I64);
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(counter, zero);

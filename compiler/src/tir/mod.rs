@@ -400,6 +400,27 @@ impl Expr {
                 | ExprKind::Bytes(_)
         )
     }
+
+    /// Whether this is an array place inside an element of a slice or
+    /// reusable slice (through fields and array elements): an array in pool
+    /// memory. Under `--sanitize` a view of it, or a `for` over it, carries
+    /// the element's allocation's tag (`r[0][..]`, `s[1].a[..]`). (A slice
+    /// stored there is not one: its header views other memory.)
+    pub fn is_array_in_pool_element(&self) -> bool {
+        matches!(self.ty, Type::Array(..)) && self.lies_in_pool_element()
+    }
+
+    fn lies_in_pool_element(&self) -> bool {
+        match &self.kind {
+            ExprKind::Field(b, _) => b.lies_in_pool_element(),
+            ExprKind::Index(b, _) => match b.ty {
+                Type::Slice(_) | Type::Reusable(_) => true,
+                Type::Array(..) => b.lies_in_pool_element(),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
 }
 
 impl Stmt {
