@@ -43,6 +43,17 @@ pub fn build(
                 .map(PathBuf::from)
                 .unwrap_or_else(|| "a.out".into());
             match emit {
+                // `x.tern.tern`'s executable would be `x.tern`: never a
+                // source file of the user's under a name they did not give.
+                None if stem.extension().is_some_and(|e| e == "tern") && stem.exists() => {
+                    return Err(Failure::new(
+                        1,
+                        format!(
+                            "error: the default output `{}` would replace a Tern source file; choose a name with `-o`",
+                            stem.display()
+                        ),
+                    ));
+                }
                 None => stem,
                 Some(Emit::Clif) => stem.with_extension("clif"),
                 Some(Emit::Obj) => stem.with_extension("o"),
@@ -109,7 +120,38 @@ pub fn build(
             format!("error: cannot write a temporary object file: {e}"),
         )
     })?;
-    link_executable(&obj_path, &runtime, &out).map_err(|e| Failure::new(1, format!("error: {e}")))
+    // Linked in the scratch directory and moved into place only when it
+    // worked: a failed build (no C compiler, a link error, `CC=true`) leaves
+    // whatever `out` named as it was.
+    let exe = scratch.path().join("program");
+    link_executable(&obj_path, &runtime, &exe).map_err(|e| {
+        let kept = if out.exists() {
+            format!(" (`{}` is left as it was)", out.display())
+        } else {
+            String::new()
+        };
+        Failure::new(1, format!("error: {e}{kept}"))
+    })?;
+    install(&exe, &out)
+}
+
+/// Moves the linked executable `exe` to `out` in one step: copied next to
+/// `out` under a temporary name (with its permissions), then renamed over
+/// it, so `out` is either the old file or the whole new one.
+fn install(exe: &Path, out: &Path) -> Result<(), Failure> {
+    let dir = out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let staged = tempfile::Builder::new()
+        .prefix(".tern-build-")
+        .tempfile_in(dir)
+        .map_err(|e| cannot_write(out, &e.to_string()))?;
+    std::fs::copy(exe, staged.path()).map_err(|e| cannot_write(out, &e.to_string()))?;
+    staged
+        .persist(out)
+        .map_err(|e| cannot_write(out, &e.error.to_string()))?;
+    Ok(())
 }
 
 /// Writes `bytes` to `path`, or to stdout when `path` is `-`.

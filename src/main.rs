@@ -111,8 +111,9 @@ enum Command {
         #[arg(long)]
         interp: bool,
         /// Write /tmp/perf-PID.map (each Tern function's address, size and
-        /// name) so `perf report` names JIT-compiled functions.
-        #[arg(long)]
+        /// name) so `perf report` names JIT-compiled functions (not with
+        /// `--interp`, which compiles nothing).
+        #[arg(long, conflicts_with = "interp")]
         perf_map: bool,
     },
     /// Compile FILE to a native executable (object + C compiler link).

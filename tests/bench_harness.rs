@@ -277,6 +277,52 @@ fn a_tiny_run_writes_every_artifact() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Samples go to disk as they are taken: a run stopped half-way (killed,
+/// here) keeps what it measured, and its report says it did not finish.
+#[test]
+fn an_interrupted_run_keeps_its_samples() {
+    let dir = scratch("interrupted");
+    let out = dir.join("run");
+    // TINY with far more repetitions than the test waits for.
+    let mut args: Vec<&str> = TINY.to_vec();
+    let reps = args.iter().position(|a| *a == "--reps").unwrap();
+    args[reps + 1] = "100000";
+    args.extend(["--sides", "builtin,c", "--out"]);
+    args.push(out.to_str().unwrap());
+    let mut child = tern()
+        .arg("bench")
+        .args(&args)
+        .current_dir(&dir)
+        .env_remove("TERN_STDLIB")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let csv = out.join("samples.csv");
+    let started = std::time::Instant::now();
+    let samples = loop {
+        let lines = std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count());
+        if lines >= 5 || started.elapsed().as_secs() > 300 {
+            break lines;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(samples >= 5, "no samples written while the run went on");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with("rep,warmup,workload,"));
+    for line in lines {
+        assert!(line.contains(",fragmented,8,"), "{line}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(out.join("report.txt")).unwrap(),
+        "tern bench: this run did not finish; samples.csv and logs/samples.log hold the samples taken so far\n"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn closed_output_pipes_keep_the_report_and_the_exit_status() {
     // `tern bench ... 2>&1 | head -c0`: every write to stdout and stderr

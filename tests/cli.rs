@@ -35,6 +35,20 @@ fn bad_flag_is_a_usage_error() {
     );
     let o = tern(&["run", "--frobnicate", "x.tern"]);
     assert_eq!(o.status.code(), Some(2));
+    // A flag that cannot act is refused, not ignored: the interpreter
+    // compiles nothing to map.
+    let o = tern(&[
+        "run",
+        "--interp",
+        "--perf-map",
+        "tests/programs/arith_i64.tern",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("'--interp' cannot be used with '--perf-map'"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -373,7 +387,8 @@ fn undefined_extern_is_reported_not_a_crash() {
 #[test]
 fn a_compiler_that_writes_no_executable_fails_the_build() {
     // `CC=true` exits 0 and writes nothing: the build must not report
-    // success, nor leave an executable of an earlier build to pass for it.
+    // success; what `-o` names is left as it was (an earlier build, or a
+    // file of the user's: a failed build never takes it away).
     let dir = scratch("cc_true");
     let file = dir.join("p.tern");
     std::fs::write(&file, "fn main() { print(1); }\n").unwrap();
@@ -381,6 +396,7 @@ fn a_compiler_that_writes_no_executable_fails_the_build() {
     let o = tern(&["build", file.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(out.is_file());
+    let earlier = std::fs::read(&out).unwrap();
     let o = child_support::output(
         Command::new(TERN)
             .args(["build", file.to_str().unwrap(), "-o", out.to_str().unwrap()])
@@ -391,11 +407,29 @@ fn a_compiler_that_writes_no_executable_fails_the_build() {
     assert_eq!(
         stderr(&o),
         format!(
-            "error: linking failed: `true` exited with success but wrote no executable `{}`\n",
+            "error: linking failed: `true` exited with success but wrote no executable (`{}` is left as it was)\n",
             out.display()
         )
     );
-    assert!(!out.exists());
+    assert_eq!(std::fs::read(&out).unwrap(), earlier);
+    // Nor does a compiler that cannot be run take a file of the user's.
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "my notes\n").unwrap();
+    let o = child_support::output(
+        Command::new(TERN)
+            .args([
+                "build",
+                file.to_str().unwrap(),
+                "-o",
+                notes.to_str().unwrap(),
+            ])
+            .current_dir(ROOT)
+            .env("CC", "/nonexistent/cc"),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let kept = format!("(`{}` is left as it was)\n", notes.display());
+    assert!(stderr(&o).ends_with(&kept), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes\n");
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -454,6 +488,23 @@ fn build_never_writes_over_its_input() {
         "error: the output `prog` is the input file; choose another name with `-o`\n"
     );
     assert_eq!(std::fs::read_to_string(&prog).unwrap(), src);
+    // Nor another source file under the default name (`x.tern.tern` -> `x.tern`).
+    std::fs::write(dir.join("x.tern"), "// notes\n").unwrap();
+    std::fs::write(dir.join("x.tern.tern"), src).unwrap();
+    let o = child_support::output(
+        Command::new(TERN)
+            .args(["build", "x.tern.tern"])
+            .current_dir(&dir),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: the default output `x.tern` would replace a Tern source file; choose a name with `-o`\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("x.tern")).unwrap(),
+        "// notes\n"
+    );
     // Explicitly too.
     let named = dir.join("named.tern");
     std::fs::write(&named, src).unwrap();

@@ -182,6 +182,32 @@ fn invalid_utf8_input_is_reported_and_the_session_goes_on() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// A piped line longer than a source file may be (64 MiB) is read to its
+/// end without being kept whole, and drops its input (it once grew the
+/// REPL's memory until the allocator aborted); so does an input whose lines
+/// add up to more. The session goes on.
+#[test]
+fn an_overlong_line_drops_its_input_and_the_session_goes_on() {
+    let limit = 64 << 20;
+    let mut input = b"let a = 1;\nprint(a,\n".to_vec();
+    input.extend(std::iter::repeat_n(b' ', limit + 1));
+    input.extend(b"\nprint(a + 1);\nprint(\n");
+    for _ in 0..3 {
+        input.extend(b"//");
+        input.extend(std::iter::repeat_n(b'x', limit / 3));
+        input.push(b'\n');
+    }
+    input.extend(b"print(a + 2);\n");
+    let out = run_repl(&input, &[]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n3\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: <repl>:2: the line is longer than 64 MiB; its input was not run\n\
+         error: <repl>: the input is longer than 64 MiB; it was not run\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
 /// `:load` of a FIFO is refused: opening it would wait for a writer, and
 /// nothing at the prompt could interrupt that.
 #[test]

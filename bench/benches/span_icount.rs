@@ -34,7 +34,13 @@ const ARENA: i64 = 64 << 20;
 /// the same way whichever arms `main` has (inlining decisions moved the hot
 /// path's count by up to 10 instructions between builds of this harness).
 #[inline(never)]
-fn run<A: Alloc>(workload: &str, mut a: A) {
+fn run<A: Alloc>(job: Job<'_>, mut a: A) {
+    if let Some(trace) = job.trace {
+        let dry = job.workload.starts_with("trace_none");
+        println!("checksum {}", trace.replay(&mut a, dry));
+        return;
+    }
+    let workload = job.workload;
     match workload {
         "hot_fifo" | "hot_lifo" | "hot16_fifo" | "hot16_lifo" => {
             let size = if workload.starts_with("hot16") {
@@ -67,14 +73,6 @@ fn run<A: Alloc>(workload: &str, mut a: A) {
                 c.steps(&mut a, 200_000);
             }
             black_box(&c.live);
-        }
-        w if w.starts_with("trace") => {
-            let (kind, path) = w.split_once(':').unwrap_or((w, ""));
-            let trace = common::trace::Trace::load(path).unwrap_or_else(|e| {
-                eprintln!("span_icount: {e}");
-                std::process::exit(2);
-            });
-            println!("checksum {}", trace.replay(&mut a, kind == "trace_none"));
         }
         w => {
             let Some((live, measure)) = scale_workload(w) else {
@@ -112,25 +110,44 @@ fn main() {
     let (Some(w), Some(al)) = (args.first(), args.get(1)) else {
         return;
     };
-    let arena = match scale_workload(w) {
-        Some((live, _)) => scale_arena(live),
-        // The traces' peaks are below 16 MiB; the arena is reserved lazily.
-        None if w.starts_with("trace") => 1 << 30,
-        None => ARENA,
+    // A trace is loaded before the allocator is made: its arena is sized
+    // from the trace's peak (reserved lazily) as `tern bench` sizes one.
+    let trace = w.starts_with("trace").then(|| {
+        let path = w.split_once(':').map_or("", |(_, p)| p);
+        common::trace::Trace::load(path).unwrap_or_else(|e| {
+            eprintln!("span_icount: {e}");
+            std::process::exit(2);
+        })
+    });
+    let arena = match (scale_workload(w), &trace) {
+        (Some((live, _)), _) => scale_arena(live),
+        (None, Some(t)) => t.arena,
+        (None, None) => ARENA,
+    };
+    let job = Job {
+        workload: w,
+        trace: trace.as_ref(),
     };
     match al.as_str() {
-        "span" => run(w, SpanUnchecked::new(arena)),
+        "span" => run(job, SpanUnchecked::new(arena)),
         "span_portable" => {
             tern_runtime::span_tree::scan::set_portable_only(true);
-            run(w, SpanUnchecked::new(arena))
+            run(job, SpanUnchecked::new(arena))
         }
-        "span_checked" => run(w, SpanChecked::new(arena)),
-        "mimalloc" => run(w, Mi),
-        "glibc" => run(w, Glibc),
-        "rlsf" => run(w, Rlsf::new(arena as usize)),
+        "span_checked" => run(job, SpanChecked::new(arena)),
+        "mimalloc" => run(job, Mi),
+        "glibc" => run(job, Glibc),
+        "rlsf" => run(job, Rlsf::new(arena as usize)),
         _ => {
             eprintln!("span_icount: unknown allocator `{al}` (see the doc comment)");
             std::process::exit(2);
         }
     }
+}
+
+/// What [`run`] runs: the workload's name, and its trace when it replays one.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    workload: &'a str,
+    trace: Option<&'a common::trace::Trace>,
 }

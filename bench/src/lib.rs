@@ -339,6 +339,19 @@ impl Bench {
         Ok(p)
     }
 
+    /// Appends `text` to the file (made if missing), flushed at once: what
+    /// a run has measured stays on disk if it is interrupted.
+    fn append(&self, parts: &[&str], text: &str) -> Result<(), String> {
+        use std::io::Write as _;
+        let p = self.path(parts);
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&p)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| format!("cannot write `{}`: {e}", p.display()))
+    }
+
     fn wants_jit(&self) -> bool {
         self.cfg.modes.iter().any(|m| *m != Mode::Aot)
     }
@@ -369,8 +382,17 @@ impl Bench {
         print_err(&report::failure_list(&results));
 
         let mut checks = Checksums::default();
-        let mut rows: Vec<Row> = Vec::new();
         let mut sample_log = String::new();
+        // Samples and their log go to disk as they are taken, and the report
+        // says the run is not finished until it is: an interrupted run keeps
+        // what it measured, marked as such.
+        self.write(
+            &["report.txt"],
+            "tern bench: this run did not finish; samples.csv and logs/samples.log hold the samples taken so far\n",
+        )?;
+        self.write(&["samples.csv"], samples_csv_header())?;
+        self.write(&["logs", "samples.log"], "")?;
+        let mut logged = 0;
         let per_job = match self.cfg.metric {
             Metric::Instructions => self
                 .cfg
@@ -403,7 +425,7 @@ impl Bench {
                     continue;
                 }
                 match self.sample(job, rep, warmup, &mut checks, &mut sample_log) {
-                    Ok(mut new_rows) => {
+                    Ok(new_rows) => {
                         if !warmup {
                             for row in &new_rows {
                                 results.values.entry(row.key).or_default().push(row.value);
@@ -440,7 +462,7 @@ impl Bench {
                                     .push(ms);
                             }
                         }
-                        rows.append(&mut new_rows);
+                        self.append(&["samples.csv"], &samples_csv(&new_rows, self.cfg.metric))?;
                     }
                     Err(why) => {
                         // `why` starts with the sample's label.
@@ -449,13 +471,13 @@ impl Bench {
                         results.failed.insert((w, size, side), why);
                     }
                 }
+                self.append(&["logs", "samples.log"], &sample_log[logged..])?;
+                logged = sample_log.len();
                 bar.inc(per_job);
             }
         }
         bar.finish_and_clear();
-        self.write(&["logs", "samples.log"], &sample_log)?;
         self.write(&["checksums.txt"], &checks.listing())?;
-        self.write(&["samples.csv"], &samples_csv(&rows, self.cfg.metric))?;
 
         let mut text = String::new();
         let _ = writeln!(
@@ -932,16 +954,19 @@ fn text_bytes(file: &Path) -> Option<u64> {
     Some(sum)
 }
 
-/// Every sample as CSV.
+/// The header line of `samples.csv`.
+fn samples_csv_header() -> &'static str {
+    "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms,peak_rss_kib,pool_high_water_bytes,dry_value,memset_memcpy_instructions\n"
+}
+
+/// The lines of `samples.csv` for `rows`.
 fn samples_csv(rows: &[Row], metric: Metric) -> String {
     let unit = if metric == Metric::Cpu {
         "cpu_s"
     } else {
         "instructions"
     };
-    let mut out = String::from(
-        "rep,warmup,workload,elem_bytes,side,level,mode,value,unit,cpu_s,wall_s,jit_compile_ms,peak_rss_kib,pool_high_water_bytes,dry_value,memset_memcpy_instructions\n",
-    );
+    let mut out = String::new();
     for r in rows {
         let _ = writeln!(
             out,

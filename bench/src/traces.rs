@@ -125,7 +125,7 @@ pub struct Footprint {
 
 /// The [`Footprint`] of the checked trace `t`; an error when its peak of
 /// live bytes alone exceeds the largest arena, which no pool can replay.
-fn footprint(t: &[u8]) -> Result<Footprint, String> {
+pub fn footprint(t: &[u8]) -> Result<Footprint, String> {
     let ids = u32::from_le_bytes(t[12..HEADER].try_into().expect("4 bytes")) as usize;
     // Sizes in granules of 8 bytes (below 2^29): 4 bytes an id.
     let mut granules = vec![0u32; ids];

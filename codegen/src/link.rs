@@ -31,7 +31,9 @@ fn host_triple() -> String {
     target_lexicon::Triple::host().to_string()
 }
 
-/// Links `object` with `runtime_lib` into the executable `out`.
+/// Links `object` with `runtime_lib` into the executable `out`, a path of
+/// the caller's scratch directory: a failed link may leave anything there,
+/// so the caller moves the executable into place only on success.
 pub fn link_executable(object: &Path, runtime_lib: &Path, out: &Path) -> Result<(), CodegenError> {
     let triple = host_triple();
     let compiler = cc::Build::new()
@@ -55,12 +57,6 @@ pub fn link_executable(object: &Path, runtime_lib: &Path, out: &Path) -> Result<
         .args(runtime_link_libs())
         .arg("-o")
         .arg(out);
-    // An executable left from an earlier build must not pass for this one's
-    // when the compiler writes nothing (`CC=true`): it goes first, as the
-    // linker would replace it anyway.
-    if std::fs::symlink_metadata(out).is_ok_and(|m| m.is_file()) {
-        let _ = std::fs::remove_file(out);
-    }
     let output = cmd.output().map_err(|e| {
         CodegenError::Link(format!(
             "cannot run the C compiler `{}`: {e}",
@@ -77,9 +73,8 @@ pub fn link_executable(object: &Path, runtime_lib: &Path, out: &Path) -> Result<
     }
     if !out.is_file() {
         return Err(CodegenError::Link(format!(
-            "`{}` exited with success but wrote no executable `{}`",
+            "`{}` exited with success but wrote no executable",
             compiler.path().display(),
-            out.display()
         )));
     }
     Ok(())

@@ -140,14 +140,7 @@ pub enum InputKindOrItems {
 pub fn input_shape(text: &str) -> InputShape {
     use syntax::lexer::Tok;
     let (toks, open) = syntax::tokens(text);
-    let depth: i64 = toks
-        .iter()
-        .map(|t| match t.tok {
-            Tok::LParen | Tok::LBracket | Tok::LBrace => 1,
-            Tok::RParen | Tok::RBracket | Tok::RBrace => -1,
-            _ => 0,
-        })
-        .sum();
+    let balance = Balance::of_tokens(&toks, open);
     let kind = match toks.first().map(|t| &t.tok) {
         None if open => InputKindOrItems::Run(InputKind::Statements),
         None => InputKindOrItems::Empty,
@@ -168,8 +161,71 @@ pub fn input_shape(text: &str) -> InputShape {
     };
     InputShape {
         kind,
-        complete: !open && depth <= 0,
+        complete: balance.complete(),
     }
+}
+
+/// How far a text leaves brackets open, and whether it ends inside a
+/// string literal or block comment: what [`InputShape::complete`] is told
+/// from. Kept line by line, it makes a long piped input linear: a text that
+/// ends outside any literal or comment is followed by a line whose tokens
+/// are its own (a newline ends every other token), so the two balances add
+/// ([`Balance::then`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Balance {
+    /// Openers minus closers.
+    depth: i64,
+    /// An unterminated string literal or block comment at the end.
+    open: bool,
+}
+
+impl Balance {
+    /// The balance of `text`.
+    pub fn of(text: &str) -> Balance {
+        let (toks, open) = syntax::tokens(text);
+        Balance::of_tokens(&toks, open)
+    }
+
+    fn of_tokens(toks: &[syntax::lexer::Token], open: bool) -> Balance {
+        use syntax::lexer::Tok;
+        let depth = toks
+            .iter()
+            .map(|t| match t.tok {
+                Tok::LParen | Tok::LBracket | Tok::LBrace => 1,
+                Tok::RParen | Tok::RBracket | Tok::RBrace => -1,
+                _ => 0,
+            })
+            .sum();
+        Balance { depth, open }
+    }
+
+    /// The balance of `whole`, the text this is the balance of followed by
+    /// a newline and `line`: `line`'s own added, unless this text ends
+    /// inside a literal or comment (then `whole` is lexed again).
+    pub fn then(self, line: &str, whole: &str) -> Balance {
+        if self.open {
+            return Balance::of(whole);
+        }
+        let next = Balance::of(line);
+        Balance {
+            depth: self.depth + next.depth,
+            open: next.open,
+        }
+    }
+
+    /// Nothing more is needed (excess closers count: the parser reports
+    /// them).
+    pub fn complete(self) -> bool {
+        !self.open && self.depth <= 0
+    }
+}
+
+/// Whether `text` parses as one expression (its type and names aside).
+pub fn parses_as_expression(text: &str) -> bool {
+    let mut sink = Sink::default();
+    let toks = syntax::lexer::lex(0, text, &mut sink);
+    syntax::parser::parse_expr_only(toks, text, &mut sink);
+    sink.is_empty()
 }
 
 /// `text` with the final `;` a REPL user may leave out, when it parses
@@ -229,6 +285,7 @@ pub fn split_items(source: &Source) -> Result<Vec<Item>, Diagnostics> {
                 is_extern: matches!(item, ast::Item::Extern(_)),
                 params,
                 text: source.text[range(span)].to_string(),
+                at: range(span).start,
                 line,
                 col,
             }
@@ -248,7 +305,9 @@ pub struct Item {
     /// A non-generic `fn`'s parameters: `ref` or not, and the type as written.
     pub params: Option<Vec<(bool, String)>>,
     pub text: String,
-    /// Where the item starts in its source (1-based line and column).
+    /// Where the item starts in its source: the byte offset, and the 1-based
+    /// line and column.
+    pub at: usize,
     pub line: u32,
     pub col: u32,
 }
@@ -588,6 +647,9 @@ fn assemble(
         let file = sources.add(s.name.clone(), s.text.clone());
         root.items
             .extend(syntax::parse_file(file, &s.text, &mut sink).items);
+        // Its lexical errors are reported by the parse already.
+        let toks = syntax::lexer::lex(file, &s.text, &mut Sink::default());
+        refuse_entry_calls(&toks, &mut sink);
     }
     let (prelude, post, post_lines) = generated(entry, keep);
     let pre_file = sources.add(GENERATED.into(), prelude.clone());
@@ -596,6 +658,7 @@ fn assemble(
         Some((input, kind)) => {
             let file = sources.add(input.name.clone(), input.text.clone());
             let toks = syntax::lexer::lex(file, &input.text, &mut sink);
+            refuse_entry_calls(&toks, &mut sink);
             match kind {
                 InputKind::Statements => {
                     let stmts = syntax::parser::parse_stmts(toks, &input.text, &mut sink);
@@ -648,9 +711,6 @@ fn assemble(
     let parsed_cleanly = sink.is_empty();
     let program = load_modules(root, loader, &mut sources, &mut sink)
         .and_then(|modules| check::check_program(&modules, &sources, &mut sink, parsed_cleanly));
-    if let Some(program) = &program {
-        refuse_entry_calls(program, &mut sink);
-    }
     let post_text = sources.file(post_file).clone();
     let pre_text = sources.file(pre_file).clone();
     // Bindings the generated code cannot even read or write back any more
@@ -705,16 +765,33 @@ fn assemble(
 /// The session's entry is the generated `main`, which the user cannot
 /// define (the host refuses a `fn main`): a call of `main` in an input or an
 /// item would run the entry again, the input included, until the stack ran
-/// out. To the user there is no `main`.
-fn refuse_entry_calls(program: &tir::Program, sink: &mut Sink) {
-    for f in &program.functions {
-        tir::visit::each_expr(&f.body, &mut |e| {
-            if let tir::ExprKind::Call { func, .. } = e.kind
-                && func == program.main
-            {
-                sink.error(ErrorKind::UnknownName("main".into()), e.span);
-            }
-        });
+/// out. To the user there is no `main`. Told from the tokens (a `main` not
+/// after `::` or `fn`, before `(` or `::<`), so an item no input calls yet is
+/// refused when it is defined, not when it is first called.
+fn refuse_entry_calls(toks: &[syntax::lexer::Token], sink: &mut Sink) {
+    use syntax::lexer::Tok;
+    for (i, t) in toks.iter().enumerate() {
+        let after_path = i > 0 && matches!(toks[i - 1].tok, Tok::ColonColon | Tok::Fn);
+        let called = toks
+            .get(i + 1)
+            .is_some_and(|n| matches!(n.tok, Tok::LParen | Tok::ColonColon));
+        if matches!(&t.tok, Tok::Ident(n) if n == "main") && !after_path && called {
+            // The call's span: to the `)` that closes its arguments.
+            let mut depth = 0;
+            let close = toks[i + 1..].iter().find(|n| {
+                match n.tok {
+                    Tok::LParen => depth += 1,
+                    Tok::RParen => depth -= 1,
+                    _ => {}
+                }
+                depth == 0 && n.tok == Tok::RParen
+            });
+            let hi = close.map_or(t.span.hi, |c| c.span.hi);
+            sink.error(
+                ErrorKind::UnknownName("main".into()),
+                Span::new(t.span.file, t.span.lo, hi),
+            );
+        }
     }
 }
 

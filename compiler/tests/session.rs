@@ -200,6 +200,39 @@ fn the_shape_of_an_input() {
 }
 
 #[test]
+fn a_balance_kept_line_by_line_is_the_whole_texts() {
+    use session::Balance;
+    // Multi-line literals and comments, closers before openers, and every
+    // program of the test suite, fed one line at a time as the REPL does.
+    let mut texts: Vec<String> = [
+        "fn f() {\n  let s = \"a\nb{\";\n}",
+        "/* a\n{ */ x\n(",
+        "let x = (1 +\n2) * [3,\n4][0];",
+        ")\n(\n",
+        "let s = \"\n\n\"; // }\n}",
+    ]
+    .iter()
+    .map(|t| t.to_string())
+    .collect();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        texts.push(std::fs::read_to_string(entry.unwrap().path()).unwrap());
+    }
+    for text in &texts {
+        let mut whole = String::new();
+        let mut kept = Balance::default();
+        for line in text.split('\n') {
+            if !whole.is_empty() {
+                whole.push('\n');
+            }
+            whole.push_str(line);
+            kept = kept.then(line, &whole);
+            assert_eq!(kept, Balance::of(&whole), "after {whole:?}");
+        }
+    }
+}
+
+#[test]
 fn the_final_semicolon_is_added_where_it_is_missing() {
     let stmts = |t: &str| session::with_final_semicolon(t, false);
     assert_eq!(

@@ -65,12 +65,7 @@ pub fn configured_bytes() -> Result<i64, String> {
 /// Creates the builtin pool with `arena_bytes` of arena, replacing any existing
 /// one (which is released). Errors are messages for the user.
 pub fn init(arena_bytes: i64) -> Result<(), String> {
-    let pool = BuiltinPool::new(arena_bytes).map_err(|e| {
-        format!(
-            "cannot reserve the builtin pool ({arena_bytes} bytes): {}",
-            crate::span_tree::error::message(e)
-        )
-    })?;
+    let pool = BuiltinPool::new(arena_bytes).map_err(|e| reserve_failed(arena_bytes, e))?;
     let (base, bytes) = (pool.base() as i64, pool.arena_bytes());
     *slot() = Some(pool);
     crate::sanitize::rebind_builtin(base, bytes);
@@ -98,13 +93,25 @@ fn pool() -> Result<&'static mut BuiltinPool, String> {
 #[inline(never)]
 fn create() -> Result<&'static mut BuiltinPool, String> {
     let bytes = configured_bytes()?;
-    let pool = BuiltinPool::new(bytes).map_err(|e| {
-        format!(
-            "cannot reserve the builtin pool ({bytes} bytes): {}",
-            crate::span_tree::error::message(e)
-        )
-    })?;
+    let pool = BuiltinPool::new(bytes).map_err(|e| reserve_failed(bytes, e))?;
     Ok(slot().insert(pool))
+}
+
+/// The message for a pool of `bytes` of arena that could not be reserved
+/// (error code `e`). The address space it needs is several times the
+/// arena (the node array is reserved for the worst case): a limit such as
+/// `ulimit -v` refuses it long before memory runs out, so the message says
+/// how much, and what to lower.
+#[cold]
+fn reserve_failed(bytes: i64, e: i64) -> String {
+    let why = crate::span_tree::error::message(e);
+    if !(0..=crate::span_tree::tree::MAX_ARENA_BYTES).contains(&bytes) {
+        return format!("cannot reserve the builtin pool ({bytes} bytes): {why}");
+    }
+    format!(
+        "cannot reserve the builtin pool ({bytes} bytes): {why} (with its node array and record it reserves {} bytes of address space; under a limit such as `ulimit -v`, set a smaller TERN_POOL_BYTES)",
+        crate::pool::address_space(bytes)
+    )
 }
 
 /// Runs `f` on the builtin pool if it exists (`None` when no pool was made).

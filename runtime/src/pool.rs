@@ -39,6 +39,16 @@ pub struct SpanPool<V: Validate> {
 // SAFETY: the pool exclusively owns its arena, node array and header.
 unsafe impl<V: Validate> Send for SpanPool<V> {}
 
+/// The address space an unchecked pool of `arena_bytes` (in range) reserves:
+/// its arena, its worst-case node array and its boundary record. What a
+/// limit such as `ulimit -v` is measured against (committed memory is what
+/// is touched).
+pub fn address_space(arena_bytes: i64) -> i64 {
+    let arena_bytes = round8(arena_bytes);
+    let nodes = layout::node_capacity(arena_bytes) * layout::NODE_WORDS as i64 * 4;
+    arena_bytes + nodes + crate::span_tree::extents::record_bytes(arena_bytes, false) as i64
+}
+
 impl<V: Validate> SpanPool<V> {
     /// Reserves an arena of `arena_bytes` (rounded up to 8) and its worst-case node
     /// array. Errors: `BAD_SIZE` (negative or above `MAX_ARENA_BYTES`), `RESERVE_FAILED`,

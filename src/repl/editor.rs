@@ -3,7 +3,7 @@
 //! stdin otherwise.
 
 use std::cell::RefCell;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::PathBuf;
 use std::rc::Rc;
 
@@ -93,7 +93,26 @@ pub enum Line {
         col: usize,
         byte: u8,
     },
+    /// A piped line longer than a source file may be: read to its end and
+    /// dropped, never held whole (`tern repl < /dev/zero`).
+    TooLong,
     End,
+}
+
+/// Reads `stdin` up to and including the next newline (or to its end),
+/// keeping nothing.
+fn skip_line(stdin: &mut impl BufRead) {
+    while let Ok(buf) = stdin.fill_buf() {
+        if buf.is_empty() {
+            return;
+        }
+        if let Some(i) = buf.iter().position(|&b| b == b'\n') {
+            stdin.consume(i + 1);
+            return;
+        }
+        let n = buf.len();
+        stdin.consume(n);
+    }
 }
 
 impl Input {
@@ -133,8 +152,13 @@ impl Input {
                 // session, nor be rewritten (inside a string literal a
                 // replacement character would pass for what was sent).
                 let mut bytes = Vec::new();
-                match stdin.read_until(b'\n', &mut bytes) {
+                let limit = tern_compiler::MAX_SOURCE_BYTES;
+                match stdin.by_ref().take(limit + 1).read_until(b'\n', &mut bytes) {
                     Ok(0) | Err(_) => Line::End,
+                    Ok(_) if bytes.len() as u64 > limit => {
+                        skip_line(stdin);
+                        Line::TooLong
+                    }
                     Ok(_) => match String::from_utf8(bytes) {
                         Ok(line) => {
                             let trimmed = line.strip_suffix('\n').unwrap_or(&line);

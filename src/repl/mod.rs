@@ -21,6 +21,7 @@ use std::io::{IsTerminal, Write};
 use crate::Failure;
 use editor::{Input, Line};
 use session::Session;
+use tern_compiler::session::Balance;
 
 const HELP: &str = "\
 Enter an item (fn, struct, const, use, extern fn), statements (`let`/`var`
@@ -49,12 +50,16 @@ pub fn repl() -> Result<(), Failure> {
         reply!("Tern REPL — :help for help, :quit to leave");
     }
     let mut buffer = String::new();
+    // The buffer's brackets, kept line by line (`Balance::then`): relexing
+    // the whole buffer at every line made a long piped input quadratic.
+    let mut balance = Balance::default();
     loop {
         let line = match input.line(!buffer.is_empty()) {
             Line::Text(line) => line,
             // Ctrl-C at the prompt abandons what was typed, as in a shell.
             Line::Interrupted => {
                 buffer.clear();
+                balance = Balance::default();
                 continue;
             }
             // The input it belongs to is dropped: no part of it can be
@@ -66,6 +71,19 @@ pub fn repl() -> Result<(), Failure> {
                     session::FILE
                 );
                 buffer.clear();
+                balance = Balance::default();
+                continue;
+            }
+            // As a source file longer than that is refused.
+            Line::TooLong => {
+                let line = buffer.lines().count() + 1;
+                say!(
+                    "error: {}:{line}: the line is longer than {} MiB; its input was not run",
+                    session::FILE,
+                    tern_compiler::MAX_SOURCE_BYTES >> 20
+                );
+                buffer.clear();
+                balance = Balance::default();
                 continue;
             }
             Line::End => {
@@ -93,9 +111,21 @@ pub fn repl() -> Result<(), Failure> {
             buffer.push('\n');
         }
         buffer.push_str(&line);
-        if !force && !tern_compiler::session::input_shape(&buffer).complete {
+        if buffer.len() as u64 > tern_compiler::MAX_SOURCE_BYTES {
+            say!(
+                "error: {}: the input is longer than {} MiB; it was not run",
+                session::FILE,
+                tern_compiler::MAX_SOURCE_BYTES >> 20
+            );
+            buffer.clear();
+            balance = Balance::default();
             continue;
         }
+        balance = balance.then(&line, &buffer);
+        if !force && !balance.complete() {
+            continue;
+        }
+        balance = Balance::default();
         let text = std::mem::take(&mut buffer);
         input.remember(&text);
         session.eval(&text);

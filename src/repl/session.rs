@@ -340,18 +340,28 @@ impl Session {
         let mut fresh = Slots::default();
         let start = Instant::now();
         let mut result = self.compile_input(&sources, &text, kind, &mut fresh);
-        if let (Err(_), InputKind::Expression) = (&result, kind) {
+        if let (Err(first), InputKind::Expression) = (&result, kind) {
             // An "expression" that is really a statement (a call of a
-            // function without a value, an assignment without `;`).
+            // function without a value, an assignment without `;`). When
+            // it fails as one too, its errors as a statement are the ones
+            // to show if it is one: it parses only as a statement (`k =
+            // true`), or as an expression it merely had no value.
+            let statement = no_value(first)
+                || (!session::parses_as_expression(&text)
+                    && session::with_final_semicolon(&text, false).is_some());
             let mut other = Slots::default();
-            if let Ok(c) = self.compile_input(
+            match self.compile_input(
                 &sources,
                 &format!("{text};"),
                 InputKind::Statements,
                 &mut other,
             ) {
-                result = Ok(c);
-                fresh = other;
+                Ok(c) => {
+                    result = Ok(c);
+                    fresh = other;
+                }
+                Err(d) if statement => result = Err(d),
+                Err(_) => {}
             }
         }
         self.last_timing.front = start.elapsed();
@@ -457,15 +467,16 @@ impl Session {
         };
         match session::split_items(&source) {
             Ok(items) => {
-                for item in items.iter().filter(|i| i.is_fn && i.key == "main") {
-                    if let Some(at) = text.find(&item.text) {
-                        let blank: String = item
-                            .text
-                            .chars()
-                            .map(|c| if c == '\n' { c } else { ' ' })
-                            .collect();
-                        text.replace_range(at..at + item.text.len(), &blank);
-                    }
+                // At the item's own place (the same text may stand in a
+                // comment before it); from the last, so a blank of another
+                // length moves no place still to blank.
+                for item in items.iter().rev().filter(|i| i.is_fn && i.key == "main") {
+                    let blank: String = item
+                        .text
+                        .chars()
+                        .map(|c| if c == '\n' { c } else { ' ' })
+                        .collect();
+                    text.replace_range(item.at..item.at + item.text.len(), &blank);
                 }
             }
             Err(diags) => {

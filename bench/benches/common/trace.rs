@@ -11,6 +11,9 @@ pub type Op = (u8, u32, u32);
 pub struct Trace {
     pub ops: Vec<Op>,
     pub ids: usize,
+    /// The arena a pool replaying it needs (`tern bench`'s: room for twice
+    /// its peak of live bytes and its largest block, at least 1 GiB).
+    pub arena: i64,
 }
 
 impl Trace {
@@ -20,6 +23,9 @@ impl Trace {
     pub fn load(path: &str) -> Result<Trace, String> {
         let b = tern_bench::traces::load_file(std::path::Path::new(path), false)
             .map_err(|e| format!("{path}: {e}"))?;
+        let arena = tern_bench::traces::footprint(&b)
+            .map_err(|e| format!("{path}: {e}"))?
+            .arena;
         let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap());
         let (records, ids) = (u32_at(8) as usize, u32_at(12) as usize);
         let ops = (0..records)
@@ -28,7 +34,7 @@ impl Trace {
                 ((w >> 30) as u8, w & 0x3fff_ffff, u32_at(20 + 8 * r))
             })
             .collect();
-        Ok(Trace { ops, ids })
+        Ok(Trace { ops, ids, arena })
     }
 
     /// Replays the trace on `a` (with `dry`, keeps the books but allocates
@@ -62,6 +68,10 @@ impl Trace {
                             (0, _, _) | (_, 0, _) => a.alloc(size),
                             _ => a.realloc(o.0, o.1, size),
                         };
+                        if a.addr(o.0).is_null() {
+                            eprintln!("the allocator could not allocate {size} bytes");
+                            std::process::exit(1);
+                        }
                         touch(a, o.0, size, id);
                     }
                     o.1 = size;
