@@ -393,6 +393,14 @@ impl Place {
         Some(p)
     }
 
+    /// Whether the place lies in pool memory: its path passes through an
+    /// element of a slice or reusable slice.
+    fn in_pool(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| matches!(s, Step::Index(Base::Reusable | Base::Slice)))
+    }
+
     fn then(mut self, s: Step) -> Place {
         self.shared |= matches!(s, Step::Index(Base::Slice | Base::Reusable));
         self.steps.push(s);
@@ -599,7 +607,7 @@ impl Pass<'_> {
                 // The value is evaluated before the place.
                 Stmt::Assign { place, value } | Stmt::CompoundAssign { place, value, .. } => {
                     let mut ops = Operands::default();
-                    let held = self.held(value);
+                    let held = self.held_by_address(value);
                     self.operand(&mut ops, value, held);
                     self.operand(&mut ops, place, Vec::new());
                 }
@@ -686,7 +694,7 @@ impl Pass<'_> {
             }
             ExprKind::Builtin(op, xs) => {
                 for x in xs {
-                    let held = self.held(x);
+                    let held = self.held_by_address(x);
                     self.operand(&mut ops, x, held);
                 }
                 // What it frees is its first operand's (no other operand
@@ -811,16 +819,23 @@ impl Pass<'_> {
                         .iter()
                         .any(|t| ours.contains(t))
             })
-            .map(|(place, ty)| {
+            .flat_map(|(place, ty)| {
                 let mut mem = self.facts.elements(ty, false);
                 mem.extend(place.elem.clone());
-                Held {
+                // A view the callee made of an array in pool memory it was
+                // given by `ref` carries no sanitizer tag: as unguarded as
+                // an address there.
+                let untagged = (matches!(ty, Type::Array(..) | Type::Struct(_)) && place.in_pool())
+                    .then(|| Self::address(place.clone()));
+                let handle = self.facts.pool_handle(ty);
+                let view = Held {
                     kind: Kind::View,
                     place,
                     mem,
                     lib: true,
-                    handle: self.facts.pool_handle(ty),
-                }
+                    handle,
+                };
+                std::iter::once(view).chain(untagged)
             })
             .collect()
     }
@@ -847,6 +862,21 @@ impl Pass<'_> {
         }
     }
 
+    /// What the value of `e` keeps until the statement uses it, where the
+    /// code keeps an aggregate by its address rather than a copy (an
+    /// assignment's value, a builtin's operands: `d[grow(ref r)] = w[0]`,
+    /// `print(r[0], grow(ref r))`): [`Self::held`], and an aggregate read
+    /// from pool memory is the address of its place.
+    fn held_by_address(&self, e: &Expr) -> Vec<Held> {
+        let mut held = self.held(e);
+        if matches!(e.ty, Type::Array(..) | Type::Struct(_))
+            && let Some(p) = Place::of(e).filter(Place::in_pool)
+        {
+            held.push(Self::address(p));
+        }
+        held
+    }
+
     /// What a `ref` argument keeps: the place's address (or, for an element
     /// of a computed slice, what that may view).
     fn ref_held(&self, x: &Expr) -> Vec<Held> {
@@ -867,12 +897,16 @@ impl Pass<'_> {
         for (place, ty) in self.mentioned(x) {
             // A place that itself lies in pool memory (`r[0]`, an array in
             // a span: `ref id(r[0][..])[1]`), whatever its type reaches.
-            if place
-                .steps
-                .iter()
-                .any(|s| matches!(s, Step::Index(Base::Reusable | Base::Slice)))
-            {
+            if place.in_pool() {
                 out.push(Self::address(place.clone()));
+            }
+            // Memory a library pool's handle hands out, of any type
+            // (`ref arena::alloc::<i64>(ref a, 2)[1]`): what a call that
+            // frees through any copy of the handle may free.
+            if self.facts.pool_handle(ty) {
+                let mut at = place.clone().then(Step::Index(Base::Slice));
+                at.elem = Some(x.ty.clone());
+                out.push(Self::address(at));
             }
             for (base, reaches) in [
                 (
