@@ -49,53 +49,42 @@ pub fn repl() -> Result<(), Failure> {
     if matches!(input, Input::Editor { .. }) {
         reply!("Tern REPL — :help for help, :quit to leave");
     }
-    let mut buffer = String::new();
-    // The buffer's brackets, kept line by line (`Balance::then`): relexing
-    // the whole buffer at every line made a long piped input quadratic.
-    let mut balance = Balance::default();
+    let mut pending = Pending::default();
     loop {
-        let line = match input.line(!buffer.is_empty()) {
+        let line = match input.line(!pending.text.is_empty()) {
             Line::Text(line) => line,
             // Ctrl-C at the prompt abandons what was typed, as in a shell.
             Line::Interrupted => {
-                buffer.clear();
-                balance = Balance::default();
+                pending = Pending::default();
                 continue;
             }
             // The input it belongs to is dropped: no part of it can be
             // taken as what was sent.
             Line::NotUtf8 { col, byte } => {
-                let line = buffer.lines().count() + 1;
+                let at = format!("{}:{}:{col}", session::FILE, pending.next_line());
+                pending = Pending::default();
                 say!(
-                    "error: {}:{line}:{col}: the input is not valid UTF-8 (byte {byte:#04x}); it was not run",
-                    session::FILE
+                    "error: {at}: the input is not valid UTF-8 (byte {byte:#04x}); it was not run"
                 );
-                buffer.clear();
-                balance = Balance::default();
                 continue;
             }
             // As a source file longer than that is refused.
             Line::TooLong => {
-                let line = buffer.lines().count() + 1;
-                say!(
-                    "error: {}:{line}: the line is longer than {} MiB; its input was not run",
-                    session::FILE,
-                    tern_compiler::MAX_SOURCE_BYTES >> 20
-                );
-                buffer.clear();
-                balance = Balance::default();
+                let at = format!("{}:{}", session::FILE, pending.next_line());
+                pending = Pending::default();
+                say!("error: {at}: the line is longer than {MAX_MIB} MiB; its input was not run");
                 continue;
             }
             Line::End => {
                 // An unfinished input at the end is still evaluated: the
                 // front end says what is missing.
-                if !buffer.trim().is_empty() {
-                    session.eval(&buffer);
+                if !pending.text.trim().is_empty() {
+                    session.eval(&pending.text);
                 }
                 break;
             }
         };
-        if buffer.is_empty() && line.trim_start().starts_with(':') {
+        if pending.text.is_empty() && line.trim_start().starts_with(':') {
             input.remember(&line);
             if !command(&mut session, line.trim()) {
                 break;
@@ -104,35 +93,63 @@ pub fn repl() -> Result<(), Failure> {
             let _ = std::io::stdout().flush();
             continue;
         }
-        // An empty line ends a multi-line input even with brackets still
-        // open, so a typo cannot swallow the rest of the session.
-        let force = !buffer.is_empty() && line.trim().is_empty();
-        if !buffer.is_empty() {
-            buffer.push('\n');
-        }
-        buffer.push_str(&line);
-        if buffer.len() as u64 > tern_compiler::MAX_SOURCE_BYTES {
-            say!(
-                "error: {}: the input is longer than {} MiB; it was not run",
-                session::FILE,
-                tern_compiler::MAX_SOURCE_BYTES >> 20
-            );
-            buffer.clear();
-            balance = Balance::default();
+        let complete = match pending.push(&line) {
+            Some(complete) => complete,
+            None => {
+                pending = Pending::default();
+                say!(
+                    "error: {}: the input is longer than {MAX_MIB} MiB; it was not run",
+                    session::FILE
+                );
+                continue;
+            }
+        };
+        if !complete {
             continue;
         }
-        balance = balance.then(&line, &buffer);
-        if !force && !balance.complete() {
-            continue;
-        }
-        balance = Balance::default();
-        let text = std::mem::take(&mut buffer);
+        let text = std::mem::take(&mut pending).text;
         input.remember(&text);
         session.eval(&text);
         input.set_names(session.names());
         let _ = std::io::stdout().flush();
     }
     Ok(())
+}
+
+/// The limit of a source file, and so of an input, in MiB.
+const MAX_MIB: u64 = tern_compiler::MAX_SOURCE_BYTES >> 20;
+
+/// The input being typed: its lines so far, and their brackets kept line by
+/// line ([`Balance::then`]: relexing the whole text at every line made a
+/// long piped input quadratic).
+#[derive(Default)]
+struct Pending {
+    text: String,
+    balance: Balance,
+}
+
+impl Pending {
+    /// The number the next line gets in the input.
+    fn next_line(&self) -> usize {
+        self.text.lines().count() + 1
+    }
+
+    /// Adds `line`: whether the input is now complete (no bracket, string
+    /// or comment left open; an empty line ends it regardless, so a typo
+    /// cannot swallow the rest of the session), or `None` when it has grown
+    /// past the limit of a source file.
+    fn push(&mut self, line: &str) -> Option<bool> {
+        let force = !self.text.is_empty() && line.trim().is_empty();
+        if !self.text.is_empty() {
+            self.text.push('\n');
+        }
+        self.text.push_str(line);
+        if self.text.len() as u64 > tern_compiler::MAX_SOURCE_BYTES {
+            return None;
+        }
+        self.balance = self.balance.then(line, &self.text);
+        Some(force || self.balance.complete())
+    }
 }
 
 /// Runs a `:` command; `false` ends the session.
