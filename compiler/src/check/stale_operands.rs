@@ -807,6 +807,18 @@ impl Pass<'_> {
     /// arguments that reach none (a `[]u8` given to `text::copy`) are left
     /// out.
     fn views(&self, e: &Expr) -> Vec<Held> {
+        // A callee given `ref` of a place inside a computed value (`view(ref
+        // id(w)[0])`) may return an untagged view of it: an address there.
+        let mut refs = Vec::new();
+        if let ExprKind::Call { args, .. } = &e.kind {
+            for a in args {
+                if let Arg::Ref(x) = a
+                    && Place::of(x).is_none()
+                {
+                    refs.extend(self.computed_address(x));
+                }
+            }
+        }
         let ours = self.facts.elements(&e.ty, true);
         let only_reusable = ours.len() == self.facts.elements(&e.ty, false).len();
         self.mentioned(e)
@@ -837,6 +849,7 @@ impl Pass<'_> {
                 };
                 std::iter::once(view).chain(untagged)
             })
+            .chain(refs)
             .collect()
     }
 
@@ -869,10 +882,17 @@ impl Pass<'_> {
     /// from pool memory is the address of its place.
     fn held_by_address(&self, e: &Expr) -> Vec<Held> {
         let mut held = self.held(e);
-        if matches!(e.ty, Type::Array(..) | Type::Struct(_))
-            && let Some(p) = Place::of(e).filter(Place::in_pool)
-        {
-            held.push(Self::address(p));
+        if matches!(e.ty, Type::Array(..) | Type::Struct(_)) {
+            match Place::of(e) {
+                Some(p) if p.in_pool() => held.push(Self::address(p)),
+                Some(_) => {}
+                // Read out of a computed value (`id(r)[0]`): an address in
+                // whatever memory the value's places reach.
+                None if matches!(e.kind, ExprKind::Index(..) | ExprKind::Field(..)) => {
+                    held.extend(self.computed_address(e));
+                }
+                None => {}
+            }
         }
         held
     }
