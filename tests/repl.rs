@@ -131,6 +131,7 @@ transcripts!(
     module_swap,
     failed_input,
     failed_input_view,
+    sanitize_off,
     compile_errors,
     runtime_errors,
     stack_overflow,

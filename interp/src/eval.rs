@@ -684,7 +684,8 @@ impl<'a> Machine<'a> {
         while (i as u64) < (len as u64) {
             let mut at = ptr.wrapping_add(scaled(i, size));
             if tagged {
-                at = self.sanitize_check(at, size.max(1) as i64, seq.loc);
+                // Zero-size elements read nothing (see `index_addr`).
+                at = self.sanitize_check(at, size as i64, seq.loc);
             }
             // SAFETY: element `i < len` of the sequence (checked against
             // its tag under `--sanitize`), into the variable's slot.
@@ -836,7 +837,8 @@ impl<'a> Machine<'a> {
         let addr = ptr.wrapping_add(scaled(i, size));
         if self.sanitize && matches!(base.ty, Type::Slice(_) | Type::Reusable(_)) {
             self.pool_tag = Some(ptr & !SANITIZE_ADDR_MASK);
-            return Ok(self.sanitize_check(addr, size.max(1) as i64, loc));
+            // A zero-size element reads nothing: 0 bytes are not checked.
+            return Ok(self.sanitize_check(addr, size as i64, loc));
         }
         Ok(addr)
     }

@@ -180,7 +180,12 @@ impl Session {
                 reply!("sanitize on");
             }
             ["sanitize", "off"] => {
-                if self.options.sanitize && tern_runtime::sanitize::tags_issued() {
+                // Once an input ran under it the runtime's sanitizer is on:
+                // the library pools tag what they hand out from then on,
+                // even to unsanitized code, which cannot follow the tags.
+                if self.options.sanitize
+                    && (tern_runtime::sanitize::tags_issued() || tern_runtime::sanitize::enabled())
+                {
                     say!(
                         "error: sanitize stays on: slices allocated under it carry tags that unsanitized code cannot follow"
                     );

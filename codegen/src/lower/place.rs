@@ -148,7 +148,9 @@ impl<M: Module> FnLower<'_, '_, M> {
         let addr = self.b.ins().iadd(ptr, off);
         if self.opts.sanitize && matches!(base.ty, Type::Slice(_) | Type::Reusable(_)) {
             self.pool_tag = Some(self.b.ins().band_imm_s(ptr, !SANITIZE_ADDR_MASK));
-            let bytes = self.b.ins().iconst(types::I64, size.max(1) as i64);
+            // A zero-size element reads nothing: 0 bytes are not checked
+            // (one byte would lie past an array at an allocation's end).
+            let bytes = self.b.ins().iconst(types::I64, size as i64);
             return self.sanitize_check(addr, bytes, loc);
         }
         Ok(addr)

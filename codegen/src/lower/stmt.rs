@@ -389,7 +389,8 @@ impl<M: Module> FnLower<'_, '_, M> {
         let off = self.scaled(i, size);
         let mut addr = self.b.ins().iadd(ptr, off);
         if tagged {
-            let bytes = self.b.ins().iconst(types::I64, size.max(1) as i64);
+            // Zero-size elements read nothing (see `index_addr`).
+            let bytes = self.b.ins().iconst(types::I64, size as i64);
             addr = self.sanitize_check(addr, bytes, seq.loc)?;
         }
         let value = self.load(&elem, addr);
