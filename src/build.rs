@@ -147,7 +147,15 @@ fn install(exe: &Path, out: &Path) -> Result<(), Failure> {
         .prefix(".tern-build-")
         .tempfile_in(dir)
         .map_err(|e| cannot_write(out, &e.to_string()))?;
-    std::fs::copy(exe, staged.path()).map_err(|e| cannot_write(out, &e.to_string()))?;
+    // Through the handle `tempfile` opened (O_EXCL), never the name again.
+    std::fs::File::open(exe)
+        .and_then(|mut from| {
+            std::io::copy(&mut from, &mut staged.as_file())?;
+            staged
+                .as_file()
+                .set_permissions(from.metadata()?.permissions())
+        })
+        .map_err(|e| cannot_write(out, &e.to_string()))?;
     staged
         .persist(out)
         .map_err(|e| cannot_write(out, &e.error.to_string()))?;

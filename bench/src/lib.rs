@@ -343,10 +343,12 @@ impl Bench {
     /// a run has measured stays on disk if it is interrupted.
     fn append(&self, parts: &[&str], text: &str) -> Result<(), String> {
         use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
         let p = self.path(parts);
         std::fs::OpenOptions::new()
             .create(true)
             .append(true)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(&p)
             .and_then(|mut f| f.write_all(text.as_bytes()))
             .map_err(|e| format!("cannot write `{}`: {e}", p.display()))
