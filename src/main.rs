@@ -224,7 +224,11 @@ fn main() -> ExitCode {
     let result = if argv == ["help", "bench"] {
         run_bench(&["--help".to_string()])
     } else {
-        run_command(Cli::parse().command)
+        match Cli::try_parse() {
+            Ok(cli) => run_command(cli.command),
+            Err(e) if !e.use_stderr() => print_info(&e),
+            Err(e) => e.exit(),
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -233,6 +237,15 @@ fn main() -> ExitCode {
             ExitCode::from(f.status)
         }
     }
+}
+
+/// Prints `--help` or `--version` (clap's `exit` would ignore a failed
+/// write: `tern --help > /dev/full` must not report success).
+fn print_info(e: &clap::Error) -> Result<(), Failure> {
+    use std::io::Write as _;
+    e.print()
+        .and_then(|()| std::io::stdout().flush())
+        .map_err(|io| Failure::new(1, format!("error: cannot write to stdout: {io}")))
 }
 
 /// Runs one parsed subcommand.

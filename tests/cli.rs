@@ -1041,3 +1041,39 @@ fn a_program_module_cannot_stand_in_for_one_the_stdlib_uses() {
     assert_eq!(String::from_utf8_lossy(&o.stdout), "1\n", "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `--help` and `--version` that cannot be written (a full device) fail with
+/// status 1 and say so, for `tern` and for `tern bench` alike (clap's own
+/// printing ignored the failed write and reported success).
+#[test]
+fn help_that_cannot_be_written_is_an_error() {
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["run", "--help"],
+        &["bench", "--help"],
+        &["help", "bench"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let child = Command::new(TERN)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(full)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = child_support::wait(child);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            stderr(&o),
+            "error: cannot write to stdout: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+    let o = tern(&["--help"]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("The Tern language"));
+}

@@ -132,6 +132,8 @@ transcripts!(
     failed_input,
     failed_input_view,
     sanitize_off,
+    pool_stats,
+    pool_stats_quit,
     compile_errors,
     runtime_errors,
     stack_overflow,

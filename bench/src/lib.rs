@@ -79,8 +79,14 @@ pub fn main(args: &[String], host: Host) -> Result<(), Failure> {
     let cfg = match config::parse(args) {
         Ok(Parsed::Run(c)) => c,
         Ok(Parsed::Info(text)) => {
-            print_out(&text);
-            return Ok(());
+            // Unlike the report (kept in `--out`), the help exists nowhere
+            // else: a failed write is an error.
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            return out
+                .write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| Failure::new(1, format!("error: cannot write to stdout: {e}")));
         }
         Err(usage) => return Err(Failure::new(2, usage)),
     };

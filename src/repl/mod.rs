@@ -113,6 +113,9 @@ pub fn repl() -> Result<(), Failure> {
         input.set_names(session.names());
         let _ = std::io::stdout().flush();
     }
+    // The session is the program: its end is `main`'s return, which
+    // writes the pool statistics (as `io::exit` at the prompt does).
+    tern_runtime::stats::write_if_requested();
     Ok(())
 }
 
