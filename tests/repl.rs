@@ -134,6 +134,7 @@ transcripts!(
     sanitize_off,
     pool_stats,
     pool_stats_quit,
+    named_bindings,
     compile_errors,
     runtime_errors,
     stack_overflow,

@@ -340,7 +340,51 @@ pub fn compile(
     slots: Slots,
     loader: &dyn Loader,
 ) -> Result<Compiled, Diagnostics> {
-    crate::with_stack(|| compile_here(items, entry, slots, loader))
+    crate::with_stack(|| {
+        let Some((input, _)) = entry.input else {
+            return compile_here(items, entry, slots, loader);
+        };
+        // The entry reads and writes back only the bindings the input names:
+        // no other can be reached from it (items cannot name a binding), and
+        // an entry over every binding made each input cost as much as the
+        // session was long (a piped script of `let`s took quadratic time).
+        // A binding whose layout a redefinition changed was dropped by the
+        // definition's own compile, which sees every binding.
+        let named = identifiers(&input.text);
+        let used: Vec<usize> = (0..entry.bindings.len())
+            .filter(|&k| named.contains(entry.bindings[k].name.as_str()))
+            .collect();
+        if used.len() == entry.bindings.len() {
+            return compile_here(items, entry, slots, loader);
+        }
+        let subset: Vec<Binding> = used.iter().map(|&k| entry.bindings[k].clone()).collect();
+        let mut compiled = compile_here(
+            items,
+            &Entry {
+                bindings: &subset,
+                input: entry.input,
+            },
+            slots,
+            loader,
+        )?;
+        // Indices into `subset` back to indices into the entry's bindings.
+        for k in &mut compiled.changed {
+            *k = used[*k];
+        }
+        Ok(compiled)
+    })
+}
+
+/// The identifiers among the tokens of `text`.
+fn identifiers(text: &str) -> std::collections::HashSet<String> {
+    syntax::tokens(text)
+        .0
+        .into_iter()
+        .filter_map(|t| match t.tok {
+            syntax::lexer::Tok::Ident(n) => Some(n),
+            _ => None,
+        })
+        .collect()
 }
 
 fn compile_here(

@@ -253,3 +253,60 @@ fn the_final_semicolon_is_added_where_it_is_missing() {
     );
     assert_eq!(items("fn f() {}"), None);
 }
+
+/// An input's entry reads only the bindings the input names (a session's
+/// inputs would otherwise each cost as much as the session is long); what
+/// comes back still indexes the entry's bindings.
+#[test]
+fn an_input_reads_only_the_bindings_it_names() {
+    let old = [
+        source("<repl:P>", "struct P { x: i64 }"),
+        source("<repl:Q>", "struct Q { p: P }"),
+    ];
+    let c = run(
+        &old,
+        &[],
+        "let n = 1; let q = Q { p: P { x: 5 } };",
+        InputKind::Statements,
+    )
+    .expect("compiles");
+    let bindings: Vec<Binding> = c
+        .new_bindings
+        .iter()
+        .map(|b| Binding {
+            name: b.name.clone(),
+            ty: c.program.type_name(&b.ty).unwrap(),
+            shape: c.program.value_shape(&b.ty),
+            mutable: b.mutable,
+            addr: b.addr,
+        })
+        .collect();
+    assert_eq!(bindings[1].name, "q");
+    let locals = |c: &session::Compiled| -> Vec<String> {
+        let main = c.program.function(c.program.main);
+        main.locals.iter().map(|l| l.name.clone()).collect()
+    };
+    let c = run(&old, &bindings, "n + 1", InputKind::Expression).expect("compiles");
+    assert!(locals(&c).contains(&"n".to_string()));
+    assert!(!locals(&c).contains(&"q".to_string()), "{:?}", locals(&c));
+    let c = run(
+        &old,
+        &bindings,
+        "let z = Q { p: P { x: n } }; let w = z.p.x;",
+        InputKind::Statements,
+    )
+    .expect("compiles");
+    assert!(!locals(&c).contains(&"q".to_string()));
+    // The only binding named has a stale layout: its index among all of them.
+    let grown = [
+        source("<repl:P>", "struct P { x: i64, y: i64 }"),
+        source("<repl:Q>", "struct Q { p: P }"),
+    ];
+    let c = run(&grown, &bindings, "q", InputKind::Expression).expect("compiles");
+    assert_eq!(c.changed, [1]);
+    let c = run(&grown, &bindings, "n", InputKind::Expression).expect("compiles");
+    assert_eq!(c.changed, Vec::<usize>::new());
+    // An unknown name is the same error as before.
+    let e = run(&old, &bindings, "m + 1", InputKind::Expression).unwrap_err();
+    assert_eq!(summaries(&e), ["<repl>:1:1: cannot find `m` in this scope"]);
+}
