@@ -135,6 +135,7 @@ transcripts!(
     pool_stats,
     pool_stats_quit,
     named_bindings,
+    pure_finish_handle_in_own_memory,
     compile_errors,
     runtime_errors,
     stack_overflow,

@@ -213,12 +213,15 @@ impl StructFacts {
         out
     }
 
+    /// Whether `ty` is itself one of [`POOL_HANDLES`].
+    fn is_handle(&self, ty: &Type) -> bool {
+        matches!(ty, Type::Struct(id) if self.handles.get(id.0 as usize) == Some(&true))
+    }
+
     /// Whether a value of `ty` holds or reaches a library pool's handle
     /// ([`POOL_HANDLES`]).
     fn pool_handle(&self, ty: &Type) -> bool {
-        self.reach(ty, &mut |t| {
-            matches!(t, Type::Struct(id) if self.handles.get(id.0 as usize) == Some(&true))
-        })
+        self.reach(ty, &mut |t| self.is_handle(t))
     }
 
     /// Whether a value of `ty` holds or reaches a plain slice (which may
@@ -504,6 +507,10 @@ struct Resize {
     /// It can free memory of any type: a library pool's, through its handle
     /// ([`StructFacts::pool_handle`]).
     frees_any: bool,
+    /// It acts through a pool's handle itself (the argument's type is one of
+    /// [`POOL_HANDLES`]), not through memory that merely holds handles: the
+    /// power a pool's own operation is exempt from ([`Pass::report_own`]).
+    handle: bool,
     span: Span,
 }
 
@@ -707,6 +714,7 @@ impl Pass<'_> {
                             reach: false,
                             frees: self.facts.with_inline(self.facts.elements(&s.ty, true)),
                             frees_any: false,
+                            handle: false,
                             span: s.span,
                         });
                     }
@@ -733,11 +741,13 @@ impl Pass<'_> {
         }
         let frees = self.facts.with_inline(self.facts.elements(&x.ty, true));
         let frees_any = self.facts.pool_handle(&x.ty);
+        let handle = self.facts.is_handle(&x.ty);
         let resize = |place| Resize {
             place,
             reach: true,
             frees: frees.clone(),
             frees_any,
+            handle,
             span: x.span,
         };
         match a {
@@ -1021,7 +1031,8 @@ impl Pass<'_> {
     /// One error per call, at the first clash.
     /// `pool_op`: a library pool's operation, which takes a slice with its
     /// pool's handle by design (the handle's power to free any memory is
-    /// not held against the slice).
+    /// not held against the slice; what the op frees through the slice
+    /// itself is, even when its elements hold handles).
     fn report_own(&mut self, args: &[(Vec<Held>, Span, Vec<Resize>)], pool_op: bool) {
         // The stdlib pools' own operations free only the slices they are
         // handed (`vec_pool::push(ref p, ref outer.items[i], x)` grows the
@@ -1035,7 +1046,19 @@ impl Pass<'_> {
                     *i != j
                         && held.iter().any(|h| {
                             overlap(&r.place, h.place())
-                                || !(pool_op && r.frees_any) && h.spoiled_by_alias(r, self.facts)
+                                || match pool_op && r.frees_any {
+                                    // The handle frees only what the op is
+                                    // handed; through a slice whose elements
+                                    // hold handles, the op frees the slice's
+                                    // own span: an address into it (an
+                                    // untagged view included) is held
+                                    // against that, a header handed over by
+                                    // value is the callee's copy.
+                                    true => {
+                                        !r.handle && matches!(h.kind, Kind::Address) && h.shares(r)
+                                    }
+                                    false => h.spoiled_by_alias(r, self.facts),
+                                }
                         })
                 });
                 if let Some((_, (_, at, _))) = clash {
