@@ -14,7 +14,7 @@ const SURFACE_EXAMPLE: &str = r#"use slice_pool;                       // loads 
 
 const N: i64 = 1_000;
 struct Pair { a: i64, b: i64 }
-extern fn tern_span_alloc(ref tree: slice_pool::SpanHeader, nodes: i64, bytes: i64) -> i64;
+extern fn tern_span_alloc(ref tree: SpanHeader, nodes: i64, bytes: i64) -> i64;
 
 fn sum<T>(xs: []T) -> i64 { return len(xs); }
 fn bump(ref p: Pair) { p.a += 1; }      // `ref` parameter: the caller's variable, by address

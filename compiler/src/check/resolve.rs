@@ -80,7 +80,7 @@ impl Checker<'_> {
                         return found;
                     }
                 }
-                match self.resolve_path(p, module) {
+                match self.resolve_type_name(p, module) {
                     Some(ItemRef::Struct(s)) => {
                         let (name, want) = (&self.structs[s].name, self.structs[s].generics.len());
                         if let Some(kind) = type_arg_count_error(name, want, args.len()) {
@@ -103,13 +103,47 @@ impl Checker<'_> {
                         self.sink.error(ErrorKind::NotAType(p.text()), p.span);
                         Ty::Error
                     }
-                    None => {
-                        if p.segments.len() == 1 {
-                            self.sink.error(ErrorKind::UnknownType(p.text()), p.span);
-                        }
-                        Ty::Error
-                    }
+                    None => Ty::Error,
                 }
+            }
+        }
+    }
+
+    /// [`Self::resolve_path`] for a type name, reporting an unknown one. A
+    /// single name its module does not define names the struct of that
+    /// name in the one module the module uses that defines it: `use
+    /// slice_pool;` then `SpanHeader` is `slice_pool::SpanHeader` (the
+    /// design brief's own example writes it so). Defined in several, it is
+    /// ambiguous.
+    pub(super) fn resolve_type_name(&mut self, p: &ast::Path, module: usize) -> Option<ItemRef> {
+        let [one] = p.segments.as_slice() else {
+            return self.resolve_path(p, module);
+        };
+        if let Some((r, _)) = self.mods[module].items.get(&one.name) {
+            return Some(*r);
+        }
+        let mut found: Vec<(&String, ItemRef)> = self.mods[module]
+            .uses
+            .iter()
+            .filter_map(|(name, &m)| match self.mods[m].items.get(&one.name) {
+                Some((r @ ItemRef::Struct(_), _)) => Some((name, *r)),
+                _ => None,
+            })
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(b.0));
+        match found.as_slice() {
+            [(_, r)] => Some(*r),
+            [] => {
+                self.sink.error(ErrorKind::UnknownType(p.text()), p.span);
+                None
+            }
+            many => {
+                let kind = ErrorKind::AmbiguousType {
+                    name: one.name.clone(),
+                    modules: many.iter().map(|(m, _)| m.to_string()).collect(),
+                };
+                self.sink.error(kind, p.span);
+                None
             }
         }
     }

@@ -63,6 +63,12 @@ pub enum ErrorKind {
         item: String,
     },
     UnknownType(String),
+    /// A type name its module does not define, defined by more than one of
+    /// the modules it uses.
+    AmbiguousType {
+        name: String,
+        modules: Vec<String>,
+    },
     NotAType(String),
     NotAFunction(String),
     FunctionNotValue(String),
@@ -389,6 +395,16 @@ impl fmt::Display for ErrorKind {
                 "`{module}::{item}` is an extern function of module `{module}`: only `{module}` can call it"
             ),
             UnknownType(n) => write!(f, "unknown type `{n}`"),
+            AmbiguousType { name, modules } => write!(
+                f,
+                "type `{name}` is defined in the modules {}: write `{}::{name}`",
+                modules
+                    .iter()
+                    .map(|m| format!("`{m}`"))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                modules[0]
+            ),
             NotAType(n) => write!(f, "`{n}` is not a type"),
             NotAFunction(n) => write!(f, "`{n}` is not a function"),
             FunctionNotValue(n) => {

@@ -153,7 +153,7 @@ impl Checker<'_> {
                 builtin(self, op, values, &unit)
             }
             Op(Builtin::Panic) => {
-                let lit = self.str_arg(&args[0].expr, "panic");
+                let lit = self.str_arg(cx, &args[0].expr, "panic");
                 // The optional detail: message bytes computed at run time
                 // (a `[]u8`), appended to the literal.
                 let detail = args.get(1).map(|a| {
@@ -173,7 +173,7 @@ impl Checker<'_> {
             Op(Builtin::Assert) => {
                 let (tc, cty) = self.expr(cx, &args[0].expr, Some(&Ty::Bool));
                 let ok = self.expect_ty(&Ty::Bool, &cty, args[0].expr.span);
-                let msg = self.str_arg(&args[1].expr, "assert");
+                let msg = self.str_arg(cx, &args[1].expr, "assert");
                 match msg {
                     Some(m) if ok && !cty.has_error() => {
                         builtin(self, Builtin::Assert, vec![tc, m], &unit)
@@ -305,10 +305,40 @@ impl Checker<'_> {
         }
     }
 
-    /// A string literal argument of `panic`/`assert`.
-    pub(super) fn str_arg(&mut self, e: &ast::Expr, builtin: &str) -> Option<tir::Expr> {
-        match &e.kind {
-            ast::ExprKind::Str(s) => Some(self.mk(tir::ExprKind::Str(s.clone()), &Ty::Str, e.span)),
+    /// A string literal argument of `panic`/`assert`, or a string constant
+    /// (`const MSG = "text";`: every use of one is that literal).
+    pub(super) fn str_arg(
+        &mut self,
+        cx: &mut FnCx,
+        e: &ast::Expr,
+        builtin: &str,
+    ) -> Option<tir::Expr> {
+        let constant = match &e.kind {
+            // A local of the name hides the constant, as anywhere else.
+            ast::ExprKind::Path(path, targs)
+                if targs.is_empty()
+                    && !(path.segments.len() == 1 && cx.lookup(&path.segments[0].name).is_some()) =>
+            {
+                match self.resolve_path(path, cx.module) {
+                    Some(ItemRef::Const(k)) => self.const_text(k),
+                    Some(_) => None,
+                    // Reported by the lookup (a module's item), or here.
+                    None => {
+                        if path.segments.len() == 1 {
+                            self.sink
+                                .error(ErrorKind::UnknownName(path.text()), e.span);
+                        }
+                        return None;
+                    }
+                }
+            }
+            _ => None,
+        };
+        match (&e.kind, constant) {
+            (ast::ExprKind::Str(s), _) => {
+                Some(self.mk(tir::ExprKind::Str(s.clone()), &Ty::Str, e.span))
+            }
+            (_, Some(s)) => Some(self.mk(tir::ExprKind::Str(s.to_string()), &Ty::Str, e.span)),
             _ => {
                 self.sink
                     .error(ErrorKind::NeedsStrLit(builtin.into()), e.span);

@@ -568,14 +568,11 @@ impl Checker<'_> {
             }
             this.error_expr(span)
         };
-        let s = match self.resolve_path(name, cx.module) {
+        let s = match self.resolve_type_name(name, cx.module) {
             Some(ItemRef::Struct(s)) => s,
             other => {
                 if other.is_some() {
                     self.sink.error(ErrorKind::NotAType(name.text()), name.span);
-                } else if name.segments.len() == 1 {
-                    self.sink
-                        .error(ErrorKind::UnknownType(name.text()), name.span);
                 }
                 return fail(self, cx);
             }
