@@ -686,11 +686,15 @@ fn assemble(
 ) -> Result<Assembled, Failed> {
     let mut sources = SourceMap::default();
     let mut sink = Sink::default();
-    let mut root = ast::Module { items: Vec::new() };
+    let mut root = ast::Module {
+        items: Vec::new(),
+        broken: Vec::new(),
+    };
     for s in items {
         let file = sources.add(s.name.clone(), s.text.clone());
-        root.items
-            .extend(syntax::parse_file(file, &s.text, &mut sink).items);
+        let parsed = syntax::parse_file(file, &s.text, &mut sink);
+        root.items.extend(parsed.items);
+        root.broken.extend(parsed.broken);
         // Its lexical errors are reported by the parse already.
         let toks = syntax::lexer::lex(file, &s.text, &mut Sink::default());
         refuse_entry_calls(&toks, &mut sink);

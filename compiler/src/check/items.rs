@@ -18,6 +18,7 @@ impl<'a> Checker<'a> {
             self.mods.push(ModInfo {
                 items: HashMap::new(),
                 uses: m.uses.clone(),
+                broken: m.ast.broken.iter().cloned().collect(),
             });
             for item in &m.ast.items {
                 let (name, r) = match item {

@@ -86,6 +86,8 @@ enum ItemRef {
 struct ModInfo {
     items: HashMap<String, (ItemRef, Span)>,
     uses: HashMap<String, usize>,
+    /// Names of items that failed to parse ([`ast::Module::broken`]).
+    broken: std::collections::HashSet<String>,
 }
 
 enum Lazy<T> {

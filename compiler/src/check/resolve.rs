@@ -109,6 +109,21 @@ impl Checker<'_> {
         }
     }
 
+    /// Reports `kind` (an unknown single name) at `span`, unless the name is
+    /// an item of `module` whose declaration failed to parse: that error
+    /// was reported, and this one would only repeat it.
+    pub(super) fn unknown_single(
+        &mut self,
+        module: usize,
+        name: &str,
+        kind: ErrorKind,
+        span: crate::source::Span,
+    ) {
+        if !self.mods[module].broken.contains(name) {
+            self.sink.error(kind, span);
+        }
+    }
+
     /// [`Self::resolve_path`] for a type name, reporting an unknown one. A
     /// single name its module does not define names the struct of that
     /// name in the one module the module uses that defines it: `use
@@ -134,7 +149,7 @@ impl Checker<'_> {
         match found.as_slice() {
             [(_, r)] => Some(*r),
             [] => {
-                self.sink.error(ErrorKind::UnknownType(p.text()), p.span);
+                self.unknown_single(module, &one.name, ErrorKind::UnknownType(p.text()), p.span);
                 None
             }
             many => {

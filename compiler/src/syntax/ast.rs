@@ -33,6 +33,9 @@ impl Path {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Module {
     pub items: Vec<Item>,
+    /// The names of items whose declaration failed to parse (reported):
+    /// uses of them are not reported again as unknown names.
+    pub broken: Vec<String>,
 }
 
 /// A top-level declaration.

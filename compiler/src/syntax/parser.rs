@@ -281,15 +281,35 @@ impl<'s> Parser<'s> {
 
     fn module(&mut self) -> Module {
         let mut items = Vec::new();
+        let mut broken = Vec::new();
         while *self.peek() != Tok::Eof {
             let at = self.pos;
+            let name = self.item_name_ahead();
             match self.item() {
                 Ok(item) => items.push(item),
-                Err(Reported) => self.sync_item(),
+                Err(Reported) => {
+                    broken.extend(name);
+                    self.sync_item();
+                }
             }
             self.ensure_progress(at);
         }
-        Module { items }
+        Module { items, broken }
+    }
+
+    /// The name the item starting here declares, read ahead (`fn NAME`,
+    /// `priv fn NAME`, `struct NAME`, `const NAME`, `extern fn NAME`).
+    fn item_name_ahead(&self) -> Option<String> {
+        let at = match (self.peek(), self.peek_at(1)) {
+            (Tok::Ident(p), Tok::Fn) if p == "priv" => 2,
+            (Tok::Extern, Tok::Fn) => 2,
+            (Tok::Fn | Tok::Struct | Tok::Const, _) => 1,
+            _ => return None,
+        };
+        match self.peek_at(at) {
+            Tok::Ident(n) => Some(n.clone()),
+            _ => None,
+        }
     }
 
     /// Skips one token when nothing was taken since token `at`: a loop
@@ -634,9 +654,26 @@ impl<'s> Parser<'s> {
                 }
                 _ => {}
             }
+            let (start, returns) = (self.span(), *self.peek() == Tok::Return);
             match self.stmt() {
                 Ok(s) => stmts.push(s),
-                Err(Reported) => self.sync_stmt(),
+                Err(Reported) => {
+                    self.sync_stmt();
+                    // A `return` whose value failed to parse still returns:
+                    // dropped, it would add "must return a value on every
+                    // path" to the error already reported.
+                    if returns {
+                        let span = start.to(self.prev_span());
+                        let value = Expr {
+                            kind: ExprKind::Error,
+                            span,
+                        };
+                        stmts.push(Stmt {
+                            kind: StmtKind::Return(Some(value)),
+                            span,
+                        });
+                    }
+                }
             }
         }
         let close = self.bump().span;

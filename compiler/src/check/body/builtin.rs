@@ -317,16 +317,17 @@ impl Checker<'_> {
             // A local of the name hides the constant, as anywhere else.
             ast::ExprKind::Path(path, targs)
                 if targs.is_empty()
-                    && !(path.segments.len() == 1 && cx.lookup(&path.segments[0].name).is_some()) =>
+                    && !(path.segments.len() == 1
+                        && cx.lookup(&path.segments[0].name).is_some()) =>
             {
                 match self.resolve_path(path, cx.module) {
                     Some(ItemRef::Const(k)) => self.const_text(k),
                     Some(_) => None,
                     // Reported by the lookup (a module's item), or here.
                     None => {
-                        if path.segments.len() == 1 {
-                            self.sink
-                                .error(ErrorKind::UnknownName(path.text()), e.span);
+                        if let [one] = path.segments.as_slice() {
+                            let kind = ErrorKind::UnknownName(path.text());
+                            self.unknown_single(cx.module, &one.name, kind, e.span);
                         }
                         return None;
                     }

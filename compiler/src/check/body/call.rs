@@ -69,9 +69,9 @@ impl Checker<'_> {
                 self.failed_call(cx, args, span)
             }
             None => {
-                if callee.segments.len() == 1 {
-                    self.sink
-                        .error(ErrorKind::UnknownName(callee.text()), callee.span);
+                if let [one] = callee.segments.as_slice() {
+                    let kind = ErrorKind::UnknownName(callee.text());
+                    self.unknown_single(cx.module, &one.name, kind, callee.span);
                 }
                 self.failed_call(cx, args, span)
             }

@@ -514,8 +514,9 @@ impl Checker<'_> {
                 self.error_expr(span)
             }
             None => {
-                if path.segments.len() == 1 {
-                    self.sink.error(ErrorKind::UnknownName(text), span);
+                if let [one] = path.segments.as_slice() {
+                    let kind = ErrorKind::UnknownName(text);
+                    self.unknown_single(cx.module, &one.name, kind, span);
                 }
                 self.error_expr(span)
             }
