@@ -1046,19 +1046,13 @@ impl Pass<'_> {
                     *i != j
                         && held.iter().any(|h| {
                             overlap(&r.place, h.place())
-                                || match pool_op && r.frees_any {
-                                    // The handle frees only what the op is
-                                    // handed; through a slice whose elements
-                                    // hold handles, the op frees the slice's
-                                    // own span: an address into it (an
-                                    // untagged view included) is held
-                                    // against that, a header handed over by
-                                    // value is the callee's copy.
-                                    true => {
-                                        !r.handle && matches!(h.kind, Kind::Address) && h.shares(r)
-                                    }
-                                    false => h.spoiled_by_alias(r, self.facts),
-                                }
+                                // The handle's power to free any of its
+                                // pool's memory is exempt; what the op frees
+                                // through the slice it is handed is not,
+                                // even when the slice's elements hold
+                                // handles (which makes that resize "free
+                                // anything" too).
+                                || !(pool_op && r.handle) && h.spoiled_by_alias(r, self.facts)
                         })
                 });
                 if let Some((_, (_, at, _))) = clash {

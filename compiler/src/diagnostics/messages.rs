@@ -398,11 +398,15 @@ impl fmt::Display for ErrorKind {
             AmbiguousType { name, modules } => write!(
                 f,
                 "type `{name}` is defined in the modules {}: write `{}::{name}`",
-                modules
-                    .iter()
-                    .map(|m| format!("`{m}`"))
-                    .collect::<Vec<_>>()
-                    .join(" and "),
+                {
+                    let quoted: Vec<String> = modules.iter().map(|m| format!("`{m}`")).collect();
+                    match quoted.split_last() {
+                        Some((last, rest)) if !rest.is_empty() => {
+                            format!("{} and {last}", rest.join(", "))
+                        }
+                        _ => quoted.join(""),
+                    }
+                },
                 modules[0]
             ),
             NotAType(n) => write!(f, "`{n}` is not a type"),
@@ -518,7 +522,10 @@ impl fmt::Display for ErrorKind {
                 f,
                 "`{name}` expects an integer, a bool or text (a string, `[]u8`, `[N]u8`, `reusable[]u8`), found `{ty}`"
             ),
-            NeedsStrLit(n) => write!(f, "`{n}` expects a string literal message"),
+            NeedsStrLit(n) => write!(
+                f,
+                "`{n}` expects a string literal message (or a string constant)"
+            ),
             ExternType(t) => write!(f, "type `{t}` cannot cross the C boundary"),
             ExternMismatch(n) => {
                 write!(

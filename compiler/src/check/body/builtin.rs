@@ -321,7 +321,12 @@ impl Checker<'_> {
                         && cx.lookup(&path.segments[0].name).is_some()) =>
             {
                 match self.resolve_path(path, cx.module) {
-                    Some(ItemRef::Const(k)) => self.const_text(k),
+                    Some(ItemRef::Const(k)) => match self.const_text(k) {
+                        Some(t) => Some(t),
+                        // A constant whose declaration failed (reported).
+                        None if self.const_value(k).is_none() => return None,
+                        None => None,
+                    },
                     Some(_) => None,
                     // Reported by the lookup (a module's item), or here.
                     None => {
