@@ -217,7 +217,15 @@ impl Checker<'_> {
                     p.ty.params()
                         .iter()
                         .all(|g| bindings.iter().any(|(n, _)| n == g));
-                let hint = bound.then(|| p.ty.subst(&bindings));
+                // A string literal given for `[]T` with `T` not yet known
+                // is text, as where a `[]u8` is expected (`count("abc")`).
+                let text_for_param = matches!(a.expr.kind, ast::ExprKind::Str(_))
+                    && matches!(&p.ty, Ty::Slice(e) if matches!(**e, Ty::Param(_)));
+                let hint = match bound {
+                    true => Some(p.ty.subst(&bindings)),
+                    false if text_for_param => Some(Ty::Slice(Box::new(Ty::U8))),
+                    false => None,
+                };
                 let (te, ty) = self.expr(cx, &a.expr, hint.as_ref());
                 if ty.has_error() {
                     bad = true;
