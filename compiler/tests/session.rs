@@ -37,6 +37,20 @@ fn run(
     session::compile(items, &entry, &mut slots, &TestLoader::default())
 }
 
+/// The new bindings of `c` as the host keeps them for the next input.
+fn bindings_of(c: &session::Compiled) -> Vec<Binding> {
+    c.new_bindings
+        .iter()
+        .map(|b| Binding {
+            name: b.name.clone(),
+            ty: c.program.type_name(&b.ty).unwrap(),
+            shape: c.program.value_shape(&b.ty),
+            mutable: b.mutable,
+            addr: b.addr,
+        })
+        .collect()
+}
+
 fn summaries(d: &tern_compiler::Diagnostics) -> Vec<String> {
     d.summaries()
         .into_iter()
@@ -110,17 +124,7 @@ fn bindings_whose_layout_changed_are_named() {
         InputKind::Statements,
     )
     .expect("compiles");
-    let bindings: Vec<Binding> = c
-        .new_bindings
-        .iter()
-        .map(|b| Binding {
-            name: b.name.clone(),
-            ty: c.program.type_name(&b.ty).unwrap(),
-            shape: c.program.value_shape(&b.ty),
-            mutable: b.mutable,
-            addr: b.addr,
-        })
-        .collect();
+    let bindings = bindings_of(&c);
     let define = |items: &[Source]| {
         let entry = Entry {
             bindings: &bindings,
@@ -270,17 +274,7 @@ fn an_input_reads_only_the_bindings_it_names() {
         InputKind::Statements,
     )
     .expect("compiles");
-    let bindings: Vec<Binding> = c
-        .new_bindings
-        .iter()
-        .map(|b| Binding {
-            name: b.name.clone(),
-            ty: c.program.type_name(&b.ty).unwrap(),
-            shape: c.program.value_shape(&b.ty),
-            mutable: b.mutable,
-            addr: b.addr,
-        })
-        .collect();
+    let bindings = bindings_of(&c);
     assert_eq!(bindings[1].name, "q");
     let locals = |c: &session::Compiled| -> Vec<String> {
         let main = c.program.function(c.program.main);

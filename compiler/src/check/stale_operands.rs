@@ -182,6 +182,21 @@ impl StructFacts {
         out
     }
 
+    /// The element types of the headers a value of `ty` holds itself
+    /// (inline: in its fields and array elements, not behind a header):
+    /// the spans a library pool's own operation handed the value can free.
+    fn own_elements(&self, ty: &Type) -> Vec<Type> {
+        let mut out = Vec::new();
+        for t in self.with_inline(vec![ty.clone()]) {
+            if let Type::Slice(e) | Type::Reusable(e) = t
+                && !out.contains(&*e)
+            {
+                out.push(*e);
+            }
+        }
+        out
+    }
+
     /// `types` and every type their values hold inline (array elements and
     /// struct fields, at any depth, not behind a header): what freeing
     /// memory of those types frees. An address or view typed `i64` may lie
@@ -511,6 +526,10 @@ struct Resize {
     /// [`POOL_HANDLES`]), not through memory that merely holds handles: the
     /// power a pool's own operation is exempt from ([`Pass::report_own`]).
     handle: bool,
+    /// What a library pool's own operation can free through the argument:
+    /// the spans of the headers it holds itself ([`StructFacts::own_elements`],
+    /// with what those hold inline), not what their elements reach.
+    own_frees: Vec<Type>,
     span: Span,
 }
 
@@ -715,6 +734,7 @@ impl Pass<'_> {
                             frees: self.facts.with_inline(self.facts.elements(&s.ty, true)),
                             frees_any: false,
                             handle: false,
+                            own_frees: Vec::new(),
                             span: s.span,
                         });
                     }
@@ -742,12 +762,14 @@ impl Pass<'_> {
         let frees = self.facts.with_inline(self.facts.elements(&x.ty, true));
         let frees_any = self.facts.pool_handle(&x.ty);
         let handle = self.facts.is_handle(&x.ty);
+        let own_frees = self.facts.with_inline(self.facts.own_elements(&x.ty));
         let resize = |place| Resize {
             place,
             reach: true,
             frees: frees.clone(),
             frees_any,
             handle,
+            own_frees: own_frees.clone(),
             span: x.span,
         };
         match a {
@@ -1041,18 +1063,32 @@ impl Pass<'_> {
             return;
         }
         for (j, (_, _, through)) in args.iter().enumerate() {
+            // A library pool's operation takes its pool's handle first and
+            // the slice or vector it reallocates or frees next; what follows
+            // (`append`'s and `push`'s element, a length) it stores or
+            // reads, and frees nothing through.
+            if pool_op && j > 1 {
+                continue;
+            }
             for r in through {
+                // A library pool's own operation frees only the spans it is
+                // handed (the slice it reallocates, a vector's storage): the
+                // handle's power to free any of its pool's memory is exempt,
+                // and what those spans' elements reach (handles included)
+                // it does not free.
+                let own = match pool_op {
+                    true => Resize {
+                        frees: r.own_frees.clone(),
+                        frees_any: false,
+                        ..r.clone()
+                    },
+                    false => r.clone(),
+                };
                 let clash = args.iter().enumerate().find(|(i, (held, _, _))| {
                     *i != j
                         && held.iter().any(|h| {
                             overlap(&r.place, h.place())
-                                // The handle's power to free any of its
-                                // pool's memory is exempt; what the op frees
-                                // through the slice it is handed is not,
-                                // even when the slice's elements hold
-                                // handles (which makes that resize "free
-                                // anything" too).
-                                || !(pool_op && r.handle) && h.spoiled_by_alias(r, self.facts)
+                                || !(pool_op && r.handle) && h.spoiled_by_alias(&own, self.facts)
                         })
                 });
                 if let Some((_, (_, at, _))) = clash {
