@@ -239,6 +239,24 @@ impl StructFacts {
         self.reach(ty, &mut |t| self.is_handle(t))
     }
 
+    /// The handle types ([`POOL_HANDLES`], by struct id) a value of `ty`
+    /// holds or reaches: copies of a handle are the same pool (an `Arena`'s
+    /// copies share its chunks), so what one handle's pool handed out, any
+    /// handle of its type may free.
+    fn handle_types(&self, ty: &Type) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.reach(ty, &mut |t| {
+            if let Type::Struct(id) = t
+                && self.is_handle(t)
+                && !out.contains(&id.0)
+            {
+                out.push(id.0);
+            }
+            false
+        });
+        out
+    }
+
     /// Whether a value of `ty` holds or reaches a plain slice (which may
     /// view a library pool's memory).
     fn holds_slice(&self, ty: &Type) -> bool {
@@ -458,8 +476,9 @@ struct Held {
     /// plain slice, or lies in one): what a pool's handle can free.
     lib: bool,
     /// A view of what a pool's handle reaches (a call's result made from
-    /// it): another pool's handle does not free it.
-    handle: bool,
+    /// it): the handle types it was made from ([`StructFacts::handle_types`];
+    /// empty for anything else). A handle of another type does not free it.
+    handles: Vec<u32>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -526,6 +545,9 @@ struct Resize {
     /// [`POOL_HANDLES`]), not through memory that merely holds handles: the
     /// power a pool's own operation is exempt from ([`Pass::report_own`]).
     handle: bool,
+    /// The handle types the argument reaches ([`StructFacts::handle_types`]):
+    /// the pools whose memory it can free.
+    handle_types: Vec<u32>,
     /// What a library pool's own operation can free through the argument:
     /// the spans of the headers it holds itself ([`StructFacts::own_elements`],
     /// with what those hold inline), not what their elements reach.
@@ -622,7 +644,7 @@ struct Operands {
     addresses: HashMap<Type, Span>,
     /// The operands that may keep a library pool's memory ([`Held::lib`]),
     /// shared or not: what a pool's handle can free, whatever its type.
-    lib: Vec<(Place, bool, Span)>,
+    lib: Vec<(Place, Vec<u32>, Span)>,
 }
 
 impl Pass<'_> {
@@ -664,7 +686,7 @@ impl Pass<'_> {
                 }
             }
             if h.lib {
-                ops.lib.push((h.place.clone(), h.handle, x.span));
+                ops.lib.push((h.place.clone(), h.handles.clone(), x.span));
             }
             ops.before
                 .entry(h.place().root)
@@ -735,6 +757,7 @@ impl Pass<'_> {
                             frees_any: false,
                             handle: false,
                             own_frees: Vec::new(),
+                            handle_types: Vec::new(),
                             span: s.span,
                         });
                     }
@@ -763,6 +786,7 @@ impl Pass<'_> {
         let frees_any = self.facts.pool_handle(&x.ty);
         let handle = self.facts.is_handle(&x.ty);
         let own_frees = self.facts.with_inline(self.facts.own_elements(&x.ty));
+        let handle_types = self.facts.handle_types(&x.ty);
         let resize = |place| Resize {
             place,
             reach: true,
@@ -770,6 +794,7 @@ impl Pass<'_> {
             frees_any,
             handle,
             own_frees: own_frees.clone(),
+            handle_types: handle_types.clone(),
             span: x.span,
         };
         match a {
@@ -871,13 +896,12 @@ impl Pass<'_> {
                 // an address there.
                 let untagged = (matches!(ty, Type::Array(..) | Type::Struct(_)) && place.in_pool())
                     .then(|| Self::address(place.clone()));
-                let handle = self.facts.pool_handle(ty);
                 let view = Held {
                     kind: Kind::View,
                     place,
                     mem,
                     lib: true,
-                    handle,
+                    handles: self.facts.handle_types(ty),
                 };
                 std::iter::once(view).chain(untagged)
             })
@@ -891,7 +915,7 @@ impl Pass<'_> {
             kind: Kind::Header,
             mem: self.facts.elements(ty, false),
             lib: self.facts.holds_slice(ty),
-            handle: false,
+            handles: Vec::new(),
             place: p,
         }
     }
@@ -902,7 +926,7 @@ impl Pass<'_> {
             kind: Kind::Address,
             mem: p.elem.clone().into_iter().collect(),
             lib: p.steps.contains(&Step::Index(Base::Slice)),
-            handle: false,
+            handles: Vec::new(),
             place: p,
         }
     }
@@ -1025,13 +1049,18 @@ impl Pass<'_> {
             let by_path = held.iter().find(|(h, _)| r.spoils(h)).map(|(_, at)| *at);
             // Shared memory freed may be what another name reads.
             let by_alias = match r.aliases(self.facts) {
-                // Not what another pool's handle reaches.
+                // Not what a handle of another type reaches: a copy of the
+                // handle (another place) is the same pool.
                 // (And an address in a builtin span of a type it frees,
                 // which `lib` does not hold.)
                 true if r.frees_any => ops
                     .lib
                     .iter()
-                    .find(|(q, handle, _)| !handle || overlap(&r.place, q))
+                    .find(|(q, handles, _)| {
+                        handles.is_empty()
+                            || overlap(&r.place, q)
+                            || handles.iter().any(|t| r.handle_types.contains(t))
+                    })
                     .map(|(_, _, at)| *at)
                     .or_else(|| r.frees.iter().find_map(|t| ops.addresses.get(t).copied())),
                 true => r.frees.iter().find_map(|t| ops.shared.get(t).copied()),

@@ -605,11 +605,11 @@ impl fmt::Display for ErrorKind {
             ),
             StaleOperand => write!(
                 f,
-                "this operand holds memory of a reusable slice that a call in the same expression can resize (and free) before the operand is used; evaluate the call first, in a `let`"
+                "this operand holds pool memory (a reusable slice's, or a library pool's) that a call in the same expression can resize or free before the operand is used; evaluate the call first, in a `let`"
             ),
             StaleArgument => write!(
                 f,
-                "this argument overlaps another through which the call can resize (and free) a reusable slice: the callee could use it after the free"
+                "this argument overlaps another through which the call can resize or free pool memory: the callee could use it after the free"
             ),
             StaleBesideHandle => write!(
                 f,
@@ -659,7 +659,7 @@ impl fmt::Display for LabelKind {
             ),
             LabelKind::SliceOfLocal(n) => write!(f, "this gives the callee a pointer into `{n}`"),
             LabelKind::MayResize => {
-                write!(f, "the call can resize the reusable slice through this")
+                write!(f, "the call can resize or free pool memory through this")
             }
             LabelKind::MayFreeThroughHandle => {
                 write!(f, "the call can free the pool's memory through this handle")
