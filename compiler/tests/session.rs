@@ -37,6 +37,14 @@ fn run(
     session::compile(items, &entry, &mut slots, &TestLoader::default())
 }
 
+/// Item sources `P` (declared as `p`) and `Q`, which holds a `P`.
+fn p_and_q(p: &str) -> [Source; 2] {
+    [
+        source("<repl:P>", p),
+        source("<repl:Q>", "struct Q { p: P }"),
+    ]
+}
+
 /// The new bindings of `c` as the host keeps them for the next input.
 fn bindings_of(c: &session::Compiled) -> Vec<Binding> {
     c.new_bindings
@@ -113,10 +121,7 @@ fn the_value_and_the_new_bindings_come_back_as_data() {
 
 #[test]
 fn bindings_whose_layout_changed_are_named() {
-    let old = [
-        source("<repl:P>", "struct P { x: i64 }"),
-        source("<repl:Q>", "struct Q { p: P }"),
-    ];
+    let old = p_and_q("struct P { x: i64 }");
     let c = run(
         &old,
         &[],
@@ -135,10 +140,7 @@ fn bindings_whose_layout_changed_are_named() {
             .changed
     };
     // P grows: Q, which holds a P, changes; the i64 does not.
-    let grown = [
-        source("<repl:P>", "struct P { x: i64, y: i64 }"),
-        source("<repl:Q>", "struct Q { p: P }"),
-    ];
+    let grown = p_and_q("struct P { x: i64, y: i64 }");
     assert_eq!(define(&grown), [0]);
     assert_eq!(define(&old), Vec::<usize>::new());
 }
@@ -263,10 +265,7 @@ fn the_final_semicolon_is_added_where_it_is_missing() {
 /// comes back still indexes the entry's bindings.
 #[test]
 fn an_input_reads_only_the_bindings_it_names() {
-    let old = [
-        source("<repl:P>", "struct P { x: i64 }"),
-        source("<repl:Q>", "struct Q { p: P }"),
-    ];
+    let old = p_and_q("struct P { x: i64 }");
     let c = run(
         &old,
         &[],
@@ -292,10 +291,7 @@ fn an_input_reads_only_the_bindings_it_names() {
     .expect("compiles");
     assert!(!locals(&c).contains(&"q".to_string()));
     // The only binding named has a stale layout: its index among all of them.
-    let grown = [
-        source("<repl:P>", "struct P { x: i64, y: i64 }"),
-        source("<repl:Q>", "struct Q { p: P }"),
-    ];
+    let grown = p_and_q("struct P { x: i64, y: i64 }");
     let c = run(&grown, &bindings, "q", InputKind::Expression).expect("compiles");
     assert_eq!(c.changed, [1]);
     let c = run(&grown, &bindings, "n", InputKind::Expression).expect("compiles");
