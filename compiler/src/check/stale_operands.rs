@@ -1113,10 +1113,16 @@ impl Pass<'_> {
                     },
                     false => r.clone(),
                 };
+                // Nor is a value computed from the handle (a slice the pool
+                // just handed out, `push(ref p, ref v, alloc_slice(ref p,
+                // 3))`): the op frees no memory through the handle, and what
+                // the value views through the other arguments is held
+                // against them.
+                let exempt = |h: &Held| pool_op && r.handle && matches!(h.kind, Kind::View);
                 let clash = args.iter().enumerate().find(|(i, (held, _, _))| {
                     *i != j
                         && held.iter().any(|h| {
-                            overlap(&r.place, h.place())
+                            overlap(&r.place, h.place()) && !exempt(h)
                                 || !(pool_op && r.handle) && h.spoiled_by_alias(&own, self.facts)
                         })
                 });
