@@ -242,8 +242,13 @@ impl StructFacts {
     /// The handle types ([`POOL_HANDLES`], by struct id) a value of `ty`
     /// holds or reaches: copies of a handle are the same pool (an `Arena`'s
     /// copies share its chunks), so what one handle's pool handed out, any
-    /// handle of its type may free.
+    /// handle of its type may free. Empty when the value also reaches a
+    /// slice outside those handles, which any pool may have handed out (a
+    /// struct holding an `Arena` and a `slice_pool` slice).
     fn handle_types(&self, ty: &Type) -> Vec<u32> {
+        if self.slice_outside_handles(ty) {
+            return Vec::new();
+        }
         let mut out = Vec::new();
         self.reach(ty, &mut |t| {
             if let Type::Struct(id) = t
@@ -255,6 +260,28 @@ impl StructFacts {
             false
         });
         out
+    }
+
+    /// Whether a value of `ty` holds or reaches a slice or reusable slice
+    /// other than through a pool's handle.
+    fn slice_outside_handles(&self, ty: &Type) -> bool {
+        let mut seen = vec![false; self.fields.len()];
+        let mut stack = vec![ty];
+        while let Some(t) = stack.pop() {
+            match t {
+                Type::Slice(_) | Type::Reusable(_) => return true,
+                Type::Array(e, _) => stack.push(e),
+                Type::Struct(id) if !self.is_handle(t) => {
+                    let i = id.0 as usize;
+                    if seen.get(i) == Some(&false) {
+                        seen[i] = true;
+                        stack.extend(self.fields[i].iter());
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
     }
 
     /// Whether a value of `ty` holds or reaches a plain slice (which may
@@ -1118,7 +1145,15 @@ impl Pass<'_> {
                 // 3))`): the op frees no memory through the handle, and what
                 // the value views through the other arguments is held
                 // against them.
-                let exempt = |h: &Held| pool_op && r.handle && matches!(h.kind, Kind::View);
+                // Only a value computed from the handle itself or a part of
+                // it: one computed from a place that holds the handle (`ref c`
+                // for the handle `c.p`) may view anything else `c` holds.
+                let exempt = |h: &Held| {
+                    pool_op
+                        && r.handle
+                        && matches!(h.kind, Kind::View)
+                        && r.place.to(h.place()).is_some()
+                };
                 let clash = args.iter().enumerate().find(|(i, (held, _, _))| {
                     *i != j
                         && held.iter().any(|h| {
