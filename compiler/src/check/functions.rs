@@ -129,7 +129,8 @@ impl Checker<'_> {
                 self.sink.push(d);
             }
         }
-        self.operand_facts = stale_operands::StructFacts::new(&fields, self.pool_handles());
+        self.operand_facts = stale_operands::StructFacts::new(&fields, self.pool_handles())
+            .with_open(self.open_handles());
         let bodies: Vec<&tir::Block> = facts.iter().map(|f| f.body).collect();
         // Bodies checked opaquely name externs by item index.
         let externs = &self.externs;
@@ -171,11 +172,19 @@ impl Checker<'_> {
     /// Per struct instance (`tir::StructId`): whether it is a library pool's
     /// handle (`stale_operands::POOL_HANDLES`).
     fn pool_handles(&self) -> Vec<bool> {
+        self.structs_named(&stale_operands::POOL_HANDLES)
+    }
+
+    fn open_handles(&self) -> Vec<bool> {
+        self.structs_named(&stale_operands::OPEN_HANDLES)
+    }
+
+    /// Per struct id: whether its name is one of `names`.
+    fn structs_named(&self, names: &[&str]) -> Vec<bool> {
         let ids = self.struct_ids.borrow();
-        let handles = &stale_operands::POOL_HANDLES;
         ids.list
             .iter()
-            .map(|(s, _)| handles.contains(&self.structs[*s].name.as_str()))
+            .map(|(s, _)| names.contains(&self.structs[*s].name.as_str()))
             .collect()
     }
 
@@ -193,7 +202,8 @@ impl Checker<'_> {
             self.sink.push(d);
         }
         if self.operand_facts.structs() != fields.len() {
-            self.operand_facts = stale_operands::StructFacts::new(&fields, self.pool_handles());
+            self.operand_facts = stale_operands::StructFacts::new(&fields, self.pool_handles())
+                .with_open(self.open_handles());
         }
         // Calls in an instance name instances: through their items.
         let (items, item_frees) = (&self.instance_items, &self.item_frees);

@@ -61,6 +61,11 @@ use crate::tir::{Arg, Block, Builtin, Expr, ExprKind, ExternId, FuncId, Stmt, Ty
 pub(crate) const POOL_HANDLES: [&str; 3] =
     ["slice_pool::Pool", "slice_pool_pure::Pool", "arena::Arena"];
 
+/// The handles among [`POOL_HANDLES`] with a public slice field the program
+/// may point anywhere (`Pool.nodes`, readable and writable by design): a
+/// value computed from one may view memory of any pool, under any name.
+pub(crate) const OPEN_HANDLES: [&str; 2] = ["slice_pool::Pool", "slice_pool_pure::Pool"];
+
 /// The stdlib modules of the library pools: their operations take a slice
 /// together with its pool's handle by design (`append(ref p, s, v)`), and
 /// `slice_pool_pure`'s free spans in Tern code, with no call that shows it.
@@ -95,6 +100,8 @@ pub(crate) struct StructFacts {
     holds_pool: Vec<bool>,
     /// Per struct: whether it is one of [`POOL_HANDLES`].
     handles: Vec<bool>,
+    /// Per struct: whether it is one of [`OPEN_HANDLES`] (empty: none).
+    open: Vec<bool>,
     /// Every struct's field types (what [`StructFacts::elements`] walks).
     fields: Vec<Vec<Type>>,
 }
@@ -109,6 +116,7 @@ impl StructFacts {
         let mut f = StructFacts {
             holds_pool: vec![false; n],
             handles,
+            open: Vec::new(),
             fields: struct_fields.to_vec(),
         };
         let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -228,6 +236,20 @@ impl StructFacts {
         out
     }
 
+    /// The same facts, with the structs that are [`OPEN_HANDLES`].
+    pub(crate) fn with_open(mut self, open: Vec<bool>) -> StructFacts {
+        self.open = open;
+        self
+    }
+
+    /// Whether a value of `ty` holds or reaches one of [`OPEN_HANDLES`].
+    fn open_handle(&self, ty: &Type) -> bool {
+        self.reach(
+            ty,
+            &mut |t| matches!(t, Type::Struct(id) if self.open.get(id.0 as usize) == Some(&true)),
+        )
+    }
+
     /// Whether `ty` is itself one of [`POOL_HANDLES`].
     fn is_handle(&self, ty: &Type) -> bool {
         matches!(ty, Type::Struct(id) if self.handles.get(id.0 as usize) == Some(&true))
@@ -246,7 +268,7 @@ impl StructFacts {
     /// slice outside those handles, which any pool may have handed out (a
     /// struct holding an `Arena` and a `slice_pool` slice).
     fn handle_types(&self, ty: &Type) -> Vec<u32> {
-        if self.slice_outside_handles(ty) {
+        if self.slice_outside_handles(ty) || self.open_handle(ty) {
             return Vec::new();
         }
         let mut out = Vec::new();
@@ -572,6 +594,9 @@ struct Resize {
     /// [`POOL_HANDLES`]), not through memory that merely holds handles: the
     /// power a pool's own operation is exempt from ([`Pass::report_own`]).
     handle: bool,
+    /// The argument is a place (`ref p`, `ref c.p`), not a computed one
+    /// (`ref pools(ref c)[0]`, whose place is what it mentions).
+    plain: bool,
     /// The handle types the argument reaches ([`StructFacts::handle_types`]):
     /// the pools whose memory it can free.
     handle_types: Vec<u32>,
@@ -784,6 +809,7 @@ impl Pass<'_> {
                             frees_any: false,
                             handle: false,
                             own_frees: Vec::new(),
+                            plain: true,
                             handle_types: Vec::new(),
                             span: s.span,
                         });
@@ -814,6 +840,7 @@ impl Pass<'_> {
         let handle = self.facts.is_handle(&x.ty);
         let own_frees = self.facts.with_inline(self.facts.own_elements(&x.ty));
         let handle_types = self.facts.handle_types(&x.ty);
+        let plain = Place::of(x).is_some();
         let resize = |place| Resize {
             place,
             reach: true,
@@ -821,6 +848,7 @@ impl Pass<'_> {
             frees_any,
             handle,
             own_frees: own_frees.clone(),
+            plain,
             handle_types: handle_types.clone(),
             span: x.span,
         };
@@ -923,6 +951,10 @@ impl Pass<'_> {
                 // an address there.
                 let untagged = (matches!(ty, Type::Array(..) | Type::Struct(_)) && place.in_pool())
                     .then(|| Self::address(place.clone()));
+                // A value computed from an open handle may view whatever its
+                // public slice field was pointed at, under another name.
+                let mut place = place;
+                place.shared |= self.facts.open_handle(ty);
                 let view = Held {
                     kind: Kind::View,
                     place,
@@ -1151,6 +1183,7 @@ impl Pass<'_> {
                 let exempt = |h: &Held| {
                     pool_op
                         && r.handle
+                        && r.plain
                         && matches!(h.kind, Kind::View)
                         && r.place.to(h.place()).is_some()
                 };
