@@ -271,6 +271,12 @@ impl StructFacts {
         if self.slice_outside_handles(ty) || self.open_handle(ty) {
             return Vec::new();
         }
+        self.reached_handles(ty)
+    }
+
+    /// Every handle type ([`POOL_HANDLES`], by struct id) a value of `ty`
+    /// holds or reaches: the pools a call given it can free memory of.
+    fn reached_handles(&self, ty: &Type) -> Vec<u32> {
         let mut out = Vec::new();
         self.reach(ty, &mut |t| {
             if let Type::Struct(id) = t
@@ -597,7 +603,7 @@ struct Resize {
     /// The argument is a place (`ref p`, `ref c.p`), not a computed one
     /// (`ref pools(ref c)[0]`, whose place is what it mentions).
     plain: bool,
-    /// The handle types the argument reaches ([`StructFacts::handle_types`]):
+    /// The handle types the argument reaches ([`StructFacts::reached_handles`]):
     /// the pools whose memory it can free.
     handle_types: Vec<u32>,
     /// What a library pool's own operation can free through the argument:
@@ -839,7 +845,7 @@ impl Pass<'_> {
         let frees_any = self.facts.pool_handle(&x.ty);
         let handle = self.facts.is_handle(&x.ty);
         let own_frees = self.facts.with_inline(self.facts.own_elements(&x.ty));
-        let handle_types = self.facts.handle_types(&x.ty);
+        let handle_types = self.facts.reached_handles(&x.ty);
         let plain = Place::of(x).is_some();
         let resize = |place| Resize {
             place,
