@@ -775,19 +775,24 @@ impl Pass<'_> {
                 // Per argument: what it keeps, its span, what the callee
                 // can free through it.
                 let mut own: Vec<(Vec<Held>, Span, Vec<Resize>)> = Vec::new();
+                // Per argument: whether evaluating it makes a call that can
+                // free (`g(ref p)` resetting the pool it was given).
+                let mut frees_inside = Vec::new();
                 for a in args {
                     let (x, held) = match a {
                         Arg::Ref(x) => (x, self.ref_held(x)),
                         Arg::Value(x) => (x, self.held(x)),
                     };
                     let through = if frees { self.through(a) } else { Vec::new() };
+                    let before = self.resizes.len();
                     self.operand(&mut ops, x, held.clone());
+                    frees_inside.push(self.resizes.len() > before);
                     own.push((held, x.span, through));
                 }
                 // Against its own arguments by `report_own` (an argument
                 // does not clash with itself); the expressions around see
                 // them in `self.resizes`.
-                self.report_own(&own, (self.pool_op)(*func));
+                self.report_own(&own, (self.pool_op)(*func), &frees_inside);
                 for (_, _, through) in own {
                     self.resizes.extend(through);
                 }
@@ -1149,7 +1154,12 @@ impl Pass<'_> {
     /// pool's handle by design (the handle's power to free any memory is
     /// not held against the slice; what the op frees through the slice
     /// itself is, even when its elements hold handles).
-    fn report_own(&mut self, args: &[(Vec<Held>, Span, Vec<Resize>)], pool_op: bool) {
+    fn report_own(
+        &mut self,
+        args: &[(Vec<Held>, Span, Vec<Resize>)],
+        pool_op: bool,
+        frees_inside: &[bool],
+    ) {
         // The stdlib pools' own operations free only the slices they are
         // handed (`vec_pool::push(ref p, ref outer.items[i], x)` grows the
         // inner vector, not `outer`'s storage).
@@ -1185,18 +1195,21 @@ impl Pass<'_> {
                 // against them.
                 // Only a value computed from the handle itself or a part of
                 // it: one computed from a place that holds the handle (`ref c`
-                // for the handle `c.p`) may view anything else `c` holds.
-                let exempt = |h: &Held| {
+                // for the handle `c.p`) may view anything else `c` holds;
+                // and only when computing it frees nothing (a helper given
+                // `ref p` may reset the pool under the op's other arguments).
+                let exempt = |i: usize, h: &Held| {
                     pool_op
                         && r.handle
                         && r.plain
+                        && !frees_inside.get(i).copied().unwrap_or(true)
                         && matches!(h.kind, Kind::View)
                         && r.place.to(h.place()).is_some()
                 };
                 let clash = args.iter().enumerate().find(|(i, (held, _, _))| {
                     *i != j
                         && held.iter().any(|h| {
-                            overlap(&r.place, h.place()) && !exempt(h)
+                            overlap(&r.place, h.place()) && !exempt(*i, h)
                                 || !(pool_op && r.handle) && h.spoiled_by_alias(&own, self.facts)
                         })
                 });
