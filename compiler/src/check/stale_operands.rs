@@ -148,11 +148,22 @@ impl StructFacts {
     /// (through fields, arrays, slices and reusable slices; each struct
     /// once), `ty` first; true as soon as `visit` says so.
     fn reach(&self, ty: &Type, visit: &mut impl FnMut(&Type) -> bool) -> bool {
+        self.walk(ty, &mut |t| match visit(t) {
+            true => Visit::Found,
+            false => Visit::Enter,
+        })
+    }
+
+    /// [`Self::reach`] where `visit` also decides whether to look inside a
+    /// type (its elements, or a struct's fields, each struct once).
+    fn walk(&self, ty: &Type, visit: &mut impl FnMut(&Type) -> Visit) -> bool {
         let mut seen = vec![false; self.fields.len()];
         let mut stack = vec![ty];
         while let Some(t) = stack.pop() {
-            if visit(t) {
-                return true;
+            match visit(t) {
+                Visit::Found => return true,
+                Visit::Skip => continue,
+                Visit::Enter => {}
             }
             match t {
                 Type::Array(e, _) | Type::Slice(e) | Type::Reusable(e) => stack.push(e),
@@ -293,23 +304,11 @@ impl StructFacts {
     /// Whether a value of `ty` holds or reaches a slice or reusable slice
     /// other than through a pool's handle.
     fn slice_outside_handles(&self, ty: &Type) -> bool {
-        let mut seen = vec![false; self.fields.len()];
-        let mut stack = vec![ty];
-        while let Some(t) = stack.pop() {
-            match t {
-                Type::Slice(_) | Type::Reusable(_) => return true,
-                Type::Array(e, _) => stack.push(e),
-                Type::Struct(id) if !self.is_handle(t) => {
-                    let i = id.0 as usize;
-                    if seen.get(i) == Some(&false) {
-                        seen[i] = true;
-                        stack.extend(self.fields[i].iter());
-                    }
-                }
-                _ => {}
-            }
-        }
-        false
+        self.walk(ty, &mut |t| match t {
+            Type::Slice(_) | Type::Reusable(_) => Visit::Found,
+            _ if self.is_handle(t) => Visit::Skip,
+            _ => Visit::Enter,
+        })
     }
 
     /// Whether a value of `ty` holds or reaches a plain slice (which may
@@ -328,6 +327,16 @@ impl StructFacts {
             _ => false,
         }
     }
+}
+
+/// What [`StructFacts::walk`] does at a type.
+enum Visit {
+    /// Stop: the walk found what it looks for.
+    Found,
+    /// Go on, without looking inside this type.
+    Skip,
+    /// Go on, looking inside it.
+    Enter,
 }
 
 /// Calls `f` with the id of every struct `ty` names, at any depth.
@@ -593,9 +602,6 @@ struct Resize {
     reach: bool,
     /// The element types of the spans it can free.
     frees: Vec<Type>,
-    /// It can free memory of any type: a library pool's, through its handle
-    /// ([`StructFacts::pool_handle`]).
-    frees_any: bool,
     /// It acts through a pool's handle itself (the argument's type is one of
     /// [`POOL_HANDLES`]), not through memory that merely holds handles: the
     /// power a pool's own operation is exempt from ([`Pass::report_own`]).
@@ -604,7 +610,8 @@ struct Resize {
     /// (`ref pools(ref c)[0]`, whose place is what it mentions).
     plain: bool,
     /// The handle types the argument reaches ([`StructFacts::reached_handles`]):
-    /// the pools whose memory it can free.
+    /// the pools whose memory, of any type, it can free
+    /// ([`Resize::frees_any`]).
     handle_types: Vec<u32>,
     /// What a library pool's own operation can free through the argument:
     /// the spans of the headers it holds itself ([`StructFacts::own_elements`],
@@ -614,11 +621,17 @@ struct Resize {
 }
 
 impl Resize {
+    /// It can free memory of any type: a library pool's, through a handle
+    /// its argument reaches.
+    fn frees_any(&self) -> bool {
+        !self.handle_types.is_empty()
+    }
+
     /// Whether memory it frees may be reached under other names: it acts
     /// through shared memory, frees spans that hold headers (which copies
     /// elsewhere may hold too), or a pool's memory.
     fn aliases(&self, facts: &StructFacts) -> bool {
-        self.frees_any || self.place.shared || self.frees.iter().any(|t| facts.holds_pool(t))
+        self.frees_any() || self.place.shared || self.frees.iter().any(|t| facts.holds_pool(t))
     }
 
     /// Whether `held` may point into memory this frees, or be a header it
@@ -817,7 +830,6 @@ impl Pass<'_> {
                             place,
                             reach: false,
                             frees: self.facts.with_inline(self.facts.elements(&s.ty, true)),
-                            frees_any: false,
                             handle: false,
                             own_frees: Vec::new(),
                             plain: true,
@@ -847,7 +859,6 @@ impl Pass<'_> {
             return Vec::new();
         }
         let frees = self.facts.with_inline(self.facts.elements(&x.ty, true));
-        let frees_any = self.facts.pool_handle(&x.ty);
         let handle = self.facts.is_handle(&x.ty);
         let own_frees = self.facts.with_inline(self.facts.own_elements(&x.ty));
         let handle_types = self.facts.reached_handles(&x.ty);
@@ -856,7 +867,6 @@ impl Pass<'_> {
             place,
             reach: true,
             frees: frees.clone(),
-            frees_any,
             handle,
             own_frees: own_frees.clone(),
             plain,
@@ -1123,7 +1133,7 @@ impl Pass<'_> {
                 // handle (another place) is the same pool.
                 // (And an address in a builtin span of a type it frees,
                 // which `lib` does not hold.)
-                true if r.frees_any => ops
+                true if r.frees_any() => ops
                     .lib
                     .iter()
                     .find(|(q, handles, _)| {
@@ -1180,23 +1190,25 @@ impl Pass<'_> {
                 // handle's power to free any of its pool's memory is exempt,
                 // and what those spans' elements reach (handles included)
                 // it does not free.
+                let own_op;
                 let own = match pool_op {
-                    true => Resize {
-                        frees: r.own_frees.clone(),
-                        frees_any: false,
-                        ..r.clone()
-                    },
-                    false => r.clone(),
+                    true => {
+                        own_op = Resize {
+                            frees: r.own_frees.clone(),
+                            handle_types: Vec::new(),
+                            ..r.clone()
+                        };
+                        &own_op
+                    }
+                    false => r,
                 };
-                // Nor is a value computed from the handle (a slice the pool
-                // just handed out, `push(ref p, ref v, alloc_slice(ref p,
-                // 3))`): the op frees no memory through the handle, and what
-                // the value views through the other arguments is held
-                // against them.
-                // Only a value computed from the handle itself or a part of
-                // it: one computed from a place that holds the handle (`ref c`
-                // for the handle `c.p`) may view anything else `c` holds;
-                // and only when computing it frees nothing (a helper given
+                // Nor is a value computed from the handle itself or a part of
+                // it (a slice the pool just handed out, `push(ref p, ref v,
+                // alloc_slice(ref p, 3))`) held against the handle: what it
+                // views through the other arguments is held against them.
+                // Not one computed from a place that holds the handle (`ref
+                // c` for the handle `c.p`: it may view anything else `c`
+                // holds), nor one whose computation can free (a helper given
                 // `ref p` may reset the pool under the op's other arguments).
                 let exempt = |i: usize, h: &Held| {
                     pool_op
@@ -1210,7 +1222,7 @@ impl Pass<'_> {
                     *i != j
                         && held.iter().any(|h| {
                             overlap(&r.place, h.place()) && !exempt(*i, h)
-                                || !(pool_op && r.handle) && h.spoiled_by_alias(&own, self.facts)
+                                || !(pool_op && r.handle) && h.spoiled_by_alias(own, self.facts)
                         })
                 });
                 if let Some((_, (_, at, _))) = clash {
@@ -1234,11 +1246,9 @@ impl Pass<'_> {
     /// (`s` with `s[1..]`: free through one, use the other). Whether it
     /// reported.
     fn report_beside_handle(&mut self, args: &[(Vec<Held>, Span, Vec<Resize>)]) -> bool {
-        let Some((j, r)) = args
-            .iter()
-            .enumerate()
-            .find_map(|(j, (_, _, through))| through.iter().find(|r| r.frees_any).map(|r| (j, r)))
-        else {
+        let Some((j, r)) = args.iter().enumerate().find_map(|(j, (_, _, through))| {
+            through.iter().find(|r| r.frees_any()).map(|r| (j, r))
+        }) else {
             return false;
         };
         let in_memory = |h: &Held| {
