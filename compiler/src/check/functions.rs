@@ -175,6 +175,8 @@ impl Checker<'_> {
         self.structs_named(&stale_operands::POOL_HANDLES)
     }
 
+    /// Per struct instance: whether it is a handle with a public slice field
+    /// (`stale_operands::OPEN_HANDLES`).
     fn open_handles(&self) -> Vec<bool> {
         self.structs_named(&stale_operands::OPEN_HANDLES)
     }
