@@ -108,6 +108,7 @@ macro_rules! runtime_abi {
             SanitizeSite = sanitize::tern_sanitize_site(Ptr);
             SanitizeCheck = sanitize::tern_sanitize_check(I64, I64, Ptr) -> I64;
             SanitizeTag = sanitize::tern_sanitize_tag(I64, I64, I64) -> I64;
+            SanitizeTagAt = sanitize::tern_sanitize_tag_at(I64, I64) -> I64;
             SanitizeRelease = sanitize::tern_sanitize_release(I64, I64, I64, Ptr);
             SanitizeRetag = sanitize::tern_sanitize_retag(I64, I64, I64, I64, I64, Ptr) -> I64;
             SanitizeRegion = sanitize::tern_sanitize_region(I64, I64) -> I64;

@@ -559,6 +559,36 @@ pub fn tag(id: i64, addr: i64, bytes: i64) -> i64 {
     with_tag(addr, t)
 }
 
+/// `[addr, addr + bytes)` (an untagged address) with the tag of the live
+/// allocation holding all of it, found by address: the view a callee makes
+/// of a `ref` array parameter, which may lie in a pool element. `addr` as it
+/// is when the sanitizer is off, it carries a tag, `bytes <= 0`, or no live
+/// allocation of a region holds the bytes (a stack or static array).
+pub fn tag_at(addr: i64, bytes: i64) -> i64 {
+    if !enabled() || addr & !ADDR_MASK != 0 || bytes <= 0 {
+        return addr;
+    }
+    let st = state();
+    for &i in &st.live_regions {
+        let r = &st.regions[i];
+        let Some((g0, n)) = granules(r, addr, bytes) else {
+            continue;
+        };
+        let shadow = r.shadow();
+        let t = if shadow.is_null() {
+            r.whole
+        } else {
+            // SAFETY: `granules` placed `g0` inside the region's shadow.
+            unsafe { *shadow.add(g0) }
+        };
+        if t != 0 && r.holds(t, g0, n) && addr + bytes <= st.tags[t as usize].end {
+            return with_tag(addr, t);
+        }
+        return addr;
+    }
+    addr
+}
+
 fn region_of(st: &State, id: i64) -> Option<&Region> {
     usize::try_from(id - 1).ok().and_then(|i| st.regions.get(i))
 }

@@ -74,6 +74,13 @@ fn tags_follow_allocations_resizes_and_frees() {
         let grown = resize(a, 32, 40, FREE_AT);
         assert_eq!(grown, a, "grew in place with its tag");
         assert_eq!(tern_sanitize_check(a, 40, USE_AT), base);
+        // An untagged address inside it (an array behind a `ref`) takes its
+        // tag by address; bytes past its exact end, or an already tagged
+        // address, or no bytes, are returned as they are.
+        assert_eq!(tern_sanitize_tag_at(base + 8, 16), a + 8);
+        assert_eq!(tern_sanitize_tag_at(base + 32, 16), base + 32);
+        assert_eq!(tern_sanitize_tag_at(a + 8, 16), a + 8);
+        assert_eq!(tern_sanitize_tag_at(base + 8, 0), base + 8);
         // A new allocation gets another tag.
         let b = alloc(8);
         assert_ne!(tag_of(b), tag_of(a));
@@ -81,8 +88,14 @@ fn tags_follow_allocations_resizes_and_frees() {
         let moved = resize(grown, 40, 64, FREE_AT);
         assert_ne!(moved & ADDR_MASK, base);
         assert_ne!(tag_of(moved), tag_of(grown));
+        // The old span is free: nothing to take a tag from (and nothing
+        // once `b` is freed below).
+        assert_eq!(tern_sanitize_tag_at(base + 8, 16), base + 8);
+        let bb = b & ADDR_MASK;
+        assert_eq!(tern_sanitize_tag_at(bb, 8), b);
         free(moved, 64, FREE_AT);
         free(b, 8, FREE_AT);
+        assert_eq!(tern_sanitize_tag_at(bb, 8), bb);
         // A library pool made while the sanitizer is on is sanitized: its
         // allocations and its node array come back tagged, and the checked
         // externs take tagged addresses.

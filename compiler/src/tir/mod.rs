@@ -410,6 +410,23 @@ impl Expr {
         matches!(self.ty, Type::Array(..)) && self.lies_in_pool_element()
     }
 
+    /// Whether this is an array place reached through a `ref` parameter of
+    /// `f` (`a`, `s.arr`, `m[1]` of one): memory of the caller's, perhaps of
+    /// a pool element, behind an address that carries no sanitizer tag, so
+    /// that a view of it looks its allocation up (`--sanitize`).
+    pub fn is_array_behind_ref(&self, f: &Function) -> bool {
+        matches!(self.ty, Type::Array(..)) && self.lies_behind_ref(f)
+    }
+
+    fn lies_behind_ref(&self, f: &Function) -> bool {
+        match &self.kind {
+            ExprKind::Local(id) => f.params.iter().any(|p| p.by_ref && p.local == *id),
+            ExprKind::Field(b, _) => b.lies_behind_ref(f),
+            ExprKind::Index(b, _) => matches!(b.ty, Type::Array(..)) && b.lies_behind_ref(f),
+            _ => false,
+        }
+    }
+
     fn lies_in_pool_element(&self) -> bool {
         match &self.kind {
             ExprKind::Field(b, _) => b.lies_in_pool_element(),

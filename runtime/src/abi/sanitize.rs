@@ -57,6 +57,17 @@ pub extern "C" fn tern_sanitize_tag(region: i64, addr: i64, bytes: i64) -> i64 {
     sanitize::tag(region, addr, bytes)
 }
 
+/// A view of `bytes` at `addr`, an untagged address of memory the program
+/// already reaches (an array behind a `ref` parameter): returns it with the
+/// tag of the live allocation that holds those bytes, so the view's later
+/// uses are checked as a slice of that allocation would be; `addr` as it is
+/// when no sanitized allocation holds them (a stack array), when it carries a
+/// tag already, when `bytes <= 0`, or when the sanitizer is off.
+#[unsafe(no_mangle)]
+pub extern "C" fn tern_sanitize_tag_at(addr: i64, bytes: i64) -> i64 {
+    sanitize::tag_at(addr, bytes)
+}
+
 /// The allocation of `bytes` at `addr` (untagged) in region `region` was freed
 /// at `loc`.
 ///
