@@ -1218,6 +1218,20 @@ impl Pass<'_> {
                         && matches!(h.kind, Kind::View)
                         && r.place.to(h.place()).is_some()
                 };
+                // Nor with itself, but for an address in pool memory that
+                // the callee can free through it: `f(ref nodes[1])`, whose
+                // `n.kids` is a copy of `nodes` the program stored there,
+                // moves the span its `ref` lies in (the sanitizer follows no
+                // `ref`).
+                let (held, at, _) = &args[j];
+                if held
+                    .iter()
+                    .any(|h| matches!(h.kind, Kind::Address) && h.shares(own))
+                {
+                    self.diags
+                        .push(Diagnostic::new(ErrorKind::StaleSelfReference, *at));
+                    return;
+                }
                 let clash = args.iter().enumerate().find(|(i, (held, _, _))| {
                     *i != j
                         && held.iter().any(|h| {

@@ -241,6 +241,10 @@ pub enum ErrorKind {
     /// as another argument of, a library pool whose handle the call is
     /// given (the label).
     StaleBesideHandle,
+    /// A `ref` argument (the primary span) that points into pool memory of
+    /// a type the callee can free through that same argument (a value that
+    /// holds a reusable slice of its own type).
+    StaleSelfReference,
 }
 
 /// The array an escaping slice views.
@@ -614,6 +618,10 @@ impl fmt::Display for ErrorKind {
             StaleBesideHandle => write!(
                 f,
                 "this argument points into a pool's memory (or views what another argument does) while the call is given the pool's handle: the callee could free it through the handle and use it after the free; pass the slice itself, or bind the value with `let` first"
+            ),
+            StaleSelfReference => write!(
+                f,
+                "this `ref` points into pool memory of a type the callee can resize or free through it (the value holds a slice of its own type, which may be a copy of the one it lies in): the callee could move the memory under its `ref` and write there after the free; copy the element into a `var`, pass that, and store it back"
             ),
         }
     }
