@@ -54,7 +54,9 @@ pub extern "C" fn tern_rt_flush() {
 /// without (`prog >&-`), as Rust's own start-up does for `tern` itself: so
 /// JIT and AOT agree (output to a closed stdout is discarded, as a C
 /// program's `printf` fails silently, and the status is `main`'s), and no
-/// file the program opens can become its stdout.
+/// file the program opens can become its stdout. Read-write, as Rust opens
+/// it: a write to a closed stdin, or a read from a closed stdout, then
+/// succeeds with nothing in both modes (the JIT inherits `tern`'s).
 fn open_closed_standard_fds() {
     for fd in 0..=2 {
         // SAFETY: fcntl/open on constant arguments; the descriptor `open`
@@ -63,12 +65,7 @@ fn open_closed_standard_fds() {
             if libc::fcntl(fd, libc::F_GETFD) == -1
                 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EBADF)
             {
-                let flags = if fd == 0 {
-                    libc::O_RDONLY
-                } else {
-                    libc::O_WRONLY
-                };
-                libc::open(c"/dev/null".as_ptr(), flags);
+                libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
             }
         }
     }

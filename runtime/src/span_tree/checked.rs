@@ -299,7 +299,9 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
 
 /// Unregisters the pool `tree` belongs to and clears its magic; releases its
 /// runtime memory (the boundary record, and the arena and node array if the
-/// runtime reserved them, [`create`]). Returns its bounds.
+/// runtime reserved them, [`create`]). Returns its bounds, and whether its
+/// boundary record still held a live allocation (slices leaked: the pool is
+/// released all the same).
 ///
 /// The header must describe the tree (span count and free bytes of a valid
 /// walk of it), else `STALE_POOL` and nothing changes: a stale copy of a
@@ -309,14 +311,17 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
 /// (any contents); `nodes` is only used if it is the registered node array.
-pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds> {
+pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<(PoolBounds, bool)> {
     // SAFETY: the caller's contract.
     let (t, _) = unsafe { open(tree, nodes)? };
     t.with::<Portable>().check_totals()?;
     // SAFETY: `open` checked the pointer; H_POOL_ID/H_MAGIC < HEADER_WORDS.
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::unregister(id)?;
-    FINISHED_HIGH_WATER.fetch_max(extents_in(b.record).high_water(), Ordering::Relaxed);
+    let record = extents_in(b.record);
+    FINISHED_HIGH_WATER.fetch_max(record.high_water(), Ordering::Relaxed);
+    // Read before `drop_owned` gives the record back.
+    let leaked = record.any_live();
     // SAFETY: as above.
     unsafe { tree.add(H_MAGIC).write(!MAGIC) };
     if b.san != 0 {
@@ -324,7 +329,7 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds
         sanitize::region_end(b.san + 1, std::ptr::null());
     }
     drop_owned(id);
-    Ok(b)
+    Ok((b, leaked))
 }
 
 /// Frees every span of the pool `tree` belongs to at once, in place: the

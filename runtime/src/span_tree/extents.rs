@@ -281,6 +281,30 @@ impl Extents {
         }
     }
 
+    /// Whether any allocation is live: a scan of the coverage map (of the
+    /// size map and large table, for a record without one) up to the
+    /// high-water mark, past which nothing was ever recorded. What a
+    /// pool's finish reports as slices still allocated, from memory the
+    /// program cannot write (a tree's totals it can).
+    pub fn any_live(&self) -> bool {
+        let granules = (self.high_water() as usize).div_ceil(8);
+        // SAFETY: as in `clear`: the mark is the end of a span of the arena,
+        // so these words and bytes lie in the record.
+        unsafe {
+            if !self.cover.is_null() {
+                return std::slice::from_raw_parts(self.cover, granules.div_ceil(64))
+                    .iter()
+                    .any(|&w| w != 0);
+            }
+            std::slice::from_raw_parts(self.sizes, granules)
+                .iter()
+                .any(|&n| n != 0)
+                || std::slice::from_raw_parts(self.large, granules.div_ceil(SMALL as usize))
+                    .iter()
+                    .any(|&w| w != 0)
+        }
+    }
+
     /// Claims `[off, off + bytes)` (a span inside the arena, as for
     /// [`Extents::is_live`]) in the coverage map: false, and nothing changes,
     /// when any of its granules belongs to a live allocation. What a checked
