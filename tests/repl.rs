@@ -136,6 +136,7 @@ transcripts!(
     pool_stats_quit,
     named_bindings,
     pure_finish_handle_in_own_memory,
+    finish_leak_keeps_slices,
     compile_errors,
     runtime_errors,
     stack_overflow,

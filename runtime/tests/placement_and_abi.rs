@@ -266,9 +266,15 @@ fn checked_extern_sequence() {
         // A node array other than the registered one is refused.
         assert_eq!(tern_span_alloc(h, n.add(8), 8), BAD_POOL);
         assert_eq!(tern_span_alloc(std::ptr::null_mut(), n, 8), BAD_POOL);
-        // `b` is still allocated: the pool is released, and the runtime's
-        // record says a slice leaked (what `slice_pool::finish` reports).
-        assert_eq!(tern_span_finish(h, n), 1);
+        // `b` is still allocated: the runtime's record says so, whatever
+        // the header's totals claim, and the finish changes nothing (what
+        // `slice_pool::finish` reports as a leak).
+        hdr[layout::H_FREE_BYTES] += 8;
+        assert_eq!(tern_span_finish(h, n), error::STALE_POOL);
+        hdr[layout::H_FREE_BYTES] -= 8;
+        assert_eq!(tern_span_finish(h, n), error::LEAKED);
+        assert_eq!(tern_span_free(h, n, b, 8), 0);
+        assert_eq!(tern_span_finish(h, n), 0);
         assert_eq!(tern_span_alloc(h, n, 8), BAD_POOL);
         let (nodes_id, arena_id) = (tern_mem_reservation(nodes), tern_mem_reservation(arena));
         assert!(nodes_id > 0 && arena_id > 0 && nodes_id != arena_id);

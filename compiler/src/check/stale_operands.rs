@@ -518,6 +518,36 @@ impl Place {
     }
 }
 
+/// The root of a place no local of the frame names: memory a computed value
+/// points into ([`unnamed_pool_place`]).
+const UNNAMED: u32 = u32::MAX;
+
+/// The span an element of a computed slice or reusable slice lies in, when
+/// `x` is (or lies in) one, reached from it through fields and array
+/// elements (`make()[1]`, `(S { ns: mk() }).ns[1].v`): a place under the
+/// [`UNNAMED`] root, in pool memory of the slice's element type; `None` when
+/// no slice is on the way.
+fn unnamed_pool_place(x: &Expr) -> Option<Place> {
+    let mut e = x;
+    loop {
+        match &e.kind {
+            ExprKind::Field(b, _) => e = b,
+            ExprKind::Index(b, _) => match &b.ty {
+                Type::Slice(t) | Type::Reusable(t) => {
+                    return Some(Place {
+                        root: UNNAMED,
+                        steps: vec![Step::Index(base(&b.ty)?)],
+                        shared: true,
+                        elem: Some((**t).clone()),
+                    });
+                }
+                _ => e = b,
+            },
+            _ => return None,
+        }
+    }
+}
+
 fn base(ty: &Type) -> Option<Base> {
     match ty {
         Type::Array(..) => Some(Base::Array),
@@ -874,7 +904,17 @@ impl Pass<'_> {
             span: x.span,
         };
         match a {
-            Arg::Ref(_) => self.places(x).into_iter().map(resize).collect(),
+            Arg::Ref(_) => {
+                let mut places = self.places(x);
+                // An element of a computed slice: the callee can free
+                // through it too (`f(ref make()[1])`).
+                if Place::of(x).is_none()
+                    && let Some(p) = unnamed_pool_place(x)
+                {
+                    places.push(p);
+                }
+                places.into_iter().map(resize).collect()
+            }
             Arg::Value(_) => {
                 let mut out = Vec::new();
                 // What the headers in the value point to: a reusable slice
@@ -1050,6 +1090,15 @@ impl Pass<'_> {
     /// temporary of the frame.
     fn computed_address(&self, x: &Expr) -> Vec<Held> {
         let mut out = Vec::new();
+        // An element of a slice the expression computes (`ref make()[1]`,
+        // `ref (S { ns: mk() }).ns[1]`) lies in pool memory of that element
+        // type whatever places it names, perhaps none: a span no place of
+        // the frame names, held against every call that can free memory of
+        // its type (a callee given it can, through a copy of the slice the
+        // element holds).
+        if let Some(p) = unnamed_pool_place(x) {
+            out.push(Self::address(p));
+        }
         for (place, ty) in self.mentioned(x) {
             // A place that itself lies in pool memory (`r[0]`, an array in
             // a span: `ref id(r[0][..])[1]`), whatever its type reaches.

@@ -226,17 +226,17 @@ pub unsafe extern "C" fn tern_span_new(
 
 /// Unregisters the pool at `tree`/`nodes`; a pool made by [`tern_span_new`] also
 /// gets its arena and node array released (by the registered addresses, never
-/// by anything in program memory). Returns 0; 1 when the runtime's record of
-/// the pool still held a live allocation (slices leaked: the pool is released
-/// all the same, and the caller reports the leak); or a negative error code
-/// (`BAD_POOL` if it is not a live pool, `STALE_POOL`).
+/// by anything in program memory). Returns 0, or a negative error code, and
+/// then nothing changes: `LEAKED` when the runtime's record of the pool still
+/// holds a live allocation (its slices stay valid), `STALE_POOL` when the
+/// header does not describe the tree, `BAD_POOL` if it is not a live pool.
 ///
 /// # Safety
 /// As for [`tern_span_alloc`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, nodes: *mut i32) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { checked::release(tree, nodes).map(|(_, leaked)| i64::from(leaked)) })
+    guard(|| unsafe { checked::release(tree, nodes).map(|_| 0) })
 }
 
 /// Frees every slice of the pool at `tree`/`nodes` at once and keeps the pool:

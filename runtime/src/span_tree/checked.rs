@@ -13,7 +13,7 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use super::error::{BAD_POOL, BAD_SIZE, OUTSIDE_ARENA};
+use super::error::{BAD_POOL, BAD_SIZE, LEAKED, OUTSIDE_ARENA};
 use super::extents::{Extents, Record};
 use super::finger::Path;
 use super::layout::{self, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC, Word};
@@ -299,29 +299,31 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
 
 /// Unregisters the pool `tree` belongs to and clears its magic; releases its
 /// runtime memory (the boundary record, and the arena and node array if the
-/// runtime reserved them, [`create`]). Returns its bounds, and whether its
-/// boundary record still held a live allocation (slices leaked: the pool is
-/// released all the same).
+/// runtime reserved them, [`create`]). Returns its bounds.
 ///
 /// The header must describe the tree (span count and free bytes of a valid
 /// walk of it), else `STALE_POOL` and nothing changes: a stale copy of a
 /// pool's header (the pool was used through another copy since) is not the
 /// pool, and finishing through it would unmap memory the live copy still uses.
+/// A pool whose boundary record still holds a live allocation is `LEAKED`
+/// and nothing changes either: its slices stay valid, and their memory goes
+/// to no later pool (a REPL session lives on after the leak is reported).
+/// The record decides, not the header's totals, which the program may write.
 ///
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
 /// (any contents); `nodes` is only used if it is the registered node array.
-pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<(PoolBounds, bool)> {
+pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds> {
     // SAFETY: the caller's contract.
-    let (t, _) = unsafe { open(tree, nodes)? };
+    let (t, b) = unsafe { open(tree, nodes)? };
     t.with::<Portable>().check_totals()?;
+    if extents(b).any_live() {
+        return Err(LEAKED);
+    }
     // SAFETY: `open` checked the pointer; H_POOL_ID/H_MAGIC < HEADER_WORDS.
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::unregister(id)?;
-    let record = extents_in(b.record);
-    FINISHED_HIGH_WATER.fetch_max(record.high_water(), Ordering::Relaxed);
-    // Read before `drop_owned` gives the record back.
-    let leaked = record.any_live();
+    FINISHED_HIGH_WATER.fetch_max(extents_in(b.record).high_water(), Ordering::Relaxed);
     // SAFETY: as above.
     unsafe { tree.add(H_MAGIC).write(!MAGIC) };
     if b.san != 0 {
@@ -329,7 +331,7 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<(PoolBound
         sanitize::region_end(b.san + 1, std::ptr::null());
     }
     drop_owned(id);
-    Ok((b, leaked))
+    Ok(b)
 }
 
 /// Frees every span of the pool `tree` belongs to at once, in place: the

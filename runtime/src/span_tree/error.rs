@@ -44,6 +44,10 @@ pub const CORRUPT_OVERLAP: i64 = -15;
 /// `tern_mem_release` of a range that is not exactly one live reservation of
 /// program memory (given back already: a pool finished through two copies).
 pub const NOT_RESERVED: i64 = -16;
+/// `finish` of a pool that still has slices allocated (the runtime's record,
+/// or `slice_pool_pure`'s coverage map, says so): refused, nothing changes,
+/// so the slices stay valid and their memory goes to no later pool.
+pub const LEAKED: i64 = -17;
 /// Base of "corrupt header word" codes: `-(CORRUPT_HEADER_BASE + field)`.
 pub const CORRUPT_HEADER_BASE: i64 = 256;
 /// Base of "corrupt node word" codes: `-(CORRUPT_NODE_BASE + node * CORRUPT_FIELD_SPAN + field)`.
@@ -120,6 +124,7 @@ pub fn message(code: i64) -> String {
         STALE_FREE => "free of a stale slice: the span is not one live allocation".into(),
         STALE_RESIZE => "resize of a stale slice: the span is not one live allocation".into(),
         CORRUPT_OVERLAP => "corrupt tree: a free span it holds overlaps a live allocation".into(),
+        LEAKED => "slices still allocated (leaked spans)".into(),
         NOT_RESERVED => "not a live reservation: the memory was given back already (a pool finished through a copy?)".into(),
         STALE_POOL => {
             "not the live pool: its header does not describe its tree (a stale copy of the pool?)"
