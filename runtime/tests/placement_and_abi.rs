@@ -269,9 +269,9 @@ fn checked_extern_sequence() {
         // `b` is still allocated: the runtime's record says so, whatever
         // the header's totals claim, and the finish changes nothing (what
         // `slice_pool::finish` reports as a leak).
-        hdr[layout::H_FREE_BYTES] += 8;
+        *h.add(layout::H_FREE_BYTES) += 8;
         assert_eq!(tern_span_finish(h, n), error::STALE_POOL);
-        hdr[layout::H_FREE_BYTES] -= 8;
+        *h.add(layout::H_FREE_BYTES) -= 8;
         assert_eq!(tern_span_finish(h, n), error::LEAKED);
         assert_eq!(tern_span_free(h, n, b, 8), 0);
         assert_eq!(tern_span_finish(h, n), 0);
