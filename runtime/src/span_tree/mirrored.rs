@@ -49,6 +49,7 @@ pub const MIRRORED: &[(&str, i64)] = &[
     ("RESIZE_FREE_SPAN", error::RESIZE_FREE_SPAN),
     ("CORRUPT_OVERLAP", error::CORRUPT_OVERLAP),
     ("NOT_RESERVED", error::NOT_RESERVED),
+    ("LEAKED", error::LEAKED),
     ("CORRUPT_HEADER_BASE", error::CORRUPT_HEADER_BASE),
     ("CORRUPT_NODE_BASE", error::CORRUPT_NODE_BASE),
     ("CORRUPT_FIELD_SPAN", error::CORRUPT_FIELD_SPAN),
