@@ -181,6 +181,9 @@ impl Diagnostics {
             .filter(|l| l.span.file == d.span.file)
             .map(|l| (l.span, l.kind.to_string()))
             .collect();
+        // A label on the error's own span is the caret's text (drawn apart,
+        // its underline would hide the caret).
+        let (own, labels): (Vec<_>, Vec<_>) = labels.into_iter().partition(|(s, _)| *s == d.span);
         let notes: Vec<String> = d.notes.iter().map(|n| n.to_string()).collect();
         // Hand the renderer only the lines the spans touch (it is linear in
         // what it is given, and files can be large).
@@ -212,6 +215,7 @@ impl Diagnostics {
         let text = all[start..end].replace('\t', " ");
         let text = text.as_str();
         if labels.is_empty()
+            && own.is_empty()
             && notes.is_empty()
             && first_line == last_line
             && text.is_ascii()
@@ -238,7 +242,10 @@ impl Diagnostics {
         let mut snippet = Snippet::source(text)
             .line_start(first_line as usize)
             .fold(true)
-            .annotation(Level::Error.span(clamp(d.span)));
+            .annotation(match own.first() {
+                Some((_, text)) => Level::Error.span(clamp(d.span)).label(text),
+                None => Level::Error.span(clamp(d.span)),
+            });
         for (span, text) in &labels {
             // `Warning` draws a plain `-` underline with the bare label text.
             snippet = snippet.annotation(Level::Warning.span(clamp(*span)).label(text));
