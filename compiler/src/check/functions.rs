@@ -140,7 +140,8 @@ impl Checker<'_> {
         };
         let fns = &self.fns;
         let pure = |i: usize| stale_operands::PURE_RELEASES.contains(&fns[i].name.as_str());
-        self.item_frees = stale_operands::may_free(&bodies, &extern_frees, &pure);
+        let generic = |i: usize| !fns[i].sig.generics.is_empty();
+        self.item_frees = stale_operands::may_free(&bodies, &extern_frees, &pure, &generic);
         // Only the stdlib's own modules: a program's `vec_pool.tern` beside
         // it shares the name, not the trust.
         let sources = self.sources;
@@ -151,7 +152,10 @@ impl Checker<'_> {
                     && sources.file(f.ast.name.span.file).library
             })
             .collect();
-        let frees = |id: tir::FuncId| self.item_frees.get(id.0 as usize) != Some(&false);
+        let frees = |id: tir::FuncId| {
+            let f = self.item_frees.get(id.0 as usize);
+            f.cloned().unwrap_or(stale_operands::Frees::Anything)
+        };
         let pool_op = |id: tir::FuncId| self.item_pool_ops.get(id.0 as usize) == Some(&true);
         let mut diags = Vec::new();
         for f in &facts {
@@ -211,7 +215,8 @@ impl Checker<'_> {
         let (items, item_frees) = (&self.instance_items, &self.item_frees);
         let frees = |id: tir::FuncId| {
             let item = items.get(id.0 as usize);
-            item.and_then(|&i| item_frees.get(i)) != Some(&false)
+            let f = item.and_then(|&i| item_frees.get(i));
+            f.cloned().unwrap_or(stale_operands::Frees::Anything)
         };
         let pool_ops = &self.item_pool_ops;
         let pool_op = |id: tir::FuncId| {

@@ -236,9 +236,9 @@ pub(crate) struct Checker<'a> {
     /// The stale-operand pass's facts about `field_types` (recomputed when
     /// new struct instances appear).
     operand_facts: stale_operands::StructFacts,
-    /// Per function item: whether a call of it can free a reusable slice's
-    /// span (`stale_operands::may_free`).
-    item_frees: Vec<bool>,
+    /// Per function item: what a call of it can free
+    /// (`stale_operands::may_free`).
+    item_frees: Vec<stale_operands::Frees>,
     /// Per function item: whether it is a library pool's operation
     /// (`stale_operands::pool_operation`).
     item_pool_ops: Vec<bool>,

@@ -348,41 +348,105 @@ fn named_structs(ty: &Type, f: &mut impl FnMut(usize)) {
     }
 }
 
-/// Per function item (by index): whether calling it can free pool memory:
-/// `frees_in_tern` says so (a pool written in Tern, `slice_pool_pure`, frees
-/// with plain stores: [`PURE_RELEASES`]), its body has a `reusable::resize`, `append` or
-/// `free`, or a call of an extern for which `extern_frees` holds, or it
-/// calls a function that can (`bodies[i]` is item `i`'s, whose calls name
-/// items by index).
+/// What calling a function can free.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Frees {
+    Nothing,
+    /// Spans of reusable slices of these element types only: its body and
+    /// its callees' resize or free nothing else (a function without generic
+    /// parameters, whose types the checker knows).
+    Spans(Vec<Type>),
+    /// Anything: a library pool's memory (an extern, a pool in Tern), or a
+    /// generic function's spans (its parameters are opaque where it is
+    /// summarised).
+    Anything,
+}
+
+impl Frees {
+    /// Whether it can free anything at all.
+    pub(crate) fn any(&self) -> bool {
+        !matches!(self, Frees::Nothing)
+    }
+
+    /// Whether it can free a span whose elements are of type `t`.
+    fn span_of(&self, t: &Type) -> bool {
+        match self {
+            Frees::Nothing => false,
+            Frees::Spans(ts) => ts.contains(t),
+            Frees::Anything => true,
+        }
+    }
+
+    /// `self` joined with `other`; whether it grew.
+    fn join(&mut self, other: &Frees) -> bool {
+        match (&mut *self, other) {
+            (_, Frees::Nothing) | (Frees::Anything, _) => false,
+            (me, Frees::Anything) | (me @ Frees::Nothing, _) => {
+                *me = other.clone();
+                true
+            }
+            (Frees::Spans(mine), Frees::Spans(theirs)) => {
+                let before = mine.len();
+                for t in theirs {
+                    if !mine.contains(t) {
+                        mine.push(t.clone());
+                    }
+                }
+                mine.len() > before
+            }
+        }
+    }
+}
+
+/// Per function item (by index): what calling it can free ([`Frees`]):
+/// anything when `frees_in_tern` says so (a pool written in Tern,
+/// `slice_pool_pure`, frees with plain stores: [`PURE_RELEASES`]) or its body
+/// calls an extern for which `extern_frees` holds; the spans its
+/// `reusable::resize`, `append` and `free` name (anything, if the item is
+/// `generic`); and what the functions it calls can free (`bodies[i]` is item
+/// `i`'s, whose calls name items by index).
 pub(crate) fn may_free(
     bodies: &[&Block],
     extern_frees: &dyn Fn(ExternId) -> bool,
     frees_in_tern: &dyn Fn(usize) -> bool,
-) -> Vec<bool> {
-    let mut frees: Vec<bool> = (0..bodies.len()).map(frees_in_tern).collect();
+    generic: &dyn Fn(usize) -> bool,
+) -> Vec<Frees> {
+    let mut frees: Vec<Frees> = (0..bodies.len())
+        .map(|i| match frees_in_tern(i) {
+            true => Frees::Anything,
+            false => Frees::Nothing,
+        })
+        .collect();
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); bodies.len()];
-    let mut work = Vec::new();
     for (i, b) in bodies.iter().enumerate() {
+        let mut own = Frees::Nothing;
         visit::each_expr(b, &mut |e| match &e.kind {
             ExprKind::Call { func, .. } => {
                 if let Some(c) = callers.get_mut(func.0 as usize) {
                     c.push(i);
                 }
             }
-            ExprKind::Builtin(op, _) if frees_its_first(*op) => frees[i] = true,
+            ExprKind::Builtin(op, xs) if frees_its_first(*op) => {
+                let span = match xs.first().map(|x| &x.ty) {
+                    Some(Type::Reusable(el)) if !generic(i) => Frees::Spans(vec![(**el).clone()]),
+                    _ => Frees::Anything,
+                };
+                own.join(&span);
+            }
             // An extern may free a library pool's memory (`slice_pool`'s
             // `tern_span_free`; `vec_pool`'s through it).
-            ExprKind::CallExtern { func, .. } if extern_frees(*func) => frees[i] = true,
+            ExprKind::CallExtern { func, .. } if extern_frees(*func) => {
+                own = Frees::Anything;
+            }
             _ => {}
         });
-        if frees[i] {
-            work.push(i);
-        }
+        frees[i].join(&own);
     }
+    let mut work: Vec<usize> = (0..bodies.len()).filter(|&i| frees[i].any()).collect();
     while let Some(i) = work.pop() {
+        let what = frees[i].clone();
         for &c in &callers[i] {
-            if !frees[c] {
-                frees[c] = true;
+            if frees[c].join(&what) {
                 work.push(c);
             }
         }
@@ -699,8 +763,8 @@ fn inline(s: &Step) -> bool {
 
 struct Pass<'a> {
     facts: &'a StructFacts,
-    /// Whether a call of the function can free ([`may_free`]).
-    frees: &'a dyn Fn(FuncId) -> bool,
+    /// What a call of the function can free ([`may_free`]).
+    frees: &'a dyn Fn(FuncId) -> Frees,
     /// Whether the function is a library pool's operation
     /// ([`pool_operation`]).
     pool_op: &'a dyn Fn(FuncId) -> bool,
@@ -716,7 +780,7 @@ struct Pass<'a> {
 pub(crate) fn check(
     body: &Block,
     facts: &StructFacts,
-    frees: &dyn Fn(FuncId) -> bool,
+    frees: &dyn Fn(FuncId) -> Frees,
     pool_op: &dyn Fn(FuncId) -> bool,
 ) -> Vec<Diagnostic> {
     let mut pass = Pass {
@@ -826,7 +890,11 @@ impl Pass<'_> {
                         Arg::Ref(x) => (x, self.ref_held(x)),
                         Arg::Value(x) => (x, self.held(x)),
                     };
-                    let through = if frees { self.through(a) } else { Vec::new() };
+                    let through = if frees.any() {
+                        self.through(a)
+                    } else {
+                        Vec::new()
+                    };
                     let before = self.resizes.len();
                     self.operand(&mut ops, x, held.clone());
                     frees_inside.push(self.resizes.len() > before);
@@ -835,7 +903,7 @@ impl Pass<'_> {
                 // Against its own arguments by `report_own` (an argument
                 // does not clash with itself); the expressions around see
                 // them in `self.resizes`.
-                self.report_own(&own, (self.pool_op)(*func), &frees_inside);
+                self.report_own(&own, (self.pool_op)(*func), &frees_inside, &frees);
                 for (_, _, through) in own {
                     self.resizes.extend(through);
                 }
@@ -1218,6 +1286,7 @@ impl Pass<'_> {
         args: &[(Vec<Held>, Span, Vec<Resize>)],
         pool_op: bool,
         frees_inside: &[bool],
+        callee: &Frees,
     ) {
         // The stdlib pools' own operations free only the slices they are
         // handed (`vec_pool::push(ref p, ref outer.items[i], x)` grows the
@@ -1271,12 +1340,14 @@ impl Pass<'_> {
                 // the callee can free through it: `f(ref nodes[1])`, whose
                 // `n.kids` is a copy of `nodes` the program stored there,
                 // moves the span its `ref` lies in (the sanitizer follows no
-                // `ref`).
+                // `ref`). Only if the callee frees spans of that element
+                // type at all (one that only appends to `n.name` cannot).
                 let (held, at, _) = &args[j];
-                if held
-                    .iter()
-                    .any(|h| matches!(h.kind, Kind::Address) && h.shares(own))
-                {
+                if held.iter().any(|h| {
+                    matches!(h.kind, Kind::Address)
+                        && h.shares(own)
+                        && h.mem.iter().any(|t| callee.span_of(t))
+                }) {
                     self.diags
                         .push(Diagnostic::new(ErrorKind::StaleSelfReference, *at));
                     return;
