@@ -209,6 +209,47 @@ fn names_complete_with_tab_and_history_outlives_the_session() {
     assert_eq!(t.wait().code(), Some(0));
 }
 
+/// Two sessions at once both keep their inputs in the history (each
+/// appends under the file's lock: a session once rewrote the file from its
+/// own memory, dropping the other's entries), and a history file that
+/// cannot be read is left as it is, with a warning (saving over it dropped
+/// every entry after a line that is not UTF-8).
+#[test]
+fn the_history_keeps_every_session_and_never_drops_what_it_cannot_read() {
+    let dir = scratch("history");
+    let file = dir.join("data/tern/history");
+    let mut a = Terminal::start(&dir);
+    a.expect("tern> ");
+    let mut b = Terminal::start(&dir);
+    b.expect("tern> ");
+    a.line("let from_a_1 = 1;");
+    b.line("let from_b_1 = 2;");
+    a.line("let from_a_2 = 3;");
+    b.line("let from_b_2 = 4;");
+    for t in [&mut a, &mut b] {
+        t.send(":quit\r");
+        assert_eq!(t.wait().code(), Some(0));
+    }
+    let history = std::fs::read_to_string(&file).expect("history saved");
+    for entry in ["from_a_1", "from_b_1", "from_a_2", "from_b_2"] {
+        assert!(history.contains(entry), "{entry} in {history}");
+    }
+    let mut bytes = b"#V2\nlet kept_1 = 1;\nlet bad = \"\xe9\";\n".to_vec();
+    bytes.extend_from_slice(b"let kept_2 = 2;\n");
+    std::fs::write(&file, &bytes).expect("write history");
+    let mut t = Terminal::start(&dir);
+    let shown = t.expect("tern> ");
+    assert!(
+        shown.contains("warning: not using the REPL history") && shown.contains("left as it is"),
+        "{shown:?}"
+    );
+    t.line("2 + 2");
+    t.send(":quit\r");
+    assert_eq!(t.wait().code(), Some(0));
+    assert_eq!(std::fs::read(&file).expect("history"), bytes);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_deep_recursion_that_prints_leaves_the_session_usable() {
     // On a terminal stdout is line-buffered, so every `print` writes, under

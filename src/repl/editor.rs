@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use rustyline::completion::{Completer, Pair};
+use rustyline::error::ReadlineError;
 use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
 use rustyline::history::DefaultHistory;
@@ -70,6 +71,18 @@ impl Highlighter for Names {}
 impl Validator for Names {}
 impl Helper for Names {}
 
+/// Entries the history keeps (rustyline's default is 100).
+const HISTORY_ENTRIES: usize = 10_000;
+
+/// The editor's settings: the default but for the history's length.
+fn config() -> rustyline::Config {
+    let builder = rustyline::Config::builder();
+    match builder.clone().max_history_size(HISTORY_ENTRIES) {
+        Ok(b) => b.build(),
+        Err(_) => builder.build(),
+    }
+}
+
 /// The input of a session.
 pub enum Input {
     /// A terminal: line editing, history in `history` (if a place for it was
@@ -119,13 +132,25 @@ impl Input {
     /// The editor when stdin is a terminal (and one can be made), else
     /// plain lines.
     pub fn open(terminal: bool) -> Input {
-        if terminal && let Ok(mut editor) = Editor::<Names, DefaultHistory>::new() {
+        if terminal && let Ok(mut editor) = Editor::<Names, DefaultHistory>::with_config(config()) {
             let names = Rc::new(RefCell::new(Vec::new()));
             editor.set_helper(Some(Names(names.clone())));
-            let history = crate::config::history_file();
+            let mut history = crate::config::history_file();
             if let Some(path) = &history {
-                // A missing file is a first session.
-                let _ = editor.load_history(path);
+                match editor.load_history(path) {
+                    Ok(()) => {}
+                    // A missing file is a first session.
+                    Err(ReadlineError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    // Saving over a file that could not be read (a line
+                    // that is not UTF-8, say) would drop what it holds.
+                    Err(e) => {
+                        eprintln!(
+                            "warning: not using the REPL history `{}`: {e}; the file is left as it is",
+                            path.display()
+                        );
+                        history = None;
+                    }
+                }
             }
             return Input::Editor {
                 editor: Box::new(editor),
@@ -143,7 +168,7 @@ impl Input {
                 let prompt = if continuation { "  ... " } else { "tern> " };
                 match editor.readline(prompt) {
                     Ok(line) => Line::Text(line),
-                    Err(rustyline::error::ReadlineError::Interrupted) => Line::Interrupted,
+                    Err(ReadlineError::Interrupted) => Line::Interrupted,
                     Err(_) => Line::End,
                 }
             }
@@ -187,7 +212,10 @@ impl Input {
                 if let Some(dir) = path.parent() {
                     let _ = std::fs::create_dir_all(dir);
                 }
-                let _ = editor.save_history(path);
+                // Appended under the file's lock: a session running beside
+                // this one keeps its entries (a save rewrote the file from
+                // this session's memory).
+                let _ = editor.append_history(path);
             }
         }
     }
