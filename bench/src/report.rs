@@ -250,6 +250,9 @@ pub fn absolute_tables(cfg: &Config, r: &Results) -> String {
 /// The absolute tables of `r`'s figures times `scale`, in `unit`.
 fn absolute_tables_in(cfg: &Config, r: &Results, unit: &str, scale: f64) -> String {
     let mut out = String::new();
+    // A replay's figure is net of the same replay allocating nothing: on a
+    // trace too short to time, the difference is noise and can be negative.
+    let mut below_noise = false;
     for &mode in &cfg.modes {
         for &level in &cfg.levels {
             let sides = sides_in(cfg, mode);
@@ -268,7 +271,10 @@ fn absolute_tables_in(cfg: &Config, r: &Results, unit: &str, scale: f64) -> Stri
                     let v = r.median(&key).map(|v| v * scale);
                     let text = match (v, r.failed.contains_key(&(w, size, *s))) {
                         (_, true) => "FAIL".into(),
-                        (Some(v), _) => format!("{v:.1}"),
+                        (Some(v), _) => {
+                            below_noise |= v <= 0.0;
+                            format!("{v:.1}")
+                        }
                         (None, _) => "-".into(),
                     };
                     out.push_str(&column(&text));
@@ -276,6 +282,13 @@ fn absolute_tables_in(cfg: &Config, r: &Results, unit: &str, scale: f64) -> Stri
                 out.push('\n');
             }
         }
+    }
+    if below_noise {
+        out.push_str(
+            "note: a figure at or below 0 is a replay's, net of the same replay allocating nothing, \
+             within that run's noise: the trace is too short to time (no ratio is shown for it); \
+             measure it with --metric instructions or replay a longer trace\n",
+        );
     }
     out
 }
@@ -642,6 +655,28 @@ mod tests {
              resize/8            3000.0    1500.0\n"
         );
         assert!(ratio_svg(&c, &r).contains("<title>library geomean: 1.000</title>"));
+    }
+
+    /// A replay too short to time can come out below its dry run: the
+    /// figure is shown as measured, with a note, and gets no ratio.
+    #[test]
+    fn a_figure_below_the_dry_runs_noise_is_noted() {
+        let c = cfg("--workloads append --sizes 8 --sides library --modes aot");
+        let mut r = Results::default();
+        put(&mut r, Workload::Append, Side::Builtin, &[-0.0001]);
+        put(&mut r, Workload::Append, Side::Library, &[0.002]);
+        let text = absolute_tables(&c, &r);
+        assert!(
+            text.contains("append/8              -0.1       2.0\n"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("the trace is too short to time (no ratio is shown for it); measure it with --metric instructions or replay a longer trace\n"),
+            "{text}"
+        );
+        assert!(ratio_tables(&c, &r).contains("append/8                 -\n"));
+        put(&mut r, Workload::Append, Side::Builtin, &[0.001]);
+        assert!(!absolute_tables(&c, &r).contains("note:"));
     }
 
     #[test]

@@ -162,14 +162,19 @@ fn command(session: &mut Session, line: &str) -> bool {
         None => (line, ""),
     };
     match (name, arg.is_empty()) {
-        (":quit" | ":q", _) => return false,
-        (":help" | ":h", _) => reply!("{HELP}"),
-        (":time", _) => {
+        // Text after a command that takes none is a mistake, not something
+        // to drop (`:quit now` skipped the rest of a piped session).
+        (":quit" | ":q" | ":help" | ":h" | ":time" | ":list" | ":reset", false) => {
+            say!("error: `{name}` takes no argument (see :help)")
+        }
+        (":quit" | ":q", true) => return false,
+        (":help" | ":h", true) => reply!("{HELP}"),
+        (":time", true) => {
             session.timing = !session.timing;
             reply!("timing {}", if session.timing { "on" } else { "off" });
         }
-        (":list", _) => session.list(),
-        (":reset", _) => {
+        (":list", true) => session.list(),
+        (":reset", true) => {
             session.reset();
             reply!("session reset");
         }
