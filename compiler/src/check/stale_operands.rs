@@ -368,11 +368,13 @@ impl Frees {
         !matches!(self, Frees::Nothing)
     }
 
-    /// Whether it can free a span whose elements are of type `t`.
-    fn span_of(&self, t: &Type) -> bool {
+    /// Whether it can free memory of type `t`: a span of `t`, or of a type
+    /// that holds `t` inline (a span of `[2]Node` holds nodes; an address
+    /// typed `Node` may lie in one, `let v = arr[0][..]; f(ref v[1])`).
+    fn memory_of(&self, t: &Type, facts: &StructFacts) -> bool {
         match self {
             Frees::Nothing => false,
-            Frees::Spans(ts) => ts.contains(t),
+            Frees::Spans(ts) => facts.with_inline(ts.clone()).contains(t),
             Frees::Anything => true,
         }
     }
@@ -1346,7 +1348,7 @@ impl Pass<'_> {
                 if held.iter().any(|h| {
                     matches!(h.kind, Kind::Address)
                         && h.shares(own)
-                        && h.mem.iter().any(|t| callee.span_of(t))
+                        && h.mem.iter().any(|t| callee.memory_of(t, self.facts))
                 }) {
                     self.diags
                         .push(Diagnostic::new(ErrorKind::StaleSelfReference, *at));
