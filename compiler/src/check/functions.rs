@@ -140,8 +140,6 @@ impl Checker<'_> {
         };
         let fns = &self.fns;
         let pure = |i: usize| stale_operands::PURE_RELEASES.contains(&fns[i].name.as_str());
-        let generic = |i: usize| !fns[i].sig.generics.is_empty();
-        self.item_frees = stale_operands::may_free(&bodies, &extern_frees, &pure, &generic);
         // Only the stdlib's own modules: a program's `vec_pool.tern` beside
         // it shares the name, not the trust.
         let sources = self.sources;
@@ -152,6 +150,12 @@ impl Checker<'_> {
                     && sources.file(f.ast.name.span.file).library
             })
             .collect();
+        // A library pool carves memory of any type out of the spans it
+        // frees (an `arena` chunk is a `reusable[]u8`): what its functions
+        // free is not told by their spans' types; nor a generic function's.
+        let pool_ops = &self.item_pool_ops;
+        let opaque = |i: usize| !fns[i].sig.generics.is_empty() || pool_ops[i];
+        self.item_frees = stale_operands::may_free(&bodies, &extern_frees, &pure, &opaque);
         let frees = |id: tir::FuncId| {
             let f = self.item_frees.get(id.0 as usize);
             f.cloned().unwrap_or(stale_operands::Frees::Anything)

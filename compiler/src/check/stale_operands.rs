@@ -405,13 +405,14 @@ impl Frees {
 /// `slice_pool_pure`, frees with plain stores: [`PURE_RELEASES`]) or its body
 /// calls an extern for which `extern_frees` holds; the spans its
 /// `reusable::resize`, `append` and `free` name (anything, if the item is
-/// `generic`); and what the functions it calls can free (`bodies[i]` is item
+/// `opaque`: generic, or a library pool's, which carves any type out of its
+/// spans); and what the functions it calls can free (`bodies[i]` is item
 /// `i`'s, whose calls name items by index).
 pub(crate) fn may_free(
     bodies: &[&Block],
     extern_frees: &dyn Fn(ExternId) -> bool,
     frees_in_tern: &dyn Fn(usize) -> bool,
-    generic: &dyn Fn(usize) -> bool,
+    opaque: &dyn Fn(usize) -> bool,
 ) -> Vec<Frees> {
     let mut frees: Vec<Frees> = (0..bodies.len())
         .map(|i| match frees_in_tern(i) {
@@ -430,7 +431,7 @@ pub(crate) fn may_free(
             }
             ExprKind::Builtin(op, xs) if frees_its_first(*op) => {
                 let span = match xs.first().map(|x| &x.ty) {
-                    Some(Type::Reusable(el)) if !generic(i) => Frees::Spans(vec![(**el).clone()]),
+                    Some(Type::Reusable(el)) if !opaque(i) => Frees::Spans(vec![(**el).clone()]),
                     _ => Frees::Anything,
                 };
                 own.join(&span);
