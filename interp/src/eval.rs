@@ -918,15 +918,12 @@ impl<'a> Machine<'a> {
         if let Some(t) = tag {
             p |= t;
         }
-        // The backend's view of an array behind a `ref` parameter.
-        let behind_ref = self.sanitize && base.is_array_behind_ref(fr.func);
-        if behind_ref {
+        // The backend's view of an array behind a `ref` parameter (the
+        // lookup finds the bytes live, as a check would).
+        if self.sanitize && base.is_array_behind_ref(fr.func) {
             p = sanitize::tern_sanitize_tag_at(p, scaled(n, size));
-        }
-        if self.sanitize
-            && (tag.is_some()
-                || behind_ref
-                || matches!(base.ty, Type::Slice(_) | Type::Reusable(_)))
+        } else if self.sanitize
+            && (tag.is_some() || matches!(base.ty, Type::Slice(_) | Type::Reusable(_)))
         {
             // The view keeps its tag; the span it names is checked now.
             self.sanitize_check(p, scaled(n, size), e.loc);

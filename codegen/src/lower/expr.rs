@@ -62,18 +62,14 @@ impl<M: Module> FnLower<'_, '_, M> {
                 // A view of an array behind a `ref` parameter takes the tag
                 // of the allocation its bytes lie in, found by address (the
                 // caller may have passed `ref r[0]`): the view may outlive
-                // the call.
-                let behind_ref = self.opts.sanitize && base.is_array_behind_ref(self.f);
-                if behind_ref {
+                // the call. The lookup finds the bytes live, as a check would.
+                if self.opts.sanitize && base.is_array_behind_ref(self.f) {
                     let bytes = self.scaled(n, size);
                     p = self
                         .call_rt(Rt::SanitizeTagAt, &[p, bytes])?
                         .expect("address");
-                }
-                if self.opts.sanitize
-                    && (tag.is_some()
-                        || behind_ref
-                        || matches!(base.ty, Type::Slice(_) | Type::Reusable(_)))
+                } else if self.opts.sanitize
+                    && (tag.is_some() || matches!(base.ty, Type::Slice(_) | Type::Reusable(_)))
                 {
                     // The view keeps its tag; the span it names is checked now.
                     let bytes = self.scaled(n, size);
