@@ -76,11 +76,8 @@ const HISTORY_ENTRIES: usize = 10_000;
 
 /// The editor's settings: the default but for the history's length.
 fn config() -> rustyline::Config {
-    let builder = rustyline::Config::builder();
-    match builder.clone().max_history_size(HISTORY_ENTRIES) {
-        Ok(b) => b.build(),
-        Err(_) => builder.build(),
-    }
+    let builder = rustyline::Config::builder().max_history_size(HISTORY_ENTRIES);
+    builder.map(|b| b.build()).unwrap_or_default()
 }
 
 /// The input of a session.

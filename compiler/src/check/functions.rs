@@ -129,8 +129,7 @@ impl Checker<'_> {
                 self.sink.push(d);
             }
         }
-        self.operand_facts = stale_operands::StructFacts::new(&fields, self.pool_handles())
-            .with_open(self.open_handles());
+        self.operand_facts = self.operand_facts_of(&fields);
         let bodies: Vec<&tir::Block> = facts.iter().map(|f| f.body).collect();
         // Bodies checked opaquely name externs by item index.
         let externs = &self.externs;
@@ -177,16 +176,13 @@ impl Checker<'_> {
         self.escape_summaries = sums;
     }
 
-    /// Per struct instance (`tir::StructId`): whether it is a library pool's
-    /// handle (`stale_operands::POOL_HANDLES`).
-    fn pool_handles(&self) -> Vec<bool> {
-        self.structs_named(&stale_operands::POOL_HANDLES)
-    }
-
-    /// Per struct instance: whether it is a handle with a public slice field
-    /// (`stale_operands::OPEN_HANDLES`).
-    fn open_handles(&self) -> Vec<bool> {
-        self.structs_named(&stale_operands::OPEN_HANDLES)
+    /// The stale-operand pass's facts about the struct instances whose
+    /// field types are `fields`, with which of them are library pools'
+    /// handles (`stale_operands::POOL_HANDLES`) and which of those have a
+    /// public slice field (`stale_operands::OPEN_HANDLES`).
+    fn operand_facts_of(&self, fields: &[Vec<tir::Type>]) -> stale_operands::StructFacts {
+        stale_operands::StructFacts::new(fields, self.structs_named(&stale_operands::POOL_HANDLES))
+            .with_open(self.structs_named(&stale_operands::OPEN_HANDLES))
     }
 
     /// Per struct id: whether its name is one of `names`.
@@ -212,8 +208,7 @@ impl Checker<'_> {
             self.sink.push(d);
         }
         if self.operand_facts.structs() != fields.len() {
-            self.operand_facts = stale_operands::StructFacts::new(&fields, self.pool_handles())
-                .with_open(self.open_handles());
+            self.operand_facts = self.operand_facts_of(&fields);
         }
         // Calls in an instance name instances: through their items.
         let (items, item_frees) = (&self.instance_items, &self.item_frees);
