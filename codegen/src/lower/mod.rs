@@ -343,6 +343,8 @@ fn inliner_for<'a>(
         size,
         limit: InlineBudget::caller_limit(size),
         caller,
+        slots: 0,
+        slot_limit: crate::inline::slot_limit(callees.graph, caller),
         slow_part: false,
     }
 }

@@ -247,6 +247,40 @@ impl StructFacts {
         out
     }
 
+    /// The header types (reusable slices, slices) a value of `ty` holds or
+    /// reaches: the headers a callee given a `ref` to it may read views from.
+    fn header_types(&self, ty: &Type) -> Vec<Type> {
+        let mut out: Vec<Type> = Vec::new();
+        self.reach(ty, &mut |t| {
+            if matches!(t, Type::Reusable(_) | Type::Slice(_)) && !out.contains(t) {
+                out.push(t.clone());
+            }
+            false
+        });
+        out
+    }
+
+    /// The header types a callee given a `ref` to a value of `ty` can
+    /// rewrite in memory other names may reach: those behind a header (in
+    /// the spans the value's headers view), and, when the place itself is
+    /// `shared` (it lies behind a header), those it holds inline.
+    fn rewritable_headers(&self, ty: &Type, shared: bool) -> Vec<Type> {
+        let mut out: Vec<Type> = Vec::new();
+        for t in self.with_inline(vec![ty.clone()]) {
+            if let Type::Reusable(e) | Type::Slice(e) = &t {
+                for h in self.header_types(e) {
+                    if !out.contains(&h) {
+                        out.push(h);
+                    }
+                }
+                if shared && !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+        out
+    }
+
     /// The same facts, with the structs that are [`OPEN_HANDLES`].
     pub(crate) fn with_open(mut self, open: Vec<bool>) -> StructFacts {
         self.open = open;
@@ -640,6 +674,10 @@ struct Held {
     /// it): the handle types it was made from ([`StructFacts::handle_types`];
     /// empty for anything else). A handle of another type does not free it.
     handles: Vec<u32>,
+    /// For a `ref` argument: the header types stored in or reached from the
+    /// memory at the address ([`StructFacts::header_types`]), whose views
+    /// the callee may hold (empty for anything else).
+    headers: Vec<Type>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -680,6 +718,22 @@ impl Held {
     fn spoiled_by_alias(&self, r: &Resize, facts: &StructFacts) -> bool {
         (matches!(self.kind, Kind::Address) || r.aliases(facts)) && self.shares(r)
     }
+
+    /// Whether a callee given this `ref` and `r` may view a span through a
+    /// header here and free that span by rewriting the same header under
+    /// the other name: the address lies behind a header (`ref v[0]` with
+    /// `let v = rows[..]`), `r` can rewrite headers of a type stored here
+    /// in such memory (`ref rows[0]`), and the callee frees spans of that
+    /// header's element type. (Inside the callee the two `ref`s are
+    /// distinct names: `show(a[..], grow(ref b))` is accepted there.)
+    fn rewritten_by(&self, r: &Resize, callee: &Frees, facts: &StructFacts) -> bool {
+        matches!(self.kind, Kind::Address)
+            && self.place.shared
+            && self.headers.iter().any(|t| {
+                r.rewrites.contains(t)
+                    && matches!(t, Type::Reusable(e) | Type::Slice(e) if callee.memory_of(e, facts))
+            })
+    }
 }
 
 /// Whether one of two places is a prefix of the other (or they are the
@@ -714,6 +768,9 @@ struct Resize {
     /// the spans of the headers it holds itself ([`StructFacts::own_elements`],
     /// with what those hold inline), not what their elements reach.
     own_frees: Vec<Type>,
+    /// The header types it can rewrite in memory other names may reach
+    /// ([`StructFacts::rewritable_headers`]; empty for a builtin).
+    rewrites: Vec<Type>,
     span: Span,
 }
 
@@ -933,6 +990,7 @@ impl Pass<'_> {
                             frees: self.facts.with_inline(self.facts.elements(&s.ty, true)),
                             handle: false,
                             own_frees: Vec::new(),
+                            rewrites: Vec::new(),
                             plain: true,
                             handle_types: Vec::new(),
                             span: s.span,
@@ -964,7 +1022,8 @@ impl Pass<'_> {
         let own_frees = self.facts.with_inline(self.facts.own_elements(&x.ty));
         let handle_types = self.facts.reached_handles(&x.ty);
         let plain = Place::of(x).is_some();
-        let resize = |place| Resize {
+        let resize = |place: Place| Resize {
+            rewrites: self.facts.rewritable_headers(&x.ty, place.shared),
             place,
             reach: true,
             frees: frees.clone(),
@@ -1093,6 +1152,7 @@ impl Pass<'_> {
                     mem,
                     lib: true,
                     handles: self.facts.handle_types(ty),
+                    headers: Vec::new(),
                 };
                 std::iter::once(view).chain(untagged)
             })
@@ -1107,6 +1167,7 @@ impl Pass<'_> {
             mem: self.facts.elements(ty, false),
             lib: self.facts.holds_slice(ty),
             handles: Vec::new(),
+            headers: Vec::new(),
             place: p,
         }
     }
@@ -1118,6 +1179,7 @@ impl Pass<'_> {
             mem: p.elem.clone().into_iter().collect(),
             lib: p.steps.contains(&Step::Index(Base::Slice)),
             handles: Vec::new(),
+            headers: Vec::new(),
             place: p,
         }
     }
@@ -1147,10 +1209,15 @@ impl Pass<'_> {
     /// What a `ref` argument keeps: the place's address (or, for an element
     /// of a computed slice, what that may view).
     fn ref_held(&self, x: &Expr) -> Vec<Held> {
-        match Place::of(x) {
+        let mut held = match Place::of(x) {
             Some(p) => vec![Self::address(p)],
             None => self.computed_address(x),
+        };
+        let headers = self.facts.header_types(&x.ty);
+        for h in &mut held {
+            h.headers.clone_from(&headers);
         }
+        held
     }
 
     /// What a `ref` to a place inside a computed value keeps (`ref
@@ -1359,7 +1426,9 @@ impl Pass<'_> {
                     *i != j
                         && held.iter().any(|h| {
                             overlap(&r.place, h.place()) && !exempt(*i, h)
-                                || !(pool_op && r.handle) && h.spoiled_by_alias(own, self.facts)
+                                || !(pool_op && r.handle)
+                                    && (h.spoiled_by_alias(own, self.facts)
+                                        || h.rewritten_by(own, callee, self.facts))
                         })
                 });
                 if let Some((_, (_, at, _))) = clash {
