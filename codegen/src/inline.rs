@@ -42,16 +42,14 @@ pub const NATURAL_LIMIT: usize = 400;
 /// Largest total of stack slots inlined into one caller: Cranelift gives
 /// every slot of every inlined call site its own memory in the caller's
 /// frame (a call's frame is gone when it returns), which the front end's
-/// frame bound does not count. Per caller, not per callee: 300 inlined
+/// frame bound does not count. Per caller, not per callee (300 inlined
 /// calls of a function with a 32 KiB array made a 9.6 MB frame, a stack
-/// overflow at -O2 only in a program with no recursion.
-const MAX_INLINED_SLOTS: u64 = 64 * 1024;
-
-/// The same for a caller that is part of a recursion, whose frame every
-/// level of the recursion holds: inlined slots there multiply the stack a
-/// recursion needs (a helper with a 4 KiB array inlined into a recursive
-/// function cut its depth from about 260 000 calls to 1 000 at -O2).
-const MAX_INLINED_SLOTS_RECURSIVE: u64 = 256;
+/// overflow at -O2 only in a program with no recursion), and small: a
+/// caller holds its inlined slots across its own calls, so a chain of
+/// callers adds them up (130 functions calling each other in turn, each
+/// with 64 KiB inlined, overflowed at -O2 only); a helper whose arrays
+/// are that large spends its time on them, not on the call.
+pub const MAX_INLINED_SLOTS: u64 = 4 * 1024;
 
 /// The order to compile functions in (callees first) and the component of
 /// each function (calls within one component are recursive).
@@ -160,7 +158,8 @@ pub fn hot_size(f: &Function) -> usize {
         .sum()
 }
 
-fn slot_bytes(f: &Function) -> u64 {
+/// The bytes of `f`'s stack slots.
+pub fn slot_bytes(f: &Function) -> u64 {
     f.sized_stack_slots
         .values()
         .map(|s| u64::from(s.size))
@@ -193,10 +192,23 @@ impl Callees<'_> {
     }
 }
 
-/// The most stack-slot bytes that may be inlined into function `caller`.
-pub fn slot_limit(graph: &CallGraph, caller: usize) -> u64 {
+/// Inlined stack slots a function that is part of a recursion may take
+/// beyond its own: a struct temporary or two (binary-trees' `new_node`
+/// builds a 16-byte node inside its recursion: kept as a call, the program
+/// ran 8 % more instructions).
+const RECURSIVE_EXTRA_SLOTS: u64 = 64;
+
+/// The most stack-slot bytes that may be inlined into function `caller`,
+/// whose own slots (before inlining) are `own`: [`MAX_INLINED_SLOTS`], and
+/// for a function that is part of a recursion, whose frame every level
+/// holds, its own and [`RECURSIVE_EXTRA_SLOTS`] (a helper with a 4 KiB
+/// array inlined into a scalar recursion cut its depth from about 260 000
+/// levels to 1 000 at -O2, and a 256-byte one to 15 000). The slow part of
+/// a split recursion (`crate::partial_inline`) inlines only its own
+/// wrapper, a copy of a frame this limit already bounded.
+pub fn slot_limit(graph: &CallGraph, caller: usize, own: u64) -> u64 {
     match graph.recursive[caller] {
-        true => MAX_INLINED_SLOTS_RECURSIVE,
+        true => (own + RECURSIVE_EXTRA_SLOTS).min(MAX_INLINED_SLOTS),
         false => MAX_INLINED_SLOTS,
     }
 }
@@ -218,7 +230,7 @@ pub struct Inliner<'a> {
     /// The caller's Tern function index.
     pub caller: usize,
     /// Stack-slot bytes inlined into the caller so far, and the most it may
-    /// take ([`MAX_INLINED_SLOTS`], [`MAX_INLINED_SLOTS_RECURSIVE`]).
+    /// take ([`slot_limit`]).
     pub slots: u64,
     pub slot_limit: u64,
     /// Set when the caller is the slow part of its function

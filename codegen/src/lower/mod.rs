@@ -253,6 +253,7 @@ pub fn translate<M: Module>(
                 sizes[index] = hot_size(&bodies[index]);
                 let inliner = Inliner {
                     slow_part: true,
+                    slot_limit: crate::inline::MAX_INLINED_SLOTS,
                     ..inliner_for(&ctx.func, &callees, &bodies, &sizes, &mut budget, index)
                 };
                 ctx.inline(inliner)
@@ -344,7 +345,11 @@ fn inliner_for<'a>(
         limit: InlineBudget::caller_limit(size),
         caller,
         slots: 0,
-        slot_limit: crate::inline::slot_limit(callees.graph, caller),
+        slot_limit: crate::inline::slot_limit(
+            callees.graph,
+            caller,
+            crate::inline::slot_bytes(func),
+        ),
         slow_part: false,
     }
 }

@@ -162,9 +162,8 @@ impl Checker<'_> {
         let pool_op = |id: tir::FuncId| self.item_pool_ops.get(id.0 as usize) == Some(&true);
         let mut diags = Vec::new();
         for f in &facts {
-            let body = f.body;
             diags.extend(stale_operands::check(
-                body,
+                (f.body, f.params, f.locals),
                 &self.operand_facts,
                 &frees,
                 &pool_op,
@@ -222,7 +221,13 @@ impl Checker<'_> {
             let item = items.get(id.0 as usize);
             item.and_then(|&i| pool_ops.get(i)) == Some(&true)
         };
-        let diags = stale_operands::check(&instance.0.body, &self.operand_facts, &frees, &pool_op);
+        let f = &instance.0;
+        let diags = stale_operands::check(
+            (&f.body, &f.params, &f.locals),
+            &self.operand_facts,
+            &frees,
+            &pool_op,
+        );
         for d in diags {
             self.sink.push(d);
         }

@@ -52,7 +52,7 @@ use std::collections::HashMap;
 use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind};
 use crate::source::Span;
 use crate::tir::visit::{self, Part};
-use crate::tir::{Arg, Block, Builtin, Expr, ExprKind, ExternId, FuncId, Stmt, Type};
+use crate::tir::{Arg, Block, Builtin, Expr, ExprKind, ExternId, FuncId, Local, Param, Stmt, Type};
 
 /// The stdlib's library pools' handles: what they hand out is typed by the
 /// program (`alloc_slice::<T>`), not by the handle, so a call given one may
@@ -828,6 +828,9 @@ struct Pass<'a> {
     /// Whether the function is a library pool's operation
     /// ([`pool_operation`]).
     pool_op: &'a dyn Fn(FuncId) -> bool,
+    /// The locals whose places are memory other names may reach from the
+    /// start (see [`check`]).
+    shared_roots: Vec<u32>,
     /// What the calls evaluated so far in the statement can free, in
     /// evaluation order: an operand's are a range of it (kept in one list,
     /// not copied up the tree, so a long chain costs linear time).
@@ -835,18 +838,32 @@ struct Pass<'a> {
     diags: Vec<Diagnostic>,
 }
 
-/// The stale-operand diagnostics of one function body; `frees` says which
-/// callees can free.
+/// The stale-operand diagnostics of one function body (with its parameters
+/// and locals); `frees` says which callees can free.
 pub(crate) fn check(
-    body: &Block,
+    (body, params, locals): (&Block, &[Param], &[Local]),
     facts: &StructFacts,
     frees: &dyn Fn(FuncId) -> Frees,
     pool_op: &dyn Fn(FuncId) -> bool,
 ) -> Vec<Diagnostic> {
+    // A `ref` parameter of a type that can lie in a span it reaches itself
+    // (`n: Node` with `kids: reusable[]Node`, given `ref nodes[1]` after
+    // `nodes[1].kids = nodes`) may be memory reached through its own
+    // headers: `n.vals` may be `n.kids[1].vals`.
+    let shared_roots = params
+        .iter()
+        .filter(|p| p.by_ref)
+        .filter(|p| {
+            let ty = &locals[p.local.0 as usize].ty;
+            facts.with_inline(facts.elements(ty, false)).contains(ty)
+        })
+        .map(|p| p.local.0)
+        .collect();
     let mut pass = Pass {
         facts,
         frees,
         pool_op,
+        shared_roots,
         resizes: Vec::new(),
         diags: Vec::new(),
     };
@@ -873,6 +890,13 @@ struct Operands {
 }
 
 impl Pass<'_> {
+    /// [`Place::of`], shared when its root is one of [`Pass::shared_roots`].
+    fn place_of(&self, e: &Expr) -> Option<Place> {
+        let mut p = Place::of(e)?;
+        p.shared |= self.shared_roots.contains(&p.root);
+        Some(p)
+    }
+
     fn block(&mut self, b: &Block) {
         for s in &b.stmts {
             self.resizes.clear();
@@ -1067,7 +1091,7 @@ impl Pass<'_> {
 
     /// The place of `e`, or, for a computed value, every place it mentions.
     fn places(&self, e: &Expr) -> Vec<Place> {
-        match Place::of(e) {
+        match self.place_of(e) {
             Some(p) => vec![p],
             None => self.mentioned(e).into_iter().map(|(p, _)| p).collect(),
         }
@@ -1078,7 +1102,7 @@ impl Pass<'_> {
         if let ExprKind::SliceRange { base: b, .. } = &e.kind {
             return self.element_places(b);
         }
-        match (Place::of(e), base(&e.ty)) {
+        match (self.place_of(e), base(&e.ty)) {
             (Some(p), Some(k)) => vec![p.then(Step::Index(k))],
             _ => self
                 .mentioned(e)
@@ -1094,7 +1118,7 @@ impl Pass<'_> {
         let mut out = Vec::new();
         let mut stack = vec![e];
         while let Some(x) = stack.pop() {
-            match Place::of(x) {
+            match self.place_of(x) {
                 Some(p) if !x.ty.is_scalar() => out.push((p, &x.ty)),
                 Some(_) => {}
                 None => visit::expr_children(x, &mut |c| stack.push(c)),
@@ -1192,7 +1216,7 @@ impl Pass<'_> {
     fn held_by_address(&self, e: &Expr) -> Vec<Held> {
         let mut held = self.held(e);
         if matches!(e.ty, Type::Array(..) | Type::Struct(_)) {
-            match Place::of(e) {
+            match self.place_of(e) {
                 Some(p) if p.in_pool() => held.push(Self::address(p)),
                 Some(_) => {}
                 // Read out of a computed value (`id(r)[0]`): an address in
@@ -1209,7 +1233,7 @@ impl Pass<'_> {
     /// What a `ref` argument keeps: the place's address (or, for an element
     /// of a computed slice, what that may view).
     fn ref_held(&self, x: &Expr) -> Vec<Held> {
-        let mut held = match Place::of(x) {
+        let mut held = match self.place_of(x) {
             Some(p) => vec![Self::address(p)],
             None => self.computed_address(x),
         };
@@ -1272,7 +1296,7 @@ impl Pass<'_> {
     /// What an index or slicing keeps of its base while the index is
     /// evaluated: the header, or an array's address.
     fn base_held(&self, b: &Expr) -> Vec<Held> {
-        match (&b.ty, Place::of(b)) {
+        match (&b.ty, self.place_of(b)) {
             (Type::Array(..), Some(p)) => vec![Self::address(p)],
             // An array inside a computed value (`id(r)[0]`): its address
             // may lie in any memory the value's places reach.
@@ -1292,7 +1316,7 @@ impl Pass<'_> {
         if !self.facts.holds_pool(&e.ty) {
             return Vec::new();
         }
-        if let Some(p) = Place::of(e) {
+        if let Some(p) = self.place_of(e) {
             return vec![self.header(p, &e.ty)];
         }
         match &e.kind {
