@@ -49,7 +49,7 @@ pub const NATURAL_LIMIT: usize = 400;
 /// callers adds them up (130 functions calling each other in turn, each
 /// with 64 KiB inlined, overflowed at -O2 only); a helper whose arrays
 /// are that large spends its time on them, not on the call.
-pub const MAX_INLINED_SLOTS: u64 = 4 * 1024;
+const MAX_INLINED_SLOTS: u64 = 4 * 1024;
 
 /// The order to compile functions in (callees first) and the component of
 /// each function (calls within one component are recursive).
@@ -61,6 +61,8 @@ pub struct CallGraph {
     /// Whether each function is part of a recursion (its component has
     /// more than one function, or it calls itself).
     pub recursive: Vec<bool>,
+    /// The functions each function calls.
+    pub callees: Vec<Vec<usize>>,
 }
 
 impl CallGraph {
@@ -145,6 +147,7 @@ impl CallGraph {
             order,
             component,
             recursive,
+            callees: edges,
         }
     }
 }
@@ -192,6 +195,13 @@ impl Callees<'_> {
     }
 }
 
+/// Largest total of inlined stack slots along any chain of calls outside
+/// recursions: a caller holds its inlined slots across its own calls, so
+/// the per-caller limit alone let 2 000 distinct functions calling each
+/// other in turn, each with a 4 KiB helper inlined, overflow the stack at
+/// -O2 only.
+pub const MAX_CHAIN_SLOTS: u64 = 64 * 1024;
+
 /// Inlined stack slots a function that is part of a recursion may take
 /// beyond its own: a struct temporary or two (binary-trees' `new_node`
 /// builds a 16-byte node inside its recursion: kept as a call, the program
@@ -205,12 +215,33 @@ const RECURSIVE_EXTRA_SLOTS: u64 = 64;
 /// array inlined into a scalar recursion cut its depth from about 260 000
 /// levels to 1 000 at -O2, and a 256-byte one to 15 000). The slow part of
 /// a split recursion (`crate::partial_inline`) inlines only its own
-/// wrapper, a copy of a frame this limit already bounded.
-pub fn slot_limit(graph: &CallGraph, caller: usize, own: u64) -> u64 {
-    match graph.recursive[caller] {
+/// wrapper, whose unused slots take no memory (`crate::partial_inline`).
+/// Along a chain of calls, what `caller`'s callees already hold (`chain`,
+/// see [`chain_slots`]) is taken off [`MAX_CHAIN_SLOTS`].
+pub fn slot_limit(graph: &CallGraph, chain: &[u64], caller: usize, own: u64) -> u64 {
+    let limit = match graph.recursive[caller] {
         true => (own + RECURSIVE_EXTRA_SLOTS).min(MAX_INLINED_SLOTS),
         false => MAX_INLINED_SLOTS,
-    }
+    };
+    limit.min(MAX_CHAIN_SLOTS.saturating_sub(chain_below(graph, chain, caller)))
+}
+
+/// The most inlined stack slots a chain of calls from one of `caller`'s
+/// callees outside its recursion holds (`chain`: per function compiled so
+/// far, see [`chain_slots`]; callees come first).
+fn chain_below(graph: &CallGraph, chain: &[u64], caller: usize) -> u64 {
+    graph.callees[caller]
+        .iter()
+        .filter(|&&g| graph.component[g] != graph.component[caller])
+        .map(|&g| chain[g])
+        .max()
+        .unwrap_or(0)
+}
+
+/// What a chain of calls from `caller` holds of inlined stack slots: its
+/// own (`inlined`) and the most any callee's chain holds.
+pub fn chain_slots(graph: &CallGraph, chain: &[u64], caller: usize, inlined: u64) -> u64 {
+    inlined + chain_below(graph, chain, caller)
 }
 
 /// The inliner for one caller: decides per call, and hands Cranelift the
@@ -324,5 +355,55 @@ fn rename_symbols_for(caller: &Function, callee: &mut Function) {
         {
             *r = UserExternalNameRef::from_u32(merged[r.as_u32() as usize]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `f0 -> f1 -> ... -> f(n - 1)`, no recursion, callees first.
+    fn chain(n: usize) -> CallGraph {
+        CallGraph {
+            order: (0..n).rev().collect(),
+            component: (0..n).collect(),
+            recursive: vec![false; n],
+            callees: (0..n).map(|i| (i + 1..n).take(1).collect()).collect(),
+        }
+    }
+
+    /// Inlined slots along a chain of calls add up to at most
+    /// `MAX_CHAIN_SLOTS`: each link takes what its callees' chains leave.
+    #[test]
+    fn a_chain_of_callers_shares_one_bound() {
+        let n = 40;
+        let graph = chain(n);
+        let mut held = vec![0u64; n];
+        let mut total = 0;
+        for &f in &graph.order {
+            let limit = slot_limit(&graph, &held, f, 0);
+            assert!(limit <= MAX_INLINED_SLOTS);
+            held[f] = chain_slots(&graph, &held, f, limit);
+            total += limit;
+        }
+        assert_eq!(total, MAX_CHAIN_SLOTS);
+        assert_eq!(held[0], MAX_CHAIN_SLOTS);
+    }
+
+    /// A function that is part of a recursion takes its own slots and
+    /// `RECURSIVE_EXTRA_SLOTS`, whatever else it could.
+    #[test]
+    fn a_recursion_takes_its_own_frame_and_a_little() {
+        let mut graph = chain(2);
+        graph.recursive[1] = true;
+        graph.callees[1].push(1);
+        let held = vec![0u64; 2];
+        assert_eq!(slot_limit(&graph, &held, 1, 0), RECURSIVE_EXTRA_SLOTS);
+        assert_eq!(
+            slot_limit(&graph, &held, 1, 100),
+            100 + RECURSIVE_EXTRA_SLOTS
+        );
+        assert_eq!(slot_limit(&graph, &held, 1, 1 << 20), MAX_INLINED_SLOTS);
+        assert_eq!(slot_limit(&graph, &held, 0, 0), MAX_INLINED_SLOTS);
     }
 }

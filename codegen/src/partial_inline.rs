@@ -517,10 +517,30 @@ fn edge_args(func: &Function, test: Inst, edge: usize) -> impl Iterator<Item = V
         .filter_map(|a| a.as_value())
 }
 
+/// Removes every block of `func` not in `keep`, and gives the stack slots
+/// no remaining instruction names no memory: left with their full size, the
+/// wrapper carried the whole frame, and the slow part, which inlines the
+/// wrapper at each of its recursive calls, a copy of it per call site (a
+/// recursion with two call sites and a 64-byte array reached a seventh of
+/// its depth at -O1).
 fn remove_blocks_outside(func: &mut Function, keep: &HashSet<Block>) {
     let gone: Vec<Block> = func.layout.blocks().filter(|b| !keep.contains(b)).collect();
     for b in gone {
         func.layout.remove_block_and_insts(b);
+    }
+    let mut named = HashSet::new();
+    for b in func.layout.blocks() {
+        for inst in func.layout.block_insts(b) {
+            if let Some((slot, _)) = slot_address(func, inst) {
+                named.insert(slot);
+            }
+        }
+    }
+    for (slot, data) in func.sized_stack_slots.iter_mut() {
+        if !named.contains(&slot) {
+            data.size = 0;
+            data.align_shift = 0;
+        }
     }
 }
 
@@ -597,6 +617,42 @@ mod tests {
             .unwrap();
         assert_eq!(wrapper.dfg.inst_args(call), [x]);
         assert_eq!(wrapper.debug_tags.get(call), [SLOW_PART]);
+    }
+
+    /// A slot only the slow side uses takes no memory in the wrapper, which
+    /// the slow part inlines at each of its recursive calls; the slow part
+    /// keeps it.
+    #[test]
+    fn the_wrapper_keeps_no_memory_for_the_slow_sides_slots() {
+        let func = function(|b, [_, cheap, slow], x| {
+            let f = import(b, SELF, 1, 1);
+            let slot =
+                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 64, 3));
+            let c = b.ins().icmp_imm_u(IntCC::Equal, x, 0);
+            b.ins().brif(c, cheap, &[], slow, &[]);
+            b.switch_to_block(cheap);
+            b.ins().return_(&[x]);
+            b.switch_to_block(slow);
+            let at = b.ins().stack_addr(types::I64, slot, 0);
+            b.ins().store(MemFlagsData::new(), x, at, 8);
+            let v = b.ins().load(types::I64, MemFlagsData::new(), at, 8);
+            let down = b.ins().iadd_imm_s(v, -1);
+            let call = b.ins().call(f, &[down]);
+            let r = b.inst_results(call)[0];
+            b.ins().return_(&[r]);
+        })
+        .func;
+        let bytes = |f: &Function| f.sized_stack_slots.values().map(|s| s.size).sum::<u32>();
+        assert_eq!(bytes(&func), 64);
+        let plan = plan(&func, SELF, WRAPPER_LIMIT).expect("splits");
+        let slow = slow_part(&func, &plan);
+        verifies(&slow);
+        assert_eq!(bytes(&slow), 64);
+        let mut wrapper = func.clone();
+        let slow_ref = import_into(&mut wrapper, 9, 1);
+        make_wrapper(&mut wrapper, &plan, slow_ref);
+        verifies(&wrapper);
+        assert_eq!(bytes(&wrapper), 0);
     }
 
     /// `fn(x) { let k = 0; if k == 0 ...`: a test of constants (a counted

@@ -231,13 +231,27 @@ pub fn translate<M: Module>(
         names: &names,
         returns_memory: &returns_memory,
     };
+    // Per function compiled so far: the inlined stack slots a chain of
+    // calls from it holds (`inline::chain_slots`).
+    let mut chain = vec![0u64; bodies.len()];
     for &index in &graph.order {
         ctx.func = bodies[index].clone();
         if opts.inlining != Inlining::Off {
-            let inliner = inliner_for(&ctx.func, &callees, &bodies, &sizes, &mut budget, index);
+            let own = crate::inline::slot_bytes(&ctx.func);
+            let inliner = inliner_for(
+                &ctx.func,
+                &callees,
+                &bodies,
+                &sizes,
+                &mut budget,
+                &chain,
+                index,
+            );
             ctx.inline(inliner)
                 .map_err(|e| CodegenError::cranelift(&names[index], e))?;
             bodies[index] = ctx.func.clone();
+            let inlined = crate::inline::slot_bytes(&bodies[index]).saturating_sub(own);
+            chain[index] = crate::inline::chain_slots(&graph, &chain, index, inlined);
             sizes[index] = hot_size(&bodies[index]);
             // A recursive function whose entry tests for a cheap case:
             // its body becomes the wrapper (callers inline it), and the
@@ -253,8 +267,15 @@ pub fn translate<M: Module>(
                 sizes[index] = hot_size(&bodies[index]);
                 let inliner = Inliner {
                     slow_part: true,
-                    slot_limit: crate::inline::MAX_INLINED_SLOTS,
-                    ..inliner_for(&ctx.func, &callees, &bodies, &sizes, &mut budget, index)
+                    ..inliner_for(
+                        &ctx.func,
+                        &callees,
+                        &bodies,
+                        &sizes,
+                        &mut budget,
+                        &chain,
+                        index,
+                    )
                 };
                 ctx.inline(inliner)
                     .map_err(|e| CodegenError::cranelift(&names[index], e))?;
@@ -333,6 +354,7 @@ fn inliner_for<'a>(
     bodies: &'a [Function],
     sizes: &'a [usize],
     budget: &'a mut InlineBudget,
+    chain: &[u64],
     caller: usize,
 ) -> Inliner<'a> {
     let size = hot_size(func);
@@ -347,6 +369,7 @@ fn inliner_for<'a>(
         slots: 0,
         slot_limit: crate::inline::slot_limit(
             callees.graph,
+            chain,
             caller,
             crate::inline::slot_bytes(func),
         ),

@@ -1487,14 +1487,21 @@ impl Pass<'_> {
         let viewing = |h: &Held| h.lib && !matches!(h.kind, Kind::Address);
         // The same memory: a computed value may view anything its place
         // reaches; two headers, when one holds the other inline (`w` and
-        // `w.f`). (A header stored in a slice's element, `ss[0]`, views
-        // other memory than the slice `ss`.)
+        // `w.f`), or when both lie in memory other names reach and view
+        // memory of one type (`w[1]` and `rows[1]` with `let w = rows[..]`).
+        // (A header stored in a slice's element, `ss[0]`, views other
+        // memory than the slice `ss`.)
+        let behind = |p: &Place| p.in_pool() || self.shared_roots.contains(&p.root);
         let same = |h: &Held, g: &Held| match (h.kind, g.kind) {
             (Kind::View, _) | (_, Kind::View) => overlap(&h.place, &g.place),
             _ => {
                 let inline_under =
                     |a: &Place, b: &Place| a.to(b).is_some_and(|s| s.iter().all(inline));
-                inline_under(&h.place, &g.place) || inline_under(&g.place, &h.place)
+                inline_under(&h.place, &g.place)
+                    || inline_under(&g.place, &h.place)
+                    || behind(&h.place)
+                        && behind(&g.place)
+                        && h.mem.iter().any(|t| g.mem.contains(t))
             }
         };
         let others = || args.iter().enumerate().filter(move |(i, _)| *i != j);
