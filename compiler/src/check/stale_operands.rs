@@ -555,10 +555,10 @@ enum Base {
 struct Place {
     root: u32,
     steps: Vec<Step>,
-    /// Whether the path passes through a header (an element of a slice or
-    /// a reusable slice) or ends at a slice: the memory there may also be
-    /// another place's, under another name (`let v = arr[..]`: `v[0]` is
-    /// `arr[0]`; `let w2 = w`: `w2[0]` is `w[0]`).
+    /// Whether the path passes through an element (of a slice, a reusable
+    /// slice, or an array a slice may view) or ends at a slice: the memory
+    /// there may also be another place's, under another name (`let v =
+    /// arr[..]`: `v[0]` is `arr[0]`; `let w2 = w`: `w2[0]` is `w[0]`).
     shared: bool,
     /// The element type of the span the place lies in (the last element of
     /// a slice or reusable slice on its path), if any.
@@ -603,7 +603,9 @@ impl Place {
     }
 
     fn then(mut self, s: Step) -> Place {
-        self.shared |= matches!(s, Step::Index(Base::Slice | Base::Reusable));
+        // An element of an array too: a slice of the array (`let v =
+        // arr[..]`) names it again (`v[0]` is `arr[0]`).
+        self.shared |= matches!(s, Step::Index(_));
         self.steps.push(s);
         self
     }
@@ -846,16 +848,27 @@ pub(crate) fn check(
     frees: &dyn Fn(FuncId) -> Frees,
     pool_op: &dyn Fn(FuncId) -> bool,
 ) -> Vec<Diagnostic> {
-    // A `ref` parameter of a type that can lie in a span it reaches itself
-    // (`n: Node` with `kids: reusable[]Node`, given `ref nodes[1]` after
-    // `nodes[1].kids = nodes`) may be memory reached through its own
-    // headers: `n.vals` may be `n.kids[1].vals`.
+    // A `ref` parameter that, or an array element inside which, can lie in
+    // a span it reaches itself (`n: Node` with `kids: reusable[]Node`, given
+    // `ref nodes[1]` after `nodes[1].kids = nodes`; `ns: [2]SNode` whose
+    // `kids` view the array) may be memory reached through its own headers:
+    // `n.vals` may be `n.kids[1].vals`. (A struct field is no element of
+    // any span: only the value itself, or an array's element, can be.)
     let shared_roots = params
         .iter()
         .filter(|p| p.by_ref)
         .filter(|p| {
             let ty = &locals[p.local.0 as usize].ty;
-            facts.with_inline(facts.elements(ty, false)).contains(ty)
+            let reached = facts.with_inline(facts.elements(ty, false));
+            let mut elements = vec![ty.clone()];
+            for t in facts.with_inline(vec![ty.clone()]) {
+                if let Type::Array(e, _) = t {
+                    elements.push(*e);
+                }
+            }
+            elements
+                .iter()
+                .any(|t| facts.holds_pool(t) && reached.contains(t))
         })
         .map(|p| p.local.0)
         .collect();
@@ -1491,17 +1504,34 @@ impl Pass<'_> {
         // memory of one type (`w[1]` and `rows[1]` with `let w = rows[..]`).
         // (A header stored in a slice's element, `ss[0]`, views other
         // memory than the slice `ss`.)
-        let behind = |p: &Place| p.in_pool() || self.shared_roots.contains(&p.root);
+        let behind = |p: &Place| {
+            p.steps.iter().any(|s| matches!(s, Step::Index(_)))
+                || self.shared_roots.contains(&p.root)
+        };
+        let one_type = |h: &Held, g: &Held| h.mem.iter().any(|t| g.mem.contains(t));
         let same = |h: &Held, g: &Held| match (h.kind, g.kind) {
-            (Kind::View, _) | (_, Kind::View) => overlap(&h.place, &g.place),
+            (Kind::View, Kind::View) => overlap(&h.place, &g.place),
+            // A computed value viewing what a slice (or memory behind a
+            // header) views, beside a header in such memory (`id(w)[1]` and
+            // `rows[1]`).
+            (Kind::View, _) | (_, Kind::View) => {
+                let (v, other) = if matches!(h.kind, Kind::View) {
+                    (h, g)
+                } else {
+                    (g, h)
+                };
+                overlap(&h.place, &g.place)
+                    || (v.place.shared || behind(&v.place))
+                        && matches!(other.kind, Kind::Header)
+                        && behind(&other.place)
+                        && one_type(h, g)
+            }
             _ => {
                 let inline_under =
                     |a: &Place, b: &Place| a.to(b).is_some_and(|s| s.iter().all(inline));
                 inline_under(&h.place, &g.place)
                     || inline_under(&g.place, &h.place)
-                    || behind(&h.place)
-                        && behind(&g.place)
-                        && h.mem.iter().any(|t| g.mem.contains(t))
+                    || behind(&h.place) && behind(&g.place) && one_type(h, g)
             }
         };
         let others = || args.iter().enumerate().filter(move |(i, _)| *i != j);
