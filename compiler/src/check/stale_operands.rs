@@ -555,10 +555,11 @@ enum Base {
 struct Place {
     root: u32,
     steps: Vec<Step>,
-    /// Whether the path passes through an element (of a slice, a reusable
-    /// slice, or an array a slice may view) or ends at a slice: the memory
-    /// there may also be another place's, under another name (`let v =
-    /// arr[..]`: `v[0]` is `arr[0]`; `let w2 = w`: `w2[0]` is `w[0]`).
+    /// Whether the path passes through a header (an element of a slice or
+    /// a reusable slice), ends at a slice, or starts at a local a slice may
+    /// name ([`check`]): the memory there may also be another place's,
+    /// under another name (`let v = arr[..]`: `v[0]` is `arr[0]`; `let w2 =
+    /// w`: `w2[0]` is `w[0]`).
     shared: bool,
     /// The element type of the span the place lies in (the last element of
     /// a slice or reusable slice on its path), if any.
@@ -603,9 +604,7 @@ impl Place {
     }
 
     fn then(mut self, s: Step) -> Place {
-        // An element of an array too: a slice of the array (`let v =
-        // arr[..]`) names it again (`v[0]` is `arr[0]`).
-        self.shared |= matches!(s, Step::Index(_));
+        self.shared |= matches!(s, Step::Index(Base::Slice | Base::Reusable));
         self.steps.push(s);
         self
     }
@@ -854,7 +853,7 @@ pub(crate) fn check(
     // `kids` view the array) may be memory reached through its own headers:
     // `n.vals` may be `n.kids[1].vals`. (A struct field is no element of
     // any span: only the value itself, or an array's element, can be.)
-    let shared_roots = params
+    let mut shared_roots: Vec<u32> = params
         .iter()
         .filter(|p| p.by_ref)
         .filter(|p| {
@@ -872,6 +871,34 @@ pub(crate) fn check(
         })
         .map(|p| p.local.0)
         .collect();
+    // And a local holding an array of headers that a slice may name again:
+    // one the body slices (`let va = arr[..]`: `va[0]` is `arr[0]`, and
+    // `ref arr` hands a callee both), or hands whole to a callee by `ref`,
+    // which may return such a slice. Arrays never sliced stay their own
+    // (`drain(ref front[0], ref back[0])`).
+    let holds_header_array = |ty: &Type| {
+        facts
+            .with_inline(vec![ty.clone()])
+            .iter()
+            .any(|t| matches!(t, Type::Array(e, _) if facts.holds_pool(e)))
+    };
+    visit::each_expr(body, &mut |e| {
+        let named = match &e.kind {
+            ExprKind::SliceRange { base, .. } if holds_header_array(&base.ty) => Place::of(base),
+            _ => None,
+        };
+        shared_roots.extend(named.map(|p| p.root));
+        if let ExprKind::Call { args, .. } = &e.kind {
+            for a in args {
+                if let Arg::Ref(x) = a
+                    && holds_header_array(&x.ty)
+                    && let Some(p) = Place::of(x)
+                {
+                    shared_roots.push(p.root);
+                }
+            }
+        }
+    });
     let mut pass = Pass {
         facts,
         frees,
@@ -1497,18 +1524,36 @@ impl Pass<'_> {
         let in_memory = |h: &Held| {
             h.lib && matches!(h.kind, Kind::Address) && !h.place.steps.iter().all(inline)
         };
-        let viewing = |h: &Held| h.lib && !matches!(h.kind, Kind::Address);
+        // What an argument views: a header's or a value's memory; a `ref` to
+        // a place holding slices views what they view (`ref arr` of a `[2][]i64`).
+        let ref_views = |h: &Held| {
+            matches!(h.kind, Kind::Address) && h.headers.iter().any(|t| matches!(t, Type::Slice(_)))
+        };
+        let viewing = |h: &Held| h.lib && !matches!(h.kind, Kind::Address) || ref_views(h);
+        let viewed = |h: &Held| -> Vec<Type> {
+            match ref_views(h) {
+                true => h
+                    .headers
+                    .iter()
+                    .filter_map(|t| match t {
+                        Type::Slice(e) | Type::Reusable(e) => Some((**e).clone()),
+                        _ => None,
+                    })
+                    .collect(),
+                false => h.mem.clone(),
+            }
+        };
         // The same memory: a computed value may view anything its place
         // reaches; two headers, when one holds the other inline (`w` and
         // `w.f`), or when both lie in memory other names reach and view
         // memory of one type (`w[1]` and `rows[1]` with `let w = rows[..]`).
         // (A header stored in a slice's element, `ss[0]`, views other
         // memory than the slice `ss`.)
-        let behind = |p: &Place| {
-            p.steps.iter().any(|s| matches!(s, Step::Index(_)))
-                || self.shared_roots.contains(&p.root)
+        let behind = |p: &Place| p.in_pool() || self.shared_roots.contains(&p.root);
+        let one_type = |h: &Held, g: &Held| {
+            let theirs = viewed(g);
+            viewed(h).iter().any(|t| theirs.contains(t))
         };
-        let one_type = |h: &Held, g: &Held| h.mem.iter().any(|t| g.mem.contains(t));
         let same = |h: &Held, g: &Held| match (h.kind, g.kind) {
             (Kind::View, Kind::View) => overlap(&h.place, &g.place),
             // A computed value viewing what a slice (or memory behind a
