@@ -1557,8 +1557,8 @@ impl Pass<'_> {
         let same = |h: &Held, g: &Held| match (h.kind, g.kind) {
             (Kind::View, Kind::View) => overlap(&h.place, &g.place),
             // A computed value viewing what a slice (or memory behind a
-            // header) views, beside a header in such memory (`id(w)[1]` and
-            // `rows[1]`).
+            // header) views, beside a header in such memory, or a `ref` to
+            // slices there (`id(w)[1]` and `rows[1]`).
             (Kind::View, _) | (_, Kind::View) => {
                 let (v, other) = if matches!(h.kind, Kind::View) {
                     (h, g)
@@ -1567,7 +1567,7 @@ impl Pass<'_> {
                 };
                 overlap(&h.place, &g.place)
                     || (v.place.shared || behind(&v.place))
-                        && matches!(other.kind, Kind::Header)
+                        && !matches!(other.kind, Kind::View)
                         && behind(&other.place)
                         && one_type(h, g)
             }
