@@ -200,7 +200,7 @@ impl Callees<'_> {
 /// the per-caller limit alone let 2 000 distinct functions calling each
 /// other in turn, each with a 4 KiB helper inlined, overflow the stack at
 /// -O2 only.
-pub const MAX_CHAIN_SLOTS: u64 = 64 * 1024;
+const MAX_CHAIN_SLOTS: u64 = 64 * 1024;
 
 /// Inlined stack slots a function that is part of a recursion may take
 /// beyond its own: a struct temporary or two (binary-trees' `new_node`
@@ -214,8 +214,8 @@ const RECURSIVE_EXTRA_SLOTS: u64 = 64;
 /// holds, its own and [`RECURSIVE_EXTRA_SLOTS`] (a helper with a 4 KiB
 /// array inlined into a scalar recursion cut its depth from about 260 000
 /// levels to 1 000 at -O2, and a 256-byte one to 15 000). The slow part of
-/// a split recursion (`crate::partial_inline`) inlines only its own
-/// wrapper, whose unused slots take no memory (`crate::partial_inline`).
+/// a split recursion inlines only its own wrapper, whose unused slots take
+/// no memory (`crate::partial_inline`).
 /// Along a chain of calls, what `caller`'s callees already hold (`chain`,
 /// see [`chain_slots`]) is taken off [`MAX_CHAIN_SLOTS`].
 pub fn slot_limit(graph: &CallGraph, chain: &[u64], caller: usize, own: u64) -> u64 {

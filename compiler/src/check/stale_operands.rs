@@ -830,7 +830,7 @@ struct Pass<'a> {
     /// ([`pool_operation`]).
     pool_op: &'a dyn Fn(FuncId) -> bool,
     /// The locals whose places are memory other names may reach from the
-    /// start (see [`check`]).
+    /// start (see [`check`]), sorted, each once: looked up for every place.
     shared_roots: Vec<u32>,
     /// What the calls evaluated so far in the statement can free, in
     /// evaluation order: an operand's are a range of it (kept in one list,
@@ -899,6 +899,10 @@ pub(crate) fn check(
             }
         }
     });
+    // One entry per root: a body slicing one array a thousand times would
+    // otherwise make every place's lookup as long.
+    shared_roots.sort_unstable();
+    shared_roots.dedup();
     let mut pass = Pass {
         facts,
         frees,
@@ -930,10 +934,15 @@ struct Operands {
 }
 
 impl Pass<'_> {
+    /// Whether `root` is one of [`Pass::shared_roots`].
+    fn shared_root(&self, root: u32) -> bool {
+        self.shared_roots.binary_search(&root).is_ok()
+    }
+
     /// [`Place::of`], shared when its root is one of [`Pass::shared_roots`].
     fn place_of(&self, e: &Expr) -> Option<Place> {
         let mut p = Place::of(e)?;
-        p.shared |= self.shared_roots.contains(&p.root);
+        p.shared |= self.shared_root(p.root);
         Some(p)
     }
 
@@ -1549,7 +1558,7 @@ impl Pass<'_> {
         // memory of one type (`w[1]` and `rows[1]` with `let w = rows[..]`).
         // (A header stored in a slice's element, `ss[0]`, views other
         // memory than the slice `ss`.)
-        let behind = |p: &Place| p.in_pool() || self.shared_roots.contains(&p.root);
+        let behind = |p: &Place| p.in_pool() || self.shared_root(p.root);
         let one_type = |h: &Held, g: &Held| {
             let theirs = viewed(g);
             viewed(h).iter().any(|t| theirs.contains(t))
