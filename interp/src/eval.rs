@@ -1249,7 +1249,18 @@ impl<'a> Machine<'a> {
             Builtin::ReusableAppend => {
                 let (p, len) = self.expr(fr, arg(0)?)?.pair(loc)?;
                 let value = arg(1)?;
-                let v = self.expr(fr, value)?;
+                let v = match self.expr(fr, value)? {
+                    // An element read from a place may lie in the span the
+                    // resize moves and frees: copied first, as compiled code.
+                    Val::Mem(a) if !value.is_fresh_aggregate() => {
+                        let t = self.temp(fr, value)?;
+                        // SAFETY: from the value's place to this site's
+                        // temporary in the frame, both of the value's type.
+                        unsafe { memory::copy(t, a, self.size_of(&value.ty)) };
+                        Val::Mem(t)
+                    }
+                    v => v,
+                };
                 let size = self.elem_size(&e.ty);
                 // `len * size` fits (the span holds it); `len + 1` elements
                 // may not, and `len + 1` itself may wrap.

@@ -126,7 +126,18 @@ impl<M: Module> FnLower<'_, '_, M> {
             }
             Builtin::ReusableAppend => {
                 let (p, len) = self.expr(&args[0])?.pair();
-                let v = self.expr(&args[1])?;
+                let elem = args[1].ty.clone();
+                let v = match self.expr(&args[1])? {
+                    // An element read from a place (`r[0]`, a `ref`
+                    // parameter) may lie in the span the resize moves and
+                    // frees: copied to the frame first.
+                    Val::Mem(a) if !args[1].is_fresh_aggregate() => {
+                        let t = self.temp(&elem)?;
+                        self.copy(t, a, &elem);
+                        Val::Mem(t)
+                    }
+                    v => v,
+                };
                 let size = self.elem_size(&e.ty);
                 // `len * size` fits: the slice's span holds it. `len + 1`
                 // elements may not (and `len + 1` itself may wrap).
@@ -135,7 +146,6 @@ impl<M: Module> FnLower<'_, '_, M> {
                 let new = self.checked_bytes(new_len, size, "reusable::append", loc)?;
                 let (np, tagged) = self.reusable_resize(p, old, new, loc)?;
                 let slot = self.b.ins().iadd(np, old);
-                let elem = args[1].ty.clone();
                 self.store(&elem, v, slot);
                 Ok(Val::Pair(tagged, new_len))
             }

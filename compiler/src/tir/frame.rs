@@ -244,6 +244,15 @@ impl<'p> Planner<'p> {
             | ExprKind::Bytes(_) => {
                 self.temp(e);
             }
+            // An aggregate element read from a place is copied before the
+            // resize: the place may lie in the span the resize moves and frees.
+            ExprKind::Builtin(Builtin::ReusableAppend, args)
+                if args
+                    .get(1)
+                    .is_some_and(|x| is_mem(&x.ty) && !x.is_fresh_aggregate()) =>
+            {
+                self.temp(&args[1]);
+            }
             ExprKind::Builtin(Builtin::UnsafeAddr, args) => {
                 if let Some(x) = args.first()
                     && !matches!(x.ty, Type::Slice(_) | Type::Reusable(_))
