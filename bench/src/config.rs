@@ -268,9 +268,11 @@ struct Args {
     #[arg(long, value_delimiter = ',', value_parser = parse_workload)]
     workloads: Option<Vec<WorkloadArg>>,
     /// A trace of your own to replay on every side as the workload
-    /// `trace-file` (added to the workloads): a `TERNTRC1` file, gzip
-    /// compressed or not, as bench/traces/convert.py writes one. It is
-    /// checked whole before anything runs.
+    /// `trace-file` (added to the workloads): a `TERNTRC1` file as
+    /// bench/traces/convert.py writes one, or text, one operation a line
+    /// (`alloc ID SIZE`, `realloc ID SIZE`, `free ID`; `#` comments; any
+    /// token as ID), gzip compressed or not. It is checked whole before
+    /// anything runs.
     #[arg(long)]
     trace_file: Option<PathBuf>,
     /// Element sizes in bytes: 8 (i64) and/or 128 ([16]i64); the matrix's

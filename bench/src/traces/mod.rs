@@ -14,19 +14,23 @@ use std::sync::Arc;
 
 use crate::pools::{LIBRARY_ARENA_BYTES, MAX_ARENA_BYTES};
 
+mod text;
+
 /// `(name, gzip-compressed TERNTRC1 trace)` of every recorded trace.
 const TRACES: [(&str, &[u8]); 5] = [
-    ("python", include_bytes!("../traces/python.trace.gz")),
-    ("cc1", include_bytes!("../traces/cc1.trace.gz")),
-    ("sqlite", include_bytes!("../traces/sqlite.trace.gz")),
-    ("git", include_bytes!("../traces/git.trace.gz")),
-    ("awk", include_bytes!("../traces/awk.trace.gz")),
+    ("python", include_bytes!("../../traces/python.trace.gz")),
+    ("cc1", include_bytes!("../../traces/cc1.trace.gz")),
+    ("sqlite", include_bytes!("../../traces/sqlite.trace.gz")),
+    ("git", include_bytes!("../../traces/git.trace.gz")),
+    ("awk", include_bytes!("../../traces/awk.trace.gz")),
 ];
 
 /// Bytes of a trace's header: the magic, the record count, the id count.
 const HEADER: usize = 16;
 /// Bytes of one record.
 const RECORD: usize = 8;
+/// Ids are below this (a record's op takes the top two of its 32 bits).
+const MAX_IDS: u32 = 1 << 30;
 
 /// The trace `name`, decompressed and checked; with `quick`, only its first
 /// twentieth of records (objects still live then stay live to the end,
@@ -51,11 +55,21 @@ pub fn load(name: &str, quick: bool) -> Result<Vec<u8>, String> {
 pub const MAX_TRACE_BYTES: u64 = 1 << 30;
 
 /// The trace in the file at `path` (gzip-compressed or not, at most
-/// [`MAX_TRACE_BYTES`] either way), checked, and shortened as [`load`] does
-/// with `quick`.
+/// [`MAX_TRACE_BYTES`] either way; `TERNTRC1`, or the text form of
+/// [`text`]), checked, and shortened as [`load`] does with `quick`.
 pub fn load_file(path: &Path, quick: bool) -> Result<Vec<u8>, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
-    finish(read_trace(file, MAX_TRACE_BYTES)?, quick)
+    let t = read_trace(file, MAX_TRACE_BYTES)?;
+    if t.starts_with(b"TERNTRC1") {
+        return finish(t, quick);
+    }
+    let src = std::str::from_utf8(&t).map_err(|e| {
+        format!(
+            "neither a TERNTRC1 trace nor a text trace (byte {} is not UTF-8)",
+            e.valid_up_to()
+        )
+    })?;
+    finish(text::parse(src)?, quick)
 }
 
 /// The bytes of the trace `r` holds, decompressed if it is gzip, each form
@@ -234,7 +248,7 @@ fn check(t: &[u8]) -> Result<usize, String> {
     // Ids are below 2^30 (the record's op takes the top two bits); a larger
     // count would only make every replayer reserve a table for nothing.
     let ids = u32::from_le_bytes(t[12..HEADER].try_into().expect("4 bytes"));
-    if ids > 1 << 30 {
+    if ids > MAX_IDS {
         return Err(format!("an id count of {ids}, past 2^30"));
     }
     let records = u32::from_le_bytes(t[8..12].try_into().expect("4 bytes")) as usize;
@@ -504,6 +518,24 @@ mod tests {
         assert!(e.starts_with("not a gzip file: "), "{e}");
         let e = load_file(&dir.join("none"), false).unwrap_err();
         assert!(e.starts_with("cannot read it: "), "{e}");
+        // The text form, plain or gzip: the same records, checked the same.
+        let txt = dir.join("t.txt");
+        std::fs::write(&txt, "alloc 0x7f10 16\nfree 0x7f10\n").unwrap();
+        assert_eq!(load_file(&txt, false).unwrap(), t);
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut e, b"a,x,16\nf,x\n").unwrap();
+        std::fs::write(&gz, e.finish().unwrap()).unwrap();
+        assert_eq!(load_file(&gz, false).unwrap(), t);
+        std::fs::write(&txt, "alloc x 16\nfree x\nfree x\n").unwrap();
+        assert_eq!(
+            load_file(&txt, false).unwrap_err(),
+            "line 3: frees object `x`, which is not live"
+        );
+        std::fs::write(&txt, b"TERNTRC2\xff").unwrap();
+        assert_eq!(
+            load_file(&txt, false).unwrap_err(),
+            "neither a TERNTRC1 trace nor a text trace (byte 8 is not UTF-8)"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

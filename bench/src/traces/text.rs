@@ -1,0 +1,237 @@
+//! The text form of a trace (`--trace-file`): one operation a line, what a
+//! user writes by hand or with a few lines of script from any allocation log,
+//! turned into the `TERNTRC1` records every replayer reads.
+//!
+//! ```text
+//! # comments run from `#` to the end of the line; blank lines are skipped
+//! alloc  p1 24        # alloc ID SIZE   (also `a`, `malloc`)
+//! realloc p1 100      # realloc ID SIZE (also `r`); size 0 frees, as C's realloc
+//! free   p1           # free ID [SIZE]  (also `f`); a size, if given, is 0 or the object's
+//! ```
+//!
+//! Fields are separated by spaces, tabs or commas (so `op,id,size` CSV reads
+//! too); op names are case-insensitive. An id is any other token (a
+//! number, a pointer such as `0x55d0c2a1e2a0`, a name) and names one object
+//! from its allocation to its free: it can be allocated again after. Sizes
+//! are whole numbers of bytes below 2^32 (the format's limit). The objects
+//! get the dense ids `TERNTRC1` wants, each the smallest not live (so the id
+//! count is the peak of live objects), as bench/traces/convert.py assigns
+//! them. Nothing is guessed: an operation the replay could not perform (an
+//! id allocated while live, a free or realloc of an id not live, a free
+//! naming another size) is an error naming its line.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use super::{HEADER, MAX_IDS};
+
+/// The three operations, by their `TERNTRC1` codes.
+const ALLOC: u32 = 0;
+const FREE: u32 = 1;
+const REALLOC: u32 = 2;
+
+/// An operation as a line names it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Alloc,
+    Free,
+    Realloc,
+}
+
+/// The `TERNTRC1` trace that the text `src` describes, or an error naming
+/// the line (counted from 1) that is not a record or not a legal operation.
+pub fn parse(src: &str) -> Result<Vec<u8>, String> {
+    let mut out = b"TERNTRC1".to_vec();
+    out.resize(HEADER, 0);
+    // Per live object: its dense id and its size.
+    let mut live: HashMap<&str, (u32, u32)> = HashMap::new();
+    let mut free_ids: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
+    let mut ids = 0u32;
+    let mut records = 0u32;
+    for (n, line) in src.lines().enumerate() {
+        let fail = |what: String| Err(format!("line {}: {what}", n + 1));
+        let line = line.split('#').next().unwrap_or("");
+        let fields: Vec<&str> = line
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|f| !f.is_empty())
+            .collect();
+        let Some((&op, args)) = fields.split_first() else {
+            continue;
+        };
+        let op = match op.to_ascii_lowercase().as_str() {
+            "alloc" | "a" | "malloc" => Op::Alloc,
+            "free" | "f" => Op::Free,
+            "realloc" | "r" => Op::Realloc,
+            _ => return fail(format!("unknown op `{op}` (alloc, free or realloc)")),
+        };
+        let usage = match op {
+            Op::Alloc => "alloc ID SIZE",
+            Op::Free => "free ID [SIZE]",
+            Op::Realloc => "realloc ID SIZE",
+        };
+        let (id, size) = match (op, args) {
+            (Op::Free, [id]) => (*id, None),
+            (_, [id, size]) => match size.parse::<u32>() {
+                Ok(s) => (*id, Some(s)),
+                Err(_) => {
+                    return fail(format!(
+                        "size `{size}` is not a whole number of bytes below 2^32"
+                    ));
+                }
+            },
+            _ => return fail(format!("expected `{usage}`")),
+        };
+        let (code, word, bytes) = match (op, live.get(id).copied(), size) {
+            (Op::Alloc, None, Some(size)) => {
+                let d = match free_ids.pop() {
+                    Some(Reverse(d)) => d,
+                    None if ids < MAX_IDS => {
+                        ids += 1;
+                        ids - 1
+                    }
+                    None => return fail("more than 2^30 objects live at once".to_string()),
+                };
+                live.insert(id, (d, size));
+                (ALLOC, d, size)
+            }
+            (Op::Alloc, Some(_), _) => {
+                return fail(format!("allocates object `{id}`, which is live"));
+            }
+            (Op::Free, Some((d, held)), size) | (Op::Realloc, Some((d, held)), size @ Some(0)) => {
+                if op == Op::Free && size.is_some_and(|s| s != 0 && s != held) {
+                    return fail(format!(
+                        "frees object `{id}` of {held} bytes with size {}",
+                        size.unwrap_or(0)
+                    ));
+                }
+                live.remove(id);
+                free_ids.push(Reverse(d));
+                (FREE, d, 0)
+            }
+            (Op::Realloc, Some((d, _)), Some(size)) => {
+                live.insert(id, (d, size));
+                (REALLOC, d, size)
+            }
+            (Op::Free, None, _) => return fail(format!("frees object `{id}`, which is not live")),
+            (Op::Realloc, None, _) => {
+                return fail(format!("reallocates object `{id}`, which is not live"));
+            }
+            // A size was required to get here.
+            (Op::Alloc | Op::Realloc, _, None) => return fail(format!("expected `{usage}`")),
+        };
+        records = match records.checked_add(1) {
+            Some(r) => r,
+            None => return fail("more than 2^32 - 1 records".to_string()),
+        };
+        out.extend((code << 30 | word).to_le_bytes());
+        out.extend(bytes.to_le_bytes());
+    }
+    out[8..12].copy_from_slice(&records.to_le_bytes());
+    out[12..HEADER].copy_from_slice(&ids.to_le_bytes());
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(op, id, size)` of every record of a `TERNTRC1` trace, and its id count.
+    fn records(t: &[u8]) -> (Vec<(u32, u32, u32)>, u32) {
+        let word = |i: usize| u32::from_le_bytes(t[i..i + 4].try_into().unwrap());
+        assert_eq!(&t[..8], b"TERNTRC1");
+        let n = word(8) as usize;
+        assert_eq!(t.len(), HEADER + 8 * n);
+        let recs = (0..n)
+            .map(|r| {
+                let w = word(HEADER + 8 * r);
+                (w >> 30, w & 0x3fff_ffff, word(HEADER + 8 * r + 4))
+            })
+            .collect();
+        (recs, word(12))
+    }
+
+    #[test]
+    fn every_spelling_becomes_the_records_with_dense_ids() {
+        let src = "# a header comment\n\
+                   alloc 0x55d0 24\n\
+                   \n\
+                   MALLOC p2 0   # a zero-size object\n\
+                   a,third,8\n\
+                   r 0x55d0 100\n\
+                   free p2\n\
+                   alloc  again\t16\n\
+                   f third 8\n\
+                   realloc 0x55d0 0\n\
+                   Free again 0\n";
+        let (recs, ids) = records(&parse(src).unwrap());
+        assert_eq!(
+            recs,
+            [
+                (ALLOC, 0, 24),
+                (ALLOC, 1, 0),
+                (ALLOC, 2, 8),
+                (REALLOC, 0, 100),
+                (FREE, 1, 0),
+                // The smallest id not live: p2's.
+                (ALLOC, 1, 16),
+                (FREE, 2, 0),
+                // realloc to 0 frees.
+                (FREE, 0, 0),
+                (FREE, 1, 0),
+            ]
+        );
+        assert_eq!(ids, 3);
+        // An id names one object at a time, and may be allocated again.
+        let (recs, ids) = records(&parse("alloc x 8\nfree x\nalloc x 9\nfree x").unwrap());
+        assert_eq!(
+            recs,
+            [(ALLOC, 0, 8), (FREE, 0, 0), (ALLOC, 0, 9), (FREE, 0, 0)]
+        );
+        assert_eq!(ids, 1);
+        assert_eq!(records(&parse("# nothing\n").unwrap()), (vec![], 0));
+    }
+
+    #[test]
+    fn an_operation_the_replay_cannot_perform_names_its_line() {
+        for (src, why) in [
+            (
+                "alloc x 8\nmove x 9",
+                "line 2: unknown op `move` (alloc, free or realloc)",
+            ),
+            ("alloc x", "line 1: expected `alloc ID SIZE`"),
+            ("free", "line 1: expected `free ID [SIZE]`"),
+            ("alloc x 8\nrealloc x", "line 2: expected `realloc ID SIZE`"),
+            ("alloc x 8 9", "line 1: expected `alloc ID SIZE`"),
+            (
+                "alloc x -8",
+                "line 1: size `-8` is not a whole number of bytes below 2^32",
+            ),
+            (
+                "alloc x 4294967296",
+                "line 1: size `4294967296` is not a whole number of bytes below 2^32",
+            ),
+            (
+                "alloc x 8\nalloc x 8",
+                "line 2: allocates object `x`, which is live",
+            ),
+            (
+                "alloc x 8\nfree y",
+                "line 2: frees object `y`, which is not live",
+            ),
+            (
+                "alloc x 8\nfree x\nfree x",
+                "line 3: frees object `x`, which is not live",
+            ),
+            (
+                "realloc x 8",
+                "line 1: reallocates object `x`, which is not live",
+            ),
+            (
+                "\n\nalloc x 8\nfree x 16",
+                "line 4: frees object `x` of 8 bytes with size 16",
+            ),
+        ] {
+            assert_eq!(parse(src), Err(why.to_string()), "{src:?}");
+        }
+    }
+}
