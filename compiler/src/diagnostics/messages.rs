@@ -617,7 +617,7 @@ impl fmt::Display for ErrorKind {
             ),
             StaleBesideHandle => write!(
                 f,
-                "this argument points into a pool's memory (or views what another argument does) while the call is given the pool's handle: the callee could free it through the handle and use it after the free; pass the slice itself, or bind the value with `let` first"
+                "this argument points into a pool's memory (or views what another argument does) while the call is given the pool's handle: the callee could free it through the handle and use it after the free; pass the slice itself, once, and an element's value through a copy in a `var` (a copied slice still views the same memory)"
             ),
             StaleSelfReference => write!(
                 f,
