@@ -83,7 +83,12 @@ pub fn build(
     opts.emit_asm = emit == Some(Emit::Asm);
     let object = crate::stack::object(&program, &opts)
         .map_err(|e| Failure::new(1, format!("error: {e}")))?;
-    for note in &object.listing.notes {
+    for note in object
+        .listing
+        .usage_notes
+        .iter()
+        .chain(&object.listing.notes)
+    {
         say!("{note}");
     }
     match emit {

@@ -28,8 +28,12 @@ pub fn run(
     let jit = crate::stack::jit(&program, &opts, &symbols)
         .map_err(|e| Failure::new(1, format!("error: {e}")))?;
     let cranelift = start.elapsed();
-    // A budget's note is about compiling: shown with the other compile
+    // A note on the command line is shown before the program runs; a
+    // budget's note is about compiling: shown with the other compile
     // reports (`--time`), never mixed into the program's own stderr.
+    for note in &jit.listing.usage_notes {
+        say!("{note}");
+    }
     if time {
         for note in &jit.listing.notes {
             say!("{note}");

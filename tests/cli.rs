@@ -916,8 +916,9 @@ fn help_bench_is_the_bench_help() {
     assert!(String::from_utf8_lossy(&a.stdout).contains("--workloads"));
 }
 
-/// A `--keep-call` naming no function says so (it was accepted silently:
-/// a misspelt name in a benchmark's configuration kept nothing).
+/// A `--keep-call` naming no function says so, under `build` and `run` (it
+/// was accepted silently: a misspelt name in a benchmark's configuration
+/// kept nothing).
 #[test]
 fn keep_call_of_no_function_is_noted() {
     let dir = scratch("keep-call");
@@ -935,6 +936,18 @@ fn keep_call_of_no_function_is_noted() {
         stderr(&o),
         "note: --keep-call `nosuch` names no function of the program\n"
     );
+    // `tern run` says so too (it was silent there), before the program runs,
+    // and a name that exists is no note.
+    let run = |name: &str| {
+        let o = tern(&["run", "--keep-call", name, "tests/programs/arith_i64.tern"]);
+        assert_eq!(o.status.code(), Some(0));
+        stderr(&o)
+    };
+    assert_eq!(
+        run("nosuch"),
+        "note: --keep-call `nosuch` names no function of the program\n"
+    );
+    assert_eq!(run("main"), "");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -139,6 +139,11 @@ pub struct Listing {
     pub asm: String,
     /// `note: ...` lines for the user, always collected: a compile-time
     /// budget that kept calls from being inlined (`crate::budget`). The
-    /// driver prints them on stderr.
+    /// driver prints them on stderr (`tern run` only with `--time`, so that
+    /// they never mix into a program's own stderr).
     pub notes: Vec<String>,
+    /// `note: ...` lines about the command line itself: a `--keep-call`
+    /// that names no function of the program (most likely misspelt, it
+    /// keeps nothing). The driver prints them on every compile.
+    pub usage_notes: Vec<String>,
 }

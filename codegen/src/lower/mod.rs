@@ -308,7 +308,7 @@ pub fn translate<M: Module>(
     // misspelt name in a benchmark's configuration.
     for k in &opts.keep_calls {
         if !names.contains(k) {
-            tr.listing.notes.push(format!(
+            tr.listing.usage_notes.push(format!(
                 "note: --keep-call `{k}` names no function of the program"
             ));
         }
