@@ -50,14 +50,16 @@ pub fn address_space(arena_bytes: i64) -> i64 {
 }
 
 impl<V: Validate> SpanPool<V> {
-    /// Reserves an arena of `arena_bytes` (rounded up to 8) and its worst-case node
+    /// Reserves an arena of `arena_bytes` (rounded down to 8: a partial
+    /// granule at the end could hold no span, and a span past the size
+    /// asked for would be room nobody asked for) and its worst-case node
     /// array. Errors: `BAD_SIZE` (negative or above `MAX_ARENA_BYTES`), `RESERVE_FAILED`,
     /// `TOO_MANY_POOLS` (checked only).
     pub fn new(arena_bytes: i64) -> TreeResult<Self> {
         if !(0..=MAX_ARENA_BYTES).contains(&arena_bytes) {
             return Err(BAD_SIZE);
         }
-        let arena_bytes = round8(arena_bytes);
+        let arena_bytes = arena_bytes & !(layout::GRANULE - 1);
         let node_cap = layout::node_capacity(arena_bytes);
         let node_words = node_cap * layout::NODE_WORDS as i64;
         // Slices point into the arena (program memory, never unmapped); the

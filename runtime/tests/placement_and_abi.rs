@@ -11,6 +11,7 @@ use tern_runtime::span_tree::checked::PoolMemory;
 use tern_runtime::span_tree::error::{self, *};
 use tern_runtime::span_tree::layout::{self, HEADER_WORDS};
 use tern_runtime::span_tree::mirrored;
+use tern_runtime::span_tree::model::Model;
 use tern_runtime::{Checked, SpanPool, Unchecked};
 
 #[test]
@@ -103,6 +104,27 @@ fn zero_fill_skips_memory_no_allocation_ever_reached() {
     let bytes = unsafe { std::slice::from_raw_parts(p.base(), (256 << 10) + 8) };
     assert!(bytes[..64 << 10].iter().all(|&x| x == 0x77));
     assert!(bytes[64 << 10..].iter().all(|&x| x == 0));
+}
+
+/// An arena size that is not a multiple of 8 rounds down: a partial granule
+/// at the end holds no span, as in the reference model's arena of exactly
+/// that size (it rounded up, and handed out bytes past the size asked for).
+#[test]
+fn an_arena_that_is_not_a_multiple_of_8_rounds_down() {
+    for n in [4097, 4100, 4103] {
+        let mut p = SpanPool::<Unchecked>::new(n).unwrap();
+        assert_eq!(p.alloc(4096), Ok(0), "{n}");
+        assert_eq!(p.alloc(1), Err(EXHAUSTED), "{n}");
+        let mut m = Model::new(n);
+        assert_eq!(m.alloc(4096), Ok(0));
+        assert_eq!(m.alloc(1), Err(EXHAUSTED));
+    }
+    let mut p = SpanPool::<Unchecked>::new(7).unwrap();
+    assert_eq!(p.alloc(1), Err(EXHAUSTED));
+    assert_eq!(
+        error::message_with_size(EXHAUSTED, 1),
+        "pool exhausted: no free span of 8 bytes"
+    );
 }
 
 #[test]
@@ -323,17 +345,19 @@ fn runtime_owned_pools_are_created_and_released_by_the_runtime() {
     // before `tern_span_finish` releases them.
     unsafe {
         assert_eq!(tern_span_new(h, 0, &mut mem), BAD_SIZE);
+        // 100 bytes hold 96: no span reaches past the size asked for.
         let id = tern_span_new(h, 100, &mut mem);
         assert!(id > 0);
-        assert_eq!(hdr[layout::H_ARENA_BYTES], 104);
-        assert_eq!(mem.node_words, layout::node_array_words(104));
+        assert_eq!(hdr[layout::H_ARENA_BYTES], 96);
+        assert_eq!(mem.node_words, layout::node_array_words(96));
         let n = mem.nodes as *mut i32;
-        let a = tern_span_alloc(h, n, 104);
+        assert_eq!(tern_span_alloc(h, n, 97), EXHAUSTED);
+        let a = tern_span_alloc(h, n, 96);
         assert_eq!(a, mem.arena);
         // The arena is real memory the runtime owns.
         *(a as *mut i64) = 7;
         assert_eq!(tern_span_alloc(h, n, 8), EXHAUSTED);
-        assert_eq!(tern_span_free(h, n, a, 104), 0);
+        assert_eq!(tern_span_free(h, n, a, 96), 0);
         assert_eq!(tern_span_finish(h, n), 0);
         assert_eq!(tern_span_finish(h, n), BAD_POOL);
     }
@@ -554,6 +578,14 @@ fn child_double_frees() {
 fn builtin_pool_errors_end_the_run_with_the_table_message() {
     assert_eq!(
         run_child("child_exhausts_the_builtin_pool", "100"),
+        (
+            Some(101),
+            "error: t.tern:3:5: pool exhausted: no free span of 128 bytes".to_string()
+        )
+    );
+    // 190 bytes hold 184: the 128 after the 64 do not fit.
+    assert_eq!(
+        run_child("child_exhausts_the_builtin_pool", "190"),
         (
             Some(101),
             "error: t.tern:3:5: pool exhausted: no free span of 128 bytes".to_string()

@@ -198,7 +198,8 @@ pub unsafe extern "C" fn tern_span_init(
 }
 
 /// Creates a pool for the library: the runtime reserves (and owns) an arena of
-/// `arena_bytes` (1..=`MAX_ARENA_BYTES` (16 GiB less 8 bytes), rounded up to 8) and its worst-case node array,
+/// `arena_bytes` (1..=`MAX_ARENA_BYTES` (16 GiB less 8 bytes), rounded down to 8: a pool of 4 100
+/// bytes holds spans up to offset 4 096) and its worst-case node array,
 /// writes a fresh header at `tree`, registers the pool and writes where the
 /// memory is into `memory` (node array address, its length in words, arena
 /// address). Returns the pool id (> 0), or `BAD_SIZE`, `RESERVE_FAILED`,

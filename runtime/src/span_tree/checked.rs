@@ -232,7 +232,8 @@ pub struct PoolMemory {
     pub arena: i64,
 }
 
-/// Creates a checked pool whose arena (`arena_bytes`, rounded up to 8) and
+/// Creates a checked pool whose arena (`arena_bytes`, rounded down to 8, as
+/// `SpanPool::new` does) and
 /// worst-case node array the runtime reserves and owns: writes a fresh header
 /// at `tree`, registers the bounds and returns the pool id and where the memory
 /// is. [`release`] gives the memory back, so no address the program can
@@ -245,7 +246,7 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
     if !(1..=MAX_ARENA_BYTES).contains(&arena_bytes) {
         return Err(BAD_SIZE);
     }
-    let arena_bytes = super::tree::round8(arena_bytes);
+    let arena_bytes = arena_bytes & !(layout::GRANULE - 1);
     let node_words = node_array_words(arena_bytes);
     // Both are program memory (the program holds slices of the arena and
     // `Pool.nodes`, and the checked tree trusts neither): retired, never

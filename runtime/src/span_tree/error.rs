@@ -170,10 +170,15 @@ pub fn stale_message(code: i64, offset: i64, claimed: i64, actual: i64) -> Strin
 }
 
 /// The message for `code` as the builtin pool reports it, with the request size
-/// where it helps (`pool exhausted: no free span of 64 bytes`).
+/// where it helps (`pool exhausted: no free span of 64 bytes`): the size the
+/// span needed, rounded up to 8 as every span is (a request of 1 byte
+/// needs 8).
 pub fn message_with_size(code: i64, bytes: i64) -> String {
     match code {
-        EXHAUSTED => format!("pool exhausted: no free span of {bytes} bytes"),
+        EXHAUSTED => {
+            let needed = bytes.checked_add(7).map_or(bytes, |b| b & !7);
+            format!("pool exhausted: no free span of {needed} bytes")
+        }
         _ => message(code),
     }
 }
