@@ -60,7 +60,17 @@ impl Checker<'_> {
                 }
             }
         }
-        if !emit && ret != Ty::Unit && !ret.has_error() && !body::block_returns(&ast.body) {
+        let body_span = ast.body.span;
+        let lost_to_syntax = self
+            .syntax_errors
+            .iter()
+            .any(|e| e.file == body_span.file && body_span.lo <= e.lo && e.lo <= body_span.hi);
+        if !emit
+            && ret != Ty::Unit
+            && !ret.has_error()
+            && !lost_to_syntax
+            && !body::block_returns(&ast.body)
+        {
             let ty = self.ty_name(&ret);
             let mut d = Diagnostic::new(
                 ErrorKind::MissingReturn {

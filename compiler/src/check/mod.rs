@@ -199,6 +199,11 @@ struct ExternInfo<'a> {
 /// The whole checker state for one compilation.
 pub(crate) struct Checker<'a> {
     sources: &'a SourceMap,
+    /// Where the syntax errors reported before checking lie: a function
+    /// whose body holds one gets no "must return a value on every path"
+    /// (recovery may have skipped its `return`: an unterminated string
+    /// takes the rest of the file).
+    syntax_errors: Vec<Span>,
     mods: Vec<ModInfo>,
     consts: Vec<ConstInfo<'a>>,
     structs: Vec<StructInfo<'a>>,
@@ -256,6 +261,7 @@ pub(crate) fn check_program(
 ) -> Option<tir::Program> {
     let mut c = Checker {
         sources,
+        syntax_errors: sink.iter().map(|d| d.span).collect(),
         mods: Vec::new(),
         consts: Vec::new(),
         structs: Vec::new(),
