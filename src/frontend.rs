@@ -13,8 +13,16 @@ use crate::loader::FsLoader;
 /// missing-file error (status 1). Returns the program and the
 /// time the front end took (reading excluded).
 pub fn compile_file(file: &str) -> Result<(Program, Duration), Failure> {
-    let text = crate::loader::read_source(std::path::Path::new(file))
-        .map_err(|e| Failure::new(1, e.message(file)))?;
+    let text = crate::loader::read_source(std::path::Path::new(file)).map_err(|e| {
+        let mut message = e.message(file);
+        if matches!(e, crate::loader::SourceError::NotUtf8 { .. }) {
+            message.push('\n');
+            message.push_str(&colored(format!(
+                "error: could not compile `{file}`: 1 error"
+            )));
+        }
+        Failure::new(1, message)
+    })?;
     let loader = FsLoader::from_env();
     let start = Instant::now();
     let result = tern_compiler::compile(file, &text, &loader);

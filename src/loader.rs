@@ -123,12 +123,11 @@ impl Loader for FsLoader {
 #[derive(Debug)]
 pub enum SourceError {
     Io(std::io::Error),
-    /// Not UTF-8: the line and column (in characters) of the first byte
-    /// that is not, and that byte.
+    /// Not UTF-8: the file's bytes and the offset of the first that is not
+    /// (what precedes it is valid).
     NotUtf8 {
-        line: usize,
-        col: usize,
-        byte: u8,
+        bytes: Vec<u8>,
+        at: usize,
     },
     /// Longer than [`MAX_SOURCE_BYTES`], or a file that never ends.
     TooLarge,
@@ -139,8 +138,13 @@ impl SourceError {
     pub fn message(&self, file: &str) -> String {
         match self {
             SourceError::Io(e) => format!("error: cannot read `{file}`: {e}"),
-            SourceError::NotUtf8 { line, col, byte } => format!(
-                "error: {file}:{line}:{col}: the file is not valid UTF-8 (byte {byte:#04x})"
+            // A compile error like any other: `file:line:col: error: ...`,
+            // the line and a caret.
+            SourceError::NotUtf8 { bytes, at } => crate::frontend::colored(
+                tern_compiler::file_not_utf8(file, bytes, *at)
+                    .render()
+                    .trim_end()
+                    .to_string(),
             ),
             SourceError::TooLarge => format!(
                 "error: cannot read `{file}`: it is larger than {} MiB, the limit of a source file",
@@ -172,9 +176,9 @@ pub fn read_source(path: &Path) -> Result<String, SourceError> {
         Some(rest) => rest.to_vec(),
         None => bytes,
     };
-    String::from_utf8(bytes).map_err(|e| {
-        let (line, col, byte) = first_bad_byte(&e);
-        SourceError::NotUtf8 { line, col, byte }
+    String::from_utf8(bytes).map_err(|e| SourceError::NotUtf8 {
+        at: e.utf8_error().valid_up_to(),
+        bytes: e.into_bytes(),
     })
 }
 

@@ -864,7 +864,10 @@ fn a_source_that_never_ends_is_refused() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// A source that is not UTF-8 is refused with where its first bad byte is.
+/// A source that is not UTF-8 is refused with where its first bad byte is,
+/// in the form of every compile error (`file:line:col: error:`, the line
+/// with the bad bytes shown as U+FFFD, a caret; it was `error: file:...`
+/// without the line).
 #[test]
 fn a_source_that_is_not_utf8_is_located() {
     let dir = scratch("not-utf8");
@@ -879,7 +882,12 @@ fn a_source_that_is_not_utf8_is_located() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr(&o),
-        format!("error: {f}:2:9: the file is not valid UTF-8 (byte 0xff)\n")
+        format!(
+            "{f}:2:9: error: the file is not valid UTF-8 (byte 0xff)\n\
+             2 |   print(\u{fffd}\u{fffd}); return 0; }}\n  \
+             |         ^\n\
+             error: could not compile `{f}`: 1 error\n"
+        )
     );
     // A byte order mark first is not part of the text: the program runs, and
     // its errors' columns count from what follows it.
@@ -897,7 +905,12 @@ fn a_source_that_is_not_utf8_is_located() {
     let o = tern(&["run", f]);
     assert_eq!(
         stderr(&o),
-        format!("error: {f}:1:1: the file is not valid UTF-8 (byte 0xff)\n")
+        format!(
+            "{f}:1:1: error: the file is not valid UTF-8 (byte 0xff)\n\
+             1 | \u{fffd}\n  \
+             | ^\n\
+             error: could not compile `{f}`: 1 error\n"
+        )
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

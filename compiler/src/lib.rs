@@ -138,6 +138,28 @@ pub fn with_stack<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     })
 }
 
+/// The diagnostic of a root file that is not UTF-8, in the form of every
+/// other (`file:line:col: error: ...`, the line and a caret): `bytes` is the
+/// file, `at` the offset of its first byte that is not UTF-8 (what precedes
+/// it is valid). The line is shown with that byte and any later bad ones
+/// replaced by U+FFFD.
+pub fn file_not_utf8(file_name: &str, bytes: &[u8], at: usize) -> Diagnostics {
+    let mut sources = SourceMap::default();
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let file = sources.add(file_name.to_string(), text);
+    let mut sink = Sink::default();
+    // The replacement character stands at `at` in the lossy text.
+    let lo = at as u32;
+    let span = source::Span {
+        file,
+        lo,
+        hi: lo + '\u{fffd}'.len_utf8() as u32,
+    };
+    let byte = bytes.get(at).copied().unwrap_or(0);
+    sink.push(Diagnostic::new(ErrorKind::FileNotUtf8 { byte }, span));
+    sink.finish(Arc::new(sources))
+}
+
 /// Front end entry: parse, resolve, check, monomorphize. `file_name` is the
 /// display name used in diagnostics and in `tir::Program::files[0]`. Runs
 /// on a thread with `STACK_SIZE` of stack (`with_stack`).

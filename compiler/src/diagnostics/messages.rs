@@ -48,6 +48,10 @@ pub enum ErrorKind {
         module: String,
         file: String,
     },
+    /// The root file has a byte that is not UTF-8 (shown at that byte).
+    FileNotUtf8 {
+        byte: u8,
+    },
     ModuleTooLarge {
         module: String,
         file: String,
@@ -365,6 +369,7 @@ impl fmt::Display for ErrorKind {
             ModuleNotUtf8 { module, file } => {
                 write!(f, "module `{module}` ({file}) is not valid UTF-8")
             }
+            FileNotUtf8 { byte } => write!(f, "the file is not valid UTF-8 (byte {byte:#04x})"),
             PrivateField { ty, field } => write!(
                 f,
                 "field `{field}` of `{ty}` is private to the module that declares `{ty}`"
