@@ -222,12 +222,16 @@ impl Checker<'_> {
         )
     }
 
-    /// `x as T`: between integer types, or from `bool` to an integer type.
+    /// `x as T`: between integer types, from `bool` to an integer type, or
+    /// `bool` to itself (as Rust allows; the value as it is).
     fn cast(&mut self, cx: &mut FnCx, x: &ast::Expr, t: &ast::TypeExpr, span: Span) -> Typed {
         let target = self.resolve_type(t, cx.module, &cx.generics.clone());
         let (tx, xty) = self.expr(cx, x, None);
         if target.has_error() || xty.has_error() {
             return self.error_expr(span);
+        }
+        if xty == Ty::Bool && target == Ty::Bool {
+            return (tx, xty);
         }
         if !target.is_integer() || !(xty.is_integer() || xty == Ty::Bool) {
             let (from, to) = (self.ty_name(&xty), self.ty_name(&target));
