@@ -12,6 +12,10 @@ pub enum ErrorKind {
     UnterminatedString,
     UnterminatedComment,
     UnknownEscape(char),
+    /// `\x` not followed by two hex digits.
+    BadHexEscape,
+    /// `\xHH` above `\x7f` in a string (its text is UTF-8).
+    HexEscapeAboveAscii(u8),
     BadByteLiteral,
     IntTooLarge,
     MalformedInt(String),
@@ -294,6 +298,11 @@ impl fmt::Display for ErrorKind {
             BadByteLiteral => write!(
                 f,
                 "a byte literal is one ASCII character or escape between `b'` and `'` (`b'a'`, `b'\\n'`)"
+            ),
+            BadHexEscape => write!(f, "`\\x` takes two hex digits (`\\x41`)"),
+            HexEscapeAboveAscii(b) => write!(
+                f,
+                "`\\x{b:02x}` is past `\\x7f`: a string is UTF-8 text (write the character itself, or use a byte literal `b'\\x{b:02x}'`)"
             ),
             UnknownEscape(c) => write!(
                 f,

@@ -173,6 +173,16 @@ impl Tok {
     }
 }
 
+/// The value of the two hex digits `\x` is followed by at the start of
+/// `rest` (`41` of `\x41`), if they are there.
+fn hex_escape(rest: &str) -> Option<u8> {
+    let digits = rest.get(..2)?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u8::from_str_radix(digits, 16).ok()
+}
+
 /// The byte literal whose text after `b'` is `rest`: its value and how many
 /// bytes of `rest` it takes (through the closing `'`, or to the end of the
 /// line when it is not closed).
@@ -180,6 +190,10 @@ fn byte_literal(rest: &str) -> (Result<u8, ErrorKind>, usize) {
     let mut chars = rest.char_indices();
     let (value, after) = match chars.next() {
         Some((_, '\\')) => match chars.next() {
+            Some((k, 'x')) => match hex_escape(&rest[k + 1..]) {
+                Some(v) => (Ok(v), k + 3),
+                None => (Err(ErrorKind::BadHexEscape), k + 1),
+            },
             Some((k, e)) => {
                 let v = match e {
                     'n' => Ok(b'\n'),
@@ -414,6 +428,7 @@ pub(crate) fn lex_as(file: FileId, text: &str, sink: &mut Sink, generated: bool)
                     '\\' => {
                         let esc = text[i + 1..].chars().next();
                         let esc_len = esc.map_or(0, char::len_utf8);
+                        let mut len = 1 + if esc == Some('\n') { 0 } else { esc_len };
                         match esc {
                             Some('n') => s.push('\n'),
                             Some('t') => s.push('\t'),
@@ -421,11 +436,23 @@ pub(crate) fn lex_as(file: FileId, text: &str, sink: &mut Sink, generated: bool)
                             Some('0') => s.push('\0'),
                             Some('\\') => s.push('\\'),
                             Some('"') => s.push('"'),
+                            Some('\'') => s.push('\''),
+                            Some('x') => match hex_escape(&text[i + 2..]) {
+                                Some(b) if b.is_ascii() => {
+                                    s.push(b as char);
+                                    len += 2;
+                                }
+                                Some(b) => {
+                                    sink.error(ErrorKind::HexEscapeAboveAscii(b), span(i, i + 4));
+                                    len += 2;
+                                }
+                                None => sink.error(ErrorKind::BadHexEscape, span(i, i + 2)),
+                            },
                             Some(other) if other != '\n' => sink
                                 .error(ErrorKind::UnknownEscape(other), span(i, i + 1 + esc_len)),
                             _ => {}
                         }
-                        i += 1 + if esc == Some('\n') { 0 } else { esc_len };
+                        i += len;
                     }
                     _ => {
                         s.push(ch);
