@@ -16,10 +16,10 @@ pub fn compile_file(file: &str) -> Result<(Program, Duration), Failure> {
     let text = crate::loader::read_source(std::path::Path::new(file)).map_err(|e| {
         let mut message = e.message(file);
         if matches!(e, crate::loader::SourceError::NotUtf8 { .. }) {
-            message.push('\n');
-            message.push_str(&colored(format!(
-                "error: could not compile `{file}`: 1 error"
-            )));
+            // A compile error like any other, coloured as they are.
+            message = colored(format!(
+                "{message}\nerror: could not compile `{file}`: 1 error"
+            ));
         }
         Failure::new(1, message)
     })?;

@@ -134,18 +134,17 @@ pub enum SourceError {
 }
 
 impl SourceError {
-    /// The driver's one-line message for the file shown as `file`.
+    /// The driver's message for the file shown as `file` (uncoloured: one
+    /// line, or a compile error's lines for a file that is not UTF-8).
     pub fn message(&self, file: &str) -> String {
         match self {
             SourceError::Io(e) => format!("error: cannot read `{file}`: {e}"),
             // A compile error like any other: `file:line:col: error: ...`,
             // the line and a caret.
-            SourceError::NotUtf8 { bytes, at } => crate::frontend::colored(
-                tern_compiler::file_not_utf8(file, bytes, *at)
-                    .render()
-                    .trim_end()
-                    .to_string(),
-            ),
+            SourceError::NotUtf8 { bytes, at } => tern_compiler::file_not_utf8(file, bytes, *at)
+                .render()
+                .trim_end()
+                .to_string(),
             SourceError::TooLarge => format!(
                 "error: cannot read `{file}`: it is larger than {} MiB, the limit of a source file",
                 MAX_SOURCE_BYTES >> 20

@@ -202,7 +202,7 @@ fn load(session: &mut Session, file: &str) {
     let text = match crate::loader::read_source(std::path::Path::new(file)) {
         Ok(t) => t,
         Err(e) => {
-            say!("{}", e.message(file));
+            say!("{}", crate::frontend::colored(e.message(file)));
             return;
         }
     };
