@@ -69,10 +69,12 @@ pub fn parse(src: &str) -> Result<Vec<u8>, String> {
             Op::Free => "free ID [SIZE]",
             Op::Realloc => "realloc ID SIZE",
         };
+        // A free's size, when it is not given, is 0: "the object's, whatever
+        // it is", as in `TERNTRC1`.
         let (id, size) = match (op, args) {
-            (Op::Free, [id]) => (*id, None),
+            (Op::Free, [id]) => (*id, 0),
             (_, [id, size]) => match size.parse::<u32>() {
-                Ok(s) => (*id, Some(s)),
+                Ok(s) => (*id, s),
                 Err(_) => {
                     return fail(format!(
                         "size `{size}` is not a whole number of bytes below 2^32"
@@ -81,8 +83,8 @@ pub fn parse(src: &str) -> Result<Vec<u8>, String> {
             },
             _ => return fail(format!("expected `{usage}`")),
         };
-        let (code, word, bytes) = match (op, live.get(id).copied(), size) {
-            (Op::Alloc, None, Some(size)) => {
+        let (code, word, bytes) = match (op, live.get(id).copied()) {
+            (Op::Alloc, None) => {
                 let d = match free_ids.pop() {
                     Some(Reverse(d)) => d,
                     None if ids < MAX_IDS => {
@@ -94,30 +96,28 @@ pub fn parse(src: &str) -> Result<Vec<u8>, String> {
                 live.insert(id, (d, size));
                 (ALLOC, d, size)
             }
-            (Op::Alloc, Some(_), _) => {
+            (Op::Alloc, Some(_)) => {
                 return fail(format!("allocates object `{id}`, which is live"));
             }
-            (Op::Free, Some((d, held)), size) | (Op::Realloc, Some((d, held)), size @ Some(0)) => {
-                if op == Op::Free && size.is_some_and(|s| s != 0 && s != held) {
-                    return fail(format!(
-                        "frees object `{id}` of {held} bytes with size {}",
-                        size.unwrap_or(0)
-                    ));
-                }
+            (Op::Free, Some((_, held))) if size != 0 && size != held => {
+                return fail(format!(
+                    "frees object `{id}` of {held} bytes with size {size}"
+                ));
+            }
+            (Op::Realloc, Some((d, _))) if size != 0 => {
+                live.insert(id, (d, size));
+                (REALLOC, d, size)
+            }
+            // A realloc to 0 bytes frees, as C's realloc does.
+            (Op::Free | Op::Realloc, Some((d, _))) => {
                 live.remove(id);
                 free_ids.push(Reverse(d));
                 (FREE, d, 0)
             }
-            (Op::Realloc, Some((d, _)), Some(size)) => {
-                live.insert(id, (d, size));
-                (REALLOC, d, size)
-            }
-            (Op::Free, None, _) => return fail(format!("frees object `{id}`, which is not live")),
-            (Op::Realloc, None, _) => {
+            (Op::Free, None) => return fail(format!("frees object `{id}`, which is not live")),
+            (Op::Realloc, None) => {
                 return fail(format!("reallocates object `{id}`, which is not live"));
             }
-            // A size was required to get here.
-            (Op::Alloc | Op::Realloc, _, None) => return fail(format!("expected `{usage}`")),
         };
         records = match records.checked_add(1) {
             Some(r) => r,
