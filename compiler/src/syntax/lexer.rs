@@ -173,6 +173,21 @@ impl Tok {
     }
 }
 
+/// The byte a one-character escape stands for (`n` of `\n`), in strings and
+/// byte literals alike; `None` for any other character.
+fn simple_escape(c: char) -> Option<u8> {
+    Some(match c {
+        'n' => b'\n',
+        't' => b'\t',
+        'r' => b'\r',
+        '0' => 0,
+        '\\' => b'\\',
+        '\'' => b'\'',
+        '"' => b'"',
+        _ => return None,
+    })
+}
+
 /// The value of the two hex digits `\x` is followed by at the start of
 /// `rest` (`41` of `\x41`), if they are there.
 fn hex_escape(rest: &str) -> Option<u8> {
@@ -194,19 +209,10 @@ fn byte_literal(rest: &str) -> (Result<u8, ErrorKind>, usize) {
                 Some(v) => (Ok(v), k + 3),
                 None => (Err(ErrorKind::BadHexEscape), k + 1),
             },
-            Some((k, e)) => {
-                let v = match e {
-                    'n' => Ok(b'\n'),
-                    't' => Ok(b'\t'),
-                    'r' => Ok(b'\r'),
-                    '0' => Ok(0),
-                    '\\' => Ok(b'\\'),
-                    '\'' => Ok(b'\''),
-                    '"' => Ok(b'"'),
-                    other => Err(ErrorKind::UnknownEscape(other)),
-                };
-                (v, k + e.len_utf8())
-            }
+            Some((k, e)) => (
+                simple_escape(e).ok_or(ErrorKind::UnknownEscape(e)),
+                k + e.len_utf8(),
+            ),
             None => (Err(ErrorKind::BadByteLiteral), 1),
         },
         Some((_, '\'' | '\n')) | None => (Err(ErrorKind::BadByteLiteral), 0),
@@ -430,13 +436,7 @@ pub(crate) fn lex_as(file: FileId, text: &str, sink: &mut Sink, generated: bool)
                         let esc_len = esc.map_or(0, char::len_utf8);
                         let mut len = 1 + if esc == Some('\n') { 0 } else { esc_len };
                         match esc {
-                            Some('n') => s.push('\n'),
-                            Some('t') => s.push('\t'),
-                            Some('r') => s.push('\r'),
-                            Some('0') => s.push('\0'),
-                            Some('\\') => s.push('\\'),
-                            Some('"') => s.push('"'),
-                            Some('\'') => s.push('\''),
+                            Some(e) if let Some(b) = simple_escape(e) => s.push(b as char),
                             Some('x') => match hex_escape(&text[i + 2..]) {
                                 Some(b) if b.is_ascii() => {
                                     s.push(b as char);
