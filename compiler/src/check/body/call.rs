@@ -38,7 +38,7 @@ impl Checker<'_> {
                 }
                 let sig = self.externs[e].sig.clone();
                 let Some(targs_args) =
-                    self.call_args(cx, &callee.text(), &sig, Vec::new(), args, span)
+                    self.call_args(cx, &callee.text(), &sig, Vec::new(), args, None, span)
                 else {
                     return self.error_expr(span);
                 };
@@ -119,7 +119,8 @@ impl Checker<'_> {
                 bindings.push((g.clone(), ty));
             }
         }
-        let Some((targs_out, mut bindings)) = self.call_args(cx, &name, &sig, bindings, args, span)
+        let Some((targs_out, mut bindings)) =
+            self.call_args(cx, &name, &sig, bindings, args, expected, span)
         else {
             return self.error_expr(span);
         };
@@ -179,7 +180,9 @@ impl Checker<'_> {
     }
 
     /// Check call arguments against `sig` (inferring generic parameters
-    /// into `bindings`); `None` when the call is in error.
+    /// into `bindings`); `None` when the call is in error. `expected` is
+    /// the type the call's context wants, if any.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn call_args(
         &mut self,
         cx: &mut FnCx,
@@ -187,6 +190,7 @@ impl Checker<'_> {
         sig: &crate::check::Sig,
         mut bindings: Vec<(String, Ty)>,
         args: &[ast::Arg],
+        expected: Option<&Ty>,
         span: Span,
     ) -> Option<CheckedArgs> {
         if args.len() != sig.params.len() {
@@ -206,6 +210,19 @@ impl Checker<'_> {
         // Non-literal arguments first, so literals can take their type from
         // what the others bound.
         for pass in 0..2 {
+            // Before the literals, what the context wants binds the
+            // parameters the others left open, as in Rust: `let y: u8 =
+            // id(250)` makes `T` a `u8`, not the literal's default `i64`.
+            // A context the result cannot meet binds nothing; the mismatch
+            // is then reported where the result is used.
+            if pass == 1
+                && let Some(want) = expected.filter(|w| !w.has_error())
+            {
+                let mut extra = bindings.clone();
+                if unify(&sig.ret, want, &mut extra) {
+                    bindings = extra;
+                }
+            }
             for (i, (a, p)) in args.iter().zip(&sig.params).enumerate() {
                 if (pass == 0) == literal_like(&a.expr, &mut cx.literal_like) {
                     continue;
