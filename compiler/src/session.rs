@@ -22,7 +22,8 @@
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use crate::diagnostics::{Diagnostic, ErrorKind, Sink};
+use crate::diagnostics::messages::EscapeOrigin;
+use crate::diagnostics::{Diagnostic, ErrorKind, NoteKind, Sink};
 use crate::source::{FileId, SourceMap, Span};
 use crate::syntax::{self, ast};
 use crate::tir::{self, Type};
@@ -864,6 +865,9 @@ fn in_user_terms(
     match (&d.kind, post_line) {
         (ErrorKind::EscapeStore { array, .. }, Some(PostLine::Keep(k))) => {
             let k = &keep.bindings[k];
+            if *array == EscapeOrigin::Text {
+                d.notes = vec![NoteKind::KeepText];
+            }
             d.kind = ErrorKind::CannotKeep {
                 name: k.name.clone(),
                 array: array.clone(),

@@ -754,6 +754,8 @@ pub enum NoteKind {
     ReturnRule,
     ExpectedMain,
     EscapeRule,
+    /// How the REPL keeps text: a string literal bound as the array it is.
+    KeepText,
     /// Integer types never convert implicitly: (value's type, wanted type).
     CastHint(String, String),
     /// A module not found while the standard library is read from a
@@ -786,6 +788,10 @@ impl fmt::Display for NoteKind {
             NoteKind::EscapeRule => write!(
                 f,
                 "a slice of a local array can be used in its function and passed down to calls, but not returned or stored where it outlives the array; copy the elements into a pool slice (`reusable[]T`, `slice_pool`) to keep them"
+            ),
+            NoteKind::KeepText => write!(
+                f,
+                "to keep text, bind the literal as the array it is (`let s = \"abc\";` keeps a `[3]u8`) and take `s[..]` where a `[]u8` is wanted"
             ),
             NoteKind::CastHint(from, to) => write!(
                 f,
