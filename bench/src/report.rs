@@ -286,9 +286,19 @@ fn absolute_tables_in(cfg: &Config, r: &Results, unit: &str, scale: f64) -> Stri
     if below_noise {
         out.push_str(
             "note: a figure at or below 0 is a replay's, net of the same replay allocating nothing, \
-             within that run's noise: the trace is too short to time (no ratio is shown for it); \
-             measure it with --metric instructions or replay a longer trace\n",
+             within that run's noise: ",
         );
+        out.push_str(match cfg.metric {
+            Metric::Cpu => {
+                "the trace is too short to time (no ratio is shown for it); \
+                 measure it with --metric instructions or replay a longer trace\n"
+            }
+            // Counts repeat, but the replay and its dry run are different
+            // code: a trace of a few operations is within their difference.
+            Metric::Instructions => {
+                "the trace is too short to measure (no ratio is shown for it); replay a longer trace\n"
+            }
+        });
     }
     out
 }
@@ -675,6 +685,15 @@ mod tests {
             "{text}"
         );
         assert!(ratio_tables(&c, &r).contains("append/8                 -\n"));
+        let counted =
+            cfg("--workloads append --sizes 8 --sides library --modes aot --metric instructions");
+        assert!(
+            absolute_tables(&counted, &r).ends_with(
+                "the trace is too short to measure (no ratio is shown for it); replay a longer trace\n"
+            ),
+            "{}",
+            absolute_tables(&counted, &r)
+        );
         put(&mut r, Workload::Append, Side::Builtin, &[0.001]);
         assert!(!absolute_tables(&c, &r).contains("note:"));
     }

@@ -9,6 +9,12 @@
 //! free   p1           # free ID [SIZE]  (also `f`); a size, if given, is 0 or the object's
 //! ```
 //!
+//! and, as an allocation log of a C program reads, `calloc ID [COUNT] SIZE`
+//! (an alloc of COUNT × SIZE bytes), `realloc OLD NEW SIZE` (the object is
+//! named NEW after it; from a null OLD it allocates NEW), and a free of a
+//! null pointer (`0`, `0x0`, `(nil)`, `nil`, `null` when no live object has
+//! that name), which does nothing.
+//!
 //! Fields are separated by spaces, tabs or commas (so `op,id,size` CSV reads
 //! too); op names are case-insensitive. An id is any other token (a
 //! number, a pointer such as `0x55d0c2a1e2a0`, a name) and names one object
@@ -17,8 +23,8 @@
 //! get the dense ids `TERNTRC1` wants, each the smallest not live (so the id
 //! count is the peak of live objects), as bench/traces/convert.py assigns
 //! them. Nothing is guessed: an operation the replay could not perform (an
-//! id allocated while live, a free or realloc of an id not live, a free
-//! naming another size) is an error naming its line.
+//! id allocated while live, a free or realloc of an id not live, a realloc
+//! onto a live name, a free naming another size) is an error naming its line.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -36,6 +42,14 @@ enum Op {
     Alloc,
     Free,
     Realloc,
+}
+
+/// How C logs print a null pointer: a free of one does nothing, a realloc
+/// from one allocates (unless a trace names a live object so).
+fn is_null(id: &str) -> bool {
+    ["0", "0x0", "(nil)", "nil", "null"]
+        .iter()
+        .any(|n| id.eq_ignore_ascii_case(n))
 }
 
 /// The `TERNTRC1` trace that the text `src` describes, or an error naming
@@ -58,31 +72,62 @@ pub fn parse(src: &str) -> Result<Vec<u8>, String> {
         let Some((&op, args)) = fields.split_first() else {
             continue;
         };
+        // A calloc is an alloc of its whole size (every side zero-fills).
+        let calloc = op.eq_ignore_ascii_case("calloc");
         let op = match op.to_ascii_lowercase().as_str() {
-            "alloc" | "a" | "malloc" => Op::Alloc,
+            "alloc" | "a" | "malloc" | "calloc" => Op::Alloc,
             "free" | "f" => Op::Free,
             "realloc" | "r" => Op::Realloc,
-            _ => return fail(format!("unknown op `{op}` (alloc, free or realloc)")),
+            _ => {
+                return fail(format!(
+                    "unknown op `{op}` (alloc, calloc, free or realloc)"
+                ));
+            }
         };
         let usage = match op {
+            Op::Alloc if calloc => "calloc ID [COUNT] SIZE",
             Op::Alloc => "alloc ID SIZE",
             Op::Free => "free ID [SIZE]",
-            Op::Realloc => "realloc ID SIZE",
+            Op::Realloc => "realloc ID [NEW_ID] SIZE",
         };
+        let size = |text: &str| {
+            text.parse::<u32>().map_err(|_| {
+                format!(
+                    "line {}: size `{text}` is not a whole number of bytes below 2^32",
+                    n + 1
+                )
+            })
+        };
+        // Every line as (op, id, size, the id the object goes by after it).
         // A free's size, when it is not given, is 0: "the object's, whatever
         // it is", as in `TERNTRC1`.
-        let (id, size) = match (op, args) {
-            (Op::Free, [id]) => (*id, 0),
-            (_, [id, size]) => match size.parse::<u32>() {
-                Ok(s) => (*id, s),
-                Err(_) => {
-                    return fail(format!(
-                        "size `{size}` is not a whole number of bytes below 2^32"
-                    ));
+        let (op, id, bytes, renamed) = match (op, args) {
+            (Op::Free, [id]) => (Op::Free, *id, 0, *id),
+            (_, [id, s]) => (op, *id, size(s)?, *id),
+            (Op::Alloc, [id, count, s]) if calloc => {
+                let total = u64::from(size(count)?) * u64::from(size(s)?);
+                match u32::try_from(total) {
+                    Ok(t) => (Op::Alloc, *id, t, *id),
+                    Err(_) => return fail(format!("calloc of {total} bytes: not below 2^32")),
                 }
-            },
+            }
+            // A C log's realloc: the object moves from OLD to NEW (the same
+            // when it grew in place); from a null pointer it is a malloc.
+            (Op::Realloc, [old, new, s]) if is_null(old) && !live.contains_key(old) => {
+                (Op::Alloc, *new, size(s)?, *new)
+            }
+            (Op::Realloc, [old, new, s]) => (Op::Realloc, *old, size(s)?, *new),
             _ => return fail(format!("expected `{usage}`")),
         };
+        // A free of a null pointer does nothing, as in C.
+        if op == Op::Free && is_null(id) && !live.contains_key(id) {
+            continue;
+        }
+        if renamed != id && live.contains_key(renamed) {
+            return fail(format!(
+                "reallocates object `{id}` to `{renamed}`, which is live"
+            ));
+        }
         let (code, word, bytes) = match (op, live.get(id).copied()) {
             (Op::Alloc, None) => {
                 let d = match free_ids.pop() {
@@ -93,20 +138,21 @@ pub fn parse(src: &str) -> Result<Vec<u8>, String> {
                     }
                     None => return fail("more than 2^30 objects live at once".to_string()),
                 };
-                live.insert(id, (d, size));
-                (ALLOC, d, size)
+                live.insert(id, (d, bytes));
+                (ALLOC, d, bytes)
             }
             (Op::Alloc, Some(_)) => {
                 return fail(format!("allocates object `{id}`, which is live"));
             }
-            (Op::Free, Some((_, held))) if size != 0 && size != held => {
+            (Op::Free, Some((_, held))) if bytes != 0 && bytes != held => {
                 return fail(format!(
-                    "frees object `{id}` of {held} bytes with size {size}"
+                    "frees object `{id}` of {held} bytes with size {bytes}"
                 ));
             }
-            (Op::Realloc, Some((d, _))) if size != 0 => {
-                live.insert(id, (d, size));
-                (REALLOC, d, size)
+            (Op::Realloc, Some((d, _))) if bytes != 0 => {
+                live.remove(id);
+                live.insert(renamed, (d, bytes));
+                (REALLOC, d, bytes)
             }
             // A realloc to 0 bytes frees, as C's realloc does.
             (Op::Free | Op::Realloc, Some((d, _))) => {
@@ -192,15 +238,81 @@ mod tests {
     }
 
     #[test]
+    fn a_c_log_reads_as_c_means_it() {
+        // What an allocation log of a C program holds: calloc's two
+        // arguments, realloc's old and new pointers, null pointers.
+        let src = "malloc 0x10 24\n\
+                   calloc 0x20 3 8\n\
+                   calloc 0x30 5\n\
+                   realloc 0x10 0x40 100   # moved: now named 0x40\n\
+                   realloc 0x40 0x40 200   # grew in place\n\
+                   realloc (nil) 0x50 7    # realloc(NULL, 7) is malloc(7)\n\
+                   free (nil)              # free(NULL) does nothing\n\
+                   free 0x0\n\
+                   free 0x40\n\
+                   realloc 0x20 0x0 0      # realloc to 0 frees\n\
+                   free 0x30\n\
+                   free 0x50\n";
+        let (recs, ids) = records(&parse(src).unwrap());
+        assert_eq!(
+            recs,
+            [
+                (ALLOC, 0, 24),
+                (ALLOC, 1, 24),
+                (ALLOC, 2, 5),
+                (REALLOC, 0, 100),
+                (REALLOC, 0, 200),
+                (ALLOC, 3, 7),
+                (FREE, 0, 0),
+                (FREE, 1, 0),
+                (FREE, 2, 0),
+                (FREE, 3, 0),
+            ]
+        );
+        assert_eq!(ids, 4);
+        // The old name is gone after a move; a live object named `0` is an
+        // object like any other.
+        assert_eq!(
+            parse("alloc a 8\nrealloc a b 16\nfree a"),
+            Err("line 3: frees object `a`, which is not live".to_string())
+        );
+        let (recs, _) = records(&parse("alloc 0 8\nrealloc 0 0 16\nfree 0\nfree 0").unwrap());
+        assert_eq!(recs, [(ALLOC, 0, 8), (REALLOC, 0, 16), (FREE, 0, 0)]);
+    }
+
+    #[test]
     fn an_operation_the_replay_cannot_perform_names_its_line() {
         for (src, why) in [
             (
                 "alloc x 8\nmove x 9",
-                "line 2: unknown op `move` (alloc, free or realloc)",
+                "line 2: unknown op `move` (alloc, calloc, free or realloc)",
             ),
             ("alloc x", "line 1: expected `alloc ID SIZE`"),
             ("free", "line 1: expected `free ID [SIZE]`"),
-            ("alloc x 8\nrealloc x", "line 2: expected `realloc ID SIZE`"),
+            (
+                "alloc x 8\nrealloc x",
+                "line 2: expected `realloc ID [NEW_ID] SIZE`",
+            ),
+            (
+                "calloc x 1 2 3",
+                "line 1: expected `calloc ID [COUNT] SIZE`",
+            ),
+            (
+                "calloc x 65536 65536",
+                "line 1: calloc of 4294967296 bytes: not below 2^32",
+            ),
+            (
+                "alloc x 8\nalloc y 8\nrealloc x y 16",
+                "line 3: reallocates object `x` to `y`, which is live",
+            ),
+            (
+                "realloc x y 16",
+                "line 1: reallocates object `x`, which is not live",
+            ),
+            (
+                "alloc 0 8\nfree 0\nfree 0x1",
+                "line 3: frees object `0x1`, which is not live",
+            ),
             ("alloc x 8 9", "line 1: expected `alloc ID SIZE`"),
             (
                 "alloc x -8",
