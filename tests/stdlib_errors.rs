@@ -164,7 +164,11 @@ fn check_module(module: &str, extra: &[(&str, &str, &str, Option<&str>)]) {
             let ok = o.code == Some(101)
                 && error_and_backtrace(&o.stderr).is_some_and(|(line, frames)| {
                     let last = frames.last().copied().unwrap_or("");
-                    line.contains(&format!("stdlib/{module}.tern:"))
+                    let first = frames.first().copied().unwrap_or("");
+                    // Located at the program's call; the library's line is
+                    // the innermost frame.
+                    line.contains(&format!("error: {user_line}"))
+                        && first.contains(&format!("stdlib/{module}.tern:"))
                         && line.ends_with(&want)
                         && last.contains(&user_line)
                         && last.ends_with("  <- your code")

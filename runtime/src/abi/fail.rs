@@ -85,14 +85,27 @@ pub fn report_at_caller(msg: String) -> ! {
     report_at(loc, msg)
 }
 
-/// [`report`] with the location already as text.
+/// [`report`] with the location already as text. An error raised inside a
+/// standard-library module (a `slice_pool` double free, a `vec` index) is
+/// located at the program's own call into the library, the innermost frame
+/// of the user's code, as Rust's `#[track_caller]` locates an `unwrap`: the
+/// backtrace below still shows the library's lines and marks that frame.
 pub fn report_at(loc: impl Into<String>, msg: impl Into<String>) -> ! {
-    let (loc, mut msg) = (loc.into(), msg.into());
-    // The backtrace joins the message, so a host's hook prints it too.
-    let trace = crate::backtrace::render(&crate::backtrace::capture());
-    if !trace.is_empty() {
-        msg.push('\n');
-        msg.push_str(trace.trim_end());
+    let (mut loc, mut msg) = (loc.into(), msg.into());
+    {
+        let frames = crate::backtrace::capture();
+        if frames.first().is_some_and(|f| f.library)
+            && let Some(user) = frames.iter().find(|f| !f.library)
+        {
+            loc.clone_from(&user.loc);
+        }
+        // The backtrace joins the message, so a host's hook prints it too.
+        // (Both die here: nothing is left to drop when the hook jumps.)
+        let trace = crate::backtrace::render(&frames);
+        if !trace.is_empty() {
+            msg.push('\n');
+            msg.push_str(trace.trim_end());
+        }
     }
     // Output printed before the failure must appear before the error line
     // and must not be lost by the exit below; if it cannot be written, the
