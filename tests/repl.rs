@@ -126,6 +126,7 @@ macro_rules! transcripts {
 
 transcripts!(
     persistence,
+    let_written_through_slice,
     redefinition,
     redefinition_layout,
     module_swap,

@@ -11,7 +11,7 @@
 //!   of its own, and where the input's new bindings and value are to be kept.
 //!
 //! The compiler writes the entry function itself: it reads every binding from
-//! its slot, runs the input, writes back every `var` the input did not rebind,
+//! its slot, runs the input, writes back every binding the input did not rebind,
 //! and stores the new bindings and the value into slots the host hands out
 //! ([`Slots`]) once their types are known. Everything it generates lives in a
 //! source named [`GENERATED`] whose names begin with `$`, which no user can
@@ -700,7 +700,7 @@ fn assemble(
         let toks = syntax::lexer::lex(file, &s.text, &mut Sink::default());
         refuse_entry_calls(&toks, &mut sink);
     }
-    let (prelude, post, post_lines) = generated(entry, keep);
+    let (prelude, post, post_lines) = generated(entry, keep, &rebound(entry));
     let pre_file = sources.add(GENERATED.into(), prelude.clone());
     let mut body = generated_stmts(pre_file, &prelude, &mut sink);
     let (input_file, input_span) = match entry.input {
@@ -865,7 +865,10 @@ fn in_user_terms(
     match (&d.kind, post_line) {
         (ErrorKind::EscapeStore { array, .. }, Some(PostLine::Keep(k))) => {
             let k = &keep.bindings[k];
-            if *array == EscapeOrigin::Text {
+            // The literal is the whole initializer (`let s: []u8 = "abc";`):
+            // the same text kept as the array it is works. (Inside an array
+            // or a struct, the view would be of that binding's own copy.)
+            if *array == EscapeOrigin::Text && d.labels.iter().any(|l| l.span == k.at) {
                 d.notes = vec![NoteKind::KeepText];
             }
             d.kind = ErrorKind::CannotKeep {
@@ -896,6 +899,27 @@ fn generated_stmts(file: FileId, text: &str, sink: &mut Sink) -> Vec<ast::Stmt> 
     syntax::parser::parse_stmts(toks, text, sink)
 }
 
+/// The names the input binds again at its top level (`let x = true;` after
+/// `var x = 1;`): their old bindings are not written back. Known before the
+/// first assembly, which has no [`Keep`] yet: a write-back of the old `x`
+/// from the new one is a type error there, which dropped the binding.
+fn rebound(entry: &Entry) -> Vec<String> {
+    let Some((input, InputKind::Statements)) = entry.input else {
+        return Vec::new();
+    };
+    let mut scratch = SourceMap::default();
+    let mut sink = Sink::default();
+    let file = scratch.add(input.name.clone(), input.text.clone());
+    let toks = syntax::lexer::lex(file, &input.text, &mut sink);
+    syntax::parser::parse_stmts(toks, &input.text, &mut sink)
+        .into_iter()
+        .filter_map(|s| match s.kind {
+            ast::StmtKind::Let { name, .. } => Some(name.name),
+            _ => None,
+        })
+        .collect()
+}
+
 /// What a line of the generated text after the input does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum PostLine {
@@ -903,15 +927,17 @@ enum PostLine {
     Keep(usize),
     /// Stores the value.
     Value,
-    /// Writes back `entry.bindings[k]`, a `var` the input did not rebind.
+    /// Writes back `entry.bindings[k]`, a binding the input did not rebind.
     WriteBack(usize),
 }
 
 /// The text before and after the input: read every binding from its slot
 /// (line `k`: `entry.bindings[k]`); afterwards store each kept binding and
-/// the value, and write back each `var` the input did not rebind (what each
-/// line after does, in order).
-fn generated(entry: &Entry, keep: &Keep) -> (String, String, Vec<PostLine>) {
+/// the value, and write back each binding the input did not rebind (what
+/// each line after does, in order). A `let` is written back too: its value
+/// cannot be assigned, but an array in it can be written through a slice
+/// (`let s = "abc"; upper(s[..]);`), as in a compiled program.
+fn generated(entry: &Entry, keep: &Keep, rebound: &[String]) -> (String, String, Vec<PostLine>) {
     let mut pre = String::new();
     let mut post = String::new();
     let mut lines = Vec::new();
@@ -942,7 +968,7 @@ fn generated(entry: &Entry, keep: &Keep) -> (String, String, Vec<PostLine>) {
         };
     }
     for (i, b) in entry.bindings.iter().enumerate() {
-        if b.mutable && !keep.bindings.iter().any(|k| k.name == b.name) {
+        if !keep.bindings.iter().any(|k| k.name == b.name) && !rebound.contains(&b.name) {
             let _ = writeln!(post, "{} = {};", slot(&b.ty, b.addr), b.name);
             lines.push(PostLine::WriteBack(i));
         }
