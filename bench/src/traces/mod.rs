@@ -83,7 +83,9 @@ fn read_trace(r: impl Read, limit: u64) -> Result<Vec<u8>, String> {
     if !raw.starts_with(&[0x1f, 0x8b]) {
         return Ok(raw);
     }
-    read_capped(flate2::read::GzDecoder::new(&raw[..]), limit).map_err(|e| match e {
+    // Every member, as `zcat` reads them: files joined with `cat` are one
+    // gzip file, and bytes after the last member are an error, not ignored.
+    read_capped(flate2::read::MultiGzDecoder::new(&raw[..]), limit).map_err(|e| match e {
         Capped::Io(e) => format!("not a gzip file: {e}"),
         Capped::Over => over(" decompressed"),
     })
@@ -526,6 +528,28 @@ mod tests {
         std::io::Write::write_all(&mut e, b"a,x,16\nf,x\n").unwrap();
         std::fs::write(&gz, e.finish().unwrap()).unwrap();
         assert_eq!(load_file(&gz, false).unwrap(), t);
+        // Two gzip members joined with `cat` are one file, as for `zcat`;
+        // bytes after the last member are an error.
+        let member = |text: &[u8]| {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut e, text).unwrap();
+            e.finish().unwrap()
+        };
+        let mut joined = member(b"alloc x 16\n");
+        joined.extend(member(b"free x\n"));
+        std::fs::write(&gz, &joined).unwrap();
+        assert_eq!(load_file(&gz, false).unwrap(), t);
+        joined.extend(member(b"free x\n"));
+        std::fs::write(&gz, &joined).unwrap();
+        assert_eq!(
+            load_file(&gz, false).unwrap_err(),
+            "line 3: frees object `x`, which is not live"
+        );
+        joined.truncate(joined.len() - member(b"free x\n").len());
+        joined.extend(b"garbage");
+        std::fs::write(&gz, &joined).unwrap();
+        let e = load_file(&gz, false).unwrap_err();
+        assert!(e.starts_with("not a gzip file: "), "{e}");
         std::fs::write(&txt, "alloc x 16\nfree x\nfree x\n").unwrap();
         assert_eq!(
             load_file(&txt, false).unwrap_err(),

@@ -13,7 +13,8 @@
 //! (an alloc of COUNT × SIZE bytes), `realloc OLD NEW SIZE` (the object is
 //! named NEW after it; from a null OLD it allocates NEW), and a free of a
 //! null pointer (`0`, `0x0`, `(nil)`, `nil`, `null` when no live object has
-//! that name), which does nothing.
+//! that name), which does nothing; a realloc to a null NEW for a nonzero
+//! size failed and leaves the object as it was.
 //!
 //! Fields are separated by spaces, tabs or commas (so `op,id,size` CSV reads
 //! too); op names are case-insensitive. An id is any other token (a
@@ -44,6 +45,20 @@ enum Op {
     Realloc,
 }
 
+/// A token as an error message shows it: control characters escaped (a
+/// NUL, a stray escape sequence), and at most 40 characters of it.
+fn shown(token: &str) -> String {
+    let mut out: String = token
+        .chars()
+        .take(40)
+        .flat_map(char::escape_debug)
+        .collect();
+    if token.chars().nth(40).is_some() {
+        out.push_str("...");
+    }
+    out
+}
+
 /// How C logs print a null pointer: a free of one does nothing, a realloc
 /// from one allocates (unless a trace names a live object so).
 fn is_null(id: &str) -> bool {
@@ -62,6 +77,8 @@ pub fn parse(src: &str) -> Result<Vec<u8>, String> {
     let mut free_ids: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
     let mut ids = 0u32;
     let mut records = 0u32;
+    // A byte order mark, as an editor may write one, is not part of line 1.
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     for (n, line) in src.lines().enumerate() {
         let fail = |what: String| Err(format!("line {}: {what}", n + 1));
         let line = line.split('#').next().unwrap_or("");
@@ -80,7 +97,8 @@ pub fn parse(src: &str) -> Result<Vec<u8>, String> {
             "realloc" | "r" => Op::Realloc,
             _ => {
                 return fail(format!(
-                    "unknown op `{op}` (alloc, calloc, free or realloc)"
+                    "unknown op `{}` (alloc, calloc, free or realloc)",
+                    shown(op)
                 ));
             }
         };
@@ -93,8 +111,9 @@ pub fn parse(src: &str) -> Result<Vec<u8>, String> {
         let size = |text: &str| {
             text.parse::<u32>().map_err(|_| {
                 format!(
-                    "line {}: size `{text}` is not a whole number of bytes below 2^32",
-                    n + 1
+                    "line {}: size `{}` is not a whole number of bytes below 2^32",
+                    n + 1,
+                    shown(text)
                 )
             })
         };
@@ -111,6 +130,19 @@ pub fn parse(src: &str) -> Result<Vec<u8>, String> {
                     Err(_) => return fail(format!("calloc of {total} bytes: not below 2^32")),
                 }
             }
+            // A failed realloc (`NULL` for a nonzero size) leaves the
+            // object as it was.
+            (Op::Realloc, [old, new, s])
+                if is_null(new) && !live.contains_key(new) && size(s)? != 0 =>
+            {
+                if !live.contains_key(old) && !is_null(old) {
+                    return fail(format!(
+                        "reallocates object `{}`, which is not live",
+                        shown(old)
+                    ));
+                }
+                continue;
+            }
             // A C log's realloc: the object moves from OLD to NEW (the same
             // when it grew in place); from a null pointer it is a malloc.
             (Op::Realloc, [old, new, s]) if is_null(old) && !live.contains_key(old) => {
@@ -125,7 +157,9 @@ pub fn parse(src: &str) -> Result<Vec<u8>, String> {
         }
         if renamed != id && live.contains_key(renamed) {
             return fail(format!(
-                "reallocates object `{id}` to `{renamed}`, which is live"
+                "reallocates object `{}` to `{}`, which is live",
+                shown(id),
+                shown(renamed)
             ));
         }
         let (code, word, bytes) = match (op, live.get(id).copied()) {
@@ -142,11 +176,12 @@ pub fn parse(src: &str) -> Result<Vec<u8>, String> {
                 (ALLOC, d, bytes)
             }
             (Op::Alloc, Some(_)) => {
-                return fail(format!("allocates object `{id}`, which is live"));
+                return fail(format!("allocates object `{}`, which is live", shown(id)));
             }
             (Op::Free, Some((_, held))) if bytes != 0 && bytes != held => {
                 return fail(format!(
-                    "frees object `{id}` of {held} bytes with size {bytes}"
+                    "frees object `{}` of {held} bytes with size {bytes}",
+                    shown(id)
                 ));
             }
             (Op::Realloc, Some((d, _))) if bytes != 0 => {
@@ -160,9 +195,14 @@ pub fn parse(src: &str) -> Result<Vec<u8>, String> {
                 free_ids.push(Reverse(d));
                 (FREE, d, 0)
             }
-            (Op::Free, None) => return fail(format!("frees object `{id}`, which is not live")),
+            (Op::Free, None) => {
+                return fail(format!("frees object `{}`, which is not live", shown(id)));
+            }
             (Op::Realloc, None) => {
-                return fail(format!("reallocates object `{id}`, which is not live"));
+                return fail(format!(
+                    "reallocates object `{}`, which is not live",
+                    shown(id)
+                ));
             }
         };
         records = match records.checked_add(1) {
@@ -276,6 +316,11 @@ mod tests {
             parse("alloc a 8\nrealloc a b 16\nfree a"),
             Err("line 3: frees object `a`, which is not live".to_string())
         );
+        // A failed realloc (null for a nonzero size) leaves the object.
+        let (recs, _) = records(
+            &parse("alloc a 8\nrealloc a (nil) 1000000\nrealloc (nil) (nil) 9\nfree a").unwrap(),
+        );
+        assert_eq!(recs, [(ALLOC, 0, 8), (FREE, 0, 0)]);
         let (recs, _) = records(&parse("alloc 0 8\nrealloc 0 0 16\nfree 0\nfree 0").unwrap());
         assert_eq!(recs, [(ALLOC, 0, 8), (REALLOC, 0, 16), (FREE, 0, 0)]);
     }
@@ -312,6 +357,31 @@ mod tests {
             (
                 "alloc 0 8\nfree 0\nfree 0x1",
                 "line 3: frees object `0x1`, which is not live",
+            ),
+            (
+                "realloc a (nil) 8",
+                "line 1: reallocates object `a`, which is not live",
+            ),
+            // A byte order mark is not part of line 1; other invisible
+            // characters are shown escaped, and a long token cut.
+            (
+                "\u{feff}alloc x 8\nfree y",
+                "line 2: frees object `y`, which is not live",
+            ),
+            (
+                "\u{feff}\u{feff}alloc x 8",
+                "line 1: unknown op `\\u{feff}alloc` (alloc, calloc, free or realloc)",
+            ),
+            (
+                "free \0x\u{1b}[1m",
+                "line 1: frees object `\\0x\\u{1b}[1m`, which is not live",
+            ),
+            (
+                &format!("free {}", "p".repeat(1000)),
+                &format!(
+                    "line 1: frees object `{}...`, which is not live",
+                    "p".repeat(40)
+                ),
             ),
             ("alloc x 8 9", "line 1: expected `alloc ID SIZE`"),
             (
