@@ -207,6 +207,14 @@ impl Checker<'_> {
         }
         let mut out: Vec<Option<tir::Arg>> = vec![None; args.len()];
         let mut bad = false;
+        // What the context wants of the result, as bindings: a hint for an
+        // argument whose parameter nothing else has bound yet (`id(id(250))`
+        // or `arr([1, 2])` where a `u8` or `[2]u8` is wanted). A hint only:
+        // the argument's own type still decides.
+        let context = expected.filter(|w| !w.has_error()).and_then(|want| {
+            let mut c = bindings.clone();
+            unify(&sig.ret, want, &mut c).then_some(c)
+        });
         // Non-literal arguments first, so literals can take their type from
         // what the others bound.
         for pass in 0..2 {
@@ -238,10 +246,15 @@ impl Checker<'_> {
                 // is text, as where a `[]u8` is expected (`count("abc")`).
                 let text_for_param = matches!(a.expr.kind, ast::ExprKind::Str(_))
                     && matches!(&p.ty, Ty::Slice(e) if matches!(**e, Ty::Param(_)));
+                let from_context = || {
+                    let c = context.as_ref()?;
+                    let all = p.ty.params().iter().all(|g| c.iter().any(|(n, _)| n == g));
+                    all.then(|| p.ty.subst(c))
+                };
                 let hint = match bound {
                     true => Some(p.ty.subst(&bindings)),
                     false if text_for_param => Some(Ty::Slice(Box::new(Ty::U8))),
-                    false => None,
+                    false => from_context(),
                 };
                 let (te, ty) = self.expr(cx, &a.expr, hint.as_ref());
                 if ty.has_error() {
