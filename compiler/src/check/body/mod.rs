@@ -171,15 +171,17 @@ fn root(cx: &FnCx, e: &tir::Expr) -> Root {
 }
 
 /// An expression made only of integer literals (and `-`, parentheses,
-/// arithmetic): it takes its type from the other operand. `cache` holds the
-/// answer for each binary node already asked about, so a chain of `n`
-/// operators costs `O(n)` in all, not per operator.
+/// arithmetic, and calls without type arguments of such expressions, which a
+/// generic function's context may type: `id(200) == w`): it takes its type
+/// from the other operand. `cache` holds the answer for each binary or call
+/// node already asked about, so a chain of `n` operators or nested calls
+/// costs `O(n)` in all, not per node.
 fn literal_like(e: &ast::Expr, cache: &mut HashMap<usize, bool>) -> bool {
+    let key = e as *const ast::Expr as usize;
     match &e.kind {
         ast::ExprKind::Int(_) => true,
         ast::ExprKind::Unary(ast::UnOp::Neg, x) | ast::ExprKind::Paren(x) => literal_like(x, cache),
         ast::ExprKind::Binary(op, a, b) => {
-            let key = e as *const ast::Expr as usize;
             if let Some(&v) = cache.get(&key) {
                 return v;
             }
@@ -187,6 +189,18 @@ fn literal_like(e: &ast::Expr, cache: &mut HashMap<usize, bool>) -> bool {
                 && !matches!(op, ast::BinOp::And | ast::BinOp::Or)
                 && literal_like(a, cache)
                 && literal_like(b, cache);
+            cache.insert(key, v);
+            v
+        }
+        ast::ExprKind::Call {
+            type_args, args, ..
+        } if type_args.is_empty() && !args.is_empty() => {
+            if let Some(&v) = cache.get(&key) {
+                return v;
+            }
+            let v = args
+                .iter()
+                .all(|a| !a.by_ref && literal_like(&a.expr, cache));
             cache.insert(key, v);
             v
         }
