@@ -649,7 +649,7 @@ fn the_programs_suite_verifies_every_program_against_its_c_twin() {
     let table = "Tern/C (CPU time, median; C is `cc -O2`), Tern at -O2:\n\
                  case                   aot  jit-exec\n";
     let at = stdout.find(table).unwrap_or_else(|| panic!("{stdout}"));
-    let rows: Vec<&str> = stdout[at + table.len()..].lines().take(13).collect();
+    let rows: Vec<&str> = stdout[at + table.len()..].lines().take(14).collect();
     let names = [
         "fannkuch",
         "queens",
@@ -663,6 +663,7 @@ fn the_programs_suite_verifies_every_program_against_its_c_twin() {
         "json",
         "binary-trees",
         "collatz",
+        "matmul",
         "geomean",
     ];
     for (row, name) in rows.iter().zip(names) {
@@ -676,7 +677,7 @@ fn the_programs_suite_verifies_every_program_against_its_c_twin() {
     }
     // The C twin is built once and runs in the AOT samples only.
     let csv = std::fs::read_to_string(out.join("samples.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 1 + 12 * 3, "{csv}");
+    assert_eq!(csv.lines().count(), 1 + 13 * 3, "{csv}");
     let sums = std::fs::read_to_string(out.join("checksums.txt")).unwrap();
     assert!(
         sums.contains("sieve contents sieve: 669 primes, ok (first seen: sieve builtin -O2 aot)\n"),

@@ -86,6 +86,8 @@ pub enum Workload {
     BinaryTrees,
     /// Project Euler 14: the longest Collatz chain under one million.
     Collatz,
+    /// The dense integer matrix product of two 128 x 128 matrices.
+    Matmul,
 }
 
 impl Workload {
@@ -119,6 +121,7 @@ impl Workload {
             Workload::Json => "json",
             Workload::BinaryTrees => "binarytrees",
             Workload::Collatz => "collatz",
+            Workload::Matmul => "matmul",
             _ => return None,
         })
     }
@@ -247,7 +250,7 @@ pub fn name<T: ValueEnum>(v: &T) -> String {
                   absolute medians; writes everything needed to reproduce the run under --out.\n\n\
                   The default (O2 only, 3 repetitions, 1 warm-up) takes about 1-3 minutes on a 2-core \
                   machine; ask for all levels with --levels 0,1,2.\n\n\
-                  `--suite programs` runs twelve compute programs (bench/programs) in Tern against their \
+                  `--suite programs` runs thirteen compute programs (bench/programs) in Tern against their \
                   C twins instead, and prints Tern/C per program and mode with the geometric mean."
 )]
 struct Args {
@@ -263,7 +266,7 @@ struct Args {
     /// trace-sqlite, trace-git, trace-awk (or traces: all five); or all (every one of
     /// these). With `--suite programs`: the suite's programs (fannkuch,
     /// queens, sieve, permute, towers, list, storage, bounce, richards, json,
-    /// binary-trees, collatz; or programs, the default: all of them).
+    /// binary-trees, collatz, matmul; or programs, the default: all of them).
     /// [default: append,fragmented,resize; with --trace-file: trace-file]
     #[arg(long, value_delimiter = ',', value_parser = parse_workload)]
     workloads: Option<Vec<WorkloadArg>>,

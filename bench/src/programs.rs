@@ -33,6 +33,7 @@ fn sources(w: Workload) -> (&'static str, &'static str) {
         Workload::Json => program!("json"),
         Workload::BinaryTrees => program!("binarytrees"),
         Workload::Collatz => program!("collatz"),
+        Workload::Matmul => program!("matmul"),
         _ => panic!("`{w:?}` is not a program of the suite"),
     }
 }

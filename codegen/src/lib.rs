@@ -21,6 +21,7 @@ pub mod isa;
 pub mod jit;
 pub mod jump_threading;
 pub mod link;
+pub mod loop_invariant_params;
 pub mod loop_markers;
 pub mod lower;
 pub mod multiply_by_lea;

@@ -41,8 +41,8 @@ use crate::inline::{CallGraph, Callees, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
 use crate::{
-    call_arg_copies, dead_slot_stores, decided_branches, jump_threading, loop_markers,
-    multiply_by_lea, partial_inline, store_forwarding, tail_duplication,
+    call_arg_copies, dead_slot_stores, decided_branches, jump_threading, loop_invariant_params,
+    loop_markers, multiply_by_lea, partial_inline, store_forwarding, tail_duplication,
 };
 
 mod builtins;
@@ -480,6 +480,7 @@ fn define<M: Module>(
         // the loads behind them, then the rest of the pipeline without
         // optimizing again.
         if egraph_work(&ctx.func) <= EGRAPH_WORK_LIMIT {
+            loop_invariant_params::remove(&mut ctx.func);
             loop_markers::mark(ctx);
             let mut ctrl = cranelift_codegen::control::ControlPlane::default();
             ctx.optimize(module.isa(), &mut ctrl)
