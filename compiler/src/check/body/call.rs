@@ -215,15 +215,16 @@ impl Checker<'_> {
             let mut c = bindings.clone();
             unify(&sig.ret, want, &mut c).then_some(c)
         });
-        // Non-literal arguments first, so literals can take their type from
-        // what the others bound.
-        for pass in 0..2 {
-            // Before the literals, what the context wants binds the
+        // Arguments of their own type first, then calls of literals, then
+        // literals (see `Typing`), so each can take its type from what the
+        // ones before it bound.
+        for typed in [Typing::Own, Typing::LiteralCall, Typing::Literal] {
+            // Before the (calls of) literals, what the context wants binds the
             // parameters the others left open, as in Rust: `let y: u8 =
             // id(250)` makes `T` a `u8`, not the literal's default `i64`.
             // A context the result cannot meet binds nothing; the mismatch
             // is then reported where the result is used.
-            if pass == 1
+            if typed == Typing::LiteralCall
                 && let Some(want) = expected.filter(|w| !w.has_error())
             {
                 let mut extra = bindings.clone();
@@ -232,7 +233,7 @@ impl Checker<'_> {
                 }
             }
             for (i, (a, p)) in args.iter().zip(&sig.params).enumerate() {
-                if (pass == 0) == literal_like(&a.expr, &mut cx.literal_like) {
+                if typing(&a.expr, &mut cx.typing) != typed {
                     continue;
                 }
                 // `p.ty` speaks of the callee's parameters; the caller's own

@@ -34,8 +34,8 @@ pub(crate) struct FnCx {
     /// Every name in scope: the locals it denotes, the visible one last
     /// (a function may have many locals: lookups must not scan).
     visible: HashMap<String, Vec<u32>>,
-    /// `literal_like` answers by binary node address (this body's tree).
-    literal_like: HashMap<usize, bool>,
+    /// `typing` answers by binary or call node address (this body's tree).
+    typing: HashMap<usize, Typing>,
     ret: Ty,
     loops: u32,
     emit: bool,
@@ -52,7 +52,7 @@ impl FnCx {
             bindings: Vec::new(),
             scopes: Vec::new(),
             visible: HashMap::new(),
-            literal_like: HashMap::new(),
+            typing: HashMap::new(),
             ret,
             loops: 0,
             emit,
@@ -170,25 +170,40 @@ fn root(cx: &FnCx, e: &tir::Expr) -> Root {
     }
 }
 
-/// An expression made only of integer literals (and `-`, parentheses,
-/// arithmetic, and calls without type arguments of such expressions, which a
-/// generic function's context may type: `id(200) == w`): it takes its type
-/// from the other operand. `cache` holds the answer for each binary or call
-/// node already asked about, so a chain of `n` operators or nested calls
-/// costs `O(n)` in all, not per node.
-fn literal_like(e: &ast::Expr, cache: &mut HashMap<usize, bool>) -> bool {
+/// How an operand or argument takes its type, in the order they are
+/// checked: [`Typing::Own`] first, then [`Typing::LiteralCall`], then
+/// [`Typing::Literal`], each able to take its type from those before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Typing {
+    /// Made only of integer literals (and `-`, parentheses, arithmetic): a
+    /// literal takes the type of the other operand or the parameter.
+    Literal,
+    /// Like [`Typing::Literal`], but with a call (without type arguments) of
+    /// such expressions in it: a generic function's context may type it
+    /// (`id(200) == w`), a plain function's signature does, and the literals
+    /// beside it take that type (`5 & f(1)`).
+    LiteralCall,
+    /// Anything else: its type is its own.
+    Own,
+}
+
+/// How `e` takes its type (see [`Typing`]). `cache` holds the answer for
+/// each binary or call node already asked about, so a chain of `n`
+/// operators or nested calls costs `O(n)` in all, not per node.
+fn typing(e: &ast::Expr, cache: &mut HashMap<usize, Typing>) -> Typing {
     let key = e as *const ast::Expr as usize;
     match &e.kind {
-        ast::ExprKind::Int(_) => true,
-        ast::ExprKind::Unary(ast::UnOp::Neg, x) | ast::ExprKind::Paren(x) => literal_like(x, cache),
+        ast::ExprKind::Int(_) => Typing::Literal,
+        ast::ExprKind::Unary(ast::UnOp::Neg, x) | ast::ExprKind::Paren(x) => typing(x, cache),
         ast::ExprKind::Binary(op, a, b) => {
             if let Some(&v) = cache.get(&key) {
                 return v;
             }
-            let v = !op.is_comparison()
-                && !matches!(op, ast::BinOp::And | ast::BinOp::Or)
-                && literal_like(a, cache)
-                && literal_like(b, cache);
+            let v = if op.is_comparison() || matches!(op, ast::BinOp::And | ast::BinOp::Or) {
+                Typing::Own
+            } else {
+                typing(a, cache).max(typing(b, cache))
+            };
             cache.insert(key, v);
             v
         }
@@ -198,13 +213,18 @@ fn literal_like(e: &ast::Expr, cache: &mut HashMap<usize, bool>) -> bool {
             if let Some(&v) = cache.get(&key) {
                 return v;
             }
-            let v = args
+            let literal = args
                 .iter()
-                .all(|a| !a.by_ref && literal_like(&a.expr, cache));
+                .all(|a| !a.by_ref && typing(&a.expr, cache) != Typing::Own);
+            let v = if literal {
+                Typing::LiteralCall
+            } else {
+                Typing::Own
+            };
             cache.insert(key, v);
             v
         }
-        _ => false,
+        _ => Typing::Own,
     }
 }
 
