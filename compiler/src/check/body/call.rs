@@ -233,7 +233,7 @@ impl Checker<'_> {
                 }
             }
             for (i, (a, p)) in args.iter().zip(&sig.params).enumerate() {
-                if typing(&a.expr, &mut cx.typing) != typed {
+                if self.typing(cx, &a.expr) != typed {
                     continue;
                 }
                 // `p.ty` speaks of the callee's parameters; the caller's own

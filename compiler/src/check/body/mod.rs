@@ -178,53 +178,71 @@ pub(crate) enum Typing {
     /// Made only of integer literals (and `-`, parentheses, arithmetic): a
     /// literal takes the type of the other operand or the parameter.
     Literal,
-    /// Like [`Typing::Literal`], but with a call (without type arguments) of
-    /// such expressions in it: a generic function's context may type it
-    /// (`id(200) == w`), a plain function's signature does, and the literals
-    /// beside it take that type (`5 & f(1)`).
+    /// Like [`Typing::Literal`], with a call of a generic function (without
+    /// type arguments) of such expressions in it, which the context types
+    /// (`id(200) == w`). A plain function's call has its own type, so the
+    /// literals beside it can take it (`5 & f(1)`).
     LiteralCall,
     /// Anything else: its type is its own.
     Own,
 }
 
-/// How `e` takes its type (see [`Typing`]). `cache` holds the answer for
-/// each binary or call node already asked about, so a chain of `n`
-/// operators or nested calls costs `O(n)` in all, not per node.
-fn typing(e: &ast::Expr, cache: &mut HashMap<usize, Typing>) -> Typing {
-    let key = e as *const ast::Expr as usize;
-    match &e.kind {
-        ast::ExprKind::Int(_) => Typing::Literal,
-        ast::ExprKind::Unary(ast::UnOp::Neg, x) | ast::ExprKind::Paren(x) => typing(x, cache),
-        ast::ExprKind::Binary(op, a, b) => {
-            if let Some(&v) = cache.get(&key) {
-                return v;
+impl Checker<'_> {
+    /// How `e` takes its type (see [`Typing`]). `cx.typing` holds the
+    /// answer for each binary or call node already asked about, so a chain
+    /// of `n` operators or nested calls costs `O(n)` in all, not per node.
+    fn typing(&self, cx: &mut FnCx, e: &ast::Expr) -> Typing {
+        let key = e as *const ast::Expr as usize;
+        match &e.kind {
+            ast::ExprKind::Int(_) => Typing::Literal,
+            ast::ExprKind::Unary(ast::UnOp::Neg, x) | ast::ExprKind::Paren(x) => self.typing(cx, x),
+            ast::ExprKind::Binary(op, a, b) => {
+                if let Some(&v) = cx.typing.get(&key) {
+                    return v;
+                }
+                let v = if op.is_comparison() || matches!(op, ast::BinOp::And | ast::BinOp::Or) {
+                    Typing::Own
+                } else {
+                    self.typing(cx, a).max(self.typing(cx, b))
+                };
+                cx.typing.insert(key, v);
+                v
             }
-            let v = if op.is_comparison() || matches!(op, ast::BinOp::And | ast::BinOp::Or) {
-                Typing::Own
-            } else {
-                typing(a, cache).max(typing(b, cache))
-            };
-            cache.insert(key, v);
-            v
-        }
-        ast::ExprKind::Call {
-            type_args, args, ..
-        } if type_args.is_empty() && !args.is_empty() => {
-            if let Some(&v) = cache.get(&key) {
-                return v;
+            ast::ExprKind::Call {
+                callee,
+                type_args,
+                args,
+            } if type_args.is_empty() && !args.is_empty() && self.is_generic_fn(callee, cx) => {
+                if let Some(&v) = cx.typing.get(&key) {
+                    return v;
+                }
+                let literal = args
+                    .iter()
+                    .all(|a| !a.by_ref && self.typing(cx, &a.expr) != Typing::Own);
+                let v = if literal {
+                    Typing::LiteralCall
+                } else {
+                    Typing::Own
+                };
+                cx.typing.insert(key, v);
+                v
             }
-            let literal = args
-                .iter()
-                .all(|a| !a.by_ref && typing(&a.expr, cache) != Typing::Own);
-            let v = if literal {
-                Typing::LiteralCall
-            } else {
-                Typing::Own
-            };
-            cache.insert(key, v);
-            v
+            _ => Typing::Own,
         }
-        _ => Typing::Own,
+    }
+
+    /// Whether `callee` names a generic function (looked up without
+    /// reporting anything: the call's own check does that).
+    fn is_generic_fn(&self, callee: &ast::Path, cx: &FnCx) -> bool {
+        let item = match callee.segments.as_slice() {
+            [one] if cx.lookup(&one.name).is_none() => self.mods[cx.module].items.get(&one.name),
+            [m, item] => self.mods[cx.module]
+                .uses
+                .get(&m.name)
+                .and_then(|&target| self.mods[target].items.get(&item.name)),
+            _ => None,
+        };
+        matches!(item, Some((ItemRef::Fn(f), _)) if !self.fns[*f].sig.generics.is_empty())
     }
 }
 

@@ -331,7 +331,7 @@ impl Checker<'_> {
         expected: Option<&Ty>,
     ) -> (Typed, Typed) {
         let int_hint = |t: &Ty| -> Option<Ty> { t.is_integer().then(|| t.clone()) };
-        if typing(a, &mut cx.typing) < typing(b, &mut cx.typing) {
+        if self.typing(cx, a) < self.typing(cx, b) {
             let tb = self.expr(cx, b, expected);
             let hint = int_hint(&tb.1);
             let ta = self.expr(cx, a, hint.as_ref().or(expected));
