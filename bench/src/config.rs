@@ -725,7 +725,7 @@ mod tests {
         let c = config("--suite programs");
         assert_eq!(c.suite, Suite::Programs);
         assert_eq!(c.workloads, Workload::programs());
-        assert_eq!(c.workloads.len(), 12);
+        assert_eq!(c.workloads.len(), 13);
         assert_eq!(c.sides, vec![Side::Builtin, Side::C]);
         assert_eq!(c.cases()[0], (Workload::Fannkuch, PROGRAM_SIZE));
         assert_eq!(
