@@ -636,8 +636,11 @@ fn counted_loop_facts(
             continue;
         }
         let guarded = match test {
-            Some(c) => compare(func, c)
-                .is_some_and(|(gcc, gs, ge)| gcc == cc && gs == s && same(func, ge, e)),
+            // `s < e`, or `e > s` as the e-graph may have turned it.
+            Some(c) => compare(func, c).is_some_and(|(gcc, x, y)| {
+                (gcc == cc && x == s && same(func, y, e))
+                    || (gcc == cc.swap_args() && y == s && same(func, x, e))
+            }),
             None => match (start, constant(func, e)) {
                 (Some(s), Some(e)) if cc == IntCC::SignedLessThan => s < e,
                 (Some(s), Some(e)) => (s as u64) < (e as u64),
@@ -1474,12 +1477,22 @@ mod tests {
     /// lowering rotates it: the check in the body is decided only when the
     /// start is a constant `>= 0`.
     fn counted_loop(start: i64) -> (Context, Block) {
+        counted_loop_guarded(start, false)
+    }
+
+    /// [`counted_loop`], its guard written `n > start` when `swapped` (the
+    /// form Cranelift's e-graph gives `start < n`: constants to the right).
+    fn counted_loop_guarded(start: i64, swapped: bool) -> (Context, Block) {
         let mut shown = Block::from_u32(0);
         let ctx = function(|b, [_, body, cont, fail, exit], n| {
             shown = body;
             let i = b.append_block_param(body, types::I64);
             let s = b.ins().iconst(types::I64, start);
-            let go = b.ins().icmp(IntCC::SignedLessThan, s, n);
+            let go = if swapped {
+                b.ins().icmp(IntCC::SignedGreaterThan, n, s)
+            } else {
+                b.ins().icmp(IntCC::SignedLessThan, s, n)
+            };
             b.ins().brif(go, body, &[s.into()], exit, &[]);
             b.switch_to_block(body);
             let ok = b.ins().icmp(IntCC::UnsignedLessThan, i, n);
@@ -1500,6 +1513,13 @@ mod tests {
         assert_eq!(opcode_at_end(&ctx, body), Opcode::Jump);
         // From -1 the first `i` is not below `n` unsigned: kept.
         let (mut ctx, body) = counted_loop(-1);
+        assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 0);
+        assert_eq!(opcode_at_end(&ctx, body), Opcode::Brif);
+        // The guard as the e-graph leaves it, `n > 0`: the same loop.
+        let (mut ctx, body) = counted_loop_guarded(0, true);
+        assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 1);
+        assert_eq!(opcode_at_end(&ctx, body), Opcode::Jump);
+        let (mut ctx, body) = counted_loop_guarded(-1, true);
         assert_eq!(fold(&mut ctx.func, &ctx.cfg, &ctx.domtree), 0);
         assert_eq!(opcode_at_end(&ctx, body), Opcode::Brif);
     }
