@@ -175,8 +175,9 @@ fn root(cx: &FnCx, e: &tir::Expr) -> Root {
 /// [`Typing::Literal`], each able to take its type from those before it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Typing {
-    /// Made only of integer literals (and `-`, parentheses, arithmetic): a
-    /// literal takes the type of the other operand or the parameter.
+    /// Made only of integer literals (and `-`, `!`, parentheses,
+    /// arithmetic): a literal takes the type of the other operand or the
+    /// parameter.
     Literal,
     /// Like [`Typing::Literal`], with a call of a generic function (without
     /// type arguments) of such expressions in it, which the context types
@@ -195,7 +196,11 @@ impl Checker<'_> {
         let key = e as *const ast::Expr as usize;
         match &e.kind {
             ast::ExprKind::Int(_) => Typing::Literal,
-            ast::ExprKind::Unary(ast::UnOp::Neg, x) | ast::ExprKind::Paren(x) => self.typing(cx, x),
+            // `!` of an integer literal is bitwise and takes its type as the
+            // literal does; of anything else (`!flag`) it is the operand's.
+            ast::ExprKind::Unary(ast::UnOp::Neg | ast::UnOp::Not, x) | ast::ExprKind::Paren(x) => {
+                self.typing(cx, x)
+            }
             ast::ExprKind::Binary(op, a, b) => {
                 if let Some(&v) = cx.typing.get(&key) {
                     return v;
