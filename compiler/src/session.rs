@@ -700,9 +700,11 @@ fn assemble(
         let toks = syntax::lexer::lex(file, &s.text, &mut Sink::default());
         refuse_entry_calls(&toks, &mut sink);
     }
-    let (prelude, post, post_lines) = generated(entry, keep, &rebound(entry));
+    let prelude = prelude(entry);
     let pre_file = sources.add(GENERATED.into(), prelude.clone());
     let mut body = generated_stmts(pre_file, &prelude, &mut sink);
+    // The names the input binds at its top level.
+    let mut rebound = Vec::new();
     let (input_file, input_span) = match entry.input {
         Some((input, kind)) => {
             let file = sources.add(input.name.clone(), input.text.clone());
@@ -713,6 +715,11 @@ fn assemble(
                     let stmts = syntax::parser::parse_stmts(toks, &input.text, &mut sink);
                     for span in returns(&stmts) {
                         sink.error(ErrorKind::ReturnInInput, span);
+                    }
+                    for s in &stmts {
+                        if let ast::StmtKind::Let { name, .. } = &s.kind {
+                            rebound.push(name.name.clone());
+                        }
                     }
                     body.extend(stmts)
                 }
@@ -737,6 +744,7 @@ fn assemble(
         }
         None => (pre_file, Span::new(pre_file, 0, 0)),
     };
+    let (post, post_lines) = postlude(entry, keep, &rebound);
     let post_file = sources.add(GENERATED.into(), post.clone());
     body.extend(generated_stmts(post_file, &post, &mut sink));
     let span = Span::new(pre_file, 0, 0);
@@ -899,27 +907,6 @@ fn generated_stmts(file: FileId, text: &str, sink: &mut Sink) -> Vec<ast::Stmt> 
     syntax::parser::parse_stmts(toks, text, sink)
 }
 
-/// The names the input binds again at its top level (`let x = true;` after
-/// `var x = 1;`): their old bindings are not written back. Known before the
-/// first assembly, which has no [`Keep`] yet: a write-back of the old `x`
-/// from the new one is a type error there, which dropped the binding.
-fn rebound(entry: &Entry) -> Vec<String> {
-    let Some((input, InputKind::Statements)) = entry.input else {
-        return Vec::new();
-    };
-    let mut scratch = SourceMap::default();
-    let mut sink = Sink::default();
-    let file = scratch.add(input.name.clone(), input.text.clone());
-    let toks = syntax::lexer::lex(file, &input.text, &mut sink);
-    syntax::parser::parse_stmts(toks, &input.text, &mut sink)
-        .into_iter()
-        .filter_map(|s| match s.kind {
-            ast::StmtKind::Let { name, .. } => Some(name.name),
-            _ => None,
-        })
-        .collect()
-}
-
 /// What a line of the generated text after the input does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum PostLine {
@@ -931,21 +918,33 @@ enum PostLine {
     WriteBack(usize),
 }
 
-/// The text before and after the input: read every binding from its slot
-/// (line `k`: `entry.bindings[k]`); afterwards store each kept binding and
-/// the value, and write back each binding the input did not rebind (what
-/// each line after does, in order). A `let` is written back too: its value
-/// cannot be assigned, but an array in it can be written through a slice
-/// (`let s = "abc"; upper(s[..]);`), as in a compiled program.
-fn generated(entry: &Entry, keep: &Keep, rebound: &[String]) -> (String, String, Vec<PostLine>) {
+/// `unsafe::slice::<TY>(ADDR, 1)[0]`: the slot at `addr` as a place.
+fn slot(ty: &str, addr: u64) -> String {
+    format!("unsafe::slice::<{ty}>({addr}, 1)[0]")
+}
+
+/// The text before the input: read every binding from its slot (line `k`:
+/// `entry.bindings[k]`).
+fn prelude(entry: &Entry) -> String {
     let mut pre = String::new();
-    let mut post = String::new();
-    let mut lines = Vec::new();
-    let slot = |ty: &str, addr: u64| format!("unsafe::slice::<{ty}>({addr}, 1)[0]");
     for b in entry.bindings {
         let kw = if b.mutable { "var" } else { "let" };
         let _ = writeln!(pre, "{kw} {}: {} = {};", b.name, b.ty, slot(&b.ty, b.addr));
     }
+    pre
+}
+
+/// The text after the input: store each kept binding and the value, and
+/// write back each binding the input did not bind again at its top level
+/// (`rebound`, the names of its top-level `let`s and `var`s); what each
+/// line does, in order. A `let` is written back too: its value cannot be
+/// assigned, but an array in it can be written through a slice (`let s =
+/// "abc"; upper(s[..]);`), as in a compiled program. (Rebound names are
+/// known before the first assembly, which has no [`Keep`] yet: a write-back
+/// of `var x: i64` from a new `let x = true` would be a type error there.)
+fn postlude(entry: &Entry, keep: &Keep, rebound: &[String]) -> (String, Vec<PostLine>) {
+    let mut post = String::new();
+    let mut lines = Vec::new();
     for (i, k) in keep.bindings.iter().enumerate() {
         let _ = writeln!(post, "{} = {};", slot(&k.text, k.addr), k.name);
         lines.push(PostLine::Keep(i));
@@ -968,10 +967,10 @@ fn generated(entry: &Entry, keep: &Keep, rebound: &[String]) -> (String, String,
         };
     }
     for (i, b) in entry.bindings.iter().enumerate() {
-        if !keep.bindings.iter().any(|k| k.name == b.name) && !rebound.contains(&b.name) {
+        if !rebound.contains(&b.name) {
             let _ = writeln!(post, "{} = {};", slot(&b.ty, b.addr), b.name);
             lines.push(PostLine::WriteBack(i));
         }
     }
-    (pre, post, lines)
+    (post, lines)
 }
