@@ -119,24 +119,13 @@ impl Checker<'_> {
                 bindings.push((g.clone(), ty));
             }
         }
-        let Some((targs_out, mut bindings)) =
+        // Parameters only the result mentions come from the context too
+        // (`let s: []i64 = alloc(...)`): `call_args` binds them.
+        let Some((targs_out, bindings)) =
             self.call_args(cx, &name, &sig, bindings, args, expected, span)
         else {
             return self.error_expr(span);
         };
-        // Parameters only the result mentions come from the context
-        // (`let s: []i64 = alloc(...)`).
-        if let Some(want) = expected
-            && sig
-                .generics
-                .iter()
-                .any(|g| !bindings.iter().any(|(n, _)| n == g))
-        {
-            let mut extra = bindings.clone();
-            if unify(&sig.ret, want, &mut extra) {
-                bindings = extra;
-            }
-        }
         let mut types = Vec::new();
         for g in &sig.generics {
             match bindings.iter().find(|(n, _)| n == g) {
@@ -207,14 +196,17 @@ impl Checker<'_> {
         }
         let mut out: Vec<Option<tir::Arg>> = vec![None; args.len()];
         let mut bad = false;
-        // What the context wants of the result, as bindings: a hint for an
-        // argument whose parameter nothing else has bound yet (`id(id(250))`
-        // or `arr([1, 2])` where a `u8` or `[2]u8` is wanted). A hint only:
-        // the argument's own type still decides.
-        let context = expected.filter(|w| !w.has_error()).and_then(|want| {
+        // `bindings` with what the context wants of the result, when the
+        // result can meet it.
+        let with_context = |bindings: &Vec<(String, Ty)>| {
+            let want = expected.filter(|w| !w.has_error())?;
             let mut c = bindings.clone();
             unify(&sig.ret, want, &mut c).then_some(c)
-        });
+        };
+        // A hint for an argument whose parameter nothing else has bound yet
+        // (`id(id(250))` or `arr([1, 2])` where a `u8` or `[2]u8` is
+        // wanted). A hint only: the argument's own type still decides.
+        let context = with_context(&bindings);
         // Arguments of their own type first, then calls of literals, then
         // literals (see `Typing`), so each can take its type from what the
         // ones before it bound.
@@ -225,12 +217,9 @@ impl Checker<'_> {
             // A context the result cannot meet binds nothing; the mismatch
             // is then reported where the result is used.
             if typed == Typing::LiteralCall
-                && let Some(want) = expected.filter(|w| !w.has_error())
+                && let Some(c) = with_context(&bindings)
             {
-                let mut extra = bindings.clone();
-                if unify(&sig.ret, want, &mut extra) {
-                    bindings = extra;
-                }
+                bindings = c;
             }
             for (i, (a, p)) in args.iter().zip(&sig.params).enumerate() {
                 if self.typing(cx, &a.expr) != typed {
