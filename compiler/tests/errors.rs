@@ -215,6 +215,25 @@ fn the_note_of_an_immutable_assignment_fits_the_binding() {
     }
 }
 
+/// An error an instance's types cause in a generic body names the instance
+/// and the call that first made it; an error of each instance is its own.
+#[test]
+fn an_instance_error_names_the_instance_and_its_call() {
+    let src = "fn add<T>(a: T, b: T) -> T { return a + b; }\n\
+               fn main() {\n    print(add(1, 2));\n    print(add(true, false));\n}\n";
+    let rendered = compile("t.tern", src, &TestLoader::default())
+        .unwrap_err()
+        .render();
+    assert_eq!(
+        rendered,
+        "t.tern:1:37: error: operator `+` cannot be applied to `bool`\n\
+         1 | fn add<T>(a: T, b: T) -> T { return a + b; }\n  \
+           |                                     ^^^^^\n  \
+           |\n  \
+           = note: in the instance `add::<bool>`, called at t.tern:4:11\n"
+    );
+}
+
 #[test]
 fn rendering_of_a_simple_error_is_header_line_and_caret() {
     let src = "fn main() {\n    print(1 + true);\n}\n";

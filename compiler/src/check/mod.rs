@@ -228,7 +228,9 @@ pub(crate) struct Checker<'a> {
     generic_instances: usize,
     /// Bytes of the bodies of those instances (`MAX_INSTANCE_BYTES`).
     instance_bytes: u64,
-    queue: Vec<(usize, Vec<Ty>)>,
+    /// Instances still to build: the item, its type arguments and the call
+    /// that first asked for it (named by errors found in the instance).
+    queue: Vec<(usize, Vec<Ty>, Span)>,
     extern_ids: HashMap<String, tir::ExternId>,
     extern_list: Vec<tir::ExternFn>,
     /// Monomorphization hit a limit (reported once); emission stops.

@@ -2,7 +2,7 @@
 //! the `tir::Program` from `main`.
 
 use super::{Checker, MAX_INSTANCE_BYTES, MAX_INSTANCES, MAX_TYPE_DEPTH, Ty, frame};
-use crate::diagnostics::ErrorKind;
+use crate::diagnostics::{ErrorKind, NoteKind};
 use crate::source::Span;
 use crate::tir;
 
@@ -42,7 +42,7 @@ impl Checker<'_> {
         self.generic_instances += usize::from(!targs.is_empty());
         self.instances.insert((f, targs.clone()), id);
         self.instance_items.push(f);
-        self.queue.push((f, targs));
+        self.queue.push((f, targs, span));
         id
     }
 
@@ -73,7 +73,7 @@ impl Checker<'_> {
         let mut next = 0usize;
         // Instances are numbered in discovery order; the queue is FIFO.
         while next < self.queue.len() && !self.mono_failed {
-            let (f, targs) = self.queue[next].clone();
+            let (f, targs, site) = self.queue[next].clone();
             let generics: Vec<(String, Ty)> = self.fns[f]
                 .sig
                 .generics
@@ -82,9 +82,20 @@ impl Checker<'_> {
                 .zip(targs)
                 .collect();
             let generic = !generics.is_empty();
+            let before = self.sink.len();
             let instance = self.fn_body(f, generics, true);
             if generic {
                 self.check_instance_escapes(&instance);
+                // The opaque check admitted operators, literals and casts at
+                // a parameter; what this instance's types refuse is reported
+                // in the generic body, with the instance and where it is made.
+                let (line, col) = self.sources.file(site.file).line_col(site.lo);
+                let at = format!("{}:{line}:{col}", self.sources.file(site.file).name);
+                let name = instance.0.name.clone();
+                self.sink.note_since(before, || NoteKind::InInstance {
+                    name: name.clone(),
+                    at: at.clone(),
+                });
             }
             functions.push(Some(instance.0));
             next += 1;

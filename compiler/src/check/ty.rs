@@ -34,6 +34,17 @@ impl Ty {
     pub fn is_scalar(&self) -> bool {
         matches!(self, Ty::I64 | Ty::I32 | Ty::U8 | Ty::U64 | Ty::Bool)
     }
+    /// An integer type, or a generic parameter: a generic body is checked
+    /// once with its parameters opaque, admitting at `T` what an integer
+    /// type admits (operators, literals, casts); each instance is then
+    /// checked with its own types, where a `T` that is not one is an error.
+    pub fn may_be_integer(&self) -> bool {
+        self.is_integer() || matches!(self, Ty::Param(_))
+    }
+    /// A scalar type, or a generic parameter (as for [`Ty::may_be_integer`]).
+    pub fn may_be_scalar(&self) -> bool {
+        self.is_scalar() || matches!(self, Ty::Param(_))
+    }
     pub fn is_error(&self) -> bool {
         matches!(self, Ty::Error)
     }

@@ -758,6 +758,12 @@ pub enum NoteKind {
     KeepText,
     /// Integer types never convert implicitly: (value's type, wanted type).
     CastHint(String, String),
+    /// An error in a generic body found in one instance of it: the
+    /// instance's name and where (`file:line:col`) it is first called.
+    InInstance {
+        name: String,
+        at: String,
+    },
     /// A module not found while the standard library is read from a
     /// directory the user named (`TERN_STDLIB`): the directory as shown, the
     /// module, and whether the directory is one.
@@ -793,6 +799,9 @@ impl fmt::Display for NoteKind {
                 f,
                 "to keep text, bind the literal as the array it is (`let s = \"abc\";` keeps a `[3]u8`) and take `s[..]` where a `[]u8` is wanted"
             ),
+            NoteKind::InInstance { name, at } => {
+                write!(f, "in the instance `{name}`, called at {at}")
+            }
             NoteKind::CastHint(from, to) => write!(
                 f,
                 "integer types never convert implicitly: convert the `{from}` with `as {to}`"

@@ -97,6 +97,16 @@ impl Sink {
     pub(crate) fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
+    /// Number of diagnostics kept so far.
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
+    /// Adds `note()` to every diagnostic kept since the first `start`.
+    pub(crate) fn note_since(&mut self, start: usize, note: impl Fn() -> NoteKind) {
+        for d in self.list.iter_mut().skip(start) {
+            d.notes.push(note());
+        }
+    }
     /// The diagnostics so far.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Diagnostic> + '_ {
         self.list.iter()

@@ -18,7 +18,7 @@ impl Checker<'_> {
         }
         // Scalars, and bytes as text.
         let text = matches!(&ty, Ty::Slice(e) | Ty::Array(e, _) | Ty::Reusable(e) if **e == Ty::U8);
-        if !ty.is_scalar() && !text {
+        if !ty.may_be_scalar() && !text {
             let kind = ErrorKind::PrintArg {
                 name: name.into(),
                 ty: self.ty_name(&ty),

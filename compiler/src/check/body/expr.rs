@@ -190,11 +190,11 @@ impl Checker<'_> {
         {
             return self.int_literal(v, true, expected, span);
         }
-        let hint = expected.filter(|t| t.is_integer() || **t == Ty::Bool);
+        let hint = expected.filter(|t| t.may_be_scalar());
         let (to, ty) = self.expr(cx, operand, hint);
         let ok = match op {
-            ast::UnOp::Neg => ty.is_integer(),
-            ast::UnOp::Not => ty.is_integer() || ty == Ty::Bool,
+            ast::UnOp::Neg => ty.may_be_integer(),
+            ast::UnOp::Not => ty.may_be_scalar(),
         };
         if ty.is_error() {
             return self.error_expr(span);
@@ -223,7 +223,9 @@ impl Checker<'_> {
     }
 
     /// `x as T`: between integer types, from `bool` to an integer type, or
-    /// `bool` to itself (as Rust allows; the value as it is).
+    /// `bool` to itself (as Rust allows; the value as it is). A generic
+    /// parameter on either side is admitted in the opaque check: each
+    /// instance checks the cast with its own types.
     fn cast(&mut self, cx: &mut FnCx, x: &ast::Expr, t: &ast::TypeExpr, span: Span) -> Typed {
         let target = self.resolve_type(t, cx.module, &cx.generics.clone());
         let (tx, xty) = self.expr(cx, x, None);
@@ -233,7 +235,7 @@ impl Checker<'_> {
         if xty == Ty::Bool && target == Ty::Bool {
             return (tx, xty);
         }
-        if !target.is_integer() || !(xty.is_integer() || xty == Ty::Bool) {
+        if !target.may_be_integer() || !xty.may_be_scalar() {
             let (from, to) = (self.ty_name(&xty), self.ty_name(&target));
             self.sink.error(ErrorKind::InvalidCast { from, to }, span);
             return self.error_expr(span);
@@ -386,13 +388,15 @@ impl Checker<'_> {
             return self.error_expr(span);
         };
         let ty = match expected {
-            Some(t) if t.is_integer() => t.clone(),
+            Some(t) if t.may_be_integer() => t.clone(),
             _ => Ty::I64,
         };
         let (min, max): (i128, i128) = match ty {
             Ty::I32 => (i32::MIN as i128, i32::MAX as i128),
             Ty::U8 => (0, 255),
             Ty::U64 => (0, u64::MAX as i128),
+            // At a generic `T` each instance checks the range for its type.
+            Ty::Param(_) => (i64::MIN as i128, u64::MAX as i128),
             _ => (i64::MIN as i128, i64::MAX as i128),
         };
         let value = if neg { -(v as i128) } else { v as i128 };
@@ -422,7 +426,7 @@ impl Checker<'_> {
         } else if op.is_comparison() {
             None
         } else {
-            expected.filter(|t| t.is_integer()).cloned()
+            expected.filter(|t| t.may_be_integer()).cloned()
         };
         let ((ta, aty), (tb, bty)) = if logical {
             let ta = self.expr(cx, a, Some(&Ty::Bool));
@@ -443,9 +447,9 @@ impl Checker<'_> {
             && if logical {
                 aty == Ty::Bool
             } else if matches!(op, ast::BinOp::Eq | ast::BinOp::Ne) {
-                aty.is_scalar()
+                aty.may_be_scalar()
             } else {
-                aty.is_integer()
+                aty.may_be_integer()
             };
         if !ok {
             let ints = aty.is_integer() && bty.is_integer();

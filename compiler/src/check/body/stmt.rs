@@ -66,7 +66,7 @@ impl Checker<'_> {
                 let (tp, pty) = self.expr(cx, place, None);
                 self.check_assignable(cx, &tp, &pty, place.span);
                 let (tv, vty) = self.expr(cx, value, Some(&pty));
-                if !pty.has_error() && !vty.has_error() && (!pty.is_integer() || pty != vty) {
+                if !pty.has_error() && !vty.has_error() && (!pty.may_be_integer() || pty != vty) {
                     let (lhs, rhs) = (self.ty_name(&pty), self.ty_name(&vty));
                     self.sink.error(
                         ErrorKind::BinaryOperands {
@@ -101,11 +101,11 @@ impl Checker<'_> {
                 let ((ts, sty), (te, ety)) = self.operand_pair(cx, start, end, None);
                 let ty = if sty.has_error() || ety.has_error() {
                     Ty::Error
-                } else if !sty.is_integer() {
+                } else if !sty.may_be_integer() {
                     let n = self.ty_name(&sty);
                     self.sink.error(ErrorKind::ForRangeType(n), start.span);
                     Ty::Error
-                } else if !ety.is_integer() {
+                } else if !ety.may_be_integer() {
                     let n = self.ty_name(&ety);
                     self.sink.error(ErrorKind::ForRangeType(n), end.span);
                     Ty::Error
@@ -330,7 +330,7 @@ impl Checker<'_> {
         b: &ast::Expr,
         expected: Option<&Ty>,
     ) -> (Typed, Typed) {
-        let int_hint = |t: &Ty| -> Option<Ty> { t.is_integer().then(|| t.clone()) };
+        let int_hint = |t: &Ty| -> Option<Ty> { t.may_be_integer().then(|| t.clone()) };
         if self.typing(cx, a) < self.typing(cx, b) {
             let tb = self.expr(cx, b, expected);
             let hint = int_hint(&tb.1);
