@@ -34,7 +34,6 @@ pub enum ErrorKind {
     CharLiteral(String, Option<u64>),
     MethodCall(String),
     InclusiveRange(Option<String>),
-    TailExpression,
     NestedFn(String),
     LoopKeyword,
     /// `return` in a REPL input (statements, not a function's body).
@@ -352,10 +351,6 @@ impl fmt::Display for ErrorKind {
             InclusiveRange(None) => write!(
                 f,
                 "`..=` is not supported: ranges exclude their end, write `..END + 1`"
-            ),
-            TailExpression => write!(
-                f,
-                "a function does not return its last expression: write `return VALUE;`"
             ),
             NestedFn(n) => write!(
                 f,

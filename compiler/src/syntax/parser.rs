@@ -851,11 +851,12 @@ impl<'s> Parser<'s> {
                             value,
                         }
                     }
-                    // `fn f() -> i64 { 5 }`: the Rust habit.
-                    Tok::RBrace if self.tail_depth == Some(self.depth) => {
-                        self.sink.error(ErrorKind::TailExpression, e.span);
-                        StmtKind::Return(Some(e))
-                    }
+                    // `fn f() -> i64 { 5 }`, as in Rust: the last expression
+                    // of a function body with a result type is its value.
+                    Tok::RBrace if self.tail_depth == Some(self.depth) => StmtKind::Return(Some(e)),
+                    // Elsewhere the `;` before a `}` may go, as in Rust after
+                    // a call: `if c { print(x) }`.
+                    Tok::RBrace => StmtKind::Expr(e),
                     _ => {
                         self.semi()?;
                         StmtKind::Expr(e)
