@@ -246,7 +246,16 @@ impl Checker<'_> {
                     false if text_for_param => Some(Ty::Slice(Box::new(Ty::U8))),
                     false => from_context(),
                 };
-                let (te, ty) = self.expr(cx, &a.expr, hint.as_ref());
+                let (mut te, mut ty) = self.expr(cx, &a.expr, hint.as_ref());
+                // A `reusable[]X` given for `[]T` with `T` open is its view,
+                // as where a `[]X` is expected (`sum(xs)`, `fn sum<T>(xs: []T)`).
+                if let (Ty::Slice(_), Ty::Reusable(elem)) = (&p.ty, &ty)
+                    && !p.by_ref
+                    && unify(&p.ty, &Ty::Slice(elem.clone()), &mut bindings.clone())
+                {
+                    let elem = (**elem).clone();
+                    (te, ty) = self.view(te, &elem, a.expr.span);
+                }
                 if ty.has_error() {
                     bad = true;
                 } else if !unify(&p.ty, &ty, &mut bindings) {

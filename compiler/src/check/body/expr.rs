@@ -14,16 +14,21 @@ impl Checker<'_> {
         let (te, ty) = self.expr_as_written(cx, e, expected);
         match (expected, &ty) {
             (Some(Ty::Slice(want)), Ty::Reusable(elem)) if want == elem => {
-                let view = Ty::Slice(elem.clone());
-                let whole = tir::ExprKind::SliceRange {
-                    base: Box::new(te),
-                    lo: None,
-                    hi: None,
-                };
-                (self.mk(whole, &view, e.span), view)
+                self.view(te, elem, e.span)
             }
             _ => (te, ty),
         }
+    }
+
+    /// The `[]T` view of a `reusable[]T` expression (`r[..]`).
+    pub(super) fn view(&mut self, te: tir::Expr, elem: &Ty, span: Span) -> Typed {
+        let view = Ty::Slice(Box::new(elem.clone()));
+        let whole = tir::ExprKind::SliceRange {
+            base: Box::new(te),
+            lo: None,
+            hi: None,
+        };
+        (self.mk(whole, &view, span), view)
     }
 
     fn expr_as_written(&mut self, cx: &mut FnCx, e: &ast::Expr, expected: Option<&Ty>) -> Typed {
