@@ -82,6 +82,7 @@ macro_rules! runtime_abi {
             // The builtin pool (`reusable[]T`).
             ReusableAlloc = reusable::tern_reusable_alloc(I64, Ptr) -> Ptr;
             ReusableResize = reusable::tern_reusable_resize(Ptr, I64, I64, Ptr) -> Ptr;
+            ReusableResizePacked = reusable::tern_reusable_resize_packed(Ptr, I64, I64, Ptr) -> Ptr;
             ReusableFree = reusable::tern_reusable_free(Ptr, I64, Ptr);
             ReusableOffset = reusable::tern_reusable_offset(Ptr, Ptr) -> I64;
             // Memory for library pools, and their statistics.

@@ -867,17 +867,29 @@ impl<'a> Machine<'a> {
     /// `tern_reusable_resize`, and under `--sanitize` the check before and the
     /// tag after (the backend's `reusable_resize`): the untagged new address
     /// and the slice's pointer.
-    fn reusable_resize(&mut self, p: i64, old: i64, new: i64, loc: Loc) -> (i64, i64) {
+    fn reusable_resize(
+        &mut self,
+        p: i64,
+        (old, new): (i64, i64),
+        size: u64,
+        loc: Loc,
+    ) -> (i64, i64) {
         let at = self.loc_ptr(loc);
+        // The entry compiled code calls for this element size.
+        let resize = if size.is_multiple_of(8) {
+            reusable::tern_reusable_resize
+        } else {
+            reusable::tern_reusable_resize_packed
+        };
         // SAFETY: `at` is a NUL-terminated string this machine owns; the
         // pointer is the program's, as compiled code passes it.
         unsafe {
             if !self.sanitize {
-                let np = reusable::tern_reusable_resize(p as *mut u8, old, new, at) as i64;
+                let np = resize(p as *mut u8, old, new, at) as i64;
                 return (np, np);
             }
             let a = sanitize::tern_sanitize_check(p, old, at);
-            let np = reusable::tern_reusable_resize(a as *mut u8, old, new, at) as i64;
+            let np = resize(a as *mut u8, old, new, at) as i64;
             let tagged =
                 sanitize::tern_sanitize_retag(SANITIZE_BUILTIN_REGION, a, old, np, new, at);
             (np, tagged)
@@ -1267,7 +1279,7 @@ impl<'a> Machine<'a> {
                 let old = scaled(len, size);
                 let new_len = len.wrapping_add(1);
                 let new = self.checked_bytes(new_len, size, c"reusable::append", loc);
-                let (np, tagged) = self.reusable_resize(p, old, new, loc);
+                let (np, tagged) = self.reusable_resize(p, (old, new), size, loc);
                 // SAFETY: the new last element of the span just resized to
                 // hold it.
                 unsafe { self.store(&value.ty, v, np.wrapping_add(old)) };
@@ -1279,7 +1291,7 @@ impl<'a> Machine<'a> {
                 let size = self.elem_size(&e.ty);
                 let old = scaled(len, size);
                 let new = self.checked_bytes(n, size, c"reusable::resize", loc);
-                let (_, tagged) = self.reusable_resize(p, old, new, loc);
+                let (_, tagged) = self.reusable_resize(p, (old, new), size, loc);
                 Ok(Val::Pair(tagged, n))
             }
             Builtin::ReusableFree => {

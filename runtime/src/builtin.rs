@@ -269,6 +269,41 @@ fn describe(p: &BuiltinPool, code: i64, off: i64, bytes: i64, want: i64) -> Stri
     }
 }
 
+/// Whether a resize from `old` to `new` bytes grows a span inside its last
+/// 8-byte granule (see [`resize_in_granule`]): a test of the arguments alone.
+#[inline(always)]
+pub fn in_granule(old: i64, new: i64) -> bool {
+    // `(old - 1) / 8 == (new - 1) / 8` in one test; a negative or zero
+    // `old` that passes is refused by `SpanPool::grow_in_granule`.
+    new > old && (old.wrapping_sub(1) ^ new.wrapping_sub(1)) as u64 <= 7
+}
+
+/// [`resize`] of a growth inside the span's last granule
+/// (`SpanPool::grow_in_granule`: the record's check and a one-word zero
+/// fill; appending a byte is that growth seven times in eight), apart from
+/// the full entry, whose frame was most of its cost. Anything else it finds
+/// (no pool yet, a span the record does not know) goes on to [`resize`].
+///
+/// # Safety
+/// As for [`resize`].
+#[inline(never)]
+pub unsafe extern "C" fn resize_in_granule(
+    ptr: *mut u8,
+    old: i64,
+    new: i64,
+    loc: *const c_char,
+) -> *mut u8 {
+    let done = slot().as_mut().is_some_and(|p| {
+        let off = (ptr as i64).wrapping_sub(p.base() as i64);
+        p.grow_in_granule(off, old, new)
+    });
+    if done {
+        return ptr;
+    }
+    // SAFETY: the caller's contract.
+    unsafe { resize(ptr, old, new, loc) }
+}
+
 /// The byte offset of `ptr` in the arena; -1 for null.
 pub fn offset(ptr: *const u8) -> Result<i64, String> {
     offset_in(pool()?, ptr).map_err(crate::span_tree::error::message)

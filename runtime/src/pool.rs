@@ -257,6 +257,51 @@ impl<V: Validate> SpanPool<V> {
         self.zero(from, to.min(fresh) - from);
     }
 
+    /// A growth that stays inside the span's last 8-byte granule
+    /// (`round8(new) == round8(old)`: `reusable::append` of a byte, seven
+    /// times in eight): by the contract nothing in the tree changes, so this
+    /// is the record's check that `[off, off + round8(old))` is one live
+    /// allocation and the zero fill of the new bytes (stale after a shrink).
+    /// False, with nothing done, for every other case and for a span the
+    /// record does not know, which the full path then handles or reports.
+    #[inline(always)]
+    pub(crate) fn grow_in_granule(&mut self, off: i64, old: i64, new: i64) -> bool {
+        let within = old > 0 && new > old && (old - 1) >> 3 == (new - 1) >> 3;
+        // The span inside the arena, starting at a granule, as the tree's
+        // own check of a span asks (`old <= arena` keeps the rounding below
+        // from overflowing).
+        if !within || off < 0 || off & 7 != 0 || old > self.arena_bytes - off {
+            return false;
+        }
+        if !self.ext.is_live(off, round8(old)) {
+            return false;
+        }
+        // The new bytes and the rest of the granule past `old` (no slice's
+        // bytes: growing clears them again) in one word; `old % 8` is 1..=7
+        // here. Aligned: the arena is page-aligned, the granule a multiple of 8.
+        // (A table, not a shift by `8 * (old % 8)`: x86's variable shift
+        // takes its count in `rcx`, which then had to be saved around it.)
+        const KEEP: [u64; 8] = {
+            let mut t = [0u64; 8];
+            let mut k = 1;
+            while k < 8 {
+                t[k] = (1u64 << (8 * k)) - 1;
+                k += 1;
+            }
+            t
+        };
+        let keep = KEEP[(old & 7) as usize];
+        // SAFETY: the granule is the last of a live span inside the arena.
+        unsafe {
+            let w = self
+                .base()
+                .add((round8(old) - 8 + off) as usize)
+                .cast::<u64>();
+            w.write(w.read() & keep);
+        }
+        true
+    }
+
     /// [`Self::resize`] on backend `S`.
     #[inline(always)]
     pub(crate) fn resize_in<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {

@@ -5,6 +5,7 @@ mod child;
 use tern_runtime::abi::mem::{tern_mem_release, tern_mem_reservation, tern_mem_reserve};
 use tern_runtime::abi::reusable::{
     tern_reusable_alloc, tern_reusable_free, tern_reusable_offset, tern_reusable_resize,
+    tern_reusable_resize_packed,
 };
 use tern_runtime::abi::span::*;
 use tern_runtime::span_tree::checked::PoolMemory;
@@ -536,6 +537,29 @@ fn reusable_extern_sequence() {
         let r = tern_reusable_resize(std::ptr::null_mut(), 0, 8, loc);
         assert_eq!(tern_reusable_offset(r, loc), 0);
         tern_reusable_free(r, 8, loc);
+
+        // `_packed`: a growth inside the last granule stays put and zeroes
+        // the bytes a shrink left behind; past the granule it is the
+        // contract's resize (here a growth in place, then a move).
+        let s = tern_reusable_resize_packed(std::ptr::null_mut(), 0, 3, loc);
+        assert_eq!(tern_reusable_offset(s, loc), 0);
+        std::ptr::write_bytes(s, 0xAA, 3);
+        let s = tern_reusable_resize_packed(s, 3, 1, loc);
+        let s = tern_reusable_resize_packed(s, 1, 8, loc);
+        assert_eq!(tern_reusable_offset(s, loc), 0);
+        let bytes: Vec<u8> = (0..8).map(|i| *s.add(i)).collect();
+        assert_eq!(bytes, [0xAA, 0, 0, 0, 0, 0, 0, 0]);
+        let s = tern_reusable_resize_packed(s, 8, 13, loc);
+        assert_eq!(tern_reusable_offset(s, loc), 0);
+        let t = tern_reusable_alloc(8, loc);
+        assert_eq!(tern_reusable_offset(t, loc), 16);
+        let s = tern_reusable_resize_packed(s, 13, 16, loc);
+        assert_eq!(tern_reusable_offset(s, loc), 0);
+        let s2 = tern_reusable_resize_packed(s, 16, 17, loc);
+        assert_eq!(tern_reusable_offset(s2, loc), 24);
+        assert_eq!(*s2, 0xAA);
+        tern_reusable_free(s2, 17, loc);
+        tern_reusable_free(t, 8, loc);
     }
 }
 

@@ -87,29 +87,32 @@ impl<M: Module> FnLower<'_, '_, M> {
         Ok(self.scaled(n, size))
     }
 
-    /// `tern_reusable_resize(p, old, new, loc)`; under `--sanitize` the slice is
-    /// checked (and untagged) first and the result tagged after. Returns the
-    /// untagged new address (where `append` stores) and the slice's pointer.
+    /// `tern_reusable_resize(p, old, new, loc)` (`_packed` when the element
+    /// size `size` is not a multiple of 8: only then can a growth stay inside
+    /// the span's last granule); under `--sanitize` the slice is checked (and
+    /// untagged) first and the result tagged after. Returns the untagged new
+    /// address (where `append` stores) and the slice's pointer.
     pub(super) fn reusable_resize(
         &mut self,
         p: Value,
-        old: Value,
-        new: Value,
+        (old, new): (Value, Value),
+        size: u64,
         loc: Loc,
     ) -> R<(Value, Value)> {
         let at = self.loc_ptr(loc)?;
+        let resize = if size.is_multiple_of(8) {
+            Rt::ReusableResize
+        } else {
+            Rt::ReusableResizePacked
+        };
         if !self.opts.sanitize {
-            let np = self
-                .call_rt(Rt::ReusableResize, &[p, old, new, at])?
-                .expect("ptr");
+            let np = self.call_rt(resize, &[p, old, new, at])?.expect("ptr");
             return Ok((np, np));
         }
         let a = self
             .call_rt(Rt::SanitizeCheck, &[p, old, at])?
             .expect("address");
-        let np = self
-            .call_rt(Rt::ReusableResize, &[a, old, new, at])?
-            .expect("ptr");
+        let np = self.call_rt(resize, &[a, old, new, at])?.expect("ptr");
         let region = self.b.ins().iconst(types::I64, SANITIZE_BUILTIN_REGION);
         let tagged = self
             .call_rt(Rt::SanitizeRetag, &[region, a, old, np, new, at])?

@@ -40,6 +40,31 @@ pub unsafe extern "C" fn tern_reusable_resize(
     unsafe { builtin::resize(ptr, old_bytes, new_bytes, loc) }
 }
 
+/// [`tern_reusable_resize`] for a slice whose element size is not a multiple
+/// of 8 (generated code picks it by the element type): the same contract and
+/// answer, with a growth that stays inside the span's last 8-byte granule
+/// (appending a byte, seven times in eight) answered by the boundary
+/// record's check and a one-word zero fill, without the tree. Apart so that
+/// the resizes of other slices, which never grow that way, do not pay the
+/// test.
+///
+/// # Safety
+/// As for [`tern_reusable_resize`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_reusable_resize_packed(
+    ptr: *mut u8,
+    old_bytes: i64,
+    new_bytes: i64,
+    loc: *const c_char,
+) -> *mut u8 {
+    if builtin::in_granule(old_bytes, new_bytes) {
+        // SAFETY: the caller's contract.
+        return unsafe { builtin::resize_in_granule(ptr, old_bytes, new_bytes, loc) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { builtin::resize(ptr, old_bytes, new_bytes, loc) }
+}
+
 /// Frees the span at `ptr` of `bytes` (no-op for null or 0 bytes). A double or
 /// overlapping free, or a span outside the pool, fails the run at `loc`.
 ///
