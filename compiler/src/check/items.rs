@@ -89,6 +89,18 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// A generic parameter named as a builtin type would be that type
+    /// wherever it is written (builtin names win), so it is refused.
+    /// Returns whether the name is allowed.
+    fn check_param_name(&mut self, name: &str, span: Span) -> bool {
+        let builtin = super::resolve::builtin_type(name).is_some();
+        if builtin {
+            self.sink
+                .error(ErrorKind::ParamIsBuiltinType(name.to_string()), span);
+        }
+        !builtin
+    }
+
     pub(super) fn resolve_items(&mut self) {
         for s in 0..self.structs.len() {
             let ast = self.structs[s].ast;
@@ -97,6 +109,7 @@ impl<'a> Checker<'a> {
                     self.sink
                         .error(ErrorKind::DuplicateParam(g.name.clone()), g.span);
                 }
+                self.check_param_name(&g.name, g.span);
             }
             self.struct_fields(s);
             // A generic struct's layout is its instances'.
@@ -125,6 +138,11 @@ impl<'a> Checker<'a> {
             let module = self.fns[f].module;
             let mut generics: Vec<(String, Ty)> = Vec::new();
             for g in &ast.generics {
+                // Refused names bind nothing (the builtin type stays), so
+                // calls do not also fail to infer them.
+                if !self.check_param_name(&g.name, g.span) {
+                    continue;
+                }
                 if generics.iter().any(|(n, _)| *n == g.name) {
                     self.sink
                         .error(ErrorKind::DuplicateParam(g.name.clone()), g.span);

@@ -61,13 +61,9 @@ impl Checker<'_> {
                     .collect();
                 if p.segments.len() == 1 {
                     let name = p.segments[0].name.as_str();
-                    let found = match name {
-                        "i64" => Some(Ty::I64),
-                        "i32" => Some(Ty::I32),
-                        "u8" => Some(Ty::U8),
-                        "u64" => Some(Ty::U64),
-                        "bool" => Some(Ty::Bool),
-                        _ => generics
+                    let found = match builtin_type(name) {
+                        Some(t) => Some(t),
+                        None => generics
                             .iter()
                             .find(|(n, _)| n == name)
                             .map(|(_, t)| t.clone()),
@@ -246,5 +242,18 @@ impl Checker<'_> {
             ItemRef::Extern(_) => true,
             ItemRef::Const(_) | ItemRef::Struct(_) => false,
         }
+    }
+}
+
+/// The builtin type a name means (`i64`, `i32`, `u8`, `u64`, `bool`), whatever
+/// else is in scope: a generic parameter cannot take these names.
+pub(super) fn builtin_type(name: &str) -> Option<Ty> {
+    match name {
+        "i64" => Some(Ty::I64),
+        "i32" => Some(Ty::I32),
+        "u8" => Some(Ty::U8),
+        "u64" => Some(Ty::U64),
+        "bool" => Some(Ty::Bool),
+        _ => None,
     }
 }

@@ -62,6 +62,8 @@ pub enum ErrorKind {
     DuplicateItem(String),
     DuplicateField(String),
     DuplicateParam(String),
+    /// A generic parameter named `i64`, `u8`, ...
+    ParamIsBuiltinType(String),
     ReservedName(String),
     UnknownName(String),
     UnknownModule(String),
@@ -390,6 +392,10 @@ impl fmt::Display for ErrorKind {
             DuplicateItem(n) => write!(f, "the name `{n}` is defined more than once"),
             DuplicateField(n) => write!(f, "field `{n}` is declared more than once"),
             DuplicateParam(n) => write!(f, "parameter `{n}` is declared more than once"),
+            ParamIsBuiltinType(n) => write!(
+                f,
+                "a generic parameter cannot be named `{n}`: that is a builtin type"
+            ),
             ReservedName(n) => write!(f, "`{n}` is a builtin name and cannot be redefined"),
             UnknownName(n) => write!(f, "cannot find `{n}` in this scope"),
             UnknownModule(m) => write!(

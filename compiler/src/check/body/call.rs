@@ -244,6 +244,9 @@ impl Checker<'_> {
                 let hint = match bound {
                     true => Some(p.ty.subst(&bindings)),
                     false if text_for_param => Some(Ty::Slice(Box::new(Ty::U8))),
+                    // The argument that would have bound the parameter
+                    // failed: a literal here reports nothing more.
+                    false if bad && typed == Typing::Literal => Some(Ty::Error),
                     false => from_context(),
                 };
                 let (mut te, mut ty) = self.expr(cx, &a.expr, hint.as_ref());
@@ -257,6 +260,11 @@ impl Checker<'_> {
                     (te, ty) = self.view(te, &elem, a.expr.span);
                 }
                 if ty.has_error() {
+                    bad = true;
+                } else if ty == Ty::Unit {
+                    // No parameter's type is unit, and a generic one must
+                    // not become it (`size_of(print(1))`).
+                    self.sink.error(ErrorKind::UnitValue, a.expr.span);
                     bad = true;
                 } else if !unify(&p.ty, &ty, &mut bindings) {
                     let want = p.ty.subst(&bindings);

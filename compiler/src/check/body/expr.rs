@@ -233,7 +233,8 @@ impl Checker<'_> {
     /// instance checks the cast with its own types.
     fn cast(&mut self, cx: &mut FnCx, x: &ast::Expr, t: &ast::TypeExpr, span: Span) -> Typed {
         let target = self.resolve_type(t, cx.module, &cx.generics.clone());
-        let (tx, xty) = self.expr(cx, x, None);
+        let hint = literal_type_for_cast(x, &target);
+        let (tx, xty) = self.expr(cx, x, hint.as_ref());
         if target.has_error() || xty.has_error() {
             return self.error_expr(span);
         }
@@ -394,6 +395,8 @@ impl Checker<'_> {
         };
         let ty = match expected {
             Some(t) if t.may_be_integer() => t.clone(),
+            // What would have given it a type failed (reported there).
+            Some(Ty::Error) => return self.error_expr(span),
             _ => Ty::I64,
         };
         let (min, max): (i128, i128) = match ty {
@@ -642,6 +645,12 @@ impl Checker<'_> {
                         .any(|p| !bindings.iter().any(|(n, _)| n == p));
                     let hint = (!unbound).then_some(&fty);
                     let (te, ty) = self.expr(cx, e, hint);
+                    if ty == Ty::Unit {
+                        // No field's type is unit; a generic one must not
+                        // become it.
+                        self.sink.error(ErrorKind::UnitValue, e.span);
+                        bad = true;
+                    }
                     if unbound {
                         unify(template, &ty, &mut bindings);
                     }
@@ -722,4 +731,37 @@ impl Checker<'_> {
         let kind = tir::ExprKind::StructLit { id, fields: exprs };
         (self.mk(kind, &ty, span), ty)
     }
+}
+
+/// The type an integer literal operand of `as` takes (`x` a literal, maybe
+/// negated or parenthesised): the target's when the value fits it, else the
+/// first of `i64` and `u64` it fits, so that `0xcbf2_9ce4_8422_2325 as u64`
+/// and `0xFFFF_FFFF_FFFF_FFFF as i64` (-1, its bits) mean what a C
+/// programmer writes them for. `None` for any other operand.
+fn literal_type_for_cast(x: &ast::Expr, target: &Ty) -> Option<Ty> {
+    let mut neg = false;
+    let mut e = x;
+    let v = loop {
+        match &e.kind {
+            ast::ExprKind::Paren(inner) => e = inner,
+            ast::ExprKind::Unary(ast::UnOp::Neg, inner) if !neg => {
+                neg = true;
+                e = inner;
+            }
+            ast::ExprKind::Int(Some(v)) => break *v,
+            _ => return None,
+        }
+    };
+    let value = if neg { -(v as i128) } else { v as i128 };
+    let fits = |t: &Ty| {
+        let (min, max): (i128, i128) = match t {
+            Ty::I32 => (i32::MIN as i128, i32::MAX as i128),
+            Ty::U8 => (0, 255),
+            Ty::U64 => (0, u64::MAX as i128),
+            Ty::I64 => (i64::MIN as i128, i64::MAX as i128),
+            _ => return false,
+        };
+        (min..=max).contains(&value)
+    };
+    [target.clone(), Ty::I64, Ty::U64].into_iter().find(fits)
 }
