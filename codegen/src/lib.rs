@@ -16,6 +16,7 @@ pub mod dead_slot_stores;
 pub mod debug;
 pub mod decided_branches;
 pub mod error;
+pub mod if_conversion;
 pub mod inline;
 pub mod isa;
 pub mod jit;

@@ -286,7 +286,7 @@ fn read_elsewhere(func: &Function) -> HashMap<Value, Vec<Block>> {
 }
 
 /// An instruction that computes from its operands only and cannot trap.
-fn computes_only(func: &Function, inst: Inst) -> bool {
+pub(crate) fn computes_only(func: &Function, inst: Inst) -> bool {
     use Opcode::*;
     matches!(
         func.dfg.insts[inst].opcode(),

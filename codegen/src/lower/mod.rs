@@ -41,8 +41,9 @@ use crate::inline::{CallGraph, Callees, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
 use crate::{
-    call_arg_copies, dead_slot_stores, decided_branches, jump_threading, loop_invariant_params,
-    loop_markers, multiply_by_lea, partial_inline, store_forwarding, tail_duplication,
+    call_arg_copies, dead_slot_stores, decided_branches, if_conversion, jump_threading,
+    loop_invariant_params, loop_markers, multiply_by_lea, partial_inline, store_forwarding,
+    tail_duplication,
 };
 
 mod builtins;
@@ -487,7 +488,8 @@ fn define<M: Module>(
                 .map_err(|e| CodegenError::cranelift(name, format!("{e:?}")))?;
             let folded = decided_branches::fold(&mut ctx.func, &ctx.cfg, &ctx.domtree);
             let threaded = jump_threading::thread(&mut ctx.func);
-            if folded + threaded > 0 {
+            let converted = if_conversion::convert(&mut ctx.func);
+            if folded + threaded + converted > 0 {
                 // The verifier holds the context's graph to the code.
                 ctx.compute_cfg();
                 ctx.compute_domtree();
