@@ -298,12 +298,15 @@ fn rip_operand(op: &str) -> Option<(usize, usize, i64)> {
     let start = op.find("[rip")?;
     let end = start + op[start..].find(']')? + 1;
     let inner = op[start + 4..end - 1].trim();
+    // Capstone prints a displacement below 10 in decimal (`[rip + 9]`),
+    // which must become a label too: the assembler may encode the code
+    // between here and the target at another length.
     let disp = if inner.is_empty() {
         0
-    } else if let Some(hex) = inner.strip_prefix("+ 0x") {
-        i64::from_str_radix(hex, 16).ok()?
-    } else if let Some(hex) = inner.strip_prefix("- 0x") {
-        -i64::from_str_radix(hex, 16).ok()?
+    } else if let Some(n) = inner.strip_prefix("+ ") {
+        parse_imm(n)? as i64
+    } else if let Some(n) = inner.strip_prefix("- ") {
+        -(parse_imm(n)? as i64)
     } else {
         return None;
     };
@@ -436,6 +439,14 @@ impl Text<'_> {
     }
 }
 
+/// An immediate or displacement as Capstone prints it (`0x33`, `5`).
+fn parse_imm(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
 /// The address operand of a direct branch (`0x1c`).
 fn hex_target(op: &str) -> Option<u64> {
     match op.strip_prefix("0x") {
@@ -516,7 +527,7 @@ fn symbolic(
 
 #[cfg(test)]
 mod tests {
-    use super::hex_target;
+    use super::{hex_target, rip_operand};
 
     #[test]
     fn branch_targets_parse_in_both_of_capstones_spellings() {
@@ -524,5 +535,19 @@ mod tests {
         assert_eq!(hex_target("9"), Some(9));
         assert_eq!(hex_target("rax"), None);
         assert_eq!(hex_target("qword ptr [rip + 0x10]"), None);
+    }
+
+    #[test]
+    fn rip_displacements_parse_in_both_of_capstones_spellings() {
+        assert_eq!(rip_operand("rcx, [rip + 9]"), Some((5, 14, 9)));
+        assert_eq!(
+            rip_operand("rax, qword ptr [rip + 0x10]"),
+            Some((15, 27, 16))
+        );
+        assert_eq!(
+            rip_operand("rax, qword ptr [rip - 0x10]"),
+            Some((15, 27, -16))
+        );
+        assert_eq!(rip_operand("rax, qword ptr [rax + 8]"), None);
     }
 }
