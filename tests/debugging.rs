@@ -157,6 +157,11 @@ fn assembly_round_trip(dir: &Path, level: &str) {
     let asm = std::fs::read_to_string(dir.join("prog.s")).unwrap();
     assert!(asm.contains("\t.intel_syntax noprefix\n"), "{asm}");
     assert!(asm.contains("\ntern.inner:\n"), "{asm}");
+    // Without it the linker would make the stack executable.
+    assert!(
+        asm.contains("\t.section .note.GNU-stack,\"\",@progbits\n"),
+        "{asm}"
+    );
     assert!(asm.contains("\t.loc 1 6 12\t# prog.tern:6:12\n"), "{asm}");
     let o = run(Command::new("cc")
         .args(["-c", "prog.s", "-o", "prog_s.o"])

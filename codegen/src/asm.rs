@@ -165,6 +165,9 @@ pub fn print(bytes: &[u8], notes: &LineNotes) -> Result<String, CodegenError> {
     for section in file.sections() {
         let name = section.name().map_err(unsupported)?;
         let (flags, kind) = match section.kind() {
+            // Whatever kind the object reader gives it: without it the
+            // linker makes the stack executable.
+            _ if name == ".note.GNU-stack" => ("", "@progbits"),
             SectionKind::Text => ("ax", "@progbits"),
             SectionKind::Data => ("aw", "@progbits"),
             SectionKind::ReadOnlyData | SectionKind::ReadOnlyString => ("a", "@progbits"),

@@ -789,7 +789,7 @@ impl fmt::Display for NoteKind {
             ),
             NoteKind::ReturnRule => write!(
                 f,
-                "a body returns on every path when its last statement is `return`, a call of `panic`, an `if` with `else` whose branches all return, or `while true` without `break`"
+                "a body returns on every path when its last statement is `return`, an expression without `;` before the body's `}}`, a call of `panic`, an `if` with `else` whose branches all return, or `while true` without `break`"
             ),
             NoteKind::ExpectedMain => write!(f, "add `fn main() {{ ... }}` to the root file"),
             NoteKind::EscapeRule => write!(

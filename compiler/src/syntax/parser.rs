@@ -197,6 +197,15 @@ impl<'s> Parser<'s> {
     /// The `;` ending a statement. When it is missing but the next token
     /// plainly starts a statement (or closes the block), report it and go
     /// on as if it were there: `Ok`. Otherwise the caller resynchronises.
+    /// The end of a statement that is not an expression's value: its `;`,
+    /// which may go before a block's `}` as in Rust (`if c { x = 1 }`).
+    fn end_stmt(&mut self) -> PResult<()> {
+        if *self.peek() == Tok::RBrace {
+            return Ok(());
+        }
+        self.semi()
+    }
+
     fn semi(&mut self) -> PResult<()> {
         if self.eat(&Tok::Semi) {
             return Ok(());
@@ -813,22 +822,22 @@ impl<'s> Parser<'s> {
             }
             Tok::Break => {
                 self.bump();
-                self.semi()?;
+                self.end_stmt()?;
                 StmtKind::Break
             }
             Tok::Continue => {
                 self.bump();
-                self.semi()?;
+                self.end_stmt()?;
                 StmtKind::Continue
             }
             Tok::Return => {
                 self.bump();
-                let value = if *self.peek() == Tok::Semi {
+                let value = if matches!(self.peek(), Tok::Semi | Tok::RBrace) {
                     None
                 } else {
                     Some(self.expr()?)
                 };
-                self.semi()?;
+                self.end_stmt()?;
                 StmtKind::Return(value)
             }
             _ => {
@@ -837,14 +846,14 @@ impl<'s> Parser<'s> {
                     Tok::Eq => {
                         self.bump();
                         let value = self.expr()?;
-                        self.semi()?;
+                        self.end_stmt()?;
                         StmtKind::Assign { place: e, value }
                     }
                     Tok::OpAssign(op) => {
                         self.bump();
                         let (op, _) = binop(&op).unwrap_or((BinOp::Add, 0));
                         let value = self.expr()?;
-                        self.semi()?;
+                        self.end_stmt()?;
                         StmtKind::CompoundAssign {
                             place: e,
                             op,
@@ -852,8 +861,11 @@ impl<'s> Parser<'s> {
                         }
                     }
                     // `fn f() -> i64 { 5 }`, as in Rust: the last expression
-                    // of a function body with a result type is its value.
-                    Tok::RBrace if self.tail_depth == Some(self.depth) => StmtKind::Return(Some(e)),
+                    // of a function body with a result type is its value
+                    // (a `panic(..)` there has none: it ends the body).
+                    Tok::RBrace if self.tail_depth == Some(self.depth) && !is_panic(&e) => {
+                        StmtKind::Return(Some(e))
+                    }
                     // Elsewhere the `;` before a `}` may go, as in Rust after
                     // a call: `if c { print(x) }`.
                     Tok::RBrace => StmtKind::Expr(e),
@@ -1345,4 +1357,10 @@ impl<'s> Parser<'s> {
         self.expect(&Tok::RBrace)?;
         Ok(fields)
     }
+}
+
+/// Whether `e` is a call of `panic`, which has no value.
+fn is_panic(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call { callee, .. }
+        if callee.segments.len() == 1 && callee.segments[0].name == "panic")
 }

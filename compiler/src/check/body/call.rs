@@ -249,7 +249,11 @@ impl Checker<'_> {
                     false if bad && typed == Typing::Literal => Some(Ty::Error),
                     false => from_context(),
                 };
-                let (mut te, mut ty) = self.expr(cx, &a.expr, hint.as_ref());
+                let (mut te, mut ty) = if p.by_ref {
+                    self.expr_as_written(cx, &a.expr, hint.as_ref())
+                } else {
+                    self.expr(cx, &a.expr, hint.as_ref())
+                };
                 // A `reusable[]X` given for `[]T` with `T` open is its view,
                 // as where a `[]X` is expected (`sum(xs)`, `fn sum<T>(xs: []T)`).
                 if let (Ty::Slice(_), Ty::Reusable(elem)) = (&p.ty, &ty)

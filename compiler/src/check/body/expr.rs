@@ -31,7 +31,14 @@ impl Checker<'_> {
         (self.mk(whole, &view, span), view)
     }
 
-    fn expr_as_written(&mut self, cx: &mut FnCx, e: &ast::Expr, expected: Option<&Ty>) -> Typed {
+    /// [`Self::expr`] without turning a `reusable[]T` into its view (a `ref`
+    /// argument is the place itself).
+    pub(super) fn expr_as_written(
+        &mut self,
+        cx: &mut FnCx,
+        e: &ast::Expr,
+        expected: Option<&Ty>,
+    ) -> Typed {
         let span = e.span;
         match &e.kind {
             ast::ExprKind::Error => self.error_expr(span),
@@ -644,7 +651,16 @@ impl Checker<'_> {
                         .iter()
                         .any(|p| !bindings.iter().any(|(n, _)| n == p));
                     let hint = (!unbound).then_some(&fty);
-                    let (te, ty) = self.expr(cx, e, hint);
+                    let (mut te, mut ty) = self.expr(cx, e, hint);
+                    // A `reusable[]X` for a `[]T` field with `T` open is its
+                    // view, as for a `[]X` field (and as for a parameter).
+                    if unbound
+                        && let (Ty::Slice(_), Ty::Reusable(elem)) = (template, &ty)
+                        && unify(template, &Ty::Slice(elem.clone()), &mut bindings.clone())
+                    {
+                        let elem = (**elem).clone();
+                        (te, ty) = self.view(te, &elem, e.span);
+                    }
                     if ty == Ty::Unit {
                         // No field's type is unit; a generic one must not
                         // become it.
