@@ -406,13 +406,10 @@ impl Checker<'_> {
             Some(Ty::Error) => return self.error_expr(span),
             _ => Ty::I64,
         };
-        let (min, max): (i128, i128) = match ty {
-            Ty::I32 => (i32::MIN as i128, i32::MAX as i128),
-            Ty::U8 => (0, 255),
-            Ty::U64 => (0, u64::MAX as i128),
+        let (min, max) = match ty {
             // At a generic `T` each instance checks the range for its type.
             Ty::Param(_) => (i64::MIN as i128, u64::MAX as i128),
-            _ => (i64::MIN as i128, i64::MAX as i128),
+            _ => int_range(&ty).unwrap_or((i64::MIN as i128, i64::MAX as i128)),
         };
         let value = if neg { -(v as i128) } else { v as i128 };
         if value < min || value > max {
@@ -769,15 +766,17 @@ fn literal_type_for_cast(x: &ast::Expr, target: &Ty) -> Option<Ty> {
         }
     };
     let value = if neg { -(v as i128) } else { v as i128 };
-    let fits = |t: &Ty| {
-        let (min, max): (i128, i128) = match t {
-            Ty::I32 => (i32::MIN as i128, i32::MAX as i128),
-            Ty::U8 => (0, 255),
-            Ty::U64 => (0, u64::MAX as i128),
-            Ty::I64 => (i64::MIN as i128, i64::MAX as i128),
-            _ => return false,
-        };
-        (min..=max).contains(&value)
-    };
+    let fits = |t: &Ty| int_range(t).is_some_and(|(min, max)| (min..=max).contains(&value));
     [target.clone(), Ty::I64, Ty::U64].into_iter().find(fits)
+}
+
+/// The values of an integer type.
+fn int_range(t: &Ty) -> Option<(i128, i128)> {
+    Some(match t {
+        Ty::I32 => (i32::MIN as i128, i32::MAX as i128),
+        Ty::U8 => (0, 255),
+        Ty::U64 => (0, u64::MAX as i128),
+        Ty::I64 => (i64::MIN as i128, i64::MAX as i128),
+        _ => return None,
+    })
 }
