@@ -269,14 +269,7 @@ fn describe(p: &BuiltinPool, code: i64, off: i64, bytes: i64, want: i64) -> Stri
     }
 }
 
-/// Whether a resize from `old` to `new` bytes grows a span inside its last
-/// 8-byte granule (see [`resize_in_granule`]): a test of the arguments alone.
-#[inline(always)]
-pub fn in_granule(old: i64, new: i64) -> bool {
-    // `(old - 1) / 8 == (new - 1) / 8` in one test; a negative or zero
-    // `old` that passes is refused by `SpanPool::grow_in_granule`.
-    new > old && (old.wrapping_sub(1) ^ new.wrapping_sub(1)) as u64 <= 7
-}
+pub use crate::pool::in_granule;
 
 /// [`resize`] of a growth inside the span's last granule
 /// (`SpanPool::grow_in_granule`: the record's check and a one-word zero

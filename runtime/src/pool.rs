@@ -39,6 +39,15 @@ pub struct SpanPool<V: Validate> {
 // SAFETY: the pool exclusively owns its arena, node array and header.
 unsafe impl<V: Validate> Send for SpanPool<V> {}
 
+/// Whether a resize from `old` to `new` bytes grows a span inside its last
+/// 8-byte granule (`SpanPool::grow_in_granule`): a test of the arguments
+/// alone, `(old - 1) / 8 == (new - 1) / 8` with `new > old` in one compare.
+/// A zero or negative `old` may pass; the pool refuses it.
+#[inline(always)]
+pub fn in_granule(old: i64, new: i64) -> bool {
+    new > old && (old.wrapping_sub(1) ^ new.wrapping_sub(1)) as u64 <= 7
+}
+
 /// The address space an unchecked pool of `arena_bytes` (in range) reserves:
 /// its arena, its worst-case node array and its boundary record. What a
 /// limit such as `ulimit -v` is measured against (committed memory is what
@@ -266,11 +275,15 @@ impl<V: Validate> SpanPool<V> {
     /// record does not know, which the full path then handles or reports.
     #[inline(always)]
     pub(crate) fn grow_in_granule(&mut self, off: i64, old: i64, new: i64) -> bool {
-        let within = old > 0 && new > old && (old - 1) >> 3 == (new - 1) >> 3;
         // The span inside the arena, starting at a granule, as the tree's
         // own check of a span asks (`old <= arena` keeps the rounding below
         // from overflowing).
-        if !within || off < 0 || off & 7 != 0 || old > self.arena_bytes - off {
+        if old <= 0
+            || !in_granule(old, new)
+            || off < 0
+            || off & 7 != 0
+            || old > self.arena_bytes - off
+        {
             return false;
         }
         if !self.ext.is_live(off, round8(old)) {
@@ -280,7 +293,8 @@ impl<V: Validate> SpanPool<V> {
         // bytes: growing clears them again) in one word; `old % 8` is 1..=7
         // here. Aligned: the arena is page-aligned, the granule a multiple of 8.
         // (A table, not a shift by `8 * (old % 8)`: x86's variable shift
-        // takes its count in `rcx`, which then had to be saved around it.)
+        // takes its count in `cl`; in this path's first form, inline in the
+        // entry point, that cost saving `rcx` around it.)
         const KEEP: [u64; 8] = {
             let mut t = [0u64; 8];
             let mut k = 1;
