@@ -76,13 +76,7 @@ pub fn report_stack_overflow() -> ! {
 /// for errors a stdlib module reports on the program's behalf (`io`: `cannot
 /// open 'data.txt': ...`). `<runtime>` when the stack has no such frame.
 pub fn report_at_caller(msg: String) -> ! {
-    let frames = crate::backtrace::capture();
-    let loc = frames
-        .iter()
-        .find(|f| !f.library)
-        .map_or_else(|| "<runtime>".to_string(), |f| f.loc.clone());
-    drop(frames);
-    report_at(loc, msg)
+    report_located(None, msg)
 }
 
 /// [`report`] with the location already as text. An error raised inside a
@@ -91,14 +85,20 @@ pub fn report_at_caller(msg: String) -> ! {
 /// of the user's code, as Rust's `#[track_caller]` locates an `unwrap`: the
 /// backtrace below still shows the library's lines and marks that frame.
 pub fn report_at(loc: impl Into<String>, msg: impl Into<String>) -> ! {
-    let (mut loc, mut msg) = (loc.into(), msg.into());
-    {
+    report_located(Some(loc.into()), msg.into())
+}
+
+/// [`report_at`] at `loc`, or with `None` at [`report_at_caller`]'s
+/// location: one capture of the stack gives the location and the trace.
+fn report_located(loc: Option<String>, mut msg: String) -> ! {
+    let loc = {
         let frames = crate::backtrace::capture();
-        if frames.first().is_some_and(|f| f.library)
-            && let Some(user) = frames.iter().find(|f| !f.library)
-        {
-            loc.clone_from(&user.loc);
-        }
+        let user = frames.iter().find(|f| !f.library).map(|f| f.loc.clone());
+        let inside_library = frames.first().is_some_and(|f| f.library);
+        let loc = match loc {
+            Some(loc) if !inside_library => loc,
+            given => user.or(given).unwrap_or_else(|| "<runtime>".to_string()),
+        };
         // The backtrace joins the message, so a host's hook prints it too.
         // (Both die here: nothing is left to drop when the hook jumps.)
         let trace = crate::backtrace::render(&frames);
@@ -106,7 +106,8 @@ pub fn report_at(loc: impl Into<String>, msg: impl Into<String>) -> ! {
             msg.push('\n');
             msg.push_str(trace.trim_end());
         }
-    }
+        loc
+    };
     // Output printed before the failure must appear before the error line
     // and must not be lost by the exit below; if it cannot be written, the
     // error line still is, before the output's own error.
