@@ -249,20 +249,13 @@ impl Checker<'_> {
                     false if bad && typed == Typing::Literal => Some(Ty::Error),
                     false => from_context(),
                 };
-                let (mut te, mut ty) = if p.by_ref {
+                // A `ref` argument is the place itself, never a view.
+                let (te, ty) = if p.by_ref {
                     self.expr_as_written(cx, &a.expr, hint.as_ref())
                 } else {
-                    self.expr(cx, &a.expr, hint.as_ref())
+                    let typed = self.expr(cx, &a.expr, hint.as_ref());
+                    self.view_for(&p.ty, &bindings, typed, a.expr.span)
                 };
-                // A `reusable[]X` given for `[]T` with `T` open is its view,
-                // as where a `[]X` is expected (`sum(xs)`, `fn sum<T>(xs: []T)`).
-                if let (Ty::Slice(_), Ty::Reusable(elem)) = (&p.ty, &ty)
-                    && !p.by_ref
-                    && unify(&p.ty, &Ty::Slice(elem.clone()), &mut bindings.clone())
-                {
-                    let elem = (**elem).clone();
-                    (te, ty) = self.view(te, &elem, a.expr.span);
-                }
                 if ty.has_error() {
                     bad = true;
                 } else if ty == Ty::Unit {

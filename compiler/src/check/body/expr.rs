@@ -31,6 +31,26 @@ impl Checker<'_> {
         (self.mk(whole, &view, span), view)
     }
 
+    /// `typed` as a value for `want`, a type that may name parameters
+    /// `bindings` has not bound: a `reusable[]X` for a `[]T` is its view, as
+    /// where a `[]X` is expected (a generic parameter or struct field:
+    /// `sum(xs)` with `fn sum<T>(xs: []T)`); anything else as it is.
+    pub(super) fn view_for(
+        &mut self,
+        want: &Ty,
+        bindings: &[(String, Ty)],
+        typed: Typed,
+        span: Span,
+    ) -> Typed {
+        if let (Ty::Slice(_), Ty::Reusable(elem)) = (want, &typed.1)
+            && unify(want, &Ty::Slice(elem.clone()), &mut bindings.to_vec())
+        {
+            let elem = (**elem).clone();
+            return self.view(typed.0, &elem, span);
+        }
+        typed
+    }
+
     /// [`Self::expr`] without turning a `reusable[]T` into its view (a `ref`
     /// argument is the place itself).
     pub(super) fn expr_as_written(
@@ -648,16 +668,11 @@ impl Checker<'_> {
                         .iter()
                         .any(|p| !bindings.iter().any(|(n, _)| n == p));
                     let hint = (!unbound).then_some(&fty);
-                    let (mut te, mut ty) = self.expr(cx, e, hint);
-                    // A `reusable[]X` for a `[]T` field with `T` open is its
-                    // view, as for a `[]X` field (and as for a parameter).
-                    if unbound
-                        && let (Ty::Slice(_), Ty::Reusable(elem)) = (template, &ty)
-                        && unify(template, &Ty::Slice(elem.clone()), &mut bindings.clone())
-                    {
-                        let elem = (**elem).clone();
-                        (te, ty) = self.view(te, &elem, e.span);
+                    let mut typed = self.expr(cx, e, hint);
+                    if unbound {
+                        typed = self.view_for(template, &bindings, typed, e.span);
                     }
+                    let (te, ty) = typed;
                     if ty == Ty::Unit {
                         // No field's type is unit; a generic one must not
                         // become it.
