@@ -19,6 +19,7 @@
 //! ([`Compiled`]): the value's type, the new bindings, and which bindings a
 //! redefinition changed the layout of.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -704,7 +705,7 @@ fn assemble(
     let pre_file = sources.add(GENERATED.into(), prelude.clone());
     let mut body = generated_stmts(pre_file, &prelude, &mut sink);
     // The names the input binds at its top level.
-    let mut rebound = Vec::new();
+    let mut rebound = HashSet::new();
     let (input_file, input_span) = match entry.input {
         Some((input, kind)) => {
             let file = sources.add(input.name.clone(), input.text.clone());
@@ -718,7 +719,7 @@ fn assemble(
                     }
                     for s in &stmts {
                         if let ast::StmtKind::Let { name, .. } = &s.kind {
-                            rebound.push(name.name.clone());
+                            rebound.insert(name.name.clone());
                         }
                     }
                     body.extend(stmts)
@@ -942,7 +943,7 @@ fn prelude(entry: &Entry) -> String {
 /// "abc"; upper(s[..]);`), as in a compiled program. (Rebound names are
 /// known before the first assembly, which has no [`Keep`] yet: a write-back
 /// of `var x: i64` from a new `let x = true` would be a type error there.)
-fn postlude(entry: &Entry, keep: &Keep, rebound: &[String]) -> (String, Vec<PostLine>) {
+fn postlude(entry: &Entry, keep: &Keep, rebound: &HashSet<String>) -> (String, Vec<PostLine>) {
     let mut post = String::new();
     let mut lines = Vec::new();
     for (i, k) in keep.bindings.iter().enumerate() {
