@@ -93,6 +93,11 @@ enum Op {
     Free(usize),
     FreeAt(i64, i64),
     Resize(usize, i64),
+    /// An append: the last allocation (or the last one grown) grows by a
+    /// few bytes, what the finger's growth hint serves.
+    Grow(i64),
+    /// A node word scribbled between two operations, under a finger.
+    Scribble(usize, i32),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -101,6 +106,8 @@ fn op() -> impl Strategy<Value = Op> {
         any::<usize>().prop_map(Op::Free),
         (word(), word()).prop_map(|(o, b)| Op::FreeAt(o, b)),
         (any::<usize>(), -8i64..3000).prop_map(|(i, n)| Op::Resize(i, n)),
+        (1i64..64).prop_map(Op::Grow),
+        (any::<usize>(), node_word()).prop_map(|(f, v)| Op::Scribble(f, v)),
     ]
 }
 
@@ -165,20 +172,22 @@ fn run(seed: u64, writes: &[Write], ops: &[Op]) -> Result<(), String> {
             }
             Op::Resize(i, n) if !live.is_empty() => {
                 let k = i % live.len();
-                let (o, b) = live[k];
-                let r = pool.resize_in_place(o, b, n);
-                let others: Vec<_> = (0..live.len())
-                    .filter(|&j| j != k)
-                    .map(|j| live[j])
-                    .collect();
-                let ok = match r {
-                    Ok(x) => x == o && valid_offset(Ok(o), n, &others),
-                    Err(e) => e < 0,
-                };
-                if r.is_ok() {
-                    live[k] = (o, n);
+                resize_in_place(&mut pool, &mut live, k, n)
+            }
+            Op::Grow(d) if !live.is_empty() => {
+                let k = live.len() - 1;
+                let n = live[k].1 + d;
+                resize_in_place(&mut pool, &mut live, k, n)
+            }
+            Op::Scribble(f, v) => {
+                // The words the header says are in use (none once its
+                // count is scribbled to 0).
+                let words = pool.used_node_words_mut();
+                if !words.is_empty() {
+                    let n = words.len();
+                    words[f % n] = v;
                 }
-                ok
+                true
             }
             _ => true,
         };
@@ -187,6 +196,31 @@ fn run(seed: u64, writes: &[Write], ops: &[Op]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Resizes live allocation `k` in place to `n` bytes; whether the result is
+/// acceptable (the same offset, its span overlapping no other live one, or an
+/// error code).
+fn resize_in_place(
+    pool: &mut SpanPool<Checked>,
+    live: &mut [(i64, i64)],
+    k: usize,
+    n: i64,
+) -> bool {
+    let (o, b) = live[k];
+    let r = pool.resize_in_place(o, b, n);
+    let others: Vec<_> = (0..live.len())
+        .filter(|&j| j != k)
+        .map(|j| live[j])
+        .collect();
+    let ok = match r {
+        Ok(x) => x == o && valid_offset(Ok(o), n, &others),
+        Err(e) => e < 0,
+    };
+    if r.is_ok() {
+        live[k] = (o, n);
+    }
+    ok
 }
 
 proptest! {

@@ -86,6 +86,21 @@ fn run_op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// Mostly appends (the last slice grows by a few bytes: the growth hint's
+/// case), between allocations that may land right behind it, frees and
+/// shrinks that move the span after it, and stale copies.
+fn append_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        8 => (1i64..24).prop_map(Op::ResizeLast),
+        2 => (1i64..200).prop_map(Op::Alloc),
+        2 => any::<bool>().prop_map(Op::FreeNext),
+        1 => (-24i64..0).prop_map(Op::ResizeLast),
+        1 => (any::<usize>(), 0i64..400).prop_map(|(i, n)| Op::Resize(i, n)),
+        1 => (any::<usize>(), any::<u8>(), 0i64..100, 0i64..400)
+            .prop_map(|(i, t, k, n)| Op::StaleResize(i, t, k, n)),
+    ]
+}
+
 /// A fill of small allocations, then mostly frees: the holes make trees of
 /// hundreds of free spans (three levels), where internal nodes split, borrow
 /// and merge, and the later frees coalesce them away again.
@@ -308,6 +323,12 @@ proptest! {
     #[test]
     fn unchecked_runs_on_one_place_match_model(ops in prop::collection::vec(run_op(), 1..600)) {
         replay::<Unchecked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn appends_match_model(ops in prop::collection::vec(append_op(), 1..600)) {
+        replay::<Unchecked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+        replay::<Checked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
     }
 }
 

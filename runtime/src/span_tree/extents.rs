@@ -199,6 +199,13 @@ impl Extents {
     /// [`Extents::is_live`]; the range holds no live allocation).
     #[inline(always)]
     pub fn record(&self, off: i64, bytes: i64) {
+        self.put(off, bytes);
+        self.reach(off + bytes);
+    }
+
+    /// [`Extents::record`] without the high-water mark.
+    #[inline(always)]
+    fn put(&self, off: i64, bytes: i64) {
         let s = off as u64 >> 3;
         let n = bytes as u64 >> 3;
         if n <= SMALL {
@@ -208,7 +215,6 @@ impl Extents {
             // SAFETY: see `large_at`.
             unsafe { *self.large_at(s) = (n << SMALL_SHIFT) | (s & (SMALL - 1)) };
         }
-        self.reach(off + bytes);
     }
 
     /// Forgets the live allocation `[off, off + bytes)` (it was recorded).
@@ -233,9 +239,13 @@ impl Extents {
         if o.max(n) <= SMALL {
             // SAFETY: see `size_at`.
             unsafe { *self.size_at(s) = n as u8 };
+        } else if o.min(n) > SMALL {
+            // One word of the large table holds both (an append to a long
+            // slice): rewritten once.
+            self.put(off, new);
         } else {
             self.forget(off, old);
-            self.record(off, new);
+            self.put(off, new);
         }
     }
 

@@ -89,6 +89,15 @@ pub struct Path {
     /// the parent forgets the finger), so the upkeep's first level can test
     /// against it without reading the path and the parent.
     pub(super) pmax: i64,
+    /// The slot of `node[0]` that the last carve or growth in place
+    /// shortened: the free span right after the allocation it made or
+    /// grew, where that allocation's next growth (an append) looks first
+    /// (`Mem::grow_hinted`). Only a hint, never trusted: it is taken while
+    /// the finger is valid and the slot's key is the allocation's end.
+    pub(super) grow_slot: u8,
+    /// The key (granules) that slot was left with: where the allocation
+    /// the hint serves ends. Compared first, without a read of the tree.
+    pub(super) grow_key: i64,
 }
 
 /// [`Path::lo_max`] not known: no allocation of any size takes the finger
@@ -129,6 +138,8 @@ impl Path {
             fit_slot: 0,
             fit_below: FIT_UNKNOWN,
             pmax: PMAX_UNKNOWN,
+            grow_slot: 0,
+            grow_key: -1,
         }
     }
 
@@ -149,6 +160,16 @@ impl Path {
             self.leftmost = self.idx[1..self.height].iter().all(|&i| i == 0) as u8;
         }
         self.leftmost == 1
+    }
+
+    /// Whether the growth hint may serve a growth of `[off, off + old)`
+    /// (bytes): the allocation ends where the slot the hint names began
+    /// when the hint was left. A resize's one test for it, without a read
+    /// of the tree, before `Mem::grow_hinted` checks everything; any
+    /// arguments (wrapping arithmetic: a wrong answer only costs time).
+    #[inline(always)]
+    pub(super) fn hint_matches(&self, off: i64, old: i64) -> bool {
+        off.wrapping_add(old.wrapping_add(7) & !7) >> 3 == self.grow_key
     }
 
     /// Forgets the finger: the next operation descends from the root.

@@ -1203,6 +1203,8 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         } else {
             // The common case: an in-place update.
             let leaf = path.node[0];
+            path.grow_slot = i as u8;
+            path.grow_key = s + g;
             self.set_w(leaf, N_KEYS + i, s + g);
             self.set_w(leaf, N_LENS + i, l - g);
             self.fix_up_entry(path, height, 0, i, l, l - g);
@@ -1434,6 +1436,13 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         old: i64,
         new: i64,
     ) -> TreeResult<i64> {
+        // An append into the span the growth hint names: one compare
+        // for every other resize.
+        if path.hint_matches(off, old)
+            && let Some(r) = self.grow_hinted(path, ext, off, old, new)
+        {
+            return Ok(r);
+        }
         if new < 0 {
             return Err(BAD_SIZE);
         }
@@ -1474,6 +1483,63 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             ext.resize(off, ob, nb);
         }
         Ok(r)
+    }
+
+    /// A growth in place of the live allocation `[off, off + old)` into the
+    /// free span right after it, when that span is the one at the finger's
+    /// [`Path::grow_slot`] and outlasts the growth: an append right after
+    /// the allocation or its last append. It checks and does what
+    /// [`Self::resize_tracked`] would, without its lookups: the slot's key
+    /// names the span (keys are unique), the record the allocation, and no
+    /// live allocation can start where a free span does. `None`, with
+    /// nothing changed, for every other case (the full path then answers,
+    /// and reports the errors).
+    #[inline(always)]
+    fn grow_hinted(
+        &self,
+        path: &mut Path,
+        ext: &Extents,
+        off: i64,
+        old: i64,
+        new: i64,
+    ) -> Option<i64> {
+        // `off` a granule of the arena and `0 < old < new <= arena - off`:
+        // what `check_span` and `resize_span` ask of a growth in place.
+        if !self.finger_ok(path)
+            || off & 7 != 0
+            || (off as u64) >= self.raw.arena as u64
+            || old <= 0
+            || new <= old
+            || new > self.raw.arena - off
+        {
+            return None;
+        }
+        let (ob, nb) = (round8(old), round8(new));
+        let need = (nb - ob) >> GRANULE_SHIFT;
+        let (leaf, i) = (path.node[0], path.grow_slot as usize % FANOUT);
+        let e = (off + ob) >> GRANULE_SHIFT;
+        if need == 0 || self.key(leaf, i) != e {
+            return None;
+        }
+        // A span the growth takes whole leaves the leaf: the full path's.
+        let l = self.len(leaf, i);
+        if l <= need || !ext.is_live(off, ob) {
+            return None;
+        }
+        // A checked tree's answer must claim its granules, as on the full
+        // path (whose error it then reports).
+        if V::CHECKED && !ext.claim(off + ob, nb - ob) {
+            return None;
+        }
+        path.fit_below = FIT_UNKNOWN;
+        self.set_w(leaf, N_KEYS + i, e + need);
+        self.set_w(leaf, N_LENS + i, l - need);
+        let height = path.height;
+        path.grow_key = e + need;
+        self.fix_up_entry(path, height, 0, i, l, l - need);
+        self.bump_h(H_FREE_BYTES, -(need << GRANULE_SHIFT));
+        ext.resize(off, ob, nb);
+        Some(off)
     }
 
     /// [`Self::resize_tracked`], placing a move when the span must move:
