@@ -177,6 +177,30 @@ pub const SANITIZE_ADDR_MASK: i64 = (1 << SANITIZE_TAG_SHIFT) - 1;
 /// The sanitizer's region id of the builtin pool's arena.
 pub const SANITIZE_BUILTIN_REGION: i64 = 1;
 
+/// The builtin pool's fast-path record: a runtime `static` of four words
+/// that generated code reads to answer a byte append inside a span's last
+/// 8-byte granule without a call (the check and the zero fill of
+/// `tern_reusable_resize_packed`'s first case, inline). All zero while no
+/// builtin pool exists, which sends every append to the call.
+pub mod reusable_fast {
+    /// The static's C symbol.
+    pub const SYMBOL: &str = "tern_reusable_fast";
+    /// Byte offset of the arena's base address.
+    pub const BASE: i32 = 0;
+    /// Byte offset of the arena's size in bytes.
+    pub const ARENA_BYTES: i32 = 8;
+    /// Byte offset of the boundary record's size map's address (one byte
+    /// per granule: the size in granules of the allocation starting there,
+    /// for allocations of at most [`SMALL_GRANULES`]).
+    pub const SIZES: i32 = 16;
+    /// Byte offset of the boundary record's large table's address (one word
+    /// per block of [`SMALL_GRANULES`] granules: `n << 7 | s % 128` for the
+    /// allocation of `n` granules starting at granule `s` of the block).
+    pub const LARGE: i32 = 24;
+    /// The longest allocation, in granules, the size map records.
+    pub const SMALL_GRANULES: i64 = 128;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,6 +67,7 @@ pub fn configured_bytes() -> Result<i64, String> {
 pub fn init(arena_bytes: i64) -> Result<(), String> {
     let pool = BuiltinPool::new(arena_bytes).map_err(|e| reserve_failed(arena_bytes, e))?;
     let (base, bytes) = (pool.base() as i64, pool.arena_bytes());
+    publish(&pool);
     *slot() = Some(pool);
     crate::sanitize::rebind_builtin(base, bytes);
     Ok(())
@@ -94,7 +95,20 @@ fn pool() -> Result<&'static mut BuiltinPool, String> {
 fn create() -> Result<&'static mut BuiltinPool, String> {
     let bytes = configured_bytes()?;
     let pool = BuiltinPool::new(bytes).map_err(|e| reserve_failed(bytes, e))?;
+    publish(&pool);
     Ok(slot().insert(pool))
+}
+
+/// Hands `pool`'s arena and boundary record to generated code's fast path
+/// (`abi::reusable::ReusableFast`). Both are reservations that stay put
+/// while the pool lives, wherever the pool value moves; the next pool made
+/// (`init`) publishes its own before this one is dropped.
+fn publish(pool: &BuiltinPool) {
+    crate::abi::reusable::tern_reusable_fast.publish(
+        pool.base() as i64,
+        pool.arena_bytes(),
+        pool.record_maps(),
+    );
 }
 
 /// The message for a pool of `bytes` of arena that could not be reserved

@@ -385,6 +385,13 @@ impl<V: Validate> SpanPool<V> {
         Ok(to)
     }
 
+    /// The addresses of the boundary record's size map and large table
+    /// (what generated code's fast path reads, `abi::reusable::ReusableFast`).
+    pub(crate) fn record_maps(&self) -> [i64; 2] {
+        let [sizes, large, _] = self.ext.parts();
+        [sizes, large]
+    }
+
     /// Checks the tree's invariants and returns its free spans (tests).
     pub fn check_invariants(&mut self) -> Result<Vec<(i64, i64)>, String> {
         self.view().check_invariants()

@@ -85,6 +85,9 @@ pub struct Translation {
     pub debug: DebugInfo,
     /// The backtrace table (`tern_rt_debug_table`'s argument), defined last.
     pub debug_table: Option<DataId>,
+    /// The runtime's builtin-pool fast-path record
+    /// (`tern_abi::reusable_fast`), once a function reads it.
+    pub reusable_fast: Option<DataId>,
     /// The host ISA without the mid-end optimizer, made when a function is
     /// too large for it (`crate::budget::egraph_work`).
     plain_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
@@ -195,6 +198,7 @@ pub fn translate<M: Module>(
         listing: Listing::default(),
         debug: DebugInfo::default(),
         debug_table: None,
+        reusable_fast: None,
         plain_isa: None,
         written_params: param_writes::written_params(program),
         writes_memory: param_writes::writes_memory(program),
@@ -1056,6 +1060,24 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
             }
         };
         self.b.ins().symbol_value(PTR, gv)
+    }
+
+    /// The address of the runtime's builtin-pool fast-path record
+    /// (`tern_abi::reusable_fast`), declared as an import on first use.
+    fn reusable_fast_addr(&mut self) -> R<Value> {
+        let id = match self.tr.reusable_fast {
+            Some(id) => id,
+            None => {
+                let name = tern_abi::reusable_fast::SYMBOL;
+                let id = self
+                    .module
+                    .declare_data(name, Linkage::Import, false, false)
+                    .map_err(|e| CodegenError::cranelift(name, e))?;
+                self.tr.reusable_fast = Some(id);
+                id
+            }
+        };
+        Ok(self.data_addr(id))
     }
 
     /// Address of the NUL-terminated `file:line:col` for a runtime call.

@@ -2,6 +2,7 @@
 //! checked byte counts and index addresses, the builtin pool's resize, the
 //! sanitizer's checks.
 
+use super::memory::Region;
 use super::*;
 
 impl<M: Module> FnLower<'_, '_, M> {
@@ -99,16 +100,21 @@ impl<M: Module> FnLower<'_, '_, M> {
         size: u64,
         loc: Loc,
     ) -> R<(Value, Value)> {
-        let at = self.loc_ptr(loc)?;
         let resize = if size.is_multiple_of(8) {
             Rt::ReusableResize
         } else {
             Rt::ReusableResizePacked
         };
         if !self.opts.sanitize {
-            let np = self.call_rt(resize, &[p, old, new, at])?.expect("ptr");
+            let np = if resize == Rt::ReusableResizePacked {
+                self.packed_resize(p, (old, new), loc)?
+            } else {
+                let at = self.loc_ptr(loc)?;
+                self.call_rt(resize, &[p, old, new, at])?.expect("ptr")
+            };
             return Ok((np, np));
         }
+        let at = self.loc_ptr(loc)?;
         let a = self
             .call_rt(Rt::SanitizeCheck, &[p, old, at])?
             .expect("address");
@@ -118,6 +124,106 @@ impl<M: Module> FnLower<'_, '_, M> {
             .call_rt(Rt::SanitizeRetag, &[region, a, old, np, new, at])?
             .expect("ptr");
         Ok((np, tagged))
+    }
+
+    /// `tern_reusable_resize_packed(p, old, new, loc)` with its first case
+    /// inline: a growth inside the span's last 8-byte granule (a byte
+    /// append, seven times in eight) of a span the boundary record holds as
+    /// one live allocation is the record's check and the zero fill of the
+    /// granule past `old`, read and written through the runtime's
+    /// fast-path record (`tern_abi::reusable_fast`), as the runtime does it
+    /// (`SpanPool::grow_in_granule`); everything else, no pool yet
+    /// included (its record's arena is empty), calls. The granule's word
+    /// holds element bytes only: an element whose size is not a multiple
+    /// of 8 holds no slice header.
+    fn packed_resize(&mut self, p: Value, (old, new): (Value, Value), loc: Loc) -> R<Value> {
+        use tern_abi::reusable_fast as fast;
+        let trusted = MemFlagsData::trusted();
+        let call = self.b.create_block();
+        let cont = self.b.create_block();
+        let out = self.b.append_block_param(cont, PTR);
+        // `(old - 1) / 8 == (new - 1) / 8` with `new > old` (so `old >= 1`).
+        let o1 = self.b.ins().iadd_imm_s(old, -1);
+        let n1 = self.b.ins().iadd_imm_s(new, -1);
+        let x = self.b.ins().bxor(o1, n1);
+        let same = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, x, 7);
+        let grows = self.b.ins().icmp(IntCC::SignedGreaterThan, new, old);
+        let in_granule = self.b.ins().band(same, grows);
+        let arena = self.b.create_block();
+        self.b.ins().brif(in_granule, arena, &[], call, &[]);
+        // The span starts at a granule of the arena.
+        self.b.switch_to_block(arena);
+        let rec = self.reusable_fast_addr()?;
+        let base = self.b.ins().load(PTR, trusted, rec, fast::BASE);
+        let bytes = self
+            .b
+            .ins()
+            .load(types::I64, trusted, rec, fast::ARENA_BYTES);
+        let off = self.b.ins().isub(p, base);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, off, bytes);
+        let low = self.b.ins().band_imm_s(off, 7);
+        let aligned = self.b.ins().icmp_imm_s(IntCC::Equal, low, 0);
+        let ok = self.b.ins().band(inside, aligned);
+        let record = self.b.create_block();
+        self.b.ins().brif(ok, record, &[], call, &[]);
+        // The record holds `[off, off + 8 g)` as one live allocation.
+        self.b.switch_to_block(record);
+        let s = self.b.ins().ushr_imm_u(off, 3);
+        let old7 = self.b.ins().iadd_imm_s(old, 7);
+        let g = self.b.ins().ushr_imm_u(old7, 3);
+        let short =
+            self.b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, g, fast::SMALL_GRANULES);
+        let (small, large, hit) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(short, small, &[], large, &[]);
+        self.b.switch_to_block(small);
+        let sizes = self.b.ins().load(PTR, trusted, rec, fast::SIZES);
+        let at = self.b.ins().iadd(sizes, s);
+        let n = self.b.ins().uload8(types::I64, trusted, at, 0);
+        let live = self.b.ins().icmp(IntCC::Equal, n, g);
+        self.b.ins().brif(live, hit, &[], call, &[]);
+        self.b.switch_to_block(large);
+        let table = self.b.ins().load(PTR, trusted, rec, fast::LARGE);
+        let block = self.b.ins().ushr_imm_u(s, 7);
+        let word = self.b.ins().ishl_imm_u(block, 3);
+        let at = self.b.ins().iadd(table, word);
+        let w = self.b.ins().load(types::I64, trusted, at, 0);
+        let gs = self.b.ins().ishl_imm_u(g, 7);
+        let sb = self.b.ins().band_imm_s(s, fast::SMALL_GRANULES - 1);
+        let want = self.b.ins().bor(gs, sb);
+        let live = self.b.ins().icmp(IntCC::Equal, w, want);
+        self.b.ins().brif(live, hit, &[], call, &[]);
+        // Zero the granule's bytes past `old` (`old % 8` is 1..=7 here);
+        // the store of the appended element follows.
+        self.b.switch_to_block(hit);
+        let k = self.b.ins().band_imm_s(old, 7);
+        let shift = self.b.ins().ishl_imm_u(k, 3);
+        let one = self.b.ins().iconst(types::I64, 1);
+        let bit = self.b.ins().ishl(one, shift);
+        let keep = self.b.ins().iadd_imm_s(bit, -1);
+        let span = self.b.ins().ishl_imm_u(g, 3);
+        let end = self.b.ins().iadd(p, span);
+        let flags = self.mem_flags(Region::Data);
+        let word = self.b.ins().load(types::I64, flags, end, -8);
+        let kept = self.b.ins().band(word, keep);
+        self.b.ins().store(flags, kept, end, -8);
+        self.b.ins().jump(cont, &[BlockArg::Value(p)]);
+        self.b.switch_to_block(call);
+        let at = self.loc_ptr(loc)?;
+        let np = self
+            .call_rt(Rt::ReusableResizePacked, &[p, old, new, at])?
+            .expect("ptr");
+        self.b.ins().jump(cont, &[BlockArg::Value(np)]);
+        self.b.switch_to_block(cont);
+        Ok(out)
     }
 
     pub(super) fn index_addr(&mut self, base: &Expr, idx: &Expr, loc: Loc) -> R<Value> {

@@ -27,7 +27,8 @@ pub mod sanitize;
 pub mod span;
 pub mod stats;
 
-/// Every `tern_*` extern of the runtime with its address, for the JIT: the
+/// Every `tern_*` extern of the runtime with its address (the functions,
+/// and the builtin pool's fast-path record, `reusable::tern_reusable_fast`), for the JIT: the
 /// driver hands this list to `tern-codegen`, which registers each symbol so
 /// generated code (and `extern fn` declarations in Tern sources, such as the
 /// stdlib's) resolves runtime functions in-process, without `dlsym` and
@@ -42,7 +43,13 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
             vec![$((stringify!($name), $module::$name as *const u8)),*]
         };
     }
-    tern_abi::runtime_abi!(symbol_list)
+    let mut list = tern_abi::runtime_abi!(symbol_list);
+    // The one data symbol: the builtin pool's fast-path record.
+    list.push((
+        tern_abi::reusable_fast::SYMBOL,
+        std::ptr::addr_of!(reusable::tern_reusable_fast).cast(),
+    ));
+    list
 }
 
 #[cfg(test)]
@@ -71,6 +78,16 @@ mod tests {
                     after_no_mangle = true;
                 } else if after_no_mangle && line.contains("fn ") {
                     let name = line.split("fn ").nth(1).unwrap().split('(').next().unwrap();
+                    declared.push(name.trim().to_string());
+                    after_no_mangle = false;
+                } else if after_no_mangle && line.contains("static ") {
+                    let name = line
+                        .split("static ")
+                        .nth(1)
+                        .unwrap()
+                        .split(':')
+                        .next()
+                        .unwrap();
                     declared.push(name.trim().to_string());
                     after_no_mangle = false;
                 }

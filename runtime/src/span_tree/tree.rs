@@ -1203,8 +1203,6 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         } else {
             // The common case: an in-place update.
             let leaf = path.node[0];
-            path.grow_slot = i as u8;
-            path.grow_key = s + g;
             self.set_w(leaf, N_KEYS + i, s + g);
             self.set_w(leaf, N_LENS + i, l - g);
             self.fix_up_entry(path, height, 0, i, l, l - g);
@@ -1339,6 +1337,11 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             return Err(MUST_MOVE);
         }
         self.take_front(path, height, i, (e, sl), need)?;
+        if sl > need {
+            // The span stays in its slot: the next append's (`grow_hinted`).
+            path.grow_slot = i as u8;
+            path.grow_key = e + need;
+        }
         Ok(off)
     }
 
@@ -1488,7 +1491,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     /// A growth in place of the live allocation `[off, off + old)` into the
     /// free span right after it, when that span is the one at the finger's
     /// [`Path::grow_slot`] and outlasts the growth: an append right after
-    /// the allocation or its last append. It checks and does what
+    /// the slice's last append. It checks and does what
     /// [`Self::resize_tracked`] would, without its lookups: the slot's key
     /// names the span (keys are unique), the record the allocation, and no
     /// live allocation can start where a free span does. `None`, with
