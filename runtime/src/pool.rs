@@ -386,7 +386,7 @@ impl<V: Validate> SpanPool<V> {
     }
 
     /// The addresses of the boundary record's size map and large table
-    /// (what generated code's fast path reads, `abi::reusable::ReusableFast`).
+    /// (what generated code's fast path reads, `builtin::ReusableFast`).
     pub(crate) fn record_maps(&self) -> [i64; 2] {
         let [sizes, large, _] = self.ext.parts();
         [sizes, large]

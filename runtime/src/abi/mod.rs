@@ -28,7 +28,7 @@ pub mod span;
 pub mod stats;
 
 /// Every `tern_*` extern of the runtime with its address (the functions,
-/// and the builtin pool's fast-path record, `reusable::tern_reusable_fast`), for the JIT: the
+/// and the builtin pool's fast-path record, `builtin::tern_reusable_fast`), for the JIT: the
 /// driver hands this list to `tern-codegen`, which registers each symbol so
 /// generated code (and `extern fn` declarations in Tern sources, such as the
 /// stdlib's) resolves runtime functions in-process, without `dlsym` and
@@ -47,14 +47,14 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     // The one data symbol: the builtin pool's fast-path record.
     list.push((
         tern_abi::reusable_fast::SYMBOL,
-        std::ptr::addr_of!(reusable::tern_reusable_fast).cast(),
+        std::ptr::addr_of!(crate::builtin::tern_reusable_fast).cast(),
     ));
     list
 }
 
 #[cfg(test)]
 mod tests {
-    /// Every `#[no_mangle]` function in `abi/` is listed by `symbols()`, so
+    /// Every `#[no_mangle]` function in `abi/` (and the builtin pool's record) is listed by `symbols()`, so
     /// the JIT can resolve everything AOT can link.
     #[test]
     fn symbols_list_every_extern() {
@@ -66,6 +66,8 @@ mod tests {
             include_str!("output.rs"),
             include_str!("process.rs"),
             include_str!("reusable.rs"),
+            // The builtin pool's fast-path record, a data symbol.
+            include_str!("../builtin.rs"),
             include_str!("sanitize.rs"),
             include_str!("span.rs"),
             include_str!("stats.rs"),

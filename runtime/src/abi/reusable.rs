@@ -3,71 +3,10 @@
 //! arena, double/overlapping free, free outside the arena) end the run through
 //! [`super::fail::report`] with the error table's message.
 
-use std::cell::UnsafeCell;
 use std::ffi::c_char;
 
 use super::fail::report;
 use crate::builtin;
-use tern_abi::reusable_fast as fast;
-
-/// The builtin pool's fast-path record (`tern_abi::reusable_fast`): what
-/// generated code reads to answer a byte append inside a span's last 8-byte
-/// granule itself, the first case of [`tern_reusable_resize_packed`], with
-/// the same check of the boundary record and the same zero fill, and no
-/// call. All zero while no builtin pool exists (an arena of 0 bytes holds no
-/// span, so every append goes to the call, which creates the pool).
-#[repr(C)]
-pub struct ReusableFast {
-    /// The arena's base address.
-    pub base: i64,
-    /// The arena's size in bytes.
-    pub arena_bytes: i64,
-    /// The boundary record's size map (`span_tree::extents`).
-    pub sizes: i64,
-    /// The boundary record's large table.
-    pub large: i64,
-}
-
-const _: () = assert!(
-    std::mem::offset_of!(ReusableFast, base) == fast::BASE as usize
-        && std::mem::offset_of!(ReusableFast, arena_bytes) == fast::ARENA_BYTES as usize
-        && std::mem::offset_of!(ReusableFast, sizes) == fast::SIZES as usize
-        && std::mem::offset_of!(ReusableFast, large) == fast::LARGE as usize
-        && fast::SMALL_GRANULES as u64 == crate::span_tree::extents::SMALL
-);
-
-/// [`ReusableFast`] behind the cell that lets the runtime rewrite it.
-pub struct FastCell(UnsafeCell<ReusableFast>);
-
-// SAFETY: written by the builtin pool's creation only, on the thread that
-// runs Tern code (`builtin`'s module docs), never while generated code
-// reads it.
-unsafe impl Sync for FastCell {}
-
-impl FastCell {
-    /// Publishes the builtin pool's arena and record (`[sizes, large]`).
-    pub(crate) fn publish(&self, base: i64, arena_bytes: i64, record: [i64; 2]) {
-        // SAFETY: see the `Sync` impl.
-        unsafe {
-            *self.0.get() = ReusableFast {
-                base,
-                arena_bytes,
-                sizes: record[0],
-                large: record[1],
-            }
-        };
-    }
-}
-
-/// The record generated code reads (see [`ReusableFast`]).
-#[unsafe(no_mangle)]
-#[allow(non_upper_case_globals)]
-pub static tern_reusable_fast: FastCell = FastCell(UnsafeCell::new(ReusableFast {
-    base: 0,
-    arena_bytes: 0,
-    sizes: 0,
-    large: 0,
-}));
 
 /// Allocates a zero-filled span of `bytes` from the builtin pool (first fit) and
 /// returns its address; null for 0 bytes. Fails the run (at `loc`) when the pool
