@@ -38,6 +38,9 @@ enum Op {
     /// freed last (FIFO and LIFO runs: the front cache's extension of the span
     /// the previous free made).
     FreeNext(bool),
+    /// Growth by `.1` bytes of a span freed earlier (`.0` picks it): refused
+    /// unless the span was allocated again at that size, as the model says.
+    ResizeDead(usize, i64),
 }
 
 /// A span that is certainly not one live allocation, made from the live
@@ -98,7 +101,29 @@ fn append_op() -> impl Strategy<Value = Op> {
         1 => (any::<usize>(), 0i64..400).prop_map(|(i, n)| Op::Resize(i, n)),
         1 => (any::<usize>(), any::<u8>(), 0i64..100, 0i64..400)
             .prop_map(|(i, t, k, n)| Op::StaleResize(i, t, k, n)),
+        1 => (any::<usize>(), 1i64..24).prop_map(|(i, d)| Op::ResizeDead(i, d)),
     ]
+}
+
+/// A span grown in place (which leaves the growth hint on its end), freed,
+/// then grown again inside its last granule and past it through the stale
+/// size: refused both times, on both trees, as the model refuses them.
+#[test]
+fn a_freed_span_is_not_grown_through_the_growth_hint() {
+    let ops = [
+        Op::Alloc(8),
+        Op::ResizeLast(1),
+        Op::Free(0),
+        Op::ResizeDead(0, 1),
+        Op::ResizeDead(0, 8),
+    ];
+    replay::<Unchecked>(4096, &ops).unwrap();
+    replay::<Checked>(4096, &ops).unwrap();
+    let mut pool = SpanPool::<Unchecked>::new(4096).unwrap();
+    let a = pool.alloc(8).unwrap();
+    assert_eq!(pool.resize(a, 8, 9), Ok(a));
+    pool.free(a, 9).unwrap();
+    assert!(pool.resize(a, 9, 10).is_err());
 }
 
 /// A fill of small allocations, then mostly frees: the holes make trees of
@@ -229,6 +254,15 @@ fn replay_checking<V: tern_runtime::span_tree::Validate>(
             Op::DoubleFree(i) if !dead.is_empty() => {
                 let (o, b) = dead[i % dead.len()];
                 (pool.free(o, b).map(|()| 0), model.free(o, b).map(|()| 0))
+            }
+            Op::ResizeDead(i, d) if !dead.is_empty() => {
+                let (o, b) = dead[i % dead.len()];
+                let (g, w) = (pool.resize(o, b, b + d), model.resize(o, b, b + d));
+                // Allocated again at this size since: a live slice, resized.
+                if let (Ok(to), Some(k)) = (g, live.iter().position(|&x| x == (o, b))) {
+                    live[k] = (to, b + d);
+                }
+                (g, w)
             }
             Op::FreeOutside(o) => (pool.free(o, 16).map(|()| 0), model.free(o, 16).map(|()| 0)),
             Op::StaleFree(i, kind, k) if !live.is_empty() => {

@@ -1519,9 +1519,15 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         }
         let (ob, nb) = (round8(old), round8(new));
         let need = (nb - ob) >> GRANULE_SHIFT;
+        if need == 0 {
+            // Inside the last granule (a byte append to the slice the
+            // hint follows): nothing in the tree or the record changes;
+            // the caller zero-fills.
+            return ext.is_live(off, ob).then_some(off);
+        }
         let (leaf, i) = (path.node[0], path.grow_slot as usize % FANOUT);
         let e = (off + ob) >> GRANULE_SHIFT;
-        if need == 0 || self.key(leaf, i) != e {
+        if self.key(leaf, i) != e {
             return None;
         }
         // A span the growth takes whole leaves the leaf: the full path's.
