@@ -28,8 +28,8 @@ pub mod span;
 pub mod stats;
 
 /// Every `tern_*` extern of the runtime with its address (the functions,
-/// and the builtin pool's fast-path record, `builtin::tern_reusable_fast`), for the JIT: the
-/// driver hands this list to `tern-codegen`, which registers each symbol so
+/// and the builtin pool's fast-path record, `builtin::tern_reusable_fast`),
+/// for the JIT: the driver hands this list to `tern-codegen`, which registers each symbol so
 /// generated code (and `extern fn` declarations in Tern sources, such as the
 /// stdlib's) resolves runtime functions in-process, without `dlsym` and
 /// without the executable exporting its symbols. AOT links the same
@@ -54,8 +54,9 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
 
 #[cfg(test)]
 mod tests {
-    /// Every `#[no_mangle]` function in `abi/` (and the builtin pool's record) is listed by `symbols()`, so
-    /// the JIT can resolve everything AOT can link.
+    /// Every `#[no_mangle]` function in `abi/` (and the builtin pool's
+    /// record) is listed by `symbols()`, so the JIT can resolve everything
+    /// AOT can link.
     #[test]
     fn symbols_list_every_extern() {
         let sources = [
