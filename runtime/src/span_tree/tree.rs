@@ -1541,12 +1541,9 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             return None;
         }
         path.fit_below = FIT_UNKNOWN;
-        self.set_w(leaf, N_KEYS + i, e + need);
-        self.set_w(leaf, N_LENS + i, l - need);
-        let height = path.height;
+        // `l > need`: the span shrinks in its slot, which cannot fail.
+        self.take_front(path, path.height, i, (e, l), need).ok()?;
         path.grow_key = e + need;
-        self.fix_up_entry(path, height, 0, i, l, l - need);
-        self.bump_h(H_FREE_BYTES, -(need << GRANULE_SHIFT));
         ext.resize(off, ob, nb);
         Some(off)
     }
