@@ -192,11 +192,12 @@ impl<M: Module> FnLower<'_, '_, M> {
         self.b.ins().brif(live, hit, &[], call, &[]);
         self.b.switch_to_block(large);
         let table = self.b.ins().load(PTR, trusted, rec, fast::LARGE);
-        let block = self.b.ins().ushr_imm_u(s, 7);
+        let shift = i64::from(fast::SMALL_GRANULES.trailing_zeros());
+        let block = self.b.ins().ushr_imm_u(s, shift);
         let word = self.b.ins().ishl_imm_u(block, 3);
         let at = self.b.ins().iadd(table, word);
         let w = self.b.ins().load(types::I64, trusted, at, 0);
-        let gs = self.b.ins().ishl_imm_u(g, 7);
+        let gs = self.b.ins().ishl_imm_u(g, shift);
         let sb = self.b.ins().band_imm_s(s, fast::SMALL_GRANULES - 1);
         let want = self.b.ins().bor(gs, sb);
         let live = self.b.ins().icmp(IntCC::Equal, w, want);
