@@ -81,8 +81,7 @@ pub fn compile_jit(
     if opts.emit_clif {
         tr.listing.clif.insert_str(0, &callee_legend(&module));
     }
-    for rt in tr.runtime_used() {
-        let name = rt.spec().name;
+    for name in tr.runtime_used() {
         if !runtime_symbols.iter().any(|(n, _)| *n == name) {
             return Err(CodegenError::MissingRuntimeSymbol(name.to_string()));
         }

@@ -87,7 +87,7 @@ pub struct Translation {
     pub debug_table: Option<DataId>,
     /// The runtime's builtin-pool fast-path record
     /// (`tern_abi::reusable_fast`), once a function reads it.
-    pub reusable_fast: Option<DataId>,
+    reusable_fast: Option<DataId>,
     /// The host ISA without the mid-end optimizer, made when a function is
     /// too large for it (`crate::budget::egraph_work`).
     plain_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
@@ -102,9 +102,11 @@ pub struct Translation {
 }
 
 impl Translation {
-    /// Runtime functions the program uses, for the JIT's symbol check.
-    pub fn runtime_used(&self) -> impl Iterator<Item = Rt> + '_ {
-        self.runtime.keys().copied()
+    /// The runtime symbols the program uses (its functions, and the
+    /// builtin pool's fast-path record once read), for the JIT's check.
+    pub fn runtime_used(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let data = self.reusable_fast.map(|_| tern_abi::reusable_fast::SYMBOL);
+        self.runtime.keys().map(|rt| rt.spec().name).chain(data)
     }
 
     /// Declares (once) and returns the import of runtime function `rt`.
