@@ -274,14 +274,63 @@ fn time_reports_three_phases() {
     );
 }
 
+/// Writes `source` to `dir/name.tern`, builds it to `dir/name`, and runs it
+/// with `tern run` and as the executable, each with `TERN_POOL_STATS` naming
+/// a fresh file; checks that each run printed `out` and reported `stats`.
+/// Returns the source file and the executable.
+fn pool_stats_in_both_modes(
+    dir: &Path,
+    name: &str,
+    source: &str,
+    (out, stats_text): (&str, &str),
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let file = dir.join(format!("{name}.tern"));
+    std::fs::write(&file, source).unwrap();
+    let stats = dir.join("stats.txt");
+    let exe = dir.join(name);
+    let b = tern(&["build", file.to_str().unwrap(), "-o", exe.to_str().unwrap()]);
+    assert!(b.status.success(), "{}", stderr(&b));
+    let mut jit = Command::new(TERN);
+    jit.args(["run", file.to_str().unwrap()]);
+    for mut cmd in [jit, Command::new(&exe)] {
+        let _ = std::fs::remove_file(&stats);
+        let o = child_support::output(cmd.env("TERN_POOL_STATS", &stats));
+        assert_eq!(String::from_utf8_lossy(&o.stdout), out, "{}", stderr(&o));
+        assert_eq!(std::fs::read_to_string(&stats).unwrap(), stats_text);
+    }
+    (file, exe)
+}
+
+/// `TERN_POOL_STATS` after an append loop that generated code answered in
+/// the append window and that no later pool operation settled: the report
+/// settles it, so the mark is the slice's whole length, in both modes.
+#[test]
+fn pool_stats_count_the_appends_of_an_open_append_window() {
+    let dir = scratch("pool-stats-window");
+    pool_stats_in_both_modes(
+        &dir,
+        "window",
+        "fn main() {\n\
+         \x20   var a: reusable[]i64 = reusable::alloc::<i64>(0);\n\
+         \x20   for i in 0..1000 { a = reusable::append(a, i); }\n\
+         \x20   print(len(a), a[999]);\n\
+         }\n",
+        ("1000 999\n", "builtin 8000\n"),
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// `TERN_POOL_STATS`: each pool kind's arena high-water mark, the same from
 /// `tern run` and from the executable; frees and resets do not lower it.
 #[test]
 fn pool_stats_report_each_pools_high_water_mark() {
     let dir = scratch("pool-stats");
-    let file = dir.join("stats.tern");
-    std::fs::write(
-        &file,
+    // The builtin span grows in place from 24 to 40 bytes; the library
+    // pool's two spans end at 80 + 8; the pure pool's first span ends at 16
+    // (before the reset), its second at 8.
+    let (file, exe) = pool_stats_in_both_modes(
+        &dir,
+        "stats",
         "use slice_pool;\nuse slice_pool_pure;\n\
          fn main() {\n\
          \x20   var a = reusable::alloc::<i64>(3);\n\
@@ -301,26 +350,8 @@ fn pool_stats_report_each_pools_high_water_mark() {
          \x20   slice_pool_pure::finish(ref q);\n\
          \x20   print(len(u));\n\
          }\n",
-    )
-    .unwrap();
-    let stats = dir.join("stats.txt");
-    let exe = dir.join("stats");
-    let b = tern(&["build", file.to_str().unwrap(), "-o", exe.to_str().unwrap()]);
-    assert!(b.status.success(), "{}", stderr(&b));
-    let mut jit = Command::new(TERN);
-    jit.args(["run", file.to_str().unwrap()]);
-    for mut cmd in [jit, Command::new(&exe)] {
-        let _ = std::fs::remove_file(&stats);
-        let o = child_support::output(cmd.env("TERN_POOL_STATS", &stats));
-        assert_eq!(String::from_utf8_lossy(&o.stdout), "2\n", "{}", stderr(&o));
-        // The builtin span grew in place from 24 to 40 bytes; the library
-        // pool's two spans ended at 80 + 8; the pure pool's first span ended
-        // at 16 (before the reset), its second at 8.
-        assert_eq!(
-            std::fs::read_to_string(&stats).unwrap(),
-            "builtin 40\nlibrary 88\npure 16\n"
-        );
-    }
+        ("2\n", "builtin 40\nlibrary 88\npure 16\n"),
+    );
     // Naming a file that is not a report (the program's own source) leaves
     // it as it is, with a warning; the run's status is unchanged.
     let source = std::fs::read_to_string(&file).unwrap();
@@ -335,6 +366,7 @@ fn pool_stats_report_each_pools_high_water_mark() {
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), source);
     // Unset, nothing is written.
+    let stats = dir.join("stats.txt");
     let _ = std::fs::remove_file(&stats);
     assert!(
         child_support::output(&mut Command::new(&exe))

@@ -83,6 +83,7 @@ macro_rules! runtime_abi {
             ReusableAlloc = reusable::tern_reusable_alloc(I64, Ptr) -> Ptr;
             ReusableResize = reusable::tern_reusable_resize(Ptr, I64, I64, Ptr) -> Ptr;
             ReusableResizePacked = reusable::tern_reusable_resize_packed(Ptr, I64, I64, Ptr) -> Ptr;
+            ReusableAppend = reusable::tern_reusable_append(Ptr, I64, I64, Ptr) -> Ptr;
             ReusableFree = reusable::tern_reusable_free(Ptr, I64, Ptr);
             ReusableOffset = reusable::tern_reusable_offset(Ptr, Ptr) -> I64;
             // Memory for library pools, and their statistics.
@@ -199,6 +200,19 @@ pub mod reusable_fast {
     pub const LARGE: i32 = 24;
     /// The longest allocation, in granules, the size map records.
     pub const SMALL_GRANULES: i64 = 128;
+    /// Byte offset of the append window's slice address (0: no window).
+    /// The window is the free span right after one live slice that the
+    /// runtime let appends take without the tree: generated code answers
+    /// an append of that slice (`p == WIN_BASE`, `p + round8(old) ==
+    /// WIN_END`, `p + round8(new) <= WIN_LIMIT`) by moving `WIN_END`, and
+    /// the runtime's next entry point settles the growth in the tree.
+    pub const WIN_BASE: i32 = 32;
+    /// Byte offset of the address where the window's slice ends now (its
+    /// length rounded up to 8 bytes); the one word generated code writes.
+    pub const WIN_END: i32 = 40;
+    /// Byte offset of the address where the window's free span ends (0: no
+    /// window).
+    pub const WIN_LIMIT: i32 = 48;
 }
 
 #[cfg(test)]

@@ -24,21 +24,26 @@ pub const DEFAULT_POOL_BYTES: i64 = 4 << 30;
 /// The builtin pool type.
 pub type BuiltinPool = SpanPool<Unchecked>;
 
-/// The process-wide pool slot (see the module docs for why it has no lock).
-struct PoolSlot(UnsafeCell<Option<BuiltinPool>>);
-
-// SAFETY: accessed by one thread at a time (module docs); every access goes
-// through `slot`, whose callers never hold the reference across another access.
-unsafe impl Sync for PoolSlot {}
-
-static POOL: PoolSlot = PoolSlot(UnsafeCell::new(None));
-
 /// The builtin pool's fast-path record (`tern_abi::reusable_fast`): what
-/// generated code reads to answer a byte append inside a span's last 8-byte
-/// granule itself, the first case of `tern_reusable_resize_packed`, with
-/// the same check of the boundary record and the same zero fill, and no
-/// call. All zero while no builtin pool exists (an arena of 0 bytes holds no
-/// span, so every append goes to the call, which creates the pool).
+/// generated code reads to answer two kinds of append itself, without a
+/// call:
+/// * a byte append inside a span's last 8-byte granule, the first case of
+///   `tern_reusable_resize_packed`, with the same check of the boundary
+///   record (`base` to `large`) and the same zero fill;
+/// * an append of the slice the *append window* follows (`win_*`): after
+///   `tern_reusable_append` grew a slice in place through the growth hint
+///   often enough in a row (`span_tree::finger::GROWN_IN_A_ROW`) with free
+///   space left right after it, the record names the slice and that free
+///   span, and generated code answers the slice's next appends by moving
+///   `win_end` while they fit. The tree and the boundary record still hold
+///   the slice where it ended when the window opened ([`Slot::committed`]);
+///   every entry point of the pool first settles the window ([`settle`]:
+///   one growth in place in the tree, then the window closes), so nothing
+///   else ever sees them behind.
+///
+/// All zero while no builtin pool exists: an arena of 0 bytes holds no
+/// span and a closed window no slice, so every append goes to the call,
+/// which creates the pool.
 #[repr(C)]
 pub struct ReusableFast {
     /// The arena's base address.
@@ -49,6 +54,14 @@ pub struct ReusableFast {
     pub sizes: i64,
     /// The boundary record's large table.
     pub large: i64,
+    /// The window's slice: its address; 0 when no window is open.
+    pub win_base: i64,
+    /// Where the window's slice ends now (its length rounded up to 8, as an
+    /// address): the word generated code moves.
+    pub win_end: i64,
+    /// Where the free span the window's slice may grow into ends (an
+    /// address); 0 when no window is open.
+    pub win_limit: i64,
 }
 
 const _: () = assert!(
@@ -57,29 +70,31 @@ const _: () = assert!(
             == tern_abi::reusable_fast::ARENA_BYTES as usize
         && std::mem::offset_of!(ReusableFast, sizes) == tern_abi::reusable_fast::SIZES as usize
         && std::mem::offset_of!(ReusableFast, large) == tern_abi::reusable_fast::LARGE as usize
+        && std::mem::offset_of!(ReusableFast, win_base)
+            == tern_abi::reusable_fast::WIN_BASE as usize
+        && std::mem::offset_of!(ReusableFast, win_end) == tern_abi::reusable_fast::WIN_END as usize
+        && std::mem::offset_of!(ReusableFast, win_limit)
+            == tern_abi::reusable_fast::WIN_LIMIT as usize
         && tern_abi::reusable_fast::SMALL_GRANULES as u64 == crate::span_tree::extents::SMALL
 );
 
-/// [`ReusableFast`] behind the cell that lets the runtime rewrite it.
+/// [`ReusableFast`] behind the cell that lets the runtime and generated
+/// code rewrite it.
 pub struct FastCell(UnsafeCell<ReusableFast>);
 
-// SAFETY: written by the builtin pool's creation only, on the thread that
-// runs Tern code (`builtin`'s module docs), never while generated code
-// reads it.
+// SAFETY: read and written only on the thread that runs Tern code (module
+// docs): by the runtime inside a pool operation or the pool's creation, by
+// generated code between them.
 unsafe impl Sync for FastCell {}
 
 impl FastCell {
-    /// Publishes the builtin pool's arena and record (`[sizes, large]`).
-    pub(crate) fn publish(&self, base: i64, arena_bytes: i64, record: [i64; 2]) {
+    /// The record. Callers keep the reference only for one step of an
+    /// operation (no generated code runs meanwhile).
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    fn get(&self) -> &mut ReusableFast {
         // SAFETY: see the `Sync` impl.
-        unsafe {
-            *self.0.get() = ReusableFast {
-                base,
-                arena_bytes,
-                sizes: record[0],
-                large: record[1],
-            }
-        };
+        unsafe { &mut *self.0.get() }
     }
 }
 
@@ -91,13 +106,138 @@ pub static tern_reusable_fast: FastCell = FastCell(UnsafeCell::new(ReusableFast 
     arena_bytes: 0,
     sizes: 0,
     large: 0,
+    win_base: 0,
+    win_end: 0,
+    win_limit: 0,
 }));
 
-/// The pool slot. Callers keep the reference only for one operation.
+/// The process-wide pool slot (see the module docs for why it has no
+/// lock), with the runtime's own words about the append window: the pool
+/// first, so that an entry point reaches it and `slow` from one address.
+#[repr(C)]
+struct Slot {
+    /// The pool, once created.
+    pool: Option<BuiltinPool>,
+    /// Non-zero when an entry point must first create the pool or settle
+    /// the append window: one test on every entry point's path (the
+    /// `Option`'s own test before the window).
+    slow: i64,
+    /// Where the window's slice ended when the window opened: where the
+    /// tree and the boundary record still hold it.
+    committed: i64,
+}
+
+/// [`Slot`] behind its cell.
+struct PoolSlot(UnsafeCell<Slot>);
+
+// SAFETY: accessed by one thread at a time (module docs); every access goes
+// through `state`, whose callers never hold the reference across another
+// access.
+unsafe impl Sync for PoolSlot {}
+
+static POOL: PoolSlot = PoolSlot(UnsafeCell::new(Slot {
+    pool: None,
+    slow: 1,
+    committed: 0,
+}));
+
+/// The slot. Callers keep the reference only for one step of an operation.
+#[inline(always)]
 #[allow(clippy::mut_from_ref)]
-fn slot() -> &'static mut Option<BuiltinPool> {
+fn state() -> &'static mut Slot {
     // SAFETY: single-threaded use (module docs); no caller nests accesses.
     unsafe { &mut *POOL.0.get() }
+}
+
+/// Publishes the builtin pool's arena and record (`[sizes, large]`) to
+/// generated code, with no window open.
+fn publish_record(base: i64, arena_bytes: i64, record: [i64; 2]) {
+    *tern_reusable_fast.get() = ReusableFast {
+        base,
+        arena_bytes,
+        sizes: record[0],
+        large: record[1],
+        win_base: 0,
+        win_end: 0,
+        win_limit: 0,
+    };
+    let st = state();
+    st.slow = 0;
+    st.committed = 0;
+}
+
+/// The pool slot as it is, window or not: for the creation, [`settle`]
+/// and the reads that need only the arena's bounds. Callers keep the
+/// reference only for one operation.
+#[allow(clippy::mut_from_ref)]
+fn raw_slot() -> &'static mut Option<BuiltinPool> {
+    &mut state().pool
+}
+
+/// The pool slot, any append window settled first (so the tree and the
+/// record hold every slice as generated code sees it).
+#[allow(clippy::mut_from_ref)]
+fn slot() -> &'static mut Option<BuiltinPool> {
+    if state().slow != 0 {
+        settle();
+    }
+    raw_slot()
+}
+
+/// Settles the append window, if one is open: the growth generated code
+/// made by appends (`Slot::committed` to `win_end`) becomes one growth in
+/// place in the tree and the record, without a zero fill (the appends
+/// wrote those bytes), and the window closes. Then `slow` says only
+/// whether the pool is still to be created. The window's span was free
+/// and nothing else has run since it opened, so the growth cannot fail; if
+/// it does, the run ends with an internal error rather than go on with a
+/// tree that disagrees with the program.
+#[cold]
+#[inline(never)]
+fn settle() {
+    let f = tern_reusable_fast.get();
+    let (at, end, open) = (f.win_base, f.win_end, f.win_limit != 0);
+    f.win_base = 0;
+    f.win_end = 0;
+    f.win_limit = 0;
+    let st = state();
+    st.slow = st.pool.is_none() as i64;
+    let Some(p) = st.pool.as_mut().filter(|_| open && end != st.committed) else {
+        return;
+    };
+    let off = at - p.base() as i64;
+    if let Err(e) = p.grow_written(off, st.committed - at, end - at) {
+        let why = crate::span_tree::error::message(e);
+        report(
+            std::ptr::null(),
+            format!(
+                "internal error: the builtin pool's append window could not be settled ({why})"
+            ),
+        );
+    }
+}
+
+/// Opens the append window on the slice at `ptr` of `bytes`, which has just
+/// grown in place, when the tree's growth hint names free space right after
+/// it (`SpanPool::room_at`): what `tern_reusable_append` leaves for the
+/// slice's next appends.
+#[inline(never)]
+fn open_window(ptr: *mut u8, bytes: i64) {
+    let st = state();
+    let Some(p) = st.pool.as_mut() else { return };
+    let at = ptr as i64;
+    let end = at + round8(bytes);
+    let room = p.room_at(end - p.base() as i64);
+    if room > 0 {
+        *tern_reusable_fast.get() = ReusableFast {
+            win_base: at,
+            win_end: end,
+            win_limit: end + room,
+            ..*tern_reusable_fast.get()
+        };
+        st.committed = end;
+        st.slow = 1;
+    }
 }
 
 /// The arena size from `TERN_POOL_BYTES` (decimal bytes), else the default.
@@ -128,20 +268,24 @@ pub fn init(arena_bytes: i64) -> Result<(), String> {
     let pool = BuiltinPool::new(arena_bytes).map_err(|e| reserve_failed(arena_bytes, e))?;
     let (base, bytes) = (pool.base() as i64, pool.arena_bytes());
     publish(&pool);
-    *slot() = Some(pool);
+    *raw_slot() = Some(pool);
     crate::sanitize::rebind_builtin(base, bytes);
     Ok(())
 }
 
-/// Runs `f` on the builtin pool, creating it from the environment on first use.
-pub fn with_pool<R>(f: impl FnOnce(&mut BuiltinPool) -> R) -> Result<R, String> {
+/// Runs `f` on the builtin pool, creating it from the environment on first
+/// use: for its creation and its arena's bounds. An open append window is
+/// not settled (`f` must not read the tree or the boundary record): that
+/// keeps the tree code out of executables that never use the pool.
+pub fn with_pool<R>(f: impl FnOnce(&BuiltinPool) -> R) -> Result<R, String> {
     Ok(f(pool()?))
 }
 
-/// The builtin pool, created from the environment on first use.
+/// The builtin pool as it is (see [`with_pool`]), created from the
+/// environment on first use.
 #[inline(always)]
 fn pool() -> Result<&'static mut BuiltinPool, String> {
-    match slot() {
+    match raw_slot() {
         Some(p) => Ok(p),
         None => create(),
     }
@@ -156,7 +300,7 @@ fn create() -> Result<&'static mut BuiltinPool, String> {
     let bytes = configured_bytes()?;
     let pool = BuiltinPool::new(bytes).map_err(|e| reserve_failed(bytes, e))?;
     publish(&pool);
-    Ok(slot().insert(pool))
+    Ok(raw_slot().insert(pool))
 }
 
 /// Hands `pool`'s arena and boundary record to generated code's fast path
@@ -164,7 +308,7 @@ fn create() -> Result<&'static mut BuiltinPool, String> {
 /// while the pool lives, wherever the pool value moves; the next pool made
 /// (`init`) publishes its own before this one is dropped.
 fn publish(pool: &BuiltinPool) {
-    tern_reusable_fast.publish(pool.base() as i64, pool.arena_bytes(), pool.record_maps());
+    publish_record(pool.base() as i64, pool.arena_bytes(), pool.record_maps());
 }
 
 /// The message for a pool of `bytes` of arena that could not be reserved
@@ -184,9 +328,20 @@ fn reserve_failed(bytes: i64, e: i64) -> String {
     )
 }
 
-/// Runs `f` on the builtin pool if it exists (`None` when no pool was made).
-pub fn with_existing<R>(f: impl FnOnce(&mut BuiltinPool) -> R) -> Option<R> {
-    slot().as_mut().map(f)
+/// The builtin pool's arena high-water mark (`SpanPool::high_water`),
+/// counting the appends an open append window holds, which the tree has
+/// not seen yet (`None` when no pool was made). Read without settling the
+/// window, so that the statistics at exit do not bring the tree code into
+/// every executable.
+pub fn high_water() -> Option<i64> {
+    let p = raw_slot().as_ref()?;
+    let f = tern_reusable_fast.get();
+    let window = if f.win_limit != 0 {
+        f.win_end - p.base() as i64
+    } else {
+        0
+    };
+    Some(p.high_water().max(window))
 }
 
 /// The builtin pool when it exists; on first use, creates it from the
@@ -194,19 +349,24 @@ pub fn with_existing<R>(f: impl FnOnce(&mut BuiltinPool) -> R) -> Option<R> {
 /// of line (see [`create`]).
 #[inline(always)]
 fn pool_or_fail(loc: *const c_char) -> &'static mut BuiltinPool {
-    match slot() {
-        Some(p) => p,
-        None => first_use(loc),
+    if state().slow == 0 {
+        // SAFETY: `slow` is 0 only once the pool exists (`publish`).
+        return unsafe { raw_slot().as_mut().unwrap_unchecked() };
     }
+    first_use(loc)
 }
 
-/// [`pool_or_fail`]'s first use: creates the pool or ends the run.
+/// [`pool_or_fail`]'s slow case: settles the append window, or creates the
+/// pool, or ends the run.
 #[cold]
 #[inline(never)]
 fn first_use(loc: *const c_char) -> &'static mut BuiltinPool {
-    match create() {
-        Ok(p) => p,
-        Err(msg) => report(loc, msg),
+    match slot() {
+        Some(p) => p,
+        None => match create() {
+            Ok(p) => p,
+            Err(msg) => report(loc, msg),
+        },
     }
 }
 
@@ -285,6 +445,29 @@ mod entry {
             Err(e) => fail(loc, e, off, old, new),
         }
     }
+
+    /// `tern_reusable_resize` (`append` false) and `tern_reusable_append`
+    /// (true) on backend `S`: [`resize`], then, for an append, the append
+    /// window opened when the slice grew in place. One body for both: a
+    /// copy of its own for appends made every executable 50 KiB larger
+    /// per scan backend.
+    #[inline(always)]
+    pub(super) unsafe fn resize_or_append<S: Simd>(
+        ptr: *mut u8,
+        old: i64,
+        new: i64,
+        loc: *const c_char,
+        append: bool,
+    ) -> *mut u8 {
+        // SAFETY: the caller's contract.
+        let to = unsafe { resize::<S>(ptr, old, new, loc) };
+        // Three tests for every resize the window does not serve; the
+        // rest is `open_window`'s, out of line.
+        if append && to == ptr && pool_or_fail(loc).window_may_be_due() {
+            super::open_window(to, new);
+        }
+        to
+    }
 }
 
 crate::simd_dispatch! {
@@ -305,11 +488,33 @@ crate::simd_dispatch! {
 }
 crate::simd_dispatch! {
     /// The resize contract on addresses (see `SpanPool::resize`); a run-ending
-    /// error is reported at `loc`.
+    /// error is reported at `loc`. `append`: the resize is an append, which
+    /// leaves the append window open on the slice when it grew in place and
+    /// free space follows it (see [`ReusableFast`]).
     ///
     /// # Safety
     /// As for [`alloc`].
-    pub unsafe extern "C" fn resize(ptr: *mut u8, old: i64, new: i64, loc: *const c_char) -> *mut u8 => entry::resize;
+    pub unsafe extern "C" fn resize_or_append(ptr: *mut u8, old: i64, new: i64, loc: *const c_char, append: bool) -> *mut u8 => entry::resize_or_append;
+}
+
+/// [`resize_or_append`] of a resize.
+///
+/// # Safety
+/// As for [`alloc`].
+#[inline(always)]
+pub unsafe fn resize(ptr: *mut u8, old: i64, new: i64, loc: *const c_char) -> *mut u8 {
+    // SAFETY: the caller's contract.
+    unsafe { resize_or_append(ptr, old, new, loc, false) }
+}
+
+/// [`resize_or_append`] of an append.
+///
+/// # Safety
+/// As for [`alloc`].
+#[inline(always)]
+pub unsafe fn append(ptr: *mut u8, old: i64, new: i64, loc: *const c_char) -> *mut u8 {
+    // SAFETY: the caller's contract.
+    unsafe { resize_or_append(ptr, old, new, loc, true) }
 }
 
 /// Converts an address to an offset in `p`'s arena (`-1` for null), or `OUTSIDE_ARENA`.
@@ -378,5 +583,6 @@ pub fn offset(ptr: *const u8) -> Result<i64, String> {
 /// programs, and the message's stack frame was half its cost.
 #[inline(always)]
 pub fn offset_quick(ptr: *const u8) -> Option<i64> {
-    slot().as_ref().and_then(|p| offset_in(p, ptr).ok())
+    // The arena's bounds only: no window to settle.
+    raw_slot().as_ref().and_then(|p| offset_in(p, ptr).ok())
 }

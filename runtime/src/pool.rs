@@ -15,7 +15,7 @@ use crate::span_tree::error::BAD_SIZE;
 use crate::span_tree::extents::{Extents, Record};
 use crate::span_tree::layout::{self, HEADER_WORDS, Word};
 use crate::span_tree::registry::{self, PoolBounds};
-use crate::span_tree::scan::Simd;
+use crate::span_tree::scan::{Portable, Simd};
 use crate::span_tree::tree::MAX_ARENA_BYTES;
 use crate::span_tree::{Tree, TreeResult, Validate, checked, round8};
 
@@ -316,6 +316,63 @@ impl<V: Validate> SpanPool<V> {
         true
     }
 
+    /// The bytes of free space that start right at `end` (a granule offset)
+    /// and that the tree's finger names without a search (`Mem::room_at`);
+    /// 0 when it names none.
+    pub(crate) fn room_at(&mut self, end: i64) -> i64 {
+        let (raw, path) = self.tree.parts();
+        raw.with::<Portable>().room_at(path, end >> 3) << 3
+    }
+
+    /// Whether the last growth in place through the growth hint made its
+    /// allocation's run long enough for an append window: the first half
+    /// of `Path::window_due`, one compare, which `room_at` completes.
+    #[inline(always)]
+    pub(crate) fn window_may_be_due(&mut self) -> bool {
+        self.tree.parts().1.window_may_be_due()
+    }
+
+    /// Records in the tree and the boundary record that the live allocation
+    /// `[off, off + old)` grew in place to `new` bytes (`old < new`, both
+    /// multiples of 8) into the free span after it, whose bytes the program
+    /// has already written: no zero fill. The builtin pool's append window
+    /// settles its appends so (`builtin::settle`); an error means the
+    /// window was wrong, which the caller reports.
+    pub(crate) fn grow_written(&mut self, off: i64, old: i64, new: i64) -> TreeResult<()> {
+        d_grow_written(self, (off, old, new))
+    }
+
+    /// [`Self::grow_written`] on backend `S`.
+    #[inline(always)]
+    fn grow_written_in<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<()> {
+        let ext = self.ext;
+        let (raw, path) = self.tree.parts();
+        // The window opened with the growth hint on its free span
+        // (`Mem::room_at`): the hint's edit, in a frame of its own; the
+        // full path only if the hint no longer holds.
+        if path.hint_matches(off, old)
+            && raw
+                .with::<S>()
+                .grow_hinted(path, &ext, (off, old, new), true)
+                .is_some()
+        {
+            return Ok(());
+        }
+        self.grow_written_full::<S>(off, old, new)
+    }
+
+    /// [`Self::grow_written_in`] by the full resize path.
+    #[cold]
+    #[inline(never)]
+    fn grow_written_full<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<()> {
+        let ext = self.ext;
+        let (raw, path) = self.tree.parts();
+        match raw.with::<S>().resize_tracked(path, &ext, off, old, new)? {
+            to if to == off => Ok(()),
+            _ => Err(crate::span_tree::error::MUST_MOVE),
+        }
+    }
+
     /// [`Self::resize`] on backend `S`.
     #[inline(always)]
     pub(crate) fn resize_in<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
@@ -472,6 +529,13 @@ mod ops {
     ) -> TreeResult<i64> {
         p.resize_in::<S>(off, old, new)
     }
+    #[inline(always)]
+    pub(super) fn grow_written<S: Simd, V: Validate>(
+        p: &mut SpanPool<V>,
+        (off, old, new): (i64, i64, i64),
+    ) -> TreeResult<()> {
+        p.grow_written_in::<S>(off, old, new)
+    }
 }
 
 crate::simd_dispatch! { fn d_alloc<V: Validate>(p: &mut SpanPool<V>, b: i64) -> TreeResult<i64> => ops::alloc; }
@@ -479,6 +543,7 @@ crate::simd_dispatch! { fn d_alloc_zeroed<V: Validate>(p: &mut SpanPool<V>, b: i
 crate::simd_dispatch! { fn d_free<V: Validate>(p: &mut SpanPool<V>, a: (i64, i64)) -> TreeResult<()> => ops::free; }
 crate::simd_dispatch! { fn d_resize_in_place<V: Validate>(p: &mut SpanPool<V>, a: (i64, i64, i64)) -> TreeResult<i64> => ops::resize_in_place; }
 crate::simd_dispatch! { fn d_resize<V: Validate>(p: &mut SpanPool<V>, a: (i64, i64, i64)) -> TreeResult<i64> => ops::resize; }
+crate::simd_dispatch! { fn d_grow_written<V: Validate>(p: &mut SpanPool<V>, a: (i64, i64, i64)) -> TreeResult<()> => ops::grow_written; }
 
 impl<V: Validate> Drop for SpanPool<V> {
     fn drop(&mut self) {

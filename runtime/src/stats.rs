@@ -31,7 +31,7 @@ pub(crate) fn note_pure(high_water: i64) {
 /// The report's text (see the module docs).
 pub fn report() -> String {
     let mut out = String::new();
-    if let Some(b) = crate::builtin::with_existing(|p| p.high_water()) {
+    if let Some(b) = crate::builtin::high_water() {
         out.push_str(&format!("builtin {b}\n"));
     }
     let library = crate::span_tree::checked::high_water();

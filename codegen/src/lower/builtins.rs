@@ -144,7 +144,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                 let old = self.scaled(len, size);
                 let new_len = self.b.ins().iadd_imm_s(len, 1);
                 let new = self.checked_bytes(new_len, size, "reusable::append", loc)?;
-                let (np, tagged) = self.reusable_resize(p, (old, new), size, loc)?;
+                let (np, tagged) = self.reusable_resize(p, (old, new), size, true, loc)?;
                 let slot = self.b.ins().iadd(np, old);
                 self.store(&elem, v, slot);
                 Ok(Val::Pair(tagged, new_len))
@@ -155,7 +155,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                 let size = self.elem_size(&e.ty);
                 let old = self.scaled(len, size);
                 let new = self.checked_bytes(n, size, "reusable::resize", loc)?;
-                let (_, tagged) = self.reusable_resize(p, (old, new), size, loc)?;
+                let (_, tagged) = self.reusable_resize(p, (old, new), size, false, loc)?;
                 Ok(Val::Pair(tagged, n))
             }
             Builtin::ReusableFree => {

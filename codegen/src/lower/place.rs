@@ -90,24 +90,27 @@ impl<M: Module> FnLower<'_, '_, M> {
 
     /// `tern_reusable_resize(p, old, new, loc)` (`_packed` when the element
     /// size `size` is not a multiple of 8: only then can a growth stay inside
-    /// the span's last granule); under `--sanitize` the slice is checked (and
-    /// untagged) first and the result tagged after. Returns the untagged new
-    /// address (where `append` stores) and the slice's pointer.
+    /// the span's last granule; `tern_reusable_append` for an `append`,
+    /// which leaves the append window open); under `--sanitize` the slice is
+    /// checked (and untagged) first and the result tagged after. Returns the
+    /// untagged new address (where `append` stores) and the slice's pointer.
     pub(super) fn reusable_resize(
         &mut self,
         p: Value,
         (old, new): (Value, Value),
         size: u64,
+        append: bool,
         loc: Loc,
     ) -> R<(Value, Value)> {
-        let resize = if size.is_multiple_of(8) {
-            Rt::ReusableResize
-        } else {
+        let packed = !size.is_multiple_of(8);
+        let resize = if packed {
             Rt::ReusableResizePacked
+        } else {
+            Rt::ReusableResize
         };
         if !self.opts.sanitize {
-            let np = if resize == Rt::ReusableResizePacked {
-                self.packed_resize(p, (old, new), loc)?
+            let np = if append || packed {
+                self.resize_inline(p, (old, new), size, append, loc)?
             } else {
                 let at = self.loc_ptr(loc)?;
                 self.call_rt(resize, &[p, old, new, at])?.expect("ptr")
@@ -126,22 +129,110 @@ impl<M: Module> FnLower<'_, '_, M> {
         Ok((np, tagged))
     }
 
-    /// `tern_reusable_resize_packed(p, old, new, loc)` with its first case
-    /// inline: a growth inside the span's last 8-byte granule (a byte
-    /// append, seven times in eight) of a span the boundary record holds as
-    /// one live allocation is the record's check and the zero fill of the
-    /// granule past `old`, read and written through the runtime's
-    /// fast-path record (`tern_abi::reusable_fast`), as the runtime does it
-    /// (`SpanPool::grow_in_granule`); everything else, no pool yet
-    /// included (its record's arena is empty), calls. The granule's word
-    /// holds element bytes only: an element whose size is not a multiple
-    /// of 8 holds no slice header.
-    fn packed_resize(&mut self, p: Value, (old, new): (Value, Value), loc: Loc) -> R<Value> {
+    /// A resize of a `reusable[]` slice with its common cases answered by
+    /// generated code through the runtime's fast-path record
+    /// (`tern_abi::reusable_fast`), and the call for the rest (no pool
+    /// yet included: its record is empty):
+    /// * for an `append` (`new = old + size`): the slice the append window
+    ///   follows grows into the window's free span by moving the window's
+    ///   end (`p == WIN_BASE`, `p + round8(old) == WIN_END`, `p +
+    ///   round8(new) <= WIN_LIMIT`), with no zero fill: the element store
+    ///   that follows writes every new byte, and the bytes of the last
+    ///   granule past the new length are zeroed by whichever growth reaches
+    ///   them later (as in the runtime);
+    /// * for a slice whose element size is not a multiple of 8: a growth
+    ///   inside the span's last 8-byte granule (a byte append, seven times
+    ///   in eight) of a span the boundary record holds as one live
+    ///   allocation is the record's check and the zero fill of the granule
+    ///   past `old`, as the runtime does it (`SpanPool::grow_in_granule`).
+    ///   Never for the window's slice, whose record is behind while the
+    ///   window is open: that resize calls, and the call settles the
+    ///   window first. The granule's word holds element bytes only: an
+    ///   element whose size is not a multiple of 8 holds no slice header.
+    fn resize_inline(
+        &mut self,
+        p: Value,
+        (old, new): (Value, Value),
+        size: u64,
+        append: bool,
+        loc: Loc,
+    ) -> R<Value> {
         use tern_abi::reusable_fast as fast;
         let trusted = MemFlagsData::trusted();
+        let packed = !size.is_multiple_of(8);
         let call = self.b.create_block();
         let cont = self.b.create_block();
         let out = self.b.append_block_param(cont, PTR);
+        let rec = self.reusable_fast_addr()?;
+        // The window's slice, tested first: one compare for every other
+        // slice, whose appends go on to the granule test or the call.
+        let win_base = self.b.ins().load(PTR, trusted, rec, fast::WIN_BASE);
+        let mine = self.b.ins().icmp(IntCC::Equal, p, win_base);
+        let (window, other) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(mine, window, &[], other, &[]);
+        self.b.switch_to_block(window);
+        if append {
+            let (r_old, r_new) = if packed {
+                (self.round8(old), self.round8(new))
+            } else {
+                (old, new)
+            };
+            let end = self.b.ins().load(PTR, trusted, rec, fast::WIN_END);
+            let limit = self.b.ins().load(PTR, trusted, rec, fast::WIN_LIMIT);
+            let old_end = self.b.ins().iadd(p, r_old);
+            let new_end = self.b.ins().iadd(p, r_new);
+            let ends = self.b.ins().icmp(IntCC::Equal, old_end, end);
+            let fits = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedLessThanOrEqual, new_end, limit);
+            let hit = self.b.ins().band(ends, fits);
+            let grow = self.b.create_block();
+            self.b.ins().brif(hit, grow, &[], call, &[]);
+            self.b.switch_to_block(grow);
+            self.b.ins().store(trusted, new_end, rec, fast::WIN_END);
+            self.b.ins().jump(cont, &[BlockArg::Value(p)]);
+        } else {
+            self.b.ins().jump(call, &[]);
+        }
+        self.b.switch_to_block(other);
+        if packed {
+            self.granule_growth(p, (old, new), rec, (call, cont))?;
+        } else {
+            self.b.ins().jump(call, &[]);
+        }
+        self.b.switch_to_block(call);
+        let at = self.loc_ptr(loc)?;
+        let rt = if append {
+            Rt::ReusableAppend
+        } else {
+            Rt::ReusableResizePacked
+        };
+        let np = self.call_rt(rt, &[p, old, new, at])?.expect("ptr");
+        self.b.ins().jump(cont, &[BlockArg::Value(np)]);
+        self.b.switch_to_block(cont);
+        Ok(out)
+    }
+
+    /// `(n + 7) & !7`.
+    fn round8(&mut self, n: Value) -> Value {
+        let n7 = self.b.ins().iadd_imm_s(n, 7);
+        self.b.ins().band_imm_s(n7, !7)
+    }
+
+    /// [`Self::resize_inline`]'s second case, from the current block (`p`
+    /// is not the append window's slice): the growth inside the last
+    /// granule answered (jumping to `cont` with `p`) or the resize sent to
+    /// `call`.
+    fn granule_growth(
+        &mut self,
+        p: Value,
+        (old, new): (Value, Value),
+        rec: Value,
+        (call, cont): (ir::Block, ir::Block),
+    ) -> R<()> {
+        use tern_abi::reusable_fast as fast;
+        let trusted = MemFlagsData::trusted();
         // `(old - 1) / 8 == (new - 1) / 8` with `new > old` (so `old >= 1`).
         let o1 = self.b.ins().iadd_imm_s(old, -1);
         let n1 = self.b.ins().iadd_imm_s(new, -1);
@@ -156,7 +247,6 @@ impl<M: Module> FnLower<'_, '_, M> {
         self.b.ins().brif(in_granule, arena, &[], call, &[]);
         // The span starts at a granule of the arena.
         self.b.switch_to_block(arena);
-        let rec = self.reusable_fast_addr()?;
         let base = self.b.ins().load(PTR, trusted, rec, fast::BASE);
         let bytes = self
             .b
@@ -217,14 +307,7 @@ impl<M: Module> FnLower<'_, '_, M> {
         let kept = self.b.ins().band(word, keep);
         self.b.ins().store(flags, kept, end, -8);
         self.b.ins().jump(cont, &[BlockArg::Value(p)]);
-        self.b.switch_to_block(call);
-        let at = self.loc_ptr(loc)?;
-        let np = self
-            .call_rt(Rt::ReusableResizePacked, &[p, old, new, at])?
-            .expect("ptr");
-        self.b.ins().jump(cont, &[BlockArg::Value(np)]);
-        self.b.switch_to_block(cont);
-        Ok(out)
+        Ok(())
     }
 
     pub(super) fn index_addr(&mut self, base: &Expr, idx: &Expr, loc: Loc) -> R<Value> {

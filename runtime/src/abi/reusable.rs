@@ -65,6 +65,28 @@ pub unsafe extern "C" fn tern_reusable_resize_packed(
     unsafe { builtin::resize(ptr, old_bytes, new_bytes, loc) }
 }
 
+/// [`tern_reusable_resize`] for `reusable::append` (of any element size;
+/// `new_bytes > old_bytes`), which generated code calls when it cannot
+/// answer the append itself: the same contract and answer, after which the
+/// slice's *append window* is left open when free space follows it. While
+/// it is open, generated code answers the slice's next appends that fit in
+/// that free span by moving the window's end in `tern_reusable_fast`, and
+/// the next call of any builtin pool entry point records that growth in the
+/// tree first (`builtin::ReusableFast`).
+///
+/// # Safety
+/// As for [`tern_reusable_resize`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_reusable_append(
+    ptr: *mut u8,
+    old_bytes: i64,
+    new_bytes: i64,
+    loc: *const c_char,
+) -> *mut u8 {
+    // SAFETY: the caller's contract.
+    unsafe { builtin::append(ptr, old_bytes, new_bytes, loc) }
+}
+
 /// Frees the span at `ptr` of `bytes` (no-op for null or 0 bytes). A double or
 /// overlapping free, or a span outside the pool, fails the run at `loc`.
 ///

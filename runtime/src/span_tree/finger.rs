@@ -100,7 +100,18 @@ pub struct Path {
     /// The key (granules) that slot was left with: where the allocation
     /// the hint serves ends. Compared first, without a read of the tree.
     pub(super) grow_key: i64,
+    /// How many growths in a row the hint itself served (saturating): 0
+    /// when the full path left it. The builtin pool's append window opens
+    /// at [`GROWN_IN_A_ROW`] (`builtin::ReusableFast`).
+    pub(super) grow_again: u8,
 }
+
+/// The growths in place in a row through the growth hint after which an
+/// append leaves the builtin pool's append window open: a slice appended to
+/// in a loop gets there at its fifth append, while short bursts of appends
+/// to many slices and appends taking turns with other operations (each
+/// window closed unused costs its opening and settling) do not.
+pub const GROWN_IN_A_ROW: u8 = 3;
 
 /// [`Path::lo_max`] not known: no allocation of any size takes the finger
 /// (computing the exact bound costs a scan per level, on a descent or after
@@ -142,6 +153,7 @@ impl Path {
             pmax: PMAX_UNKNOWN,
             grow_slot: 0,
             grow_key: -1,
+            grow_again: 0,
         }
     }
 
@@ -170,8 +182,23 @@ impl Path {
     /// of the tree, before `Mem::grow_hinted` checks everything; any
     /// arguments (wrapping arithmetic: a wrong answer only costs time).
     #[inline(always)]
-    pub(super) fn hint_matches(&self, off: i64, old: i64) -> bool {
+    pub(crate) fn hint_matches(&self, off: i64, old: i64) -> bool {
         off.wrapping_add(old.wrapping_add(7) & !7) >> 3 == self.grow_key
+    }
+
+    /// Whether an allocation ending at granule `e` has just grown through
+    /// the hint [`GROWN_IN_A_ROW`] times in a row (`Mem::room_at`). One
+    /// test of two fields, inline in the append's entry point before any
+    /// call.
+    #[inline(always)]
+    pub(crate) fn window_due(&self, e: i64) -> bool {
+        self.window_may_be_due() && self.grow_key == e
+    }
+
+    /// [`Self::window_due`]'s first test.
+    #[inline(always)]
+    pub(crate) fn window_may_be_due(&self) -> bool {
+        self.grow_again >= GROWN_IN_A_ROW
     }
 
     /// Forgets the finger: the next operation descends from the root.

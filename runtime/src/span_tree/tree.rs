@@ -1341,6 +1341,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             // The span stays in its slot: the next append's (`grow_hinted`).
             path.grow_slot = i as u8;
             path.grow_key = e + need;
+            path.grow_again = 0;
         }
         Ok(off)
     }
@@ -1442,7 +1443,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         // An append into the span the growth hint names: one compare
         // for every other resize.
         if path.hint_matches(off, old)
-            && let Some(r) = self.grow_hinted(path, ext, off, old, new)
+            && let Some(r) = self.grow_hinted(path, ext, (off, old, new), false)
         {
             return Ok(r);
         }
@@ -1496,15 +1497,18 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     /// names the span (keys are unique), the record the allocation, and no
     /// live allocation can start where a free span does. `None`, with
     /// nothing changed, for every other case (the full path then answers,
-    /// and reports the errors).
+    /// and reports the errors). `whole`: a growth that takes the span whole
+    /// (removing its entry) is answered too; an append takes that case to
+    /// the full path, whose descent it then shares, but settling an append
+    /// window that its appends filled (`builtin::settle`) is always that
+    /// case.
     #[inline(always)]
-    fn grow_hinted(
+    pub(crate) fn grow_hinted(
         &self,
         path: &mut Path,
         ext: &Extents,
-        off: i64,
-        old: i64,
-        new: i64,
+        (off, old, new): (i64, i64, i64),
+        whole: bool,
     ) -> Option<i64> {
         // `off` a granule of the arena and `0 < old < new <= arena - off`:
         // what `check_span` and `resize_span` ask of a growth in place.
@@ -1530,9 +1534,10 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         if self.key(leaf, i) != e {
             return None;
         }
-        // A span the growth takes whole leaves the leaf: the full path's.
+        // A span the growth takes whole leaves the leaf: the full path's,
+        // unless `whole`.
         let l = self.len(leaf, i);
-        if l <= need || !ext.is_live(off, ob) {
+        if l < need || (l == need && !whole) || !ext.is_live(off, ob) {
             return None;
         }
         // A checked tree's answer must claim its granules, as on the full
@@ -1541,11 +1546,38 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             return None;
         }
         path.fit_below = FIT_UNKNOWN;
-        // `l > need`: the span shrinks in its slot, which cannot fail.
+        // The span shrinks in its slot, which cannot fail, or (`whole`)
+        // leaves the leaf, which only a corrupt (checked) tree fails.
         self.take_front(path, path.height, i, (e, l), need).ok()?;
         path.grow_key = e + need;
+        path.grow_again = path.grow_again.saturating_add(1);
         ext.resize(off, ob, nb);
         Some(off)
+    }
+
+    /// The length (granules) of the free span that starts at granule `e`,
+    /// when the growth hint names it and the allocation has grown through
+    /// the hint `GROWN_IN_A_ROW` times in a row, as a slice appended to in
+    /// a loop does ([`Path::window_due`]); 0 otherwise (nothing is
+    /// searched). Right after an append the tree answered, that span is
+    /// the room the builtin pool's append window offers the slice
+    /// (`builtin::ReusableFast`), and the hint on it makes settling the
+    /// window's appends later [`Self::grow_hinted`]'s edit, not a descent.
+    /// Slots past a leaf's count hold `EMPTY_KEY`, which is no offset.
+    #[inline(always)]
+    pub(crate) fn room_at(&self, path: &Path, e: i64) -> i64 {
+        if !path.window_due(e) {
+            return 0;
+        }
+        if !self.finger_ok(path) {
+            return 0;
+        }
+        let (leaf, i) = (path.node[0], path.grow_slot as usize % FANOUT);
+        if self.key(leaf, i) == e {
+            self.len(leaf, i)
+        } else {
+            0
+        }
     }
 
     /// [`Self::resize_tracked`], placing a move when the span must move:
