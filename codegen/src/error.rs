@@ -9,8 +9,9 @@ use std::fmt;
 pub enum CodegenError {
     /// Cranelift rejected a function or declaration; `context` names it.
     Cranelift { context: String, message: String },
-    /// A runtime function the program needs has no address in the table the
-    /// driver supplied (JIT only).
+    /// A runtime function (or the runtime's one data symbol,
+    /// `tern_abi::reusable_fast`) the program needs has no address in the
+    /// table the driver supplied (JIT only).
     MissingRuntimeSymbol(String),
     /// A value the backend cannot represent (e.g. a stack value over 4 GiB).
     Unsupported(String),
@@ -24,10 +25,17 @@ impl fmt::Display for CodegenError {
             CodegenError::Cranelift { context, message } => {
                 write!(f, "code generation failed in {context}: {message}")
             }
-            CodegenError::MissingRuntimeSymbol(name) => write!(
-                f,
-                "runtime function `{name}` is not available in this build of the runtime"
-            ),
+            CodegenError::MissingRuntimeSymbol(name) => {
+                let what = if name == tern_abi::reusable_fast::SYMBOL {
+                    "runtime data symbol"
+                } else {
+                    "runtime function"
+                };
+                write!(
+                    f,
+                    "{what} `{name}` is not available in this build of the runtime"
+                )
+            }
             CodegenError::Unsupported(what) => write!(f, "unsupported: {what}"),
             CodegenError::Link(msg) => write!(f, "linking failed: {msg}"),
         }

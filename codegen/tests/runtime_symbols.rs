@@ -28,6 +28,6 @@ fn a_byte_append_needs_the_fast_path_record() {
         .expect("must fail");
     assert_eq!(
         err.to_string(),
-        "runtime function `tern_reusable_fast` is not available in this build of the runtime"
+        "runtime data symbol `tern_reusable_fast` is not available in this build of the runtime"
     );
 }
