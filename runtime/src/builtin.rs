@@ -189,9 +189,9 @@ fn slot() -> &'static mut Option<BuiltinPool> {
 /// place in the tree and the record, without a zero fill (the appends
 /// wrote those bytes), and the window closes. Then `slow` says only
 /// whether the pool is still to be created. The window's span was free
-/// and nothing else has run since it opened, so the growth cannot fail; if
-/// it does, the run ends with an internal error rather than go on with a
-/// tree that disagrees with the program.
+/// and nothing else has run since it opened, so the growth through the
+/// hint cannot fail; if it does, the run ends with an internal error
+/// rather than go on with a tree that disagrees with the program.
 #[cold]
 #[inline(never)]
 fn settle() {
@@ -206,13 +206,10 @@ fn settle() {
         return;
     };
     let off = at - p.base() as i64;
-    if let Err(e) = p.grow_written(off, st.committed - at, end - at) {
-        let why = crate::span_tree::error::message(e);
+    if !p.grow_written(off, st.committed - at, end - at) {
         report(
             std::ptr::null(),
-            format!(
-                "internal error: the builtin pool's append window could not be settled ({why})"
-            ),
+            "internal error: the builtin pool's append window could not be settled".into(),
         );
     }
 }

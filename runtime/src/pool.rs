@@ -336,41 +336,24 @@ impl<V: Validate> SpanPool<V> {
     /// `[off, off + old)` grew in place to `new` bytes (`old < new`, both
     /// multiples of 8) into the free span after it, whose bytes the program
     /// has already written: no zero fill. The builtin pool's append window
-    /// settles its appends so (`builtin::settle`); an error means the
+    /// settles its appends so (`builtin::settle`). The window opened with
+    /// the growth hint on that span (`Mem::room_at`) and no operation ran
+    /// since, so the hint's edit answers; false (nothing changed) means the
     /// window was wrong, which the caller reports.
-    pub(crate) fn grow_written(&mut self, off: i64, old: i64, new: i64) -> TreeResult<()> {
+    pub(crate) fn grow_written(&mut self, off: i64, old: i64, new: i64) -> bool {
         d_grow_written(self, (off, old, new))
     }
 
     /// [`Self::grow_written`] on backend `S`.
     #[inline(always)]
-    fn grow_written_in<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<()> {
+    fn grow_written_in<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> bool {
         let ext = self.ext;
         let (raw, path) = self.tree.parts();
-        // The window opened with the growth hint on its free span
-        // (`Mem::room_at`): the hint's edit, in a frame of its own; the
-        // full path only if the hint no longer holds.
-        if path.hint_matches(off, old)
+        path.hint_matches(off, old)
             && raw
                 .with::<S>()
                 .grow_hinted(path, &ext, (off, old, new), true)
                 .is_some()
-        {
-            return Ok(());
-        }
-        self.grow_written_full::<S>(off, old, new)
-    }
-
-    /// [`Self::grow_written_in`] by the full resize path.
-    #[cold]
-    #[inline(never)]
-    fn grow_written_full<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<()> {
-        let ext = self.ext;
-        let (raw, path) = self.tree.parts();
-        match raw.with::<S>().resize_tracked(path, &ext, off, old, new)? {
-            to if to == off => Ok(()),
-            _ => Err(crate::span_tree::error::MUST_MOVE),
-        }
     }
 
     /// [`Self::resize`] on backend `S`.
@@ -533,7 +516,7 @@ mod ops {
     pub(super) fn grow_written<S: Simd, V: Validate>(
         p: &mut SpanPool<V>,
         (off, old, new): (i64, i64, i64),
-    ) -> TreeResult<()> {
+    ) -> bool {
         p.grow_written_in::<S>(off, old, new)
     }
 }
@@ -543,7 +526,7 @@ crate::simd_dispatch! { fn d_alloc_zeroed<V: Validate>(p: &mut SpanPool<V>, b: i
 crate::simd_dispatch! { fn d_free<V: Validate>(p: &mut SpanPool<V>, a: (i64, i64)) -> TreeResult<()> => ops::free; }
 crate::simd_dispatch! { fn d_resize_in_place<V: Validate>(p: &mut SpanPool<V>, a: (i64, i64, i64)) -> TreeResult<i64> => ops::resize_in_place; }
 crate::simd_dispatch! { fn d_resize<V: Validate>(p: &mut SpanPool<V>, a: (i64, i64, i64)) -> TreeResult<i64> => ops::resize; }
-crate::simd_dispatch! { fn d_grow_written<V: Validate>(p: &mut SpanPool<V>, a: (i64, i64, i64)) -> TreeResult<()> => ops::grow_written; }
+crate::simd_dispatch! { fn d_grow_written<V: Validate>(p: &mut SpanPool<V>, a: (i64, i64, i64)) -> bool => ops::grow_written; }
 
 impl<V: Validate> Drop for SpanPool<V> {
     fn drop(&mut self) {
