@@ -301,21 +301,26 @@ fn pool_stats_in_both_modes(
     (file, exe)
 }
 
-/// `TERN_POOL_STATS` after an append loop that generated code answered in
-/// the append window and that no later pool operation settled: the report
-/// settles it, so the mark is the slice's whole length, in both modes.
+/// `TERN_POOL_STATS` after append loops answered in append windows (the
+/// builtin's by generated code, the library's by `tern_span_resize`) that
+/// no later pool operation settled: the report counts them, so each mark is
+/// its slice's whole length, in both modes.
 #[test]
 fn pool_stats_count_the_appends_of_an_open_append_window() {
     let dir = scratch("pool-stats-window");
     pool_stats_in_both_modes(
         &dir,
         "window",
-        "fn main() {\n\
+        "use slice_pool;\n\
+         fn main() {\n\
          \x20   var a: reusable[]i64 = reusable::alloc::<i64>(0);\n\
          \x20   for i in 0..1000 { a = reusable::append(a, i); }\n\
-         \x20   print(len(a), a[999]);\n\
+         \x20   var p = slice_pool::new(1 << 16);\n\
+         \x20   var s = slice_pool::alloc_slice::<i64>(ref p, 0);\n\
+         \x20   for i in 0..700 { s = slice_pool::append(ref p, s, i); }\n\
+         \x20   print(len(a), a[999], len(s), s[699]);\n\
          }\n",
-        ("1000 999\n", "builtin 8000\n"),
+        ("1000 999 700 699\n", "builtin 8000\nlibrary 5600\n"),
     );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -320,6 +320,33 @@ fn generate(seed: u64, index: usize) -> Generated {
             done += 1;
             continue;
         }
+        if (86..90).contains(&roll) && !late && off != -1 {
+            // A run of appends to one slice, nothing between them: after a
+            // few, the library's appends are answered from its append
+            // window (and the builtin's by generated code); hashes taken
+            // inside the run read the node words while the window is open.
+            for _ in 0..4 + r.below(40) {
+                let v = ty.random_value(&mut r);
+                let (off, len) = (st.slots[k].0, st.slots[k].1.len() as i64);
+                let Ok(o) = st.resize(off, len * size, (len + 1) * size) else {
+                    break;
+                };
+                st.slots[k].0 = o;
+                st.slots[k].1.push(v);
+                g.ops.extend([OP_APPEND, k as i64, v]);
+                let sum = checksum(ty, &st.slots[k].1);
+                g.report(st.slots[k].0, sum);
+                if r.below(8) == 0 {
+                    g.ops.push(OP_HASH);
+                    let h = st.tree.hash();
+                    g.expect.push(h.to_string());
+                    g.expect.push(h.to_string());
+                }
+                done += 1;
+            }
+            g.max_height = g.max_height.max(st.tree.hdr[layout::H_HEIGHT]);
+            continue;
+        }
         let free_bias = if late { 40 } else { 12 };
         let empty = off == -1 && len == 0;
         let (op, arg) = if empty && (roll < 40 || (long && !late && roll < 95)) {

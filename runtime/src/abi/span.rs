@@ -8,8 +8,9 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use crate::memory::{Fill, zero_fill};
 use crate::span_tree::error::{self, INTERNAL};
-use crate::span_tree::{checked, layout};
+use crate::span_tree::{append_window, checked, layout};
 
 /// A result as the externs return it: the value, or the (negative) error code.
 #[inline(always)]
@@ -89,6 +90,70 @@ pub unsafe extern "C" fn tern_span_resize(
     old: i64,
     new: i64,
 ) -> i64 {
+    // One load and compare while no append window is open anywhere.
+    if append_window::any_open() {
+        // SAFETY: the caller's contract.
+        return unsafe { resize_windowed(tree, nodes, addr, old, new) };
+    }
+    // SAFETY: the caller's contract.
+    guard_word(|| unsafe { entry::d_resize(tree, nodes, addr, old, new) })
+}
+
+/// [`tern_span_resize`] while some pool has an append window open: a
+/// growth of the slice the window of its pool is open on is answered here,
+/// before any frame or dispatch (the window's work is loads, compares and a
+/// few stores, and cannot panic); any other call on that pool settles the
+/// window first, and then takes the checked tree.
+///
+/// # Safety
+/// As for [`tern_span_alloc`].
+#[inline(never)]
+unsafe fn resize_windowed(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, new: i64) -> i64 {
+    // SAFETY: the caller's contract.
+    match unsafe { checked::window_append(tree, nodes, addr, (old, new)) } {
+        // SAFETY: `window_append` names bytes of the registered arena.
+        Some((from, bytes)) if bytes > 0 => unsafe { zero_then(addr, from, bytes) },
+        Some(_) => addr,
+        // SAFETY: the caller's contract.
+        None => unsafe { resize_missed(tree, nodes, addr, old, new) },
+    }
+}
+
+/// A [`tern_span_resize`] call [`resize_windowed`] did not answer: the
+/// pool's window, if it has one open, is settled, then the checked tree
+/// answers. Out of line, so that the window's test saves no registers.
+///
+/// # Safety
+/// As for [`tern_span_alloc`].
+#[inline(never)]
+unsafe fn resize_missed(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, new: i64) -> i64 {
+    // SAFETY: the caller's contract.
+    unsafe { checked::settle_window_of(tree, nodes) };
+    // SAFETY: the caller's contract.
+    unsafe { resize_checked(tree, nodes, addr, old, new) }
+}
+
+/// Zero-fills `bytes` bytes at `from` and returns `to`: the fill of a
+/// growth [`tern_span_resize`] answered from a window, a call the window's
+/// test makes last (then it needs no frame).
+///
+/// # Safety
+/// `[from, from + bytes)` must be writable.
+#[inline(never)]
+unsafe fn zero_then(to: i64, from: i64, bytes: i64) -> i64 {
+    // SAFETY: the caller's contract.
+    unsafe { zero_fill(from as *mut u8, bytes as usize, Fill::Growth) };
+    to
+}
+
+/// [`tern_span_resize`]'s checked tree under its panic guard, for the calls
+/// [`resize_windowed`] does not answer: a frame of its own, so that the
+/// window's test before it saves no registers.
+///
+/// # Safety
+/// As for [`tern_span_alloc`].
+#[inline(never)]
+unsafe fn resize_checked(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, new: i64) -> i64 {
     // SAFETY: the caller's contract.
     guard_word(|| unsafe { entry::d_resize(tree, nodes, addr, old, new) })
 }

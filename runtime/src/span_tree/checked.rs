@@ -13,6 +13,7 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
+use super::append_window::{self, AppendWindow};
 use super::error::{BAD_POOL, BAD_SIZE, LEAKED, OUTSIDE_ARENA};
 use super::extents::{Extents, Record};
 use super::finger::Path;
@@ -44,6 +45,17 @@ unsafe fn finger<'a>(b: &Slot) -> &'a mut Path {
     // SAFETY: `init` registered the address of a `Path` that lives until
     // the pool is unregistered; the caller's contract for exclusivity.
     unsafe { &mut *(b.finger() as *mut Path) }
+}
+
+/// Settles the pool's append window, if one is open ([`append_window`]):
+/// every operation but the window's own appends then finds the tree, the
+/// boundary record and the coverage map as the appends left them. One test
+/// of a word in the finger's memory when none is.
+#[inline(always)]
+fn settle_window(b: &Slot, p: &mut Path) {
+    if p.window.is_open() {
+        append_window::settle(p, &extents(b));
+    }
 }
 
 /// The boundary record of a registered pool.
@@ -170,7 +182,7 @@ unsafe fn init_sanitized(
     owned().push(Owned {
         id,
         _record: record,
-        _finger: finger,
+        finger,
         memory: None,
     });
     // SAFETY: the caller's contract.
@@ -186,7 +198,7 @@ struct Owned {
     /// keeps its address).
     _record: Record,
     /// The pool's finger (the registry keeps its address).
-    _finger: Box<Path>,
+    finger: Box<Path>,
     /// The arena and node array, when the runtime reserved them ([`create`]).
     memory: Option<(Reservation, Reservation)>,
 }
@@ -294,6 +306,11 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
     })?;
     if let Some(o) = owned().iter_mut().find(|o| o.id == id) {
         o.memory = Some((arena, nodes));
+        // Appends to the pool's slices may open append windows: the
+        // program reaches this pool only through the externs.
+        if san == 0 {
+            o.finger.window = AppendWindow::closed(memory.arena);
+        }
     }
     Ok((id, memory))
 }
@@ -317,6 +334,8 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
 pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
+    // SAFETY: one operation on the pool at a time.
+    settle_window(b, unsafe { finger(b) });
     t.with::<Portable>().check_totals()?;
     if extents(b).any_live() {
         return Err(LEAKED);
@@ -354,6 +373,8 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds
 pub unsafe fn reset(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
+    // SAFETY: one operation on the pool at a time.
+    settle_window(b, unsafe { finger(b) });
     let t = t.with::<Portable>();
     t.check_totals()?;
     let ext = extents(b);
@@ -377,7 +398,17 @@ static FINISHED_HIGH_WATER: AtomicI64 = AtomicI64::new(-1);
 pub fn high_water() -> Option<i64> {
     let live = registry::live()
         .iter()
-        .map(|b| extents_in(b.record).high_water())
+        .map(|b| {
+            // SAFETY: the registration's finger lives while it is registered;
+            // read at exit, when no operation runs.
+            let w = unsafe { &*(b.finger as *const Path) }.window;
+            let high = extents_in(b.record).high_water();
+            if w.is_open() {
+                high.max(w.end() - b.arena_base)
+            } else {
+                high
+            }
+        })
         .max();
     let finished = FINISHED_HIGH_WATER.load(Ordering::Relaxed);
     live.max((finished >= 0).then_some(finished))
@@ -408,10 +439,11 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
-    let ext = extents(b);
-    let fresh = ext.high_water();
     // SAFETY: one operation on the pool at a time.
     let f = unsafe { finger(b) };
+    settle_window(b, f);
+    let ext = extents(b);
+    let fresh = ext.high_water();
     let off = t.with::<S>().alloc_tracked(f, &ext, bytes)?;
     if zero_fill {
         zero_new(
@@ -442,14 +474,15 @@ pub(crate) unsafe fn free_in<S: Simd>(
     // SAFETY: the caller's contract.
     let (t, b) = unsafe { open(tree, nodes)? };
     if b.san() != 0 {
-        // SAFETY: as above.
+        // SAFETY: as above. (A sanitized pool opens no append window.)
         return unsafe { free_sanitized::<S>(t, b, addr, bytes) };
     }
+    // SAFETY: one operation on the pool at a time.
+    let f = unsafe { finger(b) };
+    settle_window(b, f);
     let off = offset_in(b, addr)?;
     let ext = extents(b);
-    t.with::<S>()
-        // SAFETY: one operation on the pool at a time.
-        .free_tracked(unsafe { finger(b) }, &ext, off, bytes)
+    t.with::<S>().free_tracked(f, &ext, off, bytes)
 }
 
 /// [`free_in`] of a sanitized pool: the address may carry a tag, which must still
@@ -484,7 +517,9 @@ unsafe fn free_sanitized<S: Simd>(
 /// never writes freed bytes, and the new span does not overlap the old).
 /// With `zero_fill`, the bytes past `old` of the span's new extent are zeroed.
 /// Without `place_move`, a span that must move is `MUST_MOVE` and nothing
-/// changes (the in-place half alone, for tests of the contract).
+/// changes (the in-place half alone, for tests of the contract). With
+/// (A growth through the growth hint may open the pool's append window,
+/// `Mem::grow_hinted`, in the pools `create` made.)
 ///
 /// # Safety
 /// As for [`alloc_in`].
@@ -509,6 +544,9 @@ pub(crate) unsafe fn resize_in<S: Simd>(
     let fresh = ext.high_water();
     // SAFETY: one operation on the pool at a time.
     let (t, p) = (t.with::<S>(), unsafe { finger(b) });
+    // No window is open on this pool: the extern's `window_append`
+    // answered or settled it, and no other caller opens one.
+    debug_assert!(!p.window.is_open());
     let to = if place_move {
         t.resize_or_move(p, &ext, off, old, new)
     } else {
@@ -539,6 +577,56 @@ pub(crate) unsafe fn resize_in<S: Simd>(
     Ok(b.arena_base() + to)
 }
 
+/// A growth of the slice at `addr` answered from its pool's open append
+/// window ([`append_window`]), the `tern_span_resize` extern's first test:
+/// the pool looked up as [`open`] does (the header's id, the registration,
+/// the node array), then the window's compares. Returns the bytes to
+/// zero-fill (`AppendWindow::append`; the answer is `addr`). `None` for any
+/// other call, which then takes the checked tree after
+/// [`settle_window_of`].
+///
+/// # Safety
+/// As for [`alloc_in`].
+#[inline(always)]
+pub unsafe fn window_append(
+    tree: *mut i64,
+    nodes: *mut Word,
+    addr: i64,
+    sizes: (i64, i64),
+) -> Option<(i64, i64)> {
+    if tree.is_null() || !(tree as usize).is_multiple_of(8) {
+        return None;
+    }
+    // SAFETY: the caller's contract; the word index is a constant below HEADER_WORDS.
+    let b = registry::slot(unsafe { tree.add(H_POOL_ID).read() }).ok()?;
+    if b.nodes() != nodes as i64 {
+        return None;
+    }
+    // SAFETY: one operation on the pool at a time.
+    let p = unsafe { finger(b) };
+    if !p.window.is_open() {
+        return None;
+    }
+    // SAFETY: the window is open on this pool, which `create` made with an
+    // arena (`AppendWindow::may_open`); `tree` was checked above as `open`
+    // does.
+    unsafe { p.window.append(tree, nodes, addr, sizes) }
+}
+
+/// Settles the append window of the pool `tree` names, if it has one
+/// open: what a `tern_span_resize` call the window does not answer does
+/// before the checked tree (whose own lookup then refuses a bad pool).
+///
+/// # Safety
+/// As for [`alloc_in`].
+pub unsafe fn settle_window_of(tree: *mut i64, nodes: *mut Word) {
+    // SAFETY: the caller's contract.
+    if let Ok((_, b)) = unsafe { open(tree, nodes) } {
+        // SAFETY: one operation on the pool at a time.
+        settle_window(b, unsafe { finger(b) });
+    }
+}
+
 /// The size in bytes of the live allocation that starts at address `addr` of
 /// the pool (0 when none starts there), from the pool's boundary record: what
 /// the library's message for a stale-span error names.
@@ -549,6 +637,8 @@ pub(crate) unsafe fn resize_in<S: Simd>(
 pub unsafe fn live_bytes(tree: *mut i64, nodes: *mut Word, addr: i64) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let (_, b) = unsafe { open(tree, nodes)? };
+    // SAFETY: one operation on the pool at a time.
+    settle_window(b, unsafe { finger(b) });
     let off = offset_in(b, addr & ADDR_MASK)?;
     if off % 8 != 0 || off >= b.arena_bytes() {
         return Ok(0);

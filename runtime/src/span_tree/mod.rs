@@ -2,6 +2,7 @@
 //!
 //! * [`layout`] — the header and node layout (the one place it is defined);
 //! * [`tree`] — the tree code, generic over [`validate::Validate`];
+//! * [`append_window`] — a checked pool's append window (the library's appends);
 //! * [`checked`] — the checked entry points over program memory (`tern_span_*`);
 //! * [`registry`] — authoritative bounds of checked pools;
 //! * [`extents`] — the boundary record: which spans are live allocations;
@@ -10,6 +11,7 @@
 //! * [`mirrored`] — the constants the stdlib's Tern code mirrors;
 //! * [`scan`] — the node scans (portable and AVX2).
 
+pub mod append_window;
 pub mod checked;
 pub mod error;
 pub mod extents;

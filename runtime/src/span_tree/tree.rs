@@ -28,13 +28,15 @@
 
 use std::marker::PhantomData;
 
+use super::append_window::{self, WindowWords};
 use super::error::{
     self, BAD_SIZE, CORRUPT_OVERLAP, DOUBLE_FREE, EXHAUSTED, MUST_MOVE, NODES_EXHAUSTED,
     OUTSIDE_ARENA, RESIZE_FREE_SPAN, STALE_FREE, STALE_POOL, STALE_RESIZE,
 };
 use super::extents::{Extents, SMALL};
 use super::finger::{
-    FINGER_HEADER, FIT_UNKNOWN, HI_UNKNOWN, LEFTMOST_UNKNOWN, LO_MAX_UNKNOWN, PMAX_UNKNOWN, Path,
+    FINGER_HEADER, FIT_UNKNOWN, HI_UNKNOWN, LEFTMOST_UNKNOWN, LIBRARY_GROWN_IN_A_ROW,
+    LO_MAX_UNKNOWN, PMAX_UNKNOWN, Path,
 };
 use super::layout::{
     EMPTY_KEY, FANOUT, GRANULE_SHIFT, H_ARENA_BYTES, H_FREE_BYTES, H_FREE_HEAD, H_HEIGHT, H_MAGIC,
@@ -1552,7 +1554,24 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         path.grow_key = e + need;
         path.grow_again = path.grow_again.saturating_add(1);
         ext.resize(off, ob, nb);
+        // A library slice appended to in a loop: its next growths may be
+        // answered from an append window (one compare for the others).
+        if V::CHECKED && path.grow_again >= LIBRARY_GROWN_IN_A_ROW && path.window.may_open() {
+            self.open_window(path, ext, (off, off + nb));
+        }
         Some(off)
+    }
+
+    /// Opens the append window of a checked pool on the allocation
+    /// `[off, end)` (offsets), which a growth through the hint has just
+    /// left ending at `end`, when the tree's words allow
+    /// ([`Self::window_words`]); see `super::append_window`.
+    #[cold]
+    #[inline(never)]
+    fn open_window(&self, path: &mut Path, ext: &Extents, (off, end): (i64, i64)) {
+        if let Some(words) = self.window_words(path, end >> GRANULE_SHIFT) {
+            append_window::open(path, ext, self.raw.hdr as i64, (off, end), words);
+        }
     }
 
     /// The length (granules) of the free span that starts at granule `e`,
@@ -1578,6 +1597,74 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         } else {
             0
         }
+    }
+
+    /// The node words an append window over the free span that starts at
+    /// granule `e` would write (`super::append_window`), when the growth
+    /// hint names that span and has served [`Path::window_due`]'s growths
+    /// in a row; `None` otherwise, or when the path's words disagree with
+    /// each other (a scribbled tree: the full path then answers). What a
+    /// growth of `d` granules does through [`Self::take_front`] and
+    /// [`Self::fix_up_entry`] is then: the key words become `key + d`, the
+    /// length words `len - d`, for every `d <= room`.
+    pub(crate) fn window_words(&self, path: &Path, e: i64) -> Option<WindowWords> {
+        if !path.window_due(e) || !self.finger_ok(path) {
+            return None;
+        }
+        let height = path.height.min(MAX_HEIGHT);
+        let (leaf, i) = (path.node[0], path.grow_slot as usize % FANOUT);
+        let l = self.len(leaf, i);
+        if self.key(leaf, i) != e || l <= 1 {
+            return None;
+        }
+        let word = |node: i64, field: usize| ((node as usize) << NODE_SHIFT) + field;
+        let mut w = WindowWords::NONE;
+        (w.key, w.len) = (e, l);
+        w.keys[0] = word(leaf, N_KEYS + i);
+        w.lens[0] = word(leaf, N_LENS + i);
+        (w.n_keys, w.n_lens) = (1, 1);
+        // The span must keep a granule (a growth taking it whole removes
+        // its entry) and stay longer than every other entry of each node
+        // whose parent entry it sets.
+        let mut floor = 1;
+        let (mut keys_up, mut lens_up) = (i == 0, true);
+        let (mut node, mut slot) = (leaf, i);
+        for level in 1..height {
+            let (parent, pi) = (path.node[level], path.at(level));
+            if lens_up {
+                let n = self.count(node).ok()?;
+                let others = (0..n)
+                    .filter(|&j| j != slot)
+                    .map(|j| self.len(node, j))
+                    .max()
+                    .unwrap_or(0);
+                if others >= l {
+                    lens_up = false;
+                } else if self.len(parent, pi) != l {
+                    return None;
+                } else {
+                    floor = floor.max(others);
+                    w.lens[w.n_lens] = word(parent, N_LENS + pi);
+                    w.n_lens += 1;
+                }
+            }
+            if keys_up {
+                if self.key(parent, pi) != e {
+                    return None;
+                }
+                w.keys[w.n_keys] = word(parent, N_KEYS + pi);
+                w.n_keys += 1;
+                keys_up = pi == 0;
+            }
+            if !lens_up && !keys_up {
+                break;
+            }
+            (node, slot) = (parent, pi);
+        }
+        // A checked tree's lengths are the program's: the room stays
+        // inside the arena whatever the span's length word says.
+        w.room = (l - floor).min((self.raw.arena >> GRANULE_SHIFT) - e);
+        Some(w)
     }
 
     /// [`Self::resize_tracked`], placing a move when the span must move:
