@@ -122,6 +122,13 @@ impl ExternPool {
     }
 }
 
+/// Slot `k` (modulo the slots' count) and its span, when it holds one.
+fn live(slots: &[(i64, i64)], k: usize) -> Option<(usize, i64, i64)> {
+    let k = k % slots.len();
+    let (o, b) = slots[k];
+    (o >= 0).then_some((k, o, b))
+}
+
 /// An answer as an offset (`SpanPool`'s form), or the error code.
 fn offset(r: i64, arena: i64) -> Result<i64, i64> {
     if r < 0 { Err(r) } else { Ok(r - arena) }
@@ -177,21 +184,17 @@ fn exact(ops: &[Op]) -> Result<(), TestCaseError> {
                 }
             }
             Op::Free(k) => {
-                let k = k % slots.len();
-                let (o, b) = slots[k];
-                if o < 0 {
+                let Some((k, o, b)) = live(&slots, k) else {
                     continue;
-                }
+                };
                 prop_assert_eq!(e.free(base + o, b), 0);
                 s.free(o, b).unwrap();
                 slots[k] = (-1, 0);
             }
             Op::Resize(k, n) => {
-                let k = k % slots.len();
-                let (o, b) = slots[k];
-                if o < 0 || n == 0 {
+                let Some((k, o, b)) = live(&slots, k).filter(|_| n != 0) else {
                     continue;
-                }
+                };
                 let r = offset(e.resize(base + o, b, n), base);
                 prop_assert_eq!(r, s.resize(o, b, n));
                 if let Ok(to) = r {
@@ -284,18 +287,16 @@ fn scribbled(ops: &[Op]) -> Result<(), TestCaseError> {
                 }
             }
             Op::Free(k) => {
-                let k = k % slots.len();
-                let (o, b) = slots[k];
-                if o >= 0 && e.free(base + o, b) == 0 {
+                if let Some((k, o, b)) = live(&slots, k)
+                    && e.free(base + o, b) == 0
+                {
                     slots[k] = (-1, 0);
                 }
             }
             Op::Resize(k, n) => {
-                let k = k % slots.len();
-                let (o, b) = slots[k];
-                if o < 0 || n == 0 {
+                let Some((k, o, b)) = live(&slots, k).filter(|_| n != 0) else {
                     continue;
-                }
+                };
                 let r = e.resize(base + o, b, n);
                 if valid(&slots, k, r, n)? {
                     slots[k] = (r - base, n);

@@ -46,7 +46,7 @@ pub const ROOM_MIN: i64 = 64;
 /// leaves it high): the window itself decides.
 static OPEN: AtomicUsize = AtomicUsize::new(0);
 
-/// Whether any pool may have a window open ([`OPEN`]).
+/// Whether any pool may have a window open (the count of open windows).
 #[inline(always)]
 pub fn any_open() -> bool {
     OPEN.load(Ordering::Relaxed) != 0

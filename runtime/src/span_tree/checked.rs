@@ -517,9 +517,10 @@ unsafe fn free_sanitized<S: Simd>(
 /// never writes freed bytes, and the new span does not overlap the old).
 /// With `zero_fill`, the bytes past `old` of the span's new extent are zeroed.
 /// Without `place_move`, a span that must move is `MUST_MOVE` and nothing
-/// changes (the in-place half alone, for tests of the contract). With
-/// (A growth through the growth hint may open the pool's append window,
-/// `Mem::grow_hinted`, in the pools `create` made.)
+/// changes (the in-place half alone, for tests of the contract). A growth
+/// through the growth hint may open the pool's append window
+/// (`Mem::grow_hinted`, in the pools [`create`] made), whose growths the
+/// extern answers before calling this ([`window_append`]).
 ///
 /// # Safety
 /// As for [`alloc_in`].
@@ -579,14 +580,14 @@ pub(crate) unsafe fn resize_in<S: Simd>(
 
 /// A growth of the slice at `addr` answered from its pool's open append
 /// window ([`append_window`]), the `tern_span_resize` extern's first test:
-/// the pool looked up as [`open`] does (the header's id, the registration,
+/// the pool looked up as `open` does (the header's id, the registration,
 /// the node array), then the window's compares. Returns the bytes to
 /// zero-fill (`AppendWindow::append`; the answer is `addr`). `None` for any
 /// other call, which then takes the checked tree after
 /// [`settle_window_of`].
 ///
 /// # Safety
-/// As for [`alloc_in`].
+/// As for `alloc_in`.
 #[inline(always)]
 pub unsafe fn window_append(
     tree: *mut i64,
@@ -618,7 +619,7 @@ pub unsafe fn window_append(
 /// before the checked tree (whose own lookup then refuses a bad pool).
 ///
 /// # Safety
-/// As for [`alloc_in`].
+/// As for `alloc_in`.
 pub unsafe fn settle_window_of(tree: *mut i64, nodes: *mut Word) {
     // SAFETY: the caller's contract.
     if let Ok((_, b)) = unsafe { open(tree, nodes) } {
