@@ -135,14 +135,32 @@ unsafe fn resize_missed(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, ne
 
 /// Zero-fills `bytes` bytes at `from` and returns `to`: the fill of a
 /// growth [`tern_span_resize`] answered from a window, a call the window's
-/// test makes last (then it needs no frame).
+/// test makes last (then it needs no frame). The fill of a byte append
+/// inside the slice's last granule (one to seven bytes, from the old
+/// length to the granule's end) is two overlapping stores, not a `memset`
+/// call.
 ///
 /// # Safety
 /// `[from, from + bytes)` must be writable.
 #[inline(never)]
 unsafe fn zero_then(to: i64, from: i64, bytes: i64) -> i64 {
-    // SAFETY: the caller's contract.
-    unsafe { zero_fill(from as *mut u8, bytes as usize, Fill::Growth) };
+    let p = from as *mut u8;
+    let n = bytes as usize;
+    // SAFETY: the caller's contract; every store lies in `[p, p + n)`.
+    unsafe {
+        match n {
+            1 => p.write(0),
+            2..=3 => {
+                p.cast::<u16>().write_unaligned(0);
+                p.add(n - 2).cast::<u16>().write_unaligned(0);
+            }
+            4..=7 => {
+                p.cast::<u32>().write_unaligned(0);
+                p.add(n - 4).cast::<u32>().write_unaligned(0);
+            }
+            _ => zero_fill(p, n, Fill::Growth),
+        }
+    }
     to
 }
 

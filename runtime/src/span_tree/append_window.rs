@@ -13,8 +13,11 @@
 //! them overlap a live one. Each growth of that slice that fits the room is
 //! then answered from the window: the new bytes zero-filled, the node words
 //! and the header's free-byte count written as the tree's own edit would
-//! write them, nothing read from program memory. The pool's next other
-//! operation settles first ([`settle`]): the growth goes into the boundary
+//! write them, with values computed from the window's own record, after a
+//! check that the program wrote none of the words that edit would check or
+//! change (else the checked tree answers, as without a window). The pool's
+//! next other
+//! operation settles first ([`AppendWindow::settle`]): the growth goes into the boundary
 //! record and the high-water mark, the unused room is given back in the
 //! coverage map, and the finger forgets what the growth made stale.
 //!
@@ -29,8 +32,18 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::extents::Extents;
-use super::finger::{FIT_UNKNOWN, PMAX_UNKNOWN, Path};
-use super::layout::{H_FREE_BYTES, MAX_HEIGHT, Word};
+use super::layout::{H_FREE_BYTES, H_HEIGHT, H_MAGIC, H_POOL_ID, H_ROOT, MAX_HEIGHT, Word};
+
+/// How many of the header's first words a window checks: the magic, the
+/// pool id, the root and the height (the finger's own check).
+const HEADER_CHECKED: usize = 4;
+const _: () = assert!(
+    H_MAGIC < HEADER_CHECKED
+        && H_POOL_ID < HEADER_CHECKED
+        && H_ROOT < HEADER_CHECKED
+        && H_HEIGHT < HEADER_CHECKED
+        && H_FREE_BYTES >= HEADER_CHECKED
+);
 
 /// The most granules one window claims (32 KiB): what the coverage map
 /// claims at opening and gives back at settling is bounded by it.
@@ -77,6 +90,62 @@ pub struct WindowWords {
 }
 
 impl WindowWords {
+    /// Moves the words from their values after `from` granules were taken
+    /// to their values after `to`: the keys to `key + to`, the lengths to
+    /// `len - to`. False, with nothing written, when any word does not hold
+    /// its value after `from` (the program wrote it: the tree decides).
+    ///
+    /// # Safety
+    /// `nodes` is the node array these indices were found in.
+    #[inline(always)]
+    unsafe fn slide(&self, nodes: *mut Word, from: i64, to: i64) -> bool {
+        if self.n_keys > 1 || self.n_lens > 1 {
+            // SAFETY: the caller's contract.
+            return unsafe { self.slide_chain(nodes, from, to) };
+        }
+        // SAFETY: the caller's contract; the first of each list is in use.
+        unsafe {
+            let (k, l) = (nodes.add(self.keys[0]), nodes.add(self.lens[0]));
+            if k.read() != (self.key + from) as Word || l.read() != (self.len - from) as Word {
+                return false;
+            }
+            k.write((self.key + to) as Word);
+            l.write((self.len - to) as Word);
+        }
+        true
+    }
+
+    /// [`Self::slide`] with ancestors' entries too: out of line, so that
+    /// the common window (its span's words in one leaf) keeps its answer's
+    /// registers. (No bounds tests: this runs inside an `extern "C"` entry
+    /// point, where a test's panic would abort.)
+    ///
+    /// # Safety
+    /// As for [`Self::slide`].
+    #[inline(never)]
+    unsafe fn slide_chain(&self, nodes: *mut Word, from: i64, to: i64) -> bool {
+        let lists = [
+            (&self.keys, self.n_keys, self.key, 1),
+            (&self.lens, self.n_lens, self.len, -1),
+        ];
+        for write in [false, true] {
+            for &(idx, n, v, sign) in &lists {
+                for j in 0..n.min(MAX_HEIGHT) {
+                    // SAFETY: the caller's contract; `j < MAX_HEIGHT`.
+                    let at = unsafe { nodes.add(*idx.get_unchecked(j)) };
+                    if write {
+                        // SAFETY: as above.
+                        unsafe { at.write((v + sign * to) as Word) };
+                    // SAFETY: as above.
+                    } else if unsafe { at.read() } != (v + sign * from) as Word {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
     /// No words (a closed window's).
     pub const NONE: WindowWords = WindowWords {
         keys: [0; MAX_HEIGHT],
@@ -89,8 +158,8 @@ impl WindowWords {
     };
 }
 
-/// One pool's append window (kept in its [`Path`]); addresses are the
-/// arena's, as the program holds them.
+/// One pool's append window (kept in its finger, `super::finger::Path`);
+/// addresses are the arena's, as the program holds them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AppendWindow {
     /// The slice's address; 0 when no window is open.
@@ -108,6 +177,10 @@ pub struct AppendWindow {
     /// The header the window was opened through: another copy of it is
     /// not this pool's (its totals would go stale) and takes the full path.
     tree: i64,
+    /// That header's first four words (magic, pool id, root, height) when
+    /// the window opened, which the tree's own growth checks through its
+    /// finger: a program that wrote one gets the full path's answer.
+    header: [i64; HEADER_CHECKED],
     /// The node words a growth writes.
     words: WindowWords,
     /// The arena's address when windows may open in this pool; 0 when they
@@ -127,6 +200,7 @@ impl AppendWindow {
         limit: 0,
         fresh: 0,
         tree: 0,
+        header: [0; HEADER_CHECKED],
         words: WindowWords::NONE,
         arena: 0,
     };
@@ -156,14 +230,37 @@ impl AppendWindow {
         self.end
     }
 
+    /// Whether the program wrote one of the header words the window checks
+    /// since it opened (compares in a row, no loop). The pool id is not
+    /// compared: the window was found through it (`checked::window_append`),
+    /// so another id names another pool, whose window is not this slice's.
+    ///
+    /// # Safety
+    /// `tree` is valid for `HEADER_WORDS` words.
+    #[inline(always)]
+    unsafe fn header_written(&self, tree: *mut i64) -> bool {
+        let h = &self.header;
+        // SAFETY: the caller's contract; `HEADER_CHECKED <= HEADER_WORDS`.
+        unsafe {
+            tree.add(H_MAGIC).read() != h[H_MAGIC]
+                || tree.add(H_ROOT).read() != h[H_ROOT]
+                || tree.add(H_HEIGHT).read() != h[H_HEIGHT]
+        }
+    }
+
     /// Answers a resize of `[addr, addr + old)` to `new` bytes through the
     /// header at `tree`, when it is the window's slice growing within the
-    /// room: writes the node words and the header's free-byte count, and
+    /// room and the program has written none of the words the tree's own
+    /// growth would check or change (the header's first four, the span's
+    /// key and length words, which must hold what the window last wrote):
+    /// writes the node words and the header's free-byte count, and
     /// returns the bytes the caller must zero-fill (as the full path does,
     /// from `old`; the count may be 0), left to it so that this runs
     /// without a call. `None`, with nothing changed, for every other
-    /// resize. `nodes` is the pool's registered node array. Any arguments:
-    /// the compares are exact, so a wrong `old` or `new` only misses.
+    /// resize, which the checked tree then answers as it would have without
+    /// a window, scribbles included. `nodes` is the pool's registered node
+    /// array. Any arguments: the compares are exact, so a wrong `old` or
+    /// `new` only misses.
     ///
     /// # Safety
     /// The window is open on the pool `nodes` belongs to, whose arena is
@@ -181,6 +278,8 @@ impl AppendWindow {
             || addr.wrapping_add(old.wrapping_add(7) & !7) != self.end
             || new <= old
             || new > self.limit - addr
+            // SAFETY: the caller's contract.
+            || unsafe { self.header_written(tree) }
         {
             return None;
         }
@@ -193,22 +292,11 @@ impl AppendWindow {
             new_end.min(self.fresh.max(self.end)) - (addr + old),
         );
         if new_end != self.end {
-            let taken = (new_end - self.end0) >> 3;
-            let w = &self.words;
-            let (key, len) = ((w.key + taken) as Word, (w.len - taken) as Word);
-            // SAFETY: `Mem::window_words` found these word indices in the
-            // registered node array; the first of each is always in use.
-            // (Indexing without bounds tests: this runs in an `extern "C"`
-            // entry point, where a test's panic would abort.)
-            unsafe {
-                nodes.add(w.keys[0]).write(key);
-                nodes.add(w.lens[0]).write(len);
-                for j in 1..w.n_keys.min(MAX_HEIGHT) {
-                    nodes.add(*w.keys.get_unchecked(j)).write(key);
-                }
-                for j in 1..w.n_lens.min(MAX_HEIGHT) {
-                    nodes.add(*w.lens.get_unchecked(j)).write(len);
-                }
+            let (done, taken) = ((self.end - self.end0) >> 3, (new_end - self.end0) >> 3);
+            // SAFETY: `Mem::window_words` found the words' indices in the
+            // registered node array.
+            if !unsafe { self.words.slide(nodes, done, taken) } {
+                return None;
             }
             // SAFETY: the caller's contract; the header's informational
             // count, wrapping, as the tree's own edit bumps it.
@@ -220,55 +308,58 @@ impl AppendWindow {
         }
         Some(zero)
     }
-}
 
-/// Opens a window on the allocation `[off, end)` (offsets) of the pool
-/// whose finger is `path`, right after a growth through the growth hint
-/// left it ending at `end`, when `words` describe the span after it,
-/// reached through the header at `tree`. The room is claimed in the
-/// coverage map first; if any of it is live (a scribbled tree), no window
-/// opens. The pool must be one whose window may open.
-pub fn open(path: &mut Path, ext: &Extents, tree: i64, (off, end): (i64, i64), words: WindowWords) {
-    let room = words.room.min(((end - off) >> 3).clamp(ROOM_MIN, ROOM_MAX));
-    if room <= 0 || !ext.claim(end, room << 3) {
-        return;
+    /// Opens the window on the allocation `[off, end)` (offsets), right
+    /// after a growth through the growth hint left it ending at `end`, when
+    /// `words` describe the span after it, reached through the header at
+    /// `tree`. The room is claimed in the coverage map first; if any of it
+    /// is live (a scribbled tree), no window opens. The pool must be one
+    /// whose window may open.
+    ///
+    /// # Safety
+    /// `tree` is valid for `HEADER_WORDS` words (the call's header).
+    pub unsafe fn open(
+        &mut self,
+        ext: &Extents,
+        tree: *mut i64,
+        (off, end): (i64, i64),
+        words: WindowWords,
+    ) {
+        let room = words.room.min(((end - off) >> 3).clamp(ROOM_MIN, ROOM_MAX));
+        if room <= 0 || !ext.claim(end, room << 3) {
+            return;
+        }
+        OPEN.fetch_add(1, Ordering::Relaxed);
+        let arena = self.arena;
+        *self = AppendWindow {
+            base: arena + off,
+            end: arena + end,
+            end0: arena + end,
+            limit: arena + end + (room << 3),
+            fresh: arena + ext.high_water(),
+            tree: tree as i64,
+            // SAFETY: the caller's contract.
+            header: unsafe { tree.cast::<[i64; HEADER_CHECKED]>().read() },
+            words,
+            arena,
+        };
     }
-    OPEN.fetch_add(1, Ordering::Relaxed);
-    let arena = path.window.arena;
-    path.window = AppendWindow {
-        base: arena + off,
-        end: arena + end,
-        end0: arena + end,
-        limit: arena + end + (room << 3),
-        fresh: arena + ext.high_water(),
-        tree,
-        words,
-        arena,
-    };
-}
 
-/// Closes the open window of the pool whose finger is `path`: the slice's
-/// growth goes into the boundary record (and the high-water mark), the room
-/// it did not take is given back in the coverage map, and the finger
-/// forgets the bounds the growth made stale (the tree's words are already
-/// the growth's: the window wrote them).
-#[cold]
-#[inline(never)]
-pub fn settle(path: &mut Path, ext: &Extents) {
-    let w = path.window;
-    let arena_base = w.arena;
-    path.window = AppendWindow::closed(arena_base);
-    OPEN.fetch_sub(1, Ordering::Relaxed);
-    if w.limit > w.end {
-        ext.unclaim(w.end - arena_base, w.limit - w.end);
+    /// Closes the open window: the slice's growth goes into the boundary
+    /// record (and the high-water mark), and the room it did not take is
+    /// given back in the coverage map (the tree's words are already the
+    /// growth's: the window wrote them). Returns the offset where the slice
+    /// now ends, for the finger (`Path::settle_window`).
+    pub fn settle(&mut self, ext: &Extents) -> i64 {
+        let w = *self;
+        *self = AppendWindow::closed(w.arena);
+        OPEN.fetch_sub(1, Ordering::Relaxed);
+        if w.limit > w.end {
+            ext.unclaim(w.end - w.arena, w.limit - w.end);
+        }
+        if w.end > w.end0 {
+            ext.resize(w.base - w.arena, w.end0 - w.base, w.end - w.base);
+        }
+        w.end - w.arena
     }
-    if w.end > w.end0 {
-        ext.resize(w.base - arena_base, w.end0 - w.base, w.end - w.base);
-    }
-    // The span after the slice shrank in its leaf (the finger's): the
-    // parent's entry and the bound before the last carve may have changed;
-    // the hint now names where the slice ends.
-    path.fit_below = FIT_UNKNOWN;
-    path.pmax = PMAX_UNKNOWN;
-    path.grow_key = (w.end - arena_base) >> 3;
 }

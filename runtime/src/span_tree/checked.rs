@@ -13,7 +13,7 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use super::append_window::{self, AppendWindow};
+use super::append_window::AppendWindow;
 use super::error::{BAD_POOL, BAD_SIZE, LEAKED, OUTSIDE_ARENA};
 use super::extents::{Extents, Record};
 use super::finger::Path;
@@ -47,14 +47,14 @@ unsafe fn finger<'a>(b: &Slot) -> &'a mut Path {
     unsafe { &mut *(b.finger() as *mut Path) }
 }
 
-/// Settles the pool's append window, if one is open ([`append_window`]):
+/// Settles the pool's append window, if one is open (`super::append_window`):
 /// every operation but the window's own appends then finds the tree, the
 /// boundary record and the coverage map as the appends left them. One test
 /// of a word in the finger's memory when none is.
 #[inline(always)]
 fn settle_window(b: &Slot, p: &mut Path) {
     if p.window.is_open() {
-        append_window::settle(p, &extents(b));
+        p.settle_window(&extents(b));
     }
 }
 
@@ -579,7 +579,7 @@ pub(crate) unsafe fn resize_in<S: Simd>(
 }
 
 /// A growth of the slice at `addr` answered from its pool's open append
-/// window ([`append_window`]), the `tern_span_resize` extern's first test:
+/// window (`super::append_window`), the `tern_span_resize` extern's first test:
 /// the pool looked up as `open` does (the header's id, the registration,
 /// the node array), then the window's compares. Returns the bytes to
 /// zero-fill (`AppendWindow::append`; the answer is `addr`). `None` for any

@@ -32,6 +32,7 @@
 //! still be those it was recorded under.
 
 use super::append_window::AppendWindow;
+use super::extents::Extents;
 use super::layout::{H_HEIGHT, H_MAGIC, H_POOL_ID, H_ROOT, MAX_HEIGHT};
 
 /// How many header words a checked finger keeps ([`Path::header`]): the
@@ -216,6 +217,19 @@ impl Path {
     #[inline(always)]
     pub(crate) fn window_may_be_due(&self) -> bool {
         self.grow_again >= GROWN_IN_A_ROW
+    }
+
+    /// Settles the pool's open append window (`AppendWindow::settle`): the
+    /// span after the slice shrank in this finger's leaf, so the parent's
+    /// entry and the bound before the last carve may have changed, and the
+    /// growth hint now names where the slice ends.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn settle_window(&mut self, ext: &Extents) {
+        let end = self.window.settle(ext);
+        self.fit_below = FIT_UNKNOWN;
+        self.pmax = PMAX_UNKNOWN;
+        self.grow_key = end >> 3;
     }
 
     /// Forgets the finger: the next operation descends from the root.

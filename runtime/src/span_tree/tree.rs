@@ -28,7 +28,7 @@
 
 use std::marker::PhantomData;
 
-use super::append_window::{self, WindowWords};
+use super::append_window::WindowWords;
 use super::error::{
     self, BAD_SIZE, CORRUPT_OVERLAP, DOUBLE_FREE, EXHAUSTED, MUST_MOVE, NODES_EXHAUSTED,
     OUTSIDE_ARENA, RESIZE_FREE_SPAN, STALE_FREE, STALE_POOL, STALE_RESIZE,
@@ -1570,7 +1570,8 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     #[inline(never)]
     fn open_window(&self, path: &mut Path, ext: &Extents, (off, end): (i64, i64)) {
         if let Some(words) = self.window_words(path, end >> GRANULE_SHIFT) {
-            append_window::open(path, ext, self.raw.hdr as i64, (off, end), words);
+            // SAFETY: the tree's header, valid for the call (`from_raw`).
+            unsafe { path.window.open(ext, self.raw.hdr, (off, end), words) };
         }
     }
 
