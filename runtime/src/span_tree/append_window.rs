@@ -345,12 +345,23 @@ impl AppendWindow {
         };
     }
 
+    /// Closes the window, if open, without recording anything: its pool's
+    /// record is being released with it.
+    pub fn forget(&mut self) {
+        if self.is_open() {
+            *self = AppendWindow::closed(self.arena);
+            OPEN.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
     /// Closes the open window: the slice's growth goes into the boundary
     /// record (and the high-water mark), and the room it did not take is
     /// given back in the coverage map (the tree's words are already the
-    /// growth's: the window wrote them). Returns the offset where the slice
-    /// now ends, for the finger (`Path::settle_window`).
-    pub fn settle(&mut self, ext: &Extents) -> i64 {
+    /// growth's: the window wrote them). Returns, for the finger
+    /// (`Path::settle_window`), the offset where the slice now ends and,
+    /// when the span's length is its leaf's entry in the parent too, that
+    /// entry's value now.
+    pub fn settle(&mut self, ext: &Extents) -> (i64, Option<i64>) {
         let w = *self;
         *self = AppendWindow::closed(w.arena);
         OPEN.fetch_sub(1, Ordering::Relaxed);
@@ -360,6 +371,7 @@ impl AppendWindow {
         if w.end > w.end0 {
             ext.resize(w.base - w.arena, w.end0 - w.base, w.end - w.base);
         }
-        w.end - w.arena
+        let len = w.words.len - ((w.end - w.end0) >> 3);
+        (w.end - w.arena, (w.words.n_lens > 1).then_some(len))
     }
 }

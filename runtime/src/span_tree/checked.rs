@@ -215,6 +215,9 @@ fn owned() -> std::sync::MutexGuard<'static, Vec<Owned>> {
 fn drop_owned(id: i64) {
     let mut owned = owned();
     if let Some(i) = owned.iter().position(|o| o.id == id) {
+        // A pool released without its header (`release_by_nodes`) may
+        // still have its window open: its record goes with it.
+        owned[i].finger.window.forget();
         owned.swap_remove(i);
     }
 }

@@ -219,16 +219,22 @@ impl Path {
         self.grow_again >= GROWN_IN_A_ROW
     }
 
-    /// Settles the pool's open append window (`AppendWindow::settle`): the
-    /// span after the slice shrank in this finger's leaf, so the parent's
-    /// entry and the bound before the last carve may have changed, and the
-    /// growth hint now names where the slice ends.
+    /// Settles the pool's open append window (`AppendWindow::settle`) and
+    /// leaves the finger as the tree's own growths would have
+    /// (`Mem::grow_hinted`): the bound before the last carve forgotten, the
+    /// copy of the leaf's entry in its parent (`pmax`) the value the
+    /// window wrote there when it wrote one (else the growths left it as it
+    /// was), and the growth hint at the slice's end. (Forgetting `pmax`
+    /// instead made a scribbled parent entry matter where the tree's own
+    /// growths would have used the copy.)
     #[cold]
     #[inline(never)]
     pub(crate) fn settle_window(&mut self, ext: &Extents) {
-        let end = self.window.settle(ext);
+        let (end, parent_entry) = self.window.settle(ext);
         self.fit_below = FIT_UNKNOWN;
-        self.pmax = PMAX_UNKNOWN;
+        if let Some(len) = parent_entry {
+            self.pmax = len;
+        }
         self.grow_key = end >> 3;
     }
 
