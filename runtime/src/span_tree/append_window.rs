@@ -16,10 +16,10 @@
 //! write them, with values computed from the window's own record, after a
 //! check that the program wrote none of the words that edit would check or
 //! change (else the checked tree answers, as without a window). The pool's
-//! next other
-//! operation settles first ([`AppendWindow::settle`]): the growth goes into the boundary
-//! record and the high-water mark, the unused room is given back in the
-//! coverage map, and the finger forgets what the growth made stale.
+//! next other operation settles first ([`AppendWindow::settle`]): the
+//! growth goes into the boundary record and the high-water mark, the unused
+//! room is given back in the coverage map, and the finger is left as the
+//! tree's own growths would have left it.
 //!
 //! The program sees what it would without the window: the node array and
 //! the header are the tree's after every append (the room is chosen so that
@@ -27,15 +27,19 @@
 //! least a granule and stays the longest in each node whose parent entry it
 //! sets), placements are the contract's, and a stale copy or any other
 //! resize misses the window and takes the full path, which settles first.
-//! Windows never open in a sanitized pool.
+//! (Of the program's own writes into a pool, one still tells: a length
+//! written into another entry of a node whose maximum the window moves,
+//! which the tree would recompute from the node; docs/runtime.md.) Windows
+//! never open in a sanitized pool.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::extents::Extents;
 use super::layout::{H_FREE_BYTES, H_HEIGHT, H_MAGIC, H_POOL_ID, H_ROOT, MAX_HEIGHT, Word};
 
-/// How many of the header's first words a window checks: the magic, the
-/// pool id, the root and the height (the finger's own check).
+/// How many of the header's first words a window keeps (the finger's own
+/// check: the magic, the pool id, the root and the height); it compares all
+/// but the pool id, which found it (`AppendWindow::header_written`).
 const HEADER_CHECKED: usize = 4;
 const _: () = assert!(
     H_MAGIC < HEADER_CHECKED
