@@ -79,6 +79,10 @@ pub unsafe extern "C" fn tern_span_free(
 /// overlap). Bytes past `old` of the new extent are zero-filled. `new == 0`
 /// frees the span. Negatives are errors (`EXHAUSTED`, `RESIZE_FREE_SPAN`,
 /// `DOUBLE_FREE`, `OUTSIDE_ARENA`, `BAD_SIZE`, `BAD_POOL`, corruption codes).
+/// A slice grown in place through the growth hint often enough in a row
+/// gets its pool's append window, whose growths are answered here before
+/// the checked tree, with the same answer and node words
+/// (`span_tree::append_window`).
 ///
 /// # Safety
 /// As for [`tern_span_alloc`].

@@ -78,6 +78,26 @@ fn extents_in(record: [i64; 3]) -> Extents {
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words.
 #[inline(always)]
 unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Checked>, &'static Slot)> {
+    // SAFETY: the caller's contract.
+    let b = unsafe { registration(tree, nodes)? };
+    // Under the sanitizer the program holds the node array by a tagged
+    // address; untagged, it is the registered one (`registration`).
+    let nodes = (nodes as i64 & ADDR_MASK) as *mut Word;
+    // SAFETY: the node array's address and capacity come from the registry, which
+    // `init` filled from a reservation of `node_cap * node_words` words.
+    Ok((
+        unsafe { Raw::new(tree, nodes, b.node_cap(), b.arena_bytes()) },
+        b,
+    ))
+}
+
+/// [`open`]'s lookup alone: the registration of the pool `tree` belongs
+/// to, when `nodes` is its node array.
+///
+/// # Safety
+/// As for [`open`].
+#[inline(always)]
+unsafe fn registration(tree: *mut i64, nodes: *mut Word) -> TreeResult<&'static Slot> {
     if tree.is_null() || !(tree as usize).is_multiple_of(8) {
         return Err(BAD_POOL);
     }
@@ -89,12 +109,7 @@ unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Checked>, &'
     if b.nodes() != nodes as i64 {
         return Err(BAD_POOL);
     }
-    // SAFETY: the node array's address and capacity come from the registry, which
-    // `init` filled from a reservation of `node_cap * node_words` words.
-    Ok((
-        unsafe { Raw::new(tree, nodes, b.node_cap(), b.arena_bytes()) },
-        b,
-    ))
+    Ok(b)
 }
 
 /// Zero-fills `[off, end)` of the arena, when the pool registered its base,
@@ -583,8 +598,8 @@ pub(crate) unsafe fn resize_in<S: Simd>(
 
 /// A growth of the slice at `addr` answered from its pool's open append
 /// window (`super::append_window`), the `tern_span_resize` extern's first test:
-/// the pool looked up as `open` does (the header's id, the registration,
-/// the node array), then the window's compares. Returns the bytes to
+/// the pool looked up as every checked call does ([`registration`]), then
+/// the window's compares. Returns the bytes to
 /// zero-fill (`AppendWindow::append`; the answer is `addr`). `None` for any
 /// other call, which then takes the checked tree after
 /// [`settle_window_of`].
@@ -598,22 +613,16 @@ pub unsafe fn window_append(
     addr: i64,
     sizes: (i64, i64),
 ) -> Option<(i64, i64)> {
-    if tree.is_null() || !(tree as usize).is_multiple_of(8) {
-        return None;
-    }
-    // SAFETY: the caller's contract; the word index is a constant below HEADER_WORDS.
-    let b = registry::slot(unsafe { tree.add(H_POOL_ID).read() }).ok()?;
-    if b.nodes() != nodes as i64 {
-        return None;
-    }
+    // SAFETY: the caller's contract.
+    let b = unsafe { registration(tree, nodes) }.ok()?;
     // SAFETY: one operation on the pool at a time.
     let p = unsafe { finger(b) };
     if !p.window.is_open() {
         return None;
     }
     // SAFETY: the window is open on this pool, which `create` made with an
-    // arena (`AppendWindow::may_open`); `tree` was checked above as `open`
-    // does.
+    // arena (`AppendWindow::may_open`) and not sanitized, so `nodes` is the
+    // registered node array untagged; `registration` checked `tree`.
     unsafe { p.window.append(tree, nodes, addr, sizes) }
 }
 
@@ -625,7 +634,7 @@ pub unsafe fn window_append(
 /// As for `alloc_in`.
 pub unsafe fn settle_window_of(tree: *mut i64, nodes: *mut Word) {
     // SAFETY: the caller's contract.
-    if let Ok((_, b)) = unsafe { open(tree, nodes) } {
+    if let Ok(b) = unsafe { registration(tree, nodes) } {
         // SAFETY: one operation on the pool at a time.
         settle_window(b, unsafe { finger(b) });
     }

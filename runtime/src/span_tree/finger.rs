@@ -104,7 +104,8 @@ pub struct Path {
     pub(super) grow_key: i64,
     /// How many growths in a row the hint itself served (saturating): 0
     /// when the full path left it. The builtin pool's append window opens
-    /// at [`GROWN_IN_A_ROW`] (`builtin::ReusableFast`).
+    /// at [`GROWN_IN_A_ROW`] (`builtin::ReusableFast`), a library pool's at
+    /// [`LIBRARY_GROWN_IN_A_ROW`].
     pub(super) grow_again: u8,
     /// The checked pool's append window (`super::append_window`), in the
     /// pool's runtime memory beside the finger; the builtin pool keeps its
@@ -123,7 +124,7 @@ pub const GROWN_IN_A_ROW: u8 = 3;
 /// library append (`tern_span_resize`) opens its pool's append window
 /// (`super::append_window`). Higher than the builtin's: opening one claims
 /// its room in the coverage map and works out the node words it writes
-/// (about 350 instructions, and settling about 100), against about 170 a
+/// (about 350 instructions, and settling about 100), against about 160 a
 /// growth it answers saves, and short bursts of appends must not pay for
 /// windows they close at once (at the builtin's count, `tern bench`'s
 /// library append/8, bursts of one to four appends, opened 2 472 windows:

@@ -1583,21 +1583,23 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     /// the room the builtin pool's append window offers the slice
     /// (`builtin::ReusableFast`), and the hint on it makes settling the
     /// window's appends later [`Self::grow_hinted`]'s edit, not a descent.
-    /// Slots past a leaf's count hold `EMPTY_KEY`, which is no offset.
     #[inline(always)]
     pub(crate) fn room_at(&self, path: &Path, e: i64) -> i64 {
-        if !path.window_due(e) {
-            return 0;
-        }
-        if !self.finger_ok(path) {
-            return 0;
+        self.window_span(path, e).map_or(0, |(_, _, l)| l)
+    }
+
+    /// The leaf, slot and length of the free span starting at granule `e`
+    /// that an append window would follow: the one the growth hint names,
+    /// when it has served [`Path::window_due`]'s growths in a row and the
+    /// finger holds. Slots past a leaf's count hold `EMPTY_KEY`, which is
+    /// no offset.
+    #[inline(always)]
+    fn window_span(&self, path: &Path, e: i64) -> Option<(i64, usize, i64)> {
+        if !path.window_due(e) || !self.finger_ok(path) {
+            return None;
         }
         let (leaf, i) = (path.node[0], path.grow_slot as usize % FANOUT);
-        if self.key(leaf, i) == e {
-            self.len(leaf, i)
-        } else {
-            0
-        }
+        (self.key(leaf, i) == e).then(|| (leaf, i, self.len(leaf, i)))
     }
 
     /// The node words an append window over the free span that starts at
@@ -1609,15 +1611,11 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     /// [`Self::fix_up_entry`] is then: the key words become `key + d`, the
     /// length words `len - d`, for every `d <= room`.
     pub(crate) fn window_words(&self, path: &Path, e: i64) -> Option<WindowWords> {
-        if !path.window_due(e) || !self.finger_ok(path) {
+        let (leaf, i, l) = self.window_span(path, e)?;
+        if l <= 1 {
             return None;
         }
         let height = path.height.min(MAX_HEIGHT);
-        let (leaf, i) = (path.node[0], path.grow_slot as usize % FANOUT);
-        let l = self.len(leaf, i);
-        if self.key(leaf, i) != e || l <= 1 {
-            return None;
-        }
         let word = |node: i64, field: usize| ((node as usize) << NODE_SHIFT) + field;
         let mut w = WindowWords::NONE;
         (w.key, w.len) = (e, l);
