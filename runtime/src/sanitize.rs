@@ -14,7 +14,8 @@
 //! ([`check`]), and strips the tag to access memory. A
 //! freed span's shadow is cleared, a reallocated span gets a new tag, so a copy
 //! of a slice kept after `free`, after a moving `resize`/`append`, or past the
-//! new end of a shrunk slice no longer matches: `use of a freed slice (freed at
+//! new end of a shrunk slice (or of one grown through a shorter stale copy,
+//! which lowers the end in place) no longer matches: `use of a freed slice (freed at
 //! FILE:LINE:COL)`. Placement is untouched (no quarantine): a sanitized run
 //! places every span where an unsanitized one does.
 //!
@@ -659,7 +660,11 @@ pub fn retag(id: i64, addr: i64, old: i64, to: i64, new: i64, loc: *const c_char
         fill(st, id, g0 + old_n, new_n - old_n, t);
     }
     if t != 0 {
-        if new < old {
+        // Compared with the allocation's end, not with `old`: a growth
+        // through a shorter stale copy (inside the last granule, so in
+        // place) lowers the end a longer live copy still reaches past,
+        // and that copy's next check must name this site.
+        if to + new < st.tags[t as usize].end {
             let at = recorded(st, loc);
             st.tags[t as usize].shrunk_at = at;
         }
