@@ -142,8 +142,18 @@ pub fn build(
 
 /// Moves the linked executable `exe` to `out` in one step: copied next to
 /// `out` under a temporary name (with its permissions), then renamed over
-/// it, so `out` is either the old file or the whole new one.
+/// it, so `out` is either the old file or the whole new one. A device, FIFO
+/// or socket at `out` (`-o /dev/null`) is written into instead, as a C
+/// compiler's linker does: a rename would replace the node itself (run as
+/// root, `/dev/null` became a regular file). A symbolic link is replaced,
+/// as the linker replaces it, and its target left alone.
 fn install(exe: &Path, out: &Path) -> Result<(), Failure> {
+    if let Ok(meta) = std::fs::symlink_metadata(out) {
+        let kind = meta.file_type();
+        if !kind.is_file() && !kind.is_symlink() && !kind.is_dir() {
+            return write_into(exe, out);
+        }
+    }
     let dir = out
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -165,6 +175,19 @@ fn install(exe: &Path, out: &Path) -> Result<(), Failure> {
         .persist(out)
         .map_err(|e| cannot_write(out, &e.error.to_string()))?;
     Ok(())
+}
+
+/// [`install`] into a file that is not a regular one: its bytes written
+/// through the existing node (never created: a node that went away since is
+/// an error, not a new regular file).
+fn write_into(exe: &Path, out: &Path) -> Result<(), Failure> {
+    std::fs::File::open(exe)
+        .and_then(|mut from| {
+            let mut to = std::fs::OpenOptions::new().write(true).open(out)?;
+            std::io::copy(&mut from, &mut to)?;
+            Ok(())
+        })
+        .map_err(|e| cannot_write(out, &e.to_string()))
 }
 
 /// Writes `bytes` to `path`, or to stdout when `path` is `-`.

@@ -193,13 +193,36 @@ pub fn first_bad_byte(e: &std::string::FromUtf8Error) -> (usize, usize, u8) {
     (line as usize, col as usize, bytes[at])
 }
 
-/// A module's file as the front end's loader answer.
+/// A module's file as the front end's loader answer. A FIFO or a socket is
+/// refused (opening a FIFO would wait for a writer for good), and so is a
+/// directory; a file that is there but cannot be read is reported, not
+/// passed over for the stdlib.
 fn load_file(path: &Path) -> Loaded {
+    use std::os::unix::fs::FileTypeExt as _;
     let display = path.display().to_string();
+    match std::fs::metadata(path) {
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Loaded::NotFound;
+        }
+        Err(e) => return Loaded::Unreadable(display, e.to_string()),
+        Ok(m) if m.is_dir() => {
+            return Loaded::Unreadable(display, "it is a directory".to_string());
+        }
+        Ok(m) if m.file_type().is_fifo() || m.file_type().is_socket() => {
+            return Loaded::Unreadable(display, "it is a pipe or a socket, not a file".to_string());
+        }
+        // A device is read as a file, at most `MAX_SOURCE_BYTES` of it.
+        Ok(_) => {}
+    }
     match read_source(path) {
         Ok(text) => Loaded::Source(display, text),
         Err(SourceError::NotUtf8 { .. }) => Loaded::NotUtf8(display),
         Err(SourceError::TooLarge) => Loaded::TooLarge(display),
-        Err(SourceError::Io(_)) => Loaded::NotFound,
+        Err(SourceError::Io(e)) => Loaded::Unreadable(display, e.to_string()),
     }
 }

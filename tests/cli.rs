@@ -870,6 +870,102 @@ fn diagnostics_are_coloured_on_a_terminal_unless_no_color() {
     assert!(!stderr(&o).contains('\x1b'));
 }
 
+/// Makes a FIFO at `path`.
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// `-o` naming a node that is not a regular file (`/dev/null`, a FIFO) is
+/// written into, as a C compiler's linker does: the build's rename replaced
+/// the node itself (run as root, `/dev/null` became a regular file). A
+/// symbolic link is replaced, as the linker replaces it, and its target
+/// left alone.
+#[test]
+fn build_writes_into_a_special_file_and_replaces_a_link() {
+    use std::io::Read as _;
+    use std::os::unix::fs::FileTypeExt as _;
+    let dir = scratch("special-output");
+    let src = dir.join("p.tern");
+    std::fs::write(&src, "fn main() {\n    print(7);\n}\n").unwrap();
+    let fifo = dir.join("out.fifo");
+    mkfifo(&fifo);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            std::fs::File::open(fifo)
+                .unwrap()
+                .read_to_end(&mut bytes)
+                .unwrap();
+            bytes
+        })
+    };
+    let o = tern(&["build", src.to_str().unwrap(), "-o", fifo.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Tested before the join: had the FIFO been replaced, its reader would
+    // wait for a writer for good.
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    let bytes = reader.join().unwrap();
+    // The whole executable went through the FIFO.
+    let exe = dir.join("p");
+    let o = tern(&["build", src.to_str().unwrap(), "-o", exe.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(bytes, std::fs::read(&exe).unwrap());
+    // A link: replaced by the executable, its target as it was.
+    let target = dir.join("target.txt");
+    std::fs::write(&target, "notes\n").unwrap();
+    let link = dir.join("link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let o = tern(&["build", src.to_str().unwrap(), "-o", link.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_file());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "notes\n");
+    let o = child_support::output(&mut Command::new(&link));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "7\n");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A module that is there but is no source file is an error at its `use`:
+/// a FIFO (reading it waited for a writer for good), a directory (it was
+/// "cannot find module") and a link that cannot be followed.
+#[test]
+fn a_module_that_is_not_a_file_is_refused() {
+    let dir = scratch("module-not-a-file");
+    let main = dir.join("main.tern");
+    std::fs::write(&main, "use m;\nfn main() {}\n").unwrap();
+    let module = dir.join("m.tern");
+    let check = |why: &str| {
+        let o = tern(&["check", main.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{why}");
+        assert!(
+            stderr(&o).starts_with(&format!(
+                "{}:1:5: error: cannot read module `m` ({}): {why}\n",
+                main.display(),
+                module.display()
+            )),
+            "{}",
+            stderr(&o)
+        );
+    };
+    mkfifo(&module);
+    check("it is a pipe or a socket, not a file");
+    std::fs::remove_file(&module).unwrap();
+    std::fs::create_dir(&module).unwrap();
+    check("it is a directory");
+    std::fs::remove_dir(&module).unwrap();
+    std::os::unix::fs::symlink("loop.tern", &module).unwrap();
+    std::os::unix::fs::symlink("m.tern", dir.join("loop.tern")).unwrap();
+    check("Too many levels of symbolic links (os error 40)");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// A source that never ends is refused after 64 MiB, as the entry file and
 /// as a module (at its `use`), not read until memory runs out.
 #[test]

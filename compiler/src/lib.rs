@@ -38,6 +38,10 @@ pub enum Loaded {
     /// The module exists (display name) but is longer than
     /// [`MAX_SOURCE_BYTES`] (or never ends: a device, a FIFO).
     TooLarge(String),
+    /// A file is there (display name) but cannot be read as a module: it is
+    /// not a regular file (a directory, a FIFO, a device) or reading it
+    /// failed; the reason, in words.
+    Unreadable(String, String),
     NotFound,
 }
 
@@ -50,7 +54,10 @@ impl Loaded {
     /// The display name of the file found, if one was.
     pub fn display(&self) -> Option<&str> {
         match self {
-            Loaded::Source(d, _) | Loaded::NotUtf8(d) | Loaded::TooLarge(d) => Some(d),
+            Loaded::Source(d, _)
+            | Loaded::NotUtf8(d)
+            | Loaded::TooLarge(d)
+            | Loaded::Unreadable(d, _) => Some(d),
             Loaded::NotFound => None,
         }
     }
@@ -322,6 +329,17 @@ fn parse_loaded(
                 ErrorKind::ModuleTooLarge {
                     module: name.name.clone(),
                     file: display,
+                },
+                name.span,
+            );
+            None
+        }
+        Loaded::Unreadable(display, why) => {
+            sink.error(
+                ErrorKind::ModuleUnreadable {
+                    module: name.name.clone(),
+                    file: display,
+                    why,
                 },
                 name.span,
             );

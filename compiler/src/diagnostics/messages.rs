@@ -59,6 +59,11 @@ pub enum ErrorKind {
         module: String,
         file: String,
     },
+    ModuleUnreadable {
+        module: String,
+        file: String,
+        why: String,
+    },
     DuplicateItem(String),
     DuplicateField(String),
     DuplicateParam(String),
@@ -389,6 +394,9 @@ impl fmt::Display for ErrorKind {
                 "module `{module}` ({file}) is larger than {} MiB, the limit of a source file",
                 crate::MAX_SOURCE_BYTES >> 20
             ),
+            ModuleUnreadable { module, file, why } => {
+                write!(f, "cannot read module `{module}` ({file}): {why}")
+            }
             DuplicateItem(n) => write!(f, "the name `{n}` is defined more than once"),
             DuplicateField(n) => write!(f, "field `{n}` is declared more than once"),
             DuplicateParam(n) => write!(f, "parameter `{n}` is declared more than once"),
