@@ -738,6 +738,30 @@ fn long_chains_and_long_functions_check_run_and_build() {
         let o = child_support::output(&mut Command::new(&exe));
         assert_eq!(String::from_utf8_lossy(&o.stdout), out, "built {name}");
     }
+    // A chain of 16 000 assignments against the statements' order carries a
+    // slice of a local array to the `return`: the escape check finds it
+    // (its rounds took the body one way, one round per link: 15 s).
+    let n = 16_000;
+    let mut chain = String::from("fn f(p: []i64) -> []i64 {\n    var a = [1, 2, 3];\n");
+    chain.extend((0..n).map(|i| format!("    var s{i} = p;\n")));
+    chain.extend((0..n - 1).map(|i| format!("    s{i} = s{};\n", i + 1)));
+    chain.push_str(&format!(
+        "    s{} = a[..];\n    return s0;\n}}\nfn main() {{\n    var b = [4, 5];\n    print(len(f(b[..])));\n}}\n",
+        n - 1
+    ));
+    let file = dir.join("chain.tern");
+    std::fs::write(&file, chain).unwrap();
+    let o = tern(&["check", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).starts_with(&format!(
+            "{}:{}:12: error: cannot return a slice of local array `a`: the array does not outlive this call\n",
+            file.display(),
+            2 * n + 3
+        )),
+        "{}",
+        stderr(&o)
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -120,6 +120,7 @@ fn run<'s>(
         ref_param,
         taint: vec![Taint::default(); f.locals.len()],
         changed: false,
+        backwards: false,
         report: false,
         diags: Vec::new(),
         summary: vec![false; f.params.len()],
@@ -127,14 +128,21 @@ fn run<'s>(
         reaches: HashMap::new(),
         inline: HashMap::new(),
     };
-    // Taint only grows, so this ends (in practice after two or three rounds).
+    // Taint only grows, so this ends (in practice after two or three
+    // rounds). Every statement's effect only adds to the taints, so any
+    // order of the statements reaches the same fixpoint: the rounds take
+    // the body forwards and backwards in turn, so that a chain of
+    // assignments against the statements' order (`s0 = s1; s1 = s2; ...`)
+    // is two rounds, not one round per link (16 000 links took 15 s).
     loop {
         pass.changed = false;
         pass.block(f.body);
         if !pass.changed {
             break;
         }
+        pass.backwards = !pass.backwards;
     }
+    pass.backwards = false;
     pass.report = report;
     pass.block(f.body);
     (pass.diags, pass.summary)
@@ -199,6 +207,8 @@ struct Pass<'a, 's> {
     /// Per local: where a pointer it holds may point.
     taint: Vec<Taint>,
     changed: bool,
+    /// Whether this round takes each block's statements last to first.
+    backwards: bool,
     /// Only the last round reports, once the taint is complete.
     report: bool,
     diags: Vec<Diagnostic>,
@@ -484,8 +494,14 @@ impl Pass<'_, '_> {
     // ---- statements ----
 
     fn block(&mut self, b: &Block) {
-        for s in &b.stmts {
-            self.stmt(s);
+        if self.backwards {
+            for s in b.stmts.iter().rev() {
+                self.stmt(s);
+            }
+        } else {
+            for s in &b.stmts {
+                self.stmt(s);
+            }
         }
     }
 
