@@ -700,6 +700,11 @@ fn long_chains_and_long_functions_check_run_and_build() {
     let arms: Vec<String> = (0..2_000)
         .map(|i| format!("if x == {i} {{\n        return {i};\n    }}"))
         .collect();
+    // Arms that all continue after the chain: 25 000 joins, past the
+    // backtracking register allocator's budget (`codegen/src/budget.rs`).
+    let joined: Vec<String> = (0..25_000)
+        .map(|i| format!("if x == {i} {{\n        r = {i} * 2;\n    }}"))
+        .collect();
     let statements: String = (0..100_000)
         .map(|i| format!("    t += {};\n", i % 7))
         .collect();
@@ -716,6 +721,14 @@ fn long_chains_and_long_functions_check_run_and_build() {
                 arms.join(" else ")
             ),
             "1999\n",
+        ),
+        (
+            "joins.tern",
+            format!(
+                "fn pick(x: i64) -> i64 {{\n    var r = -1;\n    {}\n    return r + 1;\n}}\nfn main() {{\n    print(pick(24999));\n    print(pick(30000));\n}}\n",
+                joined.join(" else ")
+            ),
+            "49999\n0\n",
         ),
         (
             "statements.tern",

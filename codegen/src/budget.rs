@@ -17,6 +17,14 @@
 //!   each dominate the next. A function whose sum exceeds
 //!   [`EGRAPH_WORK_LIMIT`] is compiled without the mid-end optimizer (as at
 //!   -O0); register allocation and instruction selection are unchanged.
+//! * **Register allocation** ([`joins`]): regalloc2's backtracking
+//!   allocator takes time that grows with the square of a function's joins
+//!   (blocks of two or more predecessors) in the shapes found so far: an
+//!   `else if` chain of N arms that all continue after it nests N joins
+//!   (30 000 arms: 1.5 s; arms that each return, no join: 0.17 s). A
+//!   function of more than [`JOIN_LIMIT`] joins is allocated by regalloc2's
+//!   single-pass allocator (more spills and moves, linear time), at every
+//!   level.
 
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::entity::SecondaryMap;
@@ -31,6 +39,10 @@ pub const PROGRAM_SLACK: usize = 200_000;
 /// Largest [`egraph_work`] of a function compiled with the optimizer:
 /// about 0.2 s of the e-graph's scope scans on the reference machine.
 pub const EGRAPH_WORK_LIMIT: u64 = 100_000_000;
+
+/// Most joins (blocks of two or more predecessors, [`joins`]) of a function
+/// given the backtracking register allocator: about 0.5 s of it in a chain.
+pub const JOIN_LIMIT: usize = 20_000;
 
 /// The inlining budget of one compilation.
 #[derive(Debug)]
@@ -120,9 +132,66 @@ pub fn egraph_work(f: &Function) -> u64 {
     work
 }
 
+/// The joins of `f`: blocks of two or more predecessors (see the module
+/// docs).
+pub fn joins(f: &Function) -> usize {
+    let cfg = ControlFlowGraph::with_function(f);
+    f.layout
+        .blocks()
+        .filter(|&b| cfg.pred_iter(b).nth(1).is_some())
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An `else if` chain of `arms` arms that all continue after it (each
+    /// arm a join's predecessor), as the translator builds one.
+    fn chain(arms: usize) -> Function {
+        use cranelift_codegen::ir::condcodes::IntCC;
+        use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, types};
+        use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+        use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+        let mut sig = Signature::new(CallConv::SystemV);
+        sig.params.push(AbiParam::new(types::I64));
+        let mut f = Function::with_name_signature(Default::default(), sig);
+        let mut ctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut f, &mut ctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let x = b.block_params(entry)[0];
+        let mut joins = Vec::new();
+        for i in 0..arms {
+            let (arm, next, join) = (b.create_block(), b.create_block(), b.create_block());
+            let hit = b.ins().icmp_imm_s(IntCC::Equal, x, i as i64);
+            b.ins().brif(hit, arm, &[], next, &[]);
+            b.switch_to_block(arm);
+            b.ins().jump(join, &[]);
+            b.switch_to_block(next);
+            joins.push(join);
+        }
+        for join in joins.into_iter().rev() {
+            b.ins().jump(join, &[]);
+            b.switch_to_block(join);
+        }
+        b.ins().return_(&[]);
+        b.seal_all_blocks();
+        b.finalize(TargetFrontendConfig {
+            default_call_conv: CallConv::SystemV,
+            pointer_width: target_lexicon::PointerWidth::U64,
+            page_size_align_log2: 12,
+        });
+        f
+    }
+
+    #[test]
+    fn joins_count_blocks_of_two_or_more_predecessors() {
+        assert_eq!(joins(&chain(0)), 0);
+        assert_eq!(joins(&chain(3)), 3);
+        assert!(joins(&chain(JOIN_LIMIT + 1)) > JOIN_LIMIT);
+    }
 
     #[test]
     fn callers_double_or_gain_the_slack() {

@@ -9,6 +9,16 @@ use crate::{CodegenError, OptLevel, Options};
 /// position independent); the JIT uses absolute addressing and non-colocated
 /// calls so runtime functions anywhere in the address space are reachable.
 pub fn host_isa(opts: &Options, pic: bool) -> Result<OwnedTargetIsa, CodegenError> {
+    host_isa_with(opts, pic, false)
+}
+
+/// [`host_isa`], with regalloc2's single-pass allocator when `single_pass`
+/// (for functions too large for the backtracking one, `crate::budget`).
+pub fn host_isa_with(
+    opts: &Options,
+    pic: bool,
+    single_pass: bool,
+) -> Result<OwnedTargetIsa, CodegenError> {
     let mut flags = settings::builder();
     let set = |flags: &mut settings::Builder, name: &str, value: &str| {
         flags
@@ -20,6 +30,9 @@ pub fn host_isa(opts: &Options, pic: bool) -> Result<OwnedTargetIsa, CodegenErro
         OptLevel::O1 | OptLevel::O2 => "speed",
     };
     set(&mut flags, "opt_level", level)?;
+    if single_pass {
+        set(&mut flags, "regalloc_algorithm", "single_pass")?;
+    }
     set(
         &mut flags,
         "enable_verifier",

@@ -35,7 +35,7 @@ use tern_compiler::tir::{
     self, Arg, BinOp, Builtin, Expr, ExprKind, Loc, LocalId, Program, Stmt, Type, UnOp,
 };
 
-use crate::budget::{EGRAPH_WORK_LIMIT, InlineBudget, egraph_work};
+use crate::budget::{EGRAPH_WORK_LIMIT, InlineBudget, JOIN_LIMIT, egraph_work, joins};
 use crate::debug::{DebugInfo, table};
 use crate::inline::{CallGraph, Callees, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
@@ -91,6 +91,10 @@ pub struct Translation {
     /// The host ISA without the mid-end optimizer, made when a function is
     /// too large for it (`crate::budget::egraph_work`).
     plain_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
+    /// [`Translation::plain_isa`] with regalloc2's single-pass allocator,
+    /// made when a function is too large for the backtracking one
+    /// (`crate::budget::joins`).
+    single_pass_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
     /// Per function and parameter: the function may write that value
     /// parameter through a slice, so its argument is always a copy
     /// (`param_writes`).
@@ -202,6 +206,7 @@ pub fn translate<M: Module>(
         debug_table: None,
         reusable_fast: None,
         plain_isa: None,
+        single_pass_isa: None,
         written_params: param_writes::written_params(program),
         writes_memory: param_writes::writes_memory(program),
     };
@@ -476,9 +481,13 @@ fn define<M: Module>(
             .push_str(&format!("; fn {name}\n{}\n", shown.display()));
     }
     if opts.opt_level == OptLevel::O0 {
-        module
-            .define_function(id, ctx)
-            .map_err(|e| CodegenError::cranelift(name, format_module_error(e)))?;
+        if joins(&ctx.func) <= JOIN_LIMIT {
+            module
+                .define_function(id, ctx)
+                .map_err(|e| CodegenError::cranelift(name, format_module_error(e)))?;
+        } else {
+            define_after_midend(module, tr, opts, id, name, ctx)?;
+        }
     } else {
         // A function too large for the e-graph pass skips it (see
         // `crate::budget`); the others get it with the module's ISA, then
@@ -533,14 +542,22 @@ fn define_after_midend<M: Module>(
     name: &str,
     ctx: &mut Context,
 ) -> Result<(), CodegenError> {
-    if tr.plain_isa.is_none() {
+    // Too large for the backtracking register allocator: the single-pass one.
+    let single_pass = joins(&ctx.func) > JOIN_LIMIT;
+    let slot = if single_pass {
+        &mut tr.single_pass_isa
+    } else {
+        &mut tr.plain_isa
+    };
+    if slot.is_none() {
         let plain = Options {
             opt_level: OptLevel::O0,
             ..opts.clone()
         };
-        tr.plain_isa = Some(crate::isa::host_isa(&plain, module.isa().flags().is_pic())?);
+        let pic = module.isa().flags().is_pic();
+        *slot = Some(crate::isa::host_isa_with(&plain, pic, single_pass)?);
     }
-    let isa = tr.plain_isa.as_deref().expect("made above");
+    let isa = slot.as_deref().expect("made above");
     let mut ctrl = cranelift_codegen::control::ControlPlane::default();
     ctx.compile(isa, &mut ctrl)
         .map_err(|e| CodegenError::cranelift(name, format!("{:?}", e.inner)))?;
