@@ -7,6 +7,17 @@ use crate::source::Span;
 use crate::syntax::ast;
 use crate::tir;
 
+/// A refused array length as the program wrote it, for
+/// [`ErrorKind::ArrayLen`]: a `u64` past `i64::MAX` shown unsigned (it was
+/// `-1` for `u64`'s largest), a `bool` as `true` or `false`.
+pub(super) fn len_shown(ty: &Ty, value: i64) -> String {
+    match ty {
+        Ty::Bool => (value != 0).to_string(),
+        Ty::U64 => (value as u64).to_string(),
+        _ => value.to_string(),
+    }
+}
+
 impl<'a> Checker<'a> {
     /// A constant array length: a non-negative integer constant expression.
     pub(super) fn const_usize(
@@ -17,12 +28,8 @@ impl<'a> Checker<'a> {
     ) -> Option<u64> {
         let v = self.const_expr(e, module, generics, None)?;
         if !v.ty.is_integer() || v.value < 0 {
-            let shown = if v.ty == Ty::Bool {
-                (v.value != 0).to_string()
-            } else {
-                v.value.to_string()
-            };
-            self.sink.error(ErrorKind::ArrayLen(shown), e.span);
+            self.sink
+                .error(ErrorKind::ArrayLen(len_shown(&v.ty, v.value)), e.span);
             return None;
         }
         Some(v.value as u64)

@@ -300,11 +300,7 @@ impl Checker<'_> {
         let n = match fold::fold(&tc) {
             Ok(n) if cty.is_integer() && n >= 0 => n as u64,
             Ok(n) => {
-                let shown = if cty == Ty::Bool {
-                    (n != 0).to_string()
-                } else {
-                    n.to_string()
-                };
+                let shown = super::super::consts::len_shown(&cty, n);
                 self.sink.error(ErrorKind::ArrayLen(shown), count.span);
                 return self.error_expr(span);
             }
