@@ -249,3 +249,33 @@ fn a_runtime_error_is_not_lost_when_stdout_cannot_be_written() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A path in a runtime error has its control characters escaped, so a name
+/// the program was given (an argument, a line it read) cannot drive the
+/// terminal the error is printed on: `\x1b[31m` and `\r` were printed raw.
+#[test]
+fn control_characters_of_a_path_are_escaped_in_its_error() {
+    let dir = scratch("io-control-path");
+    let file = program(
+        &dir,
+        "control",
+        "use io;\nfn main() {\n    let d = io::read_file(\"nope\\x1b[31mred\\r\\ttab\");\n}\n",
+    );
+    for (mode, mut cmd) in every_mode(&file, &dir) {
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let o = child::wait_timed(cmd.spawn().unwrap(), None, child::PATIENCE).0;
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            err.lines().next().unwrap_or_default(),
+            format!(
+                "error: {}:3:13: cannot open 'nope\\u{{1b}}[31mred\\r\\ttab': No such file or directory",
+                file.display()
+            ),
+            "{mode}"
+        );
+        assert_eq!(o.status.code(), Some(101), "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -390,6 +390,22 @@ pub fn name(handle: i64) -> Option<Vec<u8>> {
     file(&mut files(), handle).map(|f| f.name.clone())
 }
 
+/// A path as a runtime error shows it: its bytes as UTF-8 (a byte that is
+/// not becomes U+FFFD) with every control character escaped (`\u{1b}`,
+/// `\r`), so a name the program was given cannot drive the terminal the
+/// error is printed on.
+pub fn shown_path(bytes: &[u8]) -> String {
+    let mut shown = String::new();
+    for c in String::from_utf8_lossy(bytes).chars() {
+        if c.is_control() {
+            shown.extend(c.escape_debug());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown
+}
+
 /// The OS's reason for the status `code` (`-errno`), as `strerror` says it
 /// (`No such file or directory`).
 pub fn message(code: i64) -> String {
