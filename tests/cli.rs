@@ -1273,3 +1273,28 @@ fn help_that_cannot_be_written_is_an_error() {
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("The Tern language"));
 }
+
+/// A source line shown under an error has its control characters drawn as
+/// `?` (byte for byte, so the caret still lines up): an escape sequence or
+/// a lone carriage return in the source drove the terminal. A line's
+/// `\r\n` end stays as it is.
+#[test]
+fn control_characters_of_a_source_line_are_not_echoed() {
+    let dir = scratch("control-source");
+    let file = dir.join("c.tern");
+    std::fs::write(
+        &file,
+        "fn main() {\r\n    let s: i64 = \"a\x1b[2Jb\rc\";\r\n}\r\n",
+    )
+    .unwrap();
+    let o = tern(&["check", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "{0}:2:18: error: mismatched types: expected `i64`, found `[8]u8`\n2 |     let s: i64 = \"a?[2Jb?c\";\n  |                  ^^^^^^^^^^\nerror: could not compile `{0}`: 1 error\n",
+            file.display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

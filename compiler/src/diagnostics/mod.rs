@@ -220,9 +220,7 @@ impl Diagnostics {
             end = floor_char(all, (hi + WINDOW).min(end).max(lo));
             labels.retain(|(s, _)| s.lo as usize >= start && s.hi as usize <= end);
         }
-        // Tabs become single spaces so every byte offset keeps its column
-        // and the caret lines up with what is shown.
-        let text = all[start..end].replace('\t', " ");
+        let text = shown_source(&all[start..end]);
         let text = text.as_str();
         if labels.is_empty()
             && own.is_empty()
@@ -286,4 +284,23 @@ impl std::fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.render())
     }
+}
+
+/// Source text as a snippet shows it, byte for byte the same length so
+/// every offset keeps its column and the caret lines up: a tab becomes one
+/// space, and any other ASCII control character but a line's end (`\n`,
+/// `\r\n`) becomes `?`, so a source line cannot drive the terminal
+/// (an escape sequence, a lone carriage return).
+fn shown_source(text: &str) -> String {
+    let bytes = text.as_bytes();
+    text.char_indices()
+        .map(|(i, c)| match c {
+            '\t' => ' ',
+            '\n' => c,
+            // A line's end, also when the snippet stops right before `\n`.
+            '\r' if matches!(bytes.get(i + 1), Some(b'\n') | None) => c,
+            c if c.is_ascii_control() => '?',
+            c => c,
+        })
+        .collect()
 }
