@@ -178,12 +178,22 @@ fn install(exe: &Path, out: &Path) -> Result<(), Failure> {
 }
 
 /// [`install`] into a file that is not a regular one: its bytes written
-/// through the existing node (never created: a node that went away since is
-/// an error, not a new regular file).
+/// through the existing node, opened without following a link and never
+/// created, and checked to be still no regular file once open (a name
+/// replaced since the check, by a link or a file, is an error: the
+/// executable never lands in a file the user did not name).
 fn write_into(exe: &Path, out: &Path) -> Result<(), Failure> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let replaced = || std::io::Error::other("it was replaced by a regular file while building");
     std::fs::File::open(exe)
         .and_then(|mut from| {
-            let mut to = std::fs::OpenOptions::new().write(true).open(out)?;
+            let mut to = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(out)?;
+            if to.metadata()?.is_file() {
+                return Err(replaced());
+            }
             std::io::copy(&mut from, &mut to)?;
             Ok(())
         })
