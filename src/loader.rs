@@ -193,12 +193,26 @@ pub fn first_bad_byte(e: &std::string::FromUtf8Error) -> (usize, usize, u8) {
     (line as usize, col as usize, bytes[at])
 }
 
-/// A module's file as the front end's loader answer. A FIFO or a socket is
-/// refused (opening a FIFO would wait for a writer for good), and so is a
-/// directory; a file that is there but cannot be read is reported, not
-/// passed over for the stdlib.
-fn load_file(path: &Path) -> Loaded {
+/// Why the file `meta` describes is no source to read, when it is not: a
+/// FIFO or a socket (opening a FIFO waits for a writer for good) or a
+/// directory. A device is read as a file, at most `MAX_SOURCE_BYTES` of
+/// it. (The entry file is read whatever it is: `tern run <(gen)`.)
+pub fn not_a_source(meta: &std::fs::Metadata) -> Option<&'static str> {
     use std::os::unix::fs::FileTypeExt as _;
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        Some("it is a directory")
+    } else if kind.is_fifo() || kind.is_socket() {
+        Some("it is a pipe or a socket, not a file")
+    } else {
+        None
+    }
+}
+
+/// A module's file as the front end's loader answer: one that is
+/// [`not_a_source`], or that cannot be read, is reported, not passed over
+/// for the stdlib.
+fn load_file(path: &Path) -> Loaded {
     let display = path.display().to_string();
     match std::fs::metadata(path) {
         Err(e)
@@ -210,14 +224,11 @@ fn load_file(path: &Path) -> Loaded {
             return Loaded::NotFound;
         }
         Err(e) => return Loaded::Unreadable(display, e.to_string()),
-        Ok(m) if m.is_dir() => {
-            return Loaded::Unreadable(display, "it is a directory".to_string());
+        Ok(m) => {
+            if let Some(why) = not_a_source(&m) {
+                return Loaded::Unreadable(display, why.to_string());
+            }
         }
-        Ok(m) if m.file_type().is_fifo() || m.file_type().is_socket() => {
-            return Loaded::Unreadable(display, "it is a pipe or a socket, not a file".to_string());
-        }
-        // A device is read as a file, at most `MAX_SOURCE_BYTES` of it.
-        Ok(_) => {}
     }
     match read_source(path) {
         Ok(text) => Loaded::Source(display, text),

@@ -234,6 +234,15 @@ fn load_refuses_a_fifo() {
             fifo.display()
         )
     );
+    // A directory as a module's is (`loader::not_a_source`).
+    let out = run_repl(format!(":load {}\n", dir.display()).as_bytes(), &[]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: cannot read `{}`: it is a directory\n",
+            dir.display()
+        )
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -38,9 +38,9 @@ pub enum Loaded {
     /// The module exists (display name) but is longer than
     /// [`MAX_SOURCE_BYTES`] (or never ends: a device, a FIFO).
     TooLarge(String),
-    /// A file is there (display name) but cannot be read as a module: it is
-    /// not a regular file (a directory, a FIFO, a device) or reading it
-    /// failed; the reason, in words.
+    /// A file is there (display name) but cannot be read as a module: a
+    /// directory, a FIFO or a socket, or reading it failed; the reason, in
+    /// words.
     Unreadable(String, String),
     NotFound,
 }

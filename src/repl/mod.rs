@@ -193,10 +193,13 @@ fn command(session: &mut Session, line: &str) -> bool {
 /// `:load FILE`: the file's items, except a `fn main`.
 fn load(session: &mut Session, file: &str) {
     // Opening a FIFO waits for a writer, which nothing at the prompt can
-    // interrupt: refuse it (a shell's `tern run FIFO` can be stopped).
-    use std::os::unix::fs::FileTypeExt as _;
-    if std::fs::metadata(file).is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_socket()) {
-        say!("error: cannot read `{file}`: it is a pipe or a socket, not a file");
+    // interrupt: refuse it as a module's is refused (a shell's `tern run
+    // FIFO` can be stopped).
+    if let Some(why) = std::fs::metadata(file)
+        .ok()
+        .and_then(|m| crate::loader::not_a_source(&m))
+    {
+        say!("error: cannot read `{file}`: {why}");
         return;
     }
     let text = match crate::loader::read_source(std::path::Path::new(file)) {
