@@ -133,7 +133,8 @@ fn run<'s>(
     // order of the statements reaches the same fixpoint: the rounds take
     // the body forwards and backwards in turn, so that a chain of
     // assignments against the statements' order (`s0 = s1; s1 = s2; ...`)
-    // is two rounds, not one round per link (16 000 links took 15 s).
+    // is two rounds, not one round per link (16 000 links: 14.5 s -> 0.08 s
+    // of `tern check`).
     loop {
         pass.changed = false;
         pass.block(f.body);
