@@ -93,6 +93,9 @@ fn main() {
     println!("cargo:rerun-if-changed=src/repl/escape.c");
     cc::Build::new()
         .file("src/repl/escape.c")
+        // Fixed, not the profile's: the REPL's recursion depth is measured
+        // across this file's frame (src/repl/exec.rs, INPUT_STACK).
+        .opt_level(2)
         .warnings_into_errors(true)
         .compile("tern_repl_escape");
     let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");

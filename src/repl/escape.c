@@ -29,6 +29,15 @@ int tern_repl_call(int64_t (*entry)(void)) {
     return code;
 }
 
+/* The address of this function's frame: its caller's stack pointer at the
+ * call, less the return address and the saved frame pointer. The worker
+ * measures its input stack from here (src/repl/exec.rs, INPUT_STACK); this
+ * file is compiled with the same flags in every build profile, so the
+ * distance from here to the generated code's first frame is the same too. */
+uintptr_t tern_repl_stack_here(void) {
+    return (uintptr_t)__builtin_frame_address(0);
+}
+
 /* Whether this thread is inside tern_repl_call. */
 int tern_repl_inside(void) {
     return active != 0;

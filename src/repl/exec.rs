@@ -40,6 +40,9 @@ unsafe extern "C" {
     fn tern_repl_inside() -> c_int;
     /// Returns from the innermost `tern_repl_call` of this thread.
     fn tern_repl_escape(code: c_int) -> !;
+    /// Its own frame address: the caller's stack pointer at the call, less
+    /// the return address and the saved frame pointer.
+    fn tern_repl_stack_here() -> usize;
 }
 
 /// `tern_repl_escape` code of a runtime error (its text is in [`FAILED`]).
@@ -67,8 +70,17 @@ const WORKER_STACK: usize = 8 << 20;
 /// overflow`, never halfway through a pool operation or a `print`.
 const RUNTIME_MARGIN: usize = 256 << 10;
 
-/// The lowest stack address REPL code may run at: the worker's stack base
-/// plus [`RUNTIME_MARGIN`] (0 until the worker starts: no check fails), or
+/// Stack an input may use below the worker's loop. Measured from the loop's
+/// frame, not from the stack's base, so that the frames above the loop
+/// (thread start-up, whose size depends on the build profile) do not change
+/// how deep an input may recurse: a deep recursion reports the same frame
+/// count in every build. The rest of the worker's stack covers those frames
+/// and [`RUNTIME_MARGIN`].
+const INPUT_STACK: usize = WORKER_STACK - RUNTIME_MARGIN - (128 << 10);
+
+/// The lowest stack address REPL code may run at: [`INPUT_STACK`] below the
+/// worker's loop, and never less than [`RUNTIME_MARGIN`] above the stack's
+/// base (0 until the worker starts: no check fails), or
 /// `usize::MAX` to stop the running input at its next function entry
 /// (Ctrl-C; `Options::stack_limit`).
 static STACK_LIMIT: AtomicUsize = AtomicUsize::new(0);
@@ -132,8 +144,12 @@ fn work(jobs: Receiver<usize>, outcomes: Sender<Outcome>) {
     // SAFETY: pthread_self has no preconditions.
     WORKER.store(unsafe { libc::pthread_self() } as usize, Ordering::SeqCst);
     if let Some((low, _)) = stack_bounds() {
-        WORKER_LIMIT.store(low + RUNTIME_MARGIN, Ordering::SeqCst);
-        STACK_LIMIT.store(low + RUNTIME_MARGIN, Ordering::SeqCst);
+        // SAFETY: returns an address; called from this frame, as
+        // `tern_repl_call` is below, so the two see the same stack pointer.
+        let here = unsafe { tern_repl_stack_here() };
+        let limit = here.saturating_sub(INPUT_STACK).max(low + RUNTIME_MARGIN);
+        WORKER_LIMIT.store(limit, Ordering::SeqCst);
+        STACK_LIMIT.store(limit, Ordering::SeqCst);
     }
     if outcomes.send(Outcome::Done).is_err() {
         return;
