@@ -22,7 +22,8 @@
 //!   (blocks of two or more predecessors) in the shapes found so far: an
 //!   `else if` chain of N arms that all continue after it nests N joins
 //!   (30 000 arms: 1.46 s at -O0, 0.19 s single-pass; arms that each
-//!   return, no join: 0.15 s). A
+//!   return, no join: 0.15 s; arms that call inside a loop, 19 000: 2.5 s
+//!   at -O2, 0.30 s single-pass). A
 //!   function of more than [`JOIN_LIMIT`] joins is allocated by regalloc2's
 //!   single-pass allocator (more spills and moves, linear time), at every
 //!   level.
@@ -42,9 +43,12 @@ pub const PROGRAM_SLACK: usize = 200_000;
 pub const EGRAPH_WORK_LIMIT: u64 = 100_000_000;
 
 /// Most joins (blocks of two or more predecessors, [`joins`]) of a function
-/// given the backtracking register allocator: a chain of that many took
-/// 0.75 s of Cranelift (-O0, medians of three).
-pub const JOIN_LIMIT: usize = 20_000;
+/// given the backtracking register allocator. The constant of the square
+/// depends on the shape: the worst found, an `else if` chain inside a loop
+/// whose arms each call and assign (`x = x + g(k)`), took 0.24 s of
+/// Cranelift at 4 900 joins and 2.5 s at 19 000 (-O2, medians of three);
+/// a plain chain of 20 000, 0.75 s.
+pub const JOIN_LIMIT: usize = 5_000;
 
 /// The inlining budget of one compilation.
 #[derive(Debug)]
