@@ -691,8 +691,9 @@ fn inlining_is_chosen_by_flags_and_changes_no_output() {
 }
 
 /// Long programs compile and run with every command: chains are not
-/// nesting (a 10,000-term sum, a 2,000-arm `else if`), and a function may
-/// have 100,000 statements.
+/// nesting (a 10,000-term sum, a 2,000-arm `else if`), a function may have
+/// 100,000 statements, and the register allocator's budgets take the
+/// functions it would spend the square of their size on.
 #[test]
 fn long_chains_and_long_functions_check_run_and_build() {
     let dir = scratch("long");
@@ -704,6 +705,17 @@ fn long_chains_and_long_functions_check_run_and_build() {
     // backtracking register allocator's budget (`codegen/src/budget.rs`).
     let joined: Vec<String> = (0..25_000)
         .map(|i| format!("if x == {i} {{\n        r = {i} * 2;\n    }}"))
+        .collect();
+    // Arms that each make a call and continue: the arms join in a tree
+    // (`if_arms`), not a chain of blocks that only jump to the next.
+    let calls: Vec<String> = (0..6_000)
+        .map(|i| format!("if x == {i} {{\n        print({i});\n    }}"))
+        .collect();
+    // Every call's result live across every later call at -O1 (the e-graph
+    // pass puts the additions after the last call): past the allocator's
+    // pressure budget.
+    let sums: String = (0..5_000)
+        .map(|i| format!("    x = x + g({i});\n"))
         .collect();
     let statements: String = (0..100_000)
         .map(|i| format!("    t += {};\n", i % 7))
@@ -731,22 +743,41 @@ fn long_chains_and_long_functions_check_run_and_build() {
             "49999\n0\n",
         ),
         (
+            "calls.tern",
+            format!(
+                "fn main() {{\n    let x = 5999;\n    {}\n    print(x);\n}}\n",
+                calls.join(" else ")
+            ),
+            "5999\n5999\n",
+        ),
+        (
             "statements.tern",
             format!("fn main() {{\n    var t = 0;\n{statements}    print(t);\n}}\n"),
             "299995\n",
         ),
     ];
-    for (name, text, out) in programs {
+    let sums = (
+        "sums.tern",
+        format!(
+            "fn g(k: i64) -> i64 {{\n    return k % 3;\n}}\nfn main() {{\n    var x = 0;\n{sums}    print(x);\n}}\n"
+        ),
+        "4999\n",
+    );
+    let levels = programs
+        .into_iter()
+        .map(|p| (p, "-O0"))
+        .chain([(sums, "-O1")]);
+    for ((name, text, out), level) in levels {
         let file = dir.join(name);
         std::fs::write(&file, text).unwrap();
         let file = file.to_str().unwrap();
         let o = tern(&["check", file]);
         assert!(o.status.success(), "check {name}: {}", stderr(&o));
-        let o = tern(&["run", "-O0", file]);
+        let o = tern(&["run", level, file]);
         assert!(o.status.success(), "run {name}: {}", stderr(&o));
         assert_eq!(String::from_utf8_lossy(&o.stdout), out, "run {name}");
         let exe = dir.join(format!("{name}.exe"));
-        let o = tern(&["build", "-O0", file, "-o", exe.to_str().unwrap()]);
+        let o = tern(&["build", level, file, "-o", exe.to_str().unwrap()]);
         assert!(o.status.success(), "build {name}: {}", stderr(&o));
         let o = child_support::output(&mut Command::new(&exe));
         assert_eq!(String::from_utf8_lossy(&o.stdout), out, "built {name}");

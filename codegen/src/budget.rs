@@ -17,21 +17,24 @@
 //!   each dominate the next. A function whose sum exceeds
 //!   [`EGRAPH_WORK_LIMIT`] is compiled without the mid-end optimizer (as at
 //!   -O0); register allocation and instruction selection are unchanged.
-//! * **Register allocation** ([`over_join_limit`]): regalloc2's backtracking
-//!   allocator takes time that grows with the square of a function's joins
-//!   (blocks of two or more predecessors) in the shapes found so far: an
-//!   `else if` chain of N arms that all continue after it nests N joins
-//!   (30 000 arms: 1.46 s at -O0, 0.19 s single-pass; arms that each
-//!   return, no join: 0.15 s; arms that call inside a loop, 19 000: 2.5 s
-//!   at -O2, 0.30 s single-pass). A
-//!   function of more than [`JOIN_LIMIT`] joins is allocated by regalloc2's
-//!   single-pass allocator (more spills and moves, linear time), at every
-//!   level.
+//! * **Register allocation** ([`over_regalloc_budget`]): regalloc2's
+//!   backtracking allocator takes time that grows with the square of the
+//!   program in two shapes found so far. Many joins: an `else if` chain of
+//!   N arms that all continue after it, inside a loop whose arms each make
+//!   a call (19 000 arms: 2.5 s at -O2, 0.30 s single-pass; 30 000 arms
+//!   outside a loop, 1.46 s at -O0, 0.19 s). Many values live across many
+//!   calls: `x = x + g(k)` written N times, whose additions the e-graph
+//!   pass places at their first use, the last one, so that every call's
+//!   result is live across every later call (20 000 lines: 4.3 s at -O1,
+//!   0.10 s single-pass). A function of more than [`JOIN_LIMIT`] join
+//!   edges ([`join_edges`]) or a [`pressure_across_calls`] over
+//!   [`PRESSURE_LIMIT`] is allocated by regalloc2's single-pass allocator
+//!   (more spills and moves, linear time), at every level.
 
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
-use cranelift_codegen::ir::Function;
+use cranelift_codegen::ir::{Function, Value, ValueDef};
 
 /// Instructions a caller may gain beyond doubling (a small function calling
 /// many helpers).
@@ -42,13 +45,17 @@ pub const PROGRAM_SLACK: usize = 200_000;
 /// about 0.2 s of the e-graph's scope scans on the reference machine.
 pub const EGRAPH_WORK_LIMIT: u64 = 100_000_000;
 
-/// Most joins (blocks of two or more predecessors, [`joins`]) of a function
-/// given the backtracking register allocator. The constant of the square
-/// depends on the shape: the worst found, an `else if` chain inside a loop
-/// whose arms each call and assign (`x = x + g(k)`), took 0.24 s of
-/// Cranelift at 4 900 joins and 2.5 s at 19 000 (-O2, medians of three);
-/// a plain chain of 20 000, 0.75 s.
+/// Most join edges ([`join_edges`]) of a function given the backtracking
+/// register allocator. The constant of the square depends on the shape: the
+/// worst found, an `else if` chain inside a loop whose arms each call and
+/// assign (`x = x + g(k)`), took 0.24 s of Cranelift at 4 900 arms and
+/// 2.5 s at 19 000 (-O2, medians of three); a plain chain of 20 000, 0.75 s.
 pub const JOIN_LIMIT: usize = 5_000;
+
+/// Largest [`pressure_across_calls`] of a function given the backtracking
+/// register allocator: 5 000 lines `x = x + g(k)` (1.25 × 10^7) took about
+/// 0.25 s of Cranelift at -O1.
+pub const PRESSURE_LIMIT: u64 = 10_000_000;
 
 /// The inlining budget of one compilation.
 #[derive(Debug)]
@@ -138,21 +145,67 @@ pub fn egraph_work(f: &Function) -> u64 {
     work
 }
 
-/// Whether `f` has more than [`JOIN_LIMIT`] joins: a function of fewer
-/// blocks has not, and is not walked (a walk of every function cost 0.4-0.5 %
-/// of a build's instructions).
-pub fn over_join_limit(f: &Function) -> bool {
-    f.dfg.num_blocks() > JOIN_LIMIT && joins(f) > JOIN_LIMIT
+/// Whether `f` is allocated by regalloc2's single-pass allocator: more
+/// than [`JOIN_LIMIT`] join edges or a [`pressure_across_calls`] over
+/// [`PRESSURE_LIMIT`] (see the module docs). Functions too small to pass
+/// either bound are not walked (a walk of every function cost 0.4-0.5 % of
+/// a build's instructions).
+pub fn over_regalloc_budget(f: &Function) -> bool {
+    // A block ends in at most two branches (no jump tables), so join
+    // edges are fewer than twice the blocks; the pressure is below the
+    // square of the instructions.
+    let insts = f.dfg.num_insts() as u64;
+    (f.dfg.num_blocks() * 2 > JOIN_LIMIT && join_edges(f) > JOIN_LIMIT)
+        || (insts.saturating_mul(insts) > PRESSURE_LIMIT
+            && pressure_across_calls(f) > PRESSURE_LIMIT)
 }
 
-/// The joins of `f`: blocks of two or more predecessors (see the module
-/// docs).
-pub fn joins(f: &Function) -> usize {
+/// The join edges of `f`: over the blocks of two or more predecessors, the
+/// predecessors but one. A chain of N nested joins has N, as has one block
+/// that N + 1 arms jump to.
+pub fn join_edges(f: &Function) -> usize {
     let cfg = ControlFlowGraph::with_function(f);
     f.layout
         .blocks()
-        .filter(|&b| cfg.pred_iter(b).nth(1).is_some())
-        .count()
+        .map(|b| cfg.pred_iter(b).count().saturating_sub(1))
+        .sum()
+}
+
+/// Over the calls of `f`, the values live across each: defined before the
+/// call and used after it, in the call's block (values live across blocks
+/// are not counted, so this is a lower bound). One backward walk per block.
+pub fn pressure_across_calls(f: &Function) -> u64 {
+    // `live[v]` is the block number + 1 while `v` is live in the walk of
+    // that block: no clearing between blocks.
+    let mut live: SecondaryMap<Value, u32> = SecondaryMap::new();
+    let mut total = 0u64;
+    for (n, block) in f.layout.blocks().enumerate() {
+        let mark = n as u32 + 1;
+        let mut count = 0u64;
+        let defined_here = |v: Value| match f.dfg.value_def(v) {
+            ValueDef::Result(inst, _) => f.layout.inst_block(inst) == Some(block),
+            ValueDef::Param(b, _) => b == block,
+            _ => false,
+        };
+        for inst in f.layout.block_insts(block).rev() {
+            for &r in f.dfg.inst_results(inst) {
+                if live[r] == mark {
+                    live[r] = 0;
+                    count -= 1;
+                }
+            }
+            if f.dfg.insts[inst].opcode().is_call() {
+                total = total.saturating_add(count);
+            }
+            for v in f.dfg.inst_values(inst) {
+                if live[v] != mark && defined_here(v) {
+                    live[v] = mark;
+                    count += 1;
+                }
+            }
+        }
+    }
+    total
 }
 
 #[cfg(test)]
@@ -200,13 +253,72 @@ mod tests {
     }
 
     #[test]
-    fn joins_count_blocks_of_two_or_more_predecessors() {
-        assert_eq!(joins(&chain(0)), 0);
-        assert_eq!(joins(&chain(3)), 3);
-        assert!(!over_join_limit(&chain(3)));
+    fn join_edges_count_the_predecessors_of_joins_but_one() {
+        assert_eq!(join_edges(&chain(0)), 0);
+        assert_eq!(join_edges(&chain(3)), 3);
+        assert!(!over_regalloc_budget(&chain(3)));
         let large = chain(JOIN_LIMIT + 1);
-        assert_eq!(joins(&large), JOIN_LIMIT + 1);
-        assert!(over_join_limit(&large));
+        assert_eq!(join_edges(&large), JOIN_LIMIT + 1);
+        assert!(over_regalloc_budget(&large));
+    }
+
+    /// `x = x + g(k)` written `calls` times as the e-graph pass leaves it:
+    /// the calls first, then the additions, so that the result of call `k`
+    /// is live across the `calls - 1 - k` calls after it.
+    fn sums_after_calls(calls: usize) -> Function {
+        use cranelift_codegen::ir::{AbiParam, ExtFuncData, ExternalName, InstBuilder, Signature};
+        use cranelift_codegen::ir::{UserExternalName, types};
+        use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+        use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+        let mut sig = Signature::new(CallConv::SystemV);
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(types::I64));
+        let mut f = Function::with_name_signature(Default::default(), sig.clone());
+        let mut ctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut f, &mut ctx);
+        let sig = b.import_signature(sig);
+        let name = b
+            .func
+            .declare_imported_user_function(UserExternalName::new(0, 0));
+        let g = b.import_function(ExtFuncData {
+            name: ExternalName::user(name),
+            signature: sig,
+            colocated: true,
+            patchable: false,
+        });
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let mut results = Vec::new();
+        for k in 0..calls {
+            let arg = b.ins().iconst(types::I64, k as i64);
+            let call = b.ins().call(g, &[arg]);
+            results.push(b.inst_results(call)[0]);
+        }
+        let mut sum = b.ins().iconst(types::I64, 0);
+        for r in results {
+            sum = b.ins().iadd(sum, r);
+        }
+        b.ins().return_(&[sum]);
+        b.seal_all_blocks();
+        b.finalize(TargetFrontendConfig {
+            default_call_conv: CallConv::SystemV,
+            pointer_width: target_lexicon::PointerWidth::U64,
+            page_size_align_log2: 12,
+        });
+        f
+    }
+
+    #[test]
+    fn pressure_counts_each_value_once_for_every_call_it_outlives() {
+        // Results 0, 1, 2, 3 outlive 3, 2, 1, 0 later calls.
+        assert_eq!(pressure_across_calls(&sums_after_calls(4)), 6);
+        assert!(!over_regalloc_budget(&sums_after_calls(100)));
+        // 4 500 calls: 4 500 × 4 499 / 2 ≈ 1.01 × 10^7.
+        let n = 4_500u64;
+        let many = sums_after_calls(n as usize);
+        assert_eq!(pressure_across_calls(&many), n * (n - 1) / 2);
+        assert!(over_regalloc_budget(&many));
     }
 
     #[test]

@@ -35,7 +35,7 @@ use tern_compiler::tir::{
     self, Arg, BinOp, Builtin, Expr, ExprKind, Loc, LocalId, Program, Stmt, Type, UnOp,
 };
 
-use crate::budget::{EGRAPH_WORK_LIMIT, InlineBudget, egraph_work, over_join_limit};
+use crate::budget::{EGRAPH_WORK_LIMIT, InlineBudget, egraph_work, over_regalloc_budget};
 use crate::debug::{DebugInfo, table};
 use crate::inline::{CallGraph, Callees, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
@@ -93,7 +93,7 @@ pub struct Translation {
     plain_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
     /// [`Translation::plain_isa`] with regalloc2's single-pass allocator,
     /// made when a function is too large for the backtracking one
-    /// (`crate::budget::over_join_limit`).
+    /// (`crate::budget::over_regalloc_budget`).
     single_pass_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
     /// Per function and parameter: the function may write that value
     /// parameter through a slice, so its argument is always a copy
@@ -481,7 +481,7 @@ fn define<M: Module>(
             .push_str(&format!("; fn {name}\n{}\n", shown.display()));
     }
     if opts.opt_level == OptLevel::O0 {
-        if !over_join_limit(&ctx.func) {
+        if !over_regalloc_budget(&ctx.func) {
             module
                 .define_function(id, ctx)
                 .map_err(|e| CodegenError::cranelift(name, format_module_error(e)))?;
@@ -521,7 +521,7 @@ fn define<M: Module>(
         // copies.
         multiply_by_lea::rewrite(&mut ctx.func);
         call_arg_copies::isolate(&mut ctx.func);
-        let single_pass = over_join_limit(&ctx.func);
+        let single_pass = over_regalloc_budget(&ctx.func);
         define_after_midend(module, tr, opts, (id, name), ctx, single_pass)?;
     }
     if let (Some(index), Some(code)) = (index, ctx.compiled_code()) {
@@ -536,7 +536,7 @@ fn define<M: Module>(
 /// `crate::budget`) and defines the code under `id`, as
 /// `Module::define_function` does with the module's own ISA. With
 /// `single_pass` (a function too large for the backtracking register
-/// allocator, `crate::budget::over_join_limit`), regalloc2's single-pass one.
+/// allocator, `crate::budget::over_regalloc_budget`), regalloc2's single-pass one.
 fn define_after_midend<M: Module>(
     module: &mut M,
     tr: &mut Translation,

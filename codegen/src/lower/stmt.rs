@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// Most arms of an `else if` chain joined by one merge block
+/// ([`FnLower::if_arms`]).
+const IF_FAN_IN: usize = 16;
+
 impl<M: Module> FnLower<'_, '_, M> {
     // ----- statements ---------------------------------------------------
 
@@ -14,6 +18,45 @@ impl<M: Module> FnLower<'_, '_, M> {
             if let Stmt::Let { local, .. } = stmt {
                 self.end_scope(*local);
             }
+        }
+        Ok(())
+    }
+
+    /// The arms of an `if` / `else if` chain: each taken arm ends by
+    /// jumping to `merge`, and the builder is left in the block reached when
+    /// no condition held (the final `else`).
+    ///
+    /// Arms join in a tree of fan-in [`IF_FAN_IN`], not one join per arm
+    /// nor one for all. Nested joins (each `else if` an `if` of its own)
+    /// are a chain of blocks that only jump to the next, which Cranelift's
+    /// code buffer resolves label by label, and one join of N predecessors
+    /// deep in the dominator tree costs regalloc2's dominator computation
+    /// the sum of their depths: either grows with the square of the arms
+    /// (docs/backend.md, "Compile-time budgets"). Up to `IF_FAN_IN` arms
+    /// share one merge block; a longer chain is split into `IF_FAN_IN`
+    /// parts, each lowered the same way into a block that only jumps on.
+    fn if_arms(&mut self, arms: &[(&Expr, &tir::Block)], merge: ir::Block) -> R<()> {
+        if arms.len() <= IF_FAN_IN {
+            for (cond, then) in arms {
+                let then_b = self.b.create_block();
+                let else_b = self.b.create_block();
+                self.branch(cond, then_b, else_b)?;
+                self.b.switch_to_block(then_b);
+                self.block(then)?;
+                self.b.ins().jump(merge, &[]);
+                self.b.switch_to_block(else_b);
+            }
+            return Ok(());
+        }
+        for part in arms.chunks(arms.len().div_ceil(IF_FAN_IN)) {
+            let part_merge = self.b.create_block();
+            self.if_arms(part, part_merge)?;
+            // The part's final `else` (still empty) goes on with the next
+            // part's first test.
+            let rest = self.b.current_block().expect("inside a function");
+            self.b.switch_to_block(part_merge);
+            self.b.ins().jump(merge, &[]);
+            self.b.switch_to_block(rest);
         }
         Ok(())
     }
@@ -58,16 +101,13 @@ impl<M: Module> FnLower<'_, '_, M> {
             Stmt::Expr(e) => {
                 self.expr(e)?;
             }
-            Stmt::If { cond, then, else_ } => {
-                let then_b = self.b.create_block();
-                let else_b = self.b.create_block();
+            Stmt::If { .. } => {
+                let Some(chain) = stmt.if_arms() else {
+                    unreachable!("an `If` has arms")
+                };
                 let merge = self.b.create_block();
-                self.branch(cond, then_b, else_b)?;
-                self.b.switch_to_block(then_b);
-                self.block(then)?;
-                self.b.ins().jump(merge, &[]);
-                self.b.switch_to_block(else_b);
-                if let Some(e) = else_ {
+                self.if_arms(&chain.arms, merge)?;
+                if let Some(e) = chain.last {
                     self.block(e)?;
                 }
                 self.b.ins().jump(merge, &[]);
