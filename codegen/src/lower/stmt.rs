@@ -3,8 +3,8 @@
 
 use super::*;
 
-/// Most arms of an `else if` chain joined by one merge block
-/// ([`FnLower::if_arms`]).
+/// Longest `else if` chain lowered as nested `if`s, and most arms of a
+/// longer one joined by one merge block ([`FnLower::if_arms`]).
 const IF_FAN_IN: usize = 16;
 
 impl<M: Module> FnLower<'_, '_, M> {
@@ -22,19 +22,20 @@ impl<M: Module> FnLower<'_, '_, M> {
         Ok(())
     }
 
-    /// The arms of an `if` / `else if` chain: each taken arm ends by
-    /// jumping to `merge`, and the builder is left in the block reached when
-    /// no condition held (the final `else`).
+    /// The arms of an `else if` chain longer than [`IF_FAN_IN`]: each taken
+    /// arm ends by jumping to `merge`, and the builder is left in the block
+    /// reached when no condition held (the final `else`).
     ///
-    /// Arms join in a tree of fan-in [`IF_FAN_IN`], not one join per arm
-    /// nor one for all. Nested joins (each `else if` an `if` of its own)
-    /// are a chain of blocks that only jump to the next, which Cranelift's
-    /// code buffer resolves label by label, and one join of N predecessors
-    /// deep in the dominator tree costs regalloc2's dominator computation
-    /// the sum of their depths: either grows with the square of the arms
-    /// (docs/backend.md, "Compile-time budgets"). Up to `IF_FAN_IN` arms
-    /// share one merge block; a longer chain is split into `IF_FAN_IN`
-    /// parts, each lowered the same way into a block that only jumps on.
+    /// Arms join in a tree of fan-in `IF_FAN_IN`, not one join per arm nor
+    /// one for all. Nested joins (each `else if` an `if` of its own, as
+    /// short chains are lowered) are a chain of blocks that only jump to the
+    /// next, which Cranelift's code buffer resolves label by label, and one
+    /// join of N predecessors deep in the dominator tree costs regalloc2's
+    /// dominator computation the sum of their depths: either grows with the
+    /// square of the arms (docs/backend.md, "Compile-time budgets"). Up to
+    /// `IF_FAN_IN` arms share one merge block; a longer chain is split into
+    /// `IF_FAN_IN` parts, each lowered the same way into a block that only
+    /// jumps on.
     fn if_arms(&mut self, arms: &[(&Expr, &tir::Block)], merge: ir::Block) -> R<()> {
         if arms.len() <= IF_FAN_IN {
             for (cond, then) in arms {
@@ -101,14 +102,30 @@ impl<M: Module> FnLower<'_, '_, M> {
             Stmt::Expr(e) => {
                 self.expr(e)?;
             }
-            Stmt::If { .. } => {
+            Stmt::If { cond, then, else_ } => {
                 let Some(chain) = stmt.if_arms() else {
                     unreachable!("an `If` has arms")
                 };
                 let merge = self.b.create_block();
-                self.if_arms(&chain.arms, merge)?;
-                if let Some(e) = chain.last {
-                    self.block(e)?;
+                if chain.arms.len() <= IF_FAN_IN {
+                    // Short chains nest, one join per `if` (the `else if`
+                    // is a statement of the `else` block): the code every
+                    // measured program was compiled to.
+                    let then_b = self.b.create_block();
+                    let else_b = self.b.create_block();
+                    self.branch(cond, then_b, else_b)?;
+                    self.b.switch_to_block(then_b);
+                    self.block(then)?;
+                    self.b.ins().jump(merge, &[]);
+                    self.b.switch_to_block(else_b);
+                    if let Some(e) = else_ {
+                        self.block(e)?;
+                    }
+                } else {
+                    self.if_arms(&chain.arms, merge)?;
+                    if let Some(e) = chain.last {
+                        self.block(e)?;
+                    }
                 }
                 self.b.ins().jump(merge, &[]);
                 self.b.switch_to_block(merge);
