@@ -26,7 +26,8 @@
 //!   calls: `x = x + g(k)` written N times, whose additions the e-graph
 //!   pass places at their first use, the last one, so that every call's
 //!   result is live across every later call (20 000 lines: 4.3 s at -O1,
-//!   0.10 s single-pass). A function of more than [`JOIN_LIMIT`] join
+//!   0.10 s single-pass; the single-pass allocator is itself quadratic in
+//!   values live across many blocks, docs/backend.md). A function of more than [`JOIN_LIMIT`] join
 //!   edges ([`join_edges`]) or a [`pressure_across_calls`] over
 //!   [`PRESSURE_LIMIT`] is allocated by regalloc2's single-pass allocator
 //!   (more spills and moves, linear time), at every level.
@@ -34,7 +35,7 @@
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::entity::SecondaryMap;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
-use cranelift_codegen::ir::{Function, Value, ValueDef};
+use cranelift_codegen::ir::{Function, Value};
 
 /// Instructions a caller may gain beyond doubling (a small function calling
 /// many helpers).
@@ -171,38 +172,59 @@ pub fn join_edges(f: &Function) -> usize {
         .sum()
 }
 
-/// Over the calls of `f`, the values live across each: defined before the
-/// call and used after it, in the call's block (values live across blocks
-/// are not counted, so this is a lower bound). One backward walk per block.
+/// Over the calls of `f`, the values live across each, with every value's
+/// live range taken as the stretch of the layout from its definition to its
+/// last use, as a linear-scan allocator sees it (a value used in a loop
+/// before its definition's position is not extended to the loop's end, so
+/// this errs low). Two walks of the layout and a difference array: linear.
 pub fn pressure_across_calls(f: &Function) -> u64 {
-    // `live[v]` is the block number + 1 while `v` is live in the walk of
-    // that block: no clearing between blocks.
-    let mut live: SecondaryMap<Value, u32> = SecondaryMap::new();
-    let mut total = 0u64;
-    for (n, block) in f.layout.blocks().enumerate() {
-        let mark = n as u32 + 1;
-        let mut count = 0u64;
-        let defined_here = |v: Value| match f.dfg.value_def(v) {
-            ValueDef::Result(inst, _) => f.layout.inst_block(inst) == Some(block),
-            ValueDef::Param(b, _) => b == block,
-            _ => false,
-        };
-        for inst in f.layout.block_insts(block).rev() {
+    // Positions in layout order: a block's parameters are defined at its
+    // own position, each instruction at the next.
+    let mut def: SecondaryMap<Value, u32> = SecondaryMap::new();
+    let mut last_use: SecondaryMap<Value, u32> = SecondaryMap::new();
+    let mut calls = Vec::new();
+    let mut pos = 0u32;
+    for block in f.layout.blocks() {
+        pos += 1;
+        for &p in f.dfg.block_params(block) {
+            def[p] = pos;
+        }
+        for inst in f.layout.block_insts(block) {
+            pos += 1;
+            for v in f.dfg.inst_values(inst) {
+                let v = f.dfg.resolve_aliases(v);
+                last_use[v] = last_use[v].max(pos);
+            }
             for &r in f.dfg.inst_results(inst) {
-                if live[r] == mark {
-                    live[r] = 0;
-                    count -= 1;
-                }
+                def[r] = pos;
             }
             if f.dfg.insts[inst].opcode().is_call() {
-                total = total.saturating_add(count);
+                calls.push(pos);
             }
-            for v in f.dfg.inst_values(inst) {
-                if live[v] != mark && defined_here(v) {
-                    live[v] = mark;
-                    count += 1;
-                }
-            }
+        }
+    }
+    if calls.is_empty() {
+        return 0;
+    }
+    // +1 just after a value's definition, -1 at its last use: the prefix sum
+    // at a call counts the values defined before it and used after it. A
+    // use before the definition's position (a loop's back edge) counts
+    // nothing.
+    let mut delta = vec![0i64; pos as usize + 2];
+    for (v, &d) in def.iter() {
+        let u = last_use[v];
+        // `d` is 0 for a value nothing in the layout defines.
+        if d > 0 && u > d + 1 {
+            delta[d as usize + 1] += 1;
+            delta[u as usize] -= 1;
+        }
+    }
+    let (mut live, mut total, mut next) = (0i64, 0u64, 0usize);
+    for (at, change) in delta.iter().enumerate() {
+        live += change;
+        if calls.get(next) == Some(&(at as u32)) {
+            total = total.saturating_add(live as u64);
+            next += 1;
         }
     }
     total
@@ -264,8 +286,10 @@ mod tests {
 
     /// `x = x + g(k)` written `calls` times as the e-graph pass leaves it:
     /// the calls first, then the additions, so that the result of call `k`
-    /// is live across the `calls - 1 - k` calls after it.
-    fn sums_after_calls(calls: usize) -> Function {
+    /// is live across the `calls - 1 - k` calls after it. With `blocks`,
+    /// each call ends its block (as the translator ends one after a call it
+    /// may inline).
+    fn sums_after_calls(calls: usize, blocks: bool) -> Function {
         use cranelift_codegen::ir::{AbiParam, ExtFuncData, ExternalName, InstBuilder, Signature};
         use cranelift_codegen::ir::{UserExternalName, types};
         use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
@@ -294,6 +318,11 @@ mod tests {
             let arg = b.ins().iconst(types::I64, k as i64);
             let call = b.ins().call(g, &[arg]);
             results.push(b.inst_results(call)[0]);
+            if blocks {
+                let next = b.create_block();
+                b.ins().jump(next, &[]);
+                b.switch_to_block(next);
+            }
         }
         let mut sum = b.ins().iconst(types::I64, 0);
         for r in results {
@@ -311,14 +340,16 @@ mod tests {
 
     #[test]
     fn pressure_counts_each_value_once_for_every_call_it_outlives() {
-        // Results 0, 1, 2, 3 outlive 3, 2, 1, 0 later calls.
-        assert_eq!(pressure_across_calls(&sums_after_calls(4)), 6);
-        assert!(!over_regalloc_budget(&sums_after_calls(100)));
-        // 4 500 calls: 4 500 × 4 499 / 2 ≈ 1.01 × 10^7.
-        let n = 4_500u64;
-        let many = sums_after_calls(n as usize);
-        assert_eq!(pressure_across_calls(&many), n * (n - 1) / 2);
-        assert!(over_regalloc_budget(&many));
+        for blocks in [false, true] {
+            // Results 0, 1, 2, 3 outlive 3, 2, 1, 0 later calls.
+            assert_eq!(pressure_across_calls(&sums_after_calls(4, blocks)), 6);
+            assert!(!over_regalloc_budget(&sums_after_calls(100, blocks)));
+            // 4 500 calls: 4 500 × 4 499 / 2 ≈ 1.01 × 10^7.
+            let n = 4_500u64;
+            let many = sums_after_calls(n as usize, blocks);
+            assert_eq!(pressure_across_calls(&many), n * (n - 1) / 2);
+            assert!(over_regalloc_budget(&many));
+        }
     }
 
     #[test]
