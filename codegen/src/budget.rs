@@ -26,11 +26,11 @@
 //!   calls: `x = x + g(k)` written N times, whose additions the e-graph
 //!   pass places at their first use, the last one, so that every call's
 //!   result is live across every later call (20 000 lines: 4.3 s at -O1,
-//!   0.10 s single-pass; the single-pass allocator is itself quadratic in
-//!   values live across many blocks, docs/backend.md). A function of more than [`JOIN_LIMIT`] join
+//!   0.10 s single-pass). A function of more than [`JOIN_LIMIT`] join
 //!   edges ([`join_edges`]) or a [`pressure_across_calls`] over
 //!   [`PRESSURE_LIMIT`] is allocated by regalloc2's single-pass allocator
-//!   (more spills and moves, linear time), at every level.
+//!   (more spills and moves, linear time but for values live across many
+//!   blocks: docs/backend.md), at every level.
 
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::entity::SecondaryMap;
@@ -49,8 +49,8 @@ pub const EGRAPH_WORK_LIMIT: u64 = 100_000_000;
 /// Most join edges ([`join_edges`]) of a function given the backtracking
 /// register allocator. The constant of the square depends on the shape: the
 /// worst found, an `else if` chain inside a loop whose arms each call and
-/// assign (`x = x + g(k)`), took 0.24 s of Cranelift at 4 900 arms and
-/// 2.5 s at 19 000 (-O2, medians of three); a plain chain of 20 000, 0.75 s.
+/// assign (`x = x + g(k)`), takes 0.17 s of Cranelift at 4 900 arms (-O2,
+/// medians of three), and took 2.5 s at 19 000 with this allocator.
 pub const JOIN_LIMIT: usize = 5_000;
 
 /// Largest [`pressure_across_calls`] of a function given the backtracking
