@@ -234,12 +234,23 @@ pub fn pressure_across_calls(f: &Function) -> u64 {
 mod tests {
     use super::*;
 
+    /// Seals and finalizes a test function built for x86-64.
+    fn finish(mut b: cranelift_frontend::FunctionBuilder) {
+        use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+        b.seal_all_blocks();
+        b.finalize(TargetFrontendConfig {
+            default_call_conv: CallConv::SystemV,
+            pointer_width: target_lexicon::PointerWidth::U64,
+            page_size_align_log2: 12,
+        });
+    }
+
     /// An `else if` chain of `arms` arms that all continue after it (each
     /// arm a join's predecessor), as the translator builds one.
     fn chain(arms: usize) -> Function {
         use cranelift_codegen::ir::condcodes::IntCC;
         use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, types};
-        use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+        use cranelift_codegen::isa::CallConv;
         use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
         let mut sig = Signature::new(CallConv::SystemV);
         sig.params.push(AbiParam::new(types::I64));
@@ -265,12 +276,7 @@ mod tests {
             b.switch_to_block(join);
         }
         b.ins().return_(&[]);
-        b.seal_all_blocks();
-        b.finalize(TargetFrontendConfig {
-            default_call_conv: CallConv::SystemV,
-            pointer_width: target_lexicon::PointerWidth::U64,
-            page_size_align_log2: 12,
-        });
+        finish(b);
         f
     }
 
@@ -292,7 +298,7 @@ mod tests {
     fn sums_after_calls(calls: usize, blocks: bool) -> Function {
         use cranelift_codegen::ir::{AbiParam, ExtFuncData, ExternalName, InstBuilder, Signature};
         use cranelift_codegen::ir::{UserExternalName, types};
-        use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+        use cranelift_codegen::isa::CallConv;
         use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
         let mut sig = Signature::new(CallConv::SystemV);
         sig.params.push(AbiParam::new(types::I64));
@@ -329,12 +335,7 @@ mod tests {
             sum = b.ins().iadd(sum, r);
         }
         b.ins().return_(&[sum]);
-        b.seal_all_blocks();
-        b.finalize(TargetFrontendConfig {
-            default_call_conv: CallConv::SystemV,
-            pointer_width: target_lexicon::PointerWidth::U64,
-            page_size_align_log2: 12,
-        });
+        finish(b);
         f
     }
 

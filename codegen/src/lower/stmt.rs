@@ -39,13 +39,7 @@ impl<M: Module> FnLower<'_, '_, M> {
     fn if_arms(&mut self, arms: &[(&Expr, &tir::Block)], merge: ir::Block) -> R<()> {
         if arms.len() <= IF_FAN_IN {
             for (cond, then) in arms {
-                let then_b = self.b.create_block();
-                let else_b = self.b.create_block();
-                self.branch(cond, then_b, else_b)?;
-                self.b.switch_to_block(then_b);
-                self.block(then)?;
-                self.b.ins().jump(merge, &[]);
-                self.b.switch_to_block(else_b);
+                self.if_arm(cond, then, merge)?;
             }
             return Ok(());
         }
@@ -59,6 +53,19 @@ impl<M: Module> FnLower<'_, '_, M> {
             self.b.ins().jump(merge, &[]);
             self.b.switch_to_block(rest);
         }
+        Ok(())
+    }
+
+    /// One arm: `then` when `cond` holds, then on to `merge`; the builder
+    /// is left in the (empty) block reached when it does not.
+    fn if_arm(&mut self, cond: &Expr, then: &tir::Block, merge: ir::Block) -> R<()> {
+        let then_b = self.b.create_block();
+        let else_b = self.b.create_block();
+        self.branch(cond, then_b, else_b)?;
+        self.b.switch_to_block(then_b);
+        self.block(then)?;
+        self.b.ins().jump(merge, &[]);
+        self.b.switch_to_block(else_b);
         Ok(())
     }
 
@@ -111,13 +118,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                     // Short chains nest, one join per `if` (the `else if`
                     // is a statement of the `else` block): the code every
                     // measured program was compiled to.
-                    let then_b = self.b.create_block();
-                    let else_b = self.b.create_block();
-                    self.branch(cond, then_b, else_b)?;
-                    self.b.switch_to_block(then_b);
-                    self.block(then)?;
-                    self.b.ins().jump(merge, &[]);
-                    self.b.switch_to_block(else_b);
+                    self.if_arm(cond, then, merge)?;
                     if let Some(e) = else_ {
                         self.block(e)?;
                     }
