@@ -870,6 +870,40 @@ mod sample_tests {
         );
     }
 
+    /// The most arms of any `if` chain in `block`, nested blocks included.
+    fn longest_chain(block: &crate::program::Block) -> usize {
+        use crate::program::Stmt;
+        block
+            .iter()
+            .map(|s| {
+                let own = match s {
+                    Stmt::If { arms, .. } => arms.len(),
+                    _ => 0,
+                };
+                s.children()
+                    .into_iter()
+                    .map(longest_chain)
+                    .fold(own, usize::max)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn the_sample_has_chains_the_backend_joins_in_a_tree() {
+        use crate::program::ItemKind;
+        // More than 16 arms: codegen's `if_arms`, not nested `if`s.
+        let longest = (0..sample_size())
+            .flat_map(|i| generate(crate::rng::program_seed(7, i)).program.items)
+            .filter_map(|item| match item.kind {
+                ItemKind::Func { body, .. } => Some(longest_chain(&body)),
+                ItemKind::Text(_) => None,
+            })
+            .max()
+            .unwrap_or(0);
+        assert!(longest > 16, "the longest chain has {longest} arms");
+    }
+
     #[test]
     fn the_sample_reaches_every_feature() {
         // Generation alone is fast: a larger sample than the front-end check.

@@ -221,11 +221,16 @@ impl Gen {
     }
 
     fn if_stmt(&mut self, out: &mut Out) {
-        let n_arms = self.rng.weighted(&[5, 3, 1]) + 1;
+        // Now and then a chain longer than 16 arms, which the backend joins
+        // in a tree rather than nesting (codegen `if_arms`).
+        let (n_arms, max_size) = match self.rng.weighted(&[10, 6, 2, 1]) {
+            3 => (self.rng.range(17, 40) as usize, 1),
+            k => (k + 1, 3),
+        };
         let mut arms = Vec::new();
         for _ in 0..n_arms {
             let c = self.scalar(&Ty::Bool, 3);
-            let size = self.rng.range(1, 3) as usize;
+            let size = self.rng.range(1, max_size) as usize;
             let body = self.block(size);
             arms.push((c.text, body));
         }
