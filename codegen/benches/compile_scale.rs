@@ -1,8 +1,10 @@
 //! Compile time against program size, for the shapes that once grew faster
 //! than the program (docs/backend.md, "Compile-time budgets"): N sequential
-//! `for` loops in one function, an N-arm `else if` chain, and N calls of a
-//! small function in one block, at N = 1k, 10k and 100k, each through the
-//! front end and Cranelift to an object at -O0 and -O2 (inlining on).
+//! `for` loops in one function, an N-arm `else if` chain, N calls of a
+//! small function in one block, an N-arm chain whose arms call and
+//! continue, and N call results added up, at N = 1k, 10k and 100k, each
+//! through the front end and Cranelift to an object at -O0 and -O2
+//! (inlining on).
 //!
 //! `cargo bench -p tern-codegen --bench compile_scale`. Under `cargo test`
 //! (criterion's test mode) only the 1k programs run, once each.
@@ -51,6 +53,30 @@ fn calls(n: usize) -> String {
     s + "    print(s);\n}\n"
 }
 
+/// `main` with an `n`-arm `else if` chain whose arms each make a call and
+/// continue after it (the arms join in a tree: `if_arms`).
+fn call_arms(n: usize) -> String {
+    let mut s = String::from("fn main() {\n    let x = 77;\n    if x == 0 { print(0); }\n");
+    for k in 1..n {
+        s.push_str(&format!("    else if x == {k} {{ print({k}); }}\n"));
+    }
+    s + "    print(x);\n}\n"
+}
+
+/// `main` adding up `n` calls' results, `x = x + g(k)`: the e-graph pass
+/// places the additions after the last call, so every result is live
+/// across every later call (the register allocator's pressure budget). The
+/// recursion keeps the calls at -O2 (only its first test is inlined).
+fn sums(n: usize) -> String {
+    let mut s = String::from(
+        "fn g(k: i64) -> i64 {\n    if k > 1000000 { return g(k - 1); }\n    return k % 3;\n}\nfn main() {\n    var x = 0;\n",
+    );
+    for k in 0..n {
+        s.push_str(&format!("    x = x + g({k});\n"));
+    }
+    s + "    print(x);\n}\n"
+}
+
 /// A program of one shape at a size.
 type Shape = fn(usize) -> String;
 
@@ -74,7 +100,13 @@ fn scale(c: &mut Criterion) {
     } else {
         &[1_000]
     };
-    let shapes: [(&str, Shape); 3] = [("loops", loops), ("arms", arms), ("calls", calls)];
+    let shapes: [(&str, Shape); 5] = [
+        ("loops", loops),
+        ("arms", arms),
+        ("calls", calls),
+        ("call_arms", call_arms),
+        ("sums", sums),
+    ];
     for (shape, make) in shapes {
         for level in [OptLevel::O0, OptLevel::O2] {
             let mut group = c.benchmark_group(format!("compile_scale/{shape}/{level:?}"));
