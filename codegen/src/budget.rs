@@ -153,11 +153,11 @@ pub fn egraph_work(f: &Function) -> u64 {
 /// a build's instructions).
 pub fn over_regalloc_budget(f: &Function) -> bool {
     // A block ends in at most two branches (no jump tables), so join
-    // edges are fewer than twice the blocks; the pressure is below the
-    // square of the instructions.
-    let insts = f.dfg.num_insts() as u64;
+    // edges are fewer than twice the blocks; the pressure, calls times
+    // values at most, is below instructions times values.
+    let (insts, values) = (f.dfg.num_insts() as u64, f.dfg.num_values() as u64);
     (f.dfg.num_blocks() * 2 > JOIN_LIMIT && join_edges(f) > JOIN_LIMIT)
-        || (insts.saturating_mul(insts) > PRESSURE_LIMIT
+        || (insts.saturating_mul(values) > PRESSURE_LIMIT
             && pressure_across_calls(f) > PRESSURE_LIMIT)
 }
 

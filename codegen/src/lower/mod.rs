@@ -481,12 +481,12 @@ fn define<M: Module>(
             .push_str(&format!("; fn {name}\n{}\n", shown.display()));
     }
     if opts.opt_level == OptLevel::O0 {
-        if !over_regalloc_budget(&ctx.func) {
+        if over_regalloc_budget(&ctx.func) {
+            define_after_midend(module, tr, opts, (id, name), ctx, true)?;
+        } else {
             module
                 .define_function(id, ctx)
                 .map_err(|e| CodegenError::cranelift(name, format_module_error(e)))?;
-        } else {
-            define_after_midend(module, tr, opts, (id, name), ctx, true)?;
         }
     } else {
         // A function too large for the e-graph pass skips it (see

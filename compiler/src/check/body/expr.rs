@@ -300,7 +300,7 @@ impl Checker<'_> {
         let n = match fold::fold(&tc) {
             Ok(n) if cty.is_integer() && n >= 0 => n as u64,
             Ok(n) => {
-                let shown = super::super::consts::len_shown(&cty, n);
+                let shown = crate::check::consts::len_shown(&cty, n);
                 self.sink.error(ErrorKind::ArrayLen(shown), count.span);
                 return self.error_expr(span);
             }
