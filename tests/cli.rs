@@ -725,6 +725,7 @@ fn long_chains_and_long_functions_check_run_and_build() {
             "sum.tern",
             format!("fn main() {{\n    print({sum});\n}}\n"),
             "10000\n",
+            "-O0",
         ),
         (
             "else_if.tern",
@@ -733,6 +734,7 @@ fn long_chains_and_long_functions_check_run_and_build() {
                 arms.join(" else ")
             ),
             "1999\n",
+            "-O0",
         ),
         (
             "joins.tern",
@@ -741,6 +743,7 @@ fn long_chains_and_long_functions_check_run_and_build() {
                 joined.join(" else ")
             ),
             "49999\n0\n",
+            "-O0",
         ),
         (
             "calls.tern",
@@ -749,25 +752,25 @@ fn long_chains_and_long_functions_check_run_and_build() {
                 calls.join(" else ")
             ),
             "5999\n5999\n",
+            "-O0",
         ),
         (
             "statements.tern",
             format!("fn main() {{\n    var t = 0;\n{statements}    print(t);\n}}\n"),
             "299995\n",
+            "-O0",
+        ),
+        // At -O1, where the calls are not inlined.
+        (
+            "sums.tern",
+            format!(
+                "fn g(k: i64) -> i64 {{\n    return k % 3;\n}}\nfn main() {{\n    var x = 0;\n{sums}    print(x);\n}}\n"
+            ),
+            "4999\n",
+            "-O1",
         ),
     ];
-    let sums = (
-        "sums.tern",
-        format!(
-            "fn g(k: i64) -> i64 {{\n    return k % 3;\n}}\nfn main() {{\n    var x = 0;\n{sums}    print(x);\n}}\n"
-        ),
-        "4999\n",
-    );
-    let levels = programs
-        .into_iter()
-        .map(|p| (p, "-O0"))
-        .chain([(sums, "-O1")]);
-    for ((name, text, out), level) in levels {
+    for (name, text, out, level) in programs {
         let file = dir.join(name);
         std::fs::write(&file, text).unwrap();
         let file = file.to_str().unwrap();
@@ -938,13 +941,6 @@ fn diagnostics_are_coloured_on_a_terminal_unless_no_color() {
     assert!(!stderr(&o).contains('\x1b'));
 }
 
-/// Makes a FIFO at `path`.
-fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-}
-
 /// `-o` naming a node that is not a regular file (`/dev/null`, a FIFO) is
 /// written into, as a C compiler's linker does: the build's rename replaced
 /// the node itself (run as root, `/dev/null` became a regular file). A
@@ -958,7 +954,7 @@ fn build_writes_into_a_special_file_and_replaces_a_link() {
     let src = dir.join("p.tern");
     std::fs::write(&src, "fn main() {\n    print(7);\n}\n").unwrap();
     let fifo = dir.join("out.fifo");
-    mkfifo(&fifo);
+    child_support::mkfifo(&fifo);
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || {
@@ -1022,7 +1018,7 @@ fn a_module_that_is_not_a_file_is_refused() {
             stderr(&o)
         );
     };
-    mkfifo(&module);
+    child_support::mkfifo(&module);
     check("it is a pipe or a socket, not a file");
     std::fs::remove_file(&module).unwrap();
     std::fs::create_dir(&module).unwrap();

@@ -222,9 +222,7 @@ fn load_refuses_a_fifo() {
     let dir = std::env::temp_dir().join(format!("tern-repl-fifo-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let fifo = dir.join("f.tern");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    child_support::mkfifo(&fifo);
     let out = run_repl(format!(":load {}\n1 + 1\n", fifo.display()).as_bytes(), &[]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n");
     assert_eq!(

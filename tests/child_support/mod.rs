@@ -5,7 +5,8 @@
 //! [`output`] / [`output_with_input`] (`Command::output` with [`PATIENCE`],
 //! panicking on a timeout), or, for a child whose stdio the test sets up
 //! itself (a pseudo-terminal, `/dev/full`, a pipe it reads), [`wait_timed`]
-//! / [`wait`] after its own `spawn`.
+//! / [`wait`] after its own `spawn`. [`mkfifo`] makes a FIFO for a child
+//! to read or write.
 
 #![allow(dead_code)]
 
@@ -141,4 +142,11 @@ pub fn wait_timed(mut child: Child, stdin: Option<&[u8]>, timeout: Duration) -> 
         },
         timed_out,
     )
+}
+
+/// Makes a FIFO at `path` (mode 0600).
+pub fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 }
