@@ -56,6 +56,10 @@ pub enum Workload {
     /// growing strings (each line allocates a longer string and frees the
     /// shorter: the pattern that sends most operations down the tree).
     TraceAwk,
+    /// A replay of the trace of perl appending short pieces to 3 000
+    /// strings picked at random (each append a `realloc`, most of them
+    /// moving the string: the pattern of a realloc-heavy program).
+    TracePerl,
     /// A replay of the trace in the file `--trace-file` names (one you
     /// recorded: bench/traces/README.md). Not in `traces` or `all`.
     TraceFile,
@@ -100,6 +104,7 @@ impl Workload {
             Workload::TraceSqlite => Some("sqlite"),
             Workload::TraceGit => Some("git"),
             Workload::TraceAwk => Some("awk"),
+            Workload::TracePerl => Some("perl"),
             Workload::TraceFile => Some("file"),
             _ => None,
         }
@@ -263,7 +268,7 @@ struct Args {
     /// resize (the default); the applications graph, graph-exact, bignum,
     /// binarytrees, bytebuf, strings, strings-free, strings-arena; the
     /// replays of recorded allocation traces trace-python, trace-cc1,
-    /// trace-sqlite, trace-git, trace-awk (or traces: all five); or all (every one of
+    /// trace-sqlite, trace-git, trace-awk, trace-perl (or traces: all six); or all (every one of
     /// these). With `--suite programs`: the suite's programs (fannkuch,
     /// queens, sieve, permute, towers, list, storage, bounce, richards, json,
     /// binary-trees, collatz, matmul; or programs, the default: all of them).
@@ -573,7 +578,9 @@ fn parse_size(s: &str) -> Result<u32, String> {
 }
 
 fn parse_level(s: &str) -> Result<u8, String> {
-    match s.trim_start_matches('-').trim_start_matches('O') {
+    // `2`, `O2` or `-O2`: a bare `-2` is no spelling of a level.
+    let digit = s.strip_prefix("-O").or(s.strip_prefix('O')).unwrap_or(s);
+    match digit {
         "0" => Ok(0),
         "1" => Ok(1),
         "2" => Ok(2),
@@ -635,7 +642,7 @@ mod tests {
         assert_eq!(config("--workloads all").workloads, matrix);
         // Named again beside `all`, a workload still runs once.
         assert_eq!(config("--workloads graph,all").workloads, matrix);
-        assert_eq!(config("--workloads all").workloads.len(), 16);
+        assert_eq!(config("--workloads all").workloads.len(), 17);
         assert_eq!(
             config("--workloads traces,append").workloads,
             vec![
@@ -644,7 +651,8 @@ mod tests {
                 Workload::TraceCc1,
                 Workload::TraceSqlite,
                 Workload::TraceGit,
-                Workload::TraceAwk
+                Workload::TraceAwk,
+                Workload::TracePerl
             ]
         );
         match parse(&args("--workloads nope")) {
@@ -821,6 +829,15 @@ mod tests {
             e.contains("`3` is not an optimization level (use 0, 1 or 2)"),
             "{e}"
         );
+        for bad in ["-1", "--O1", "OO1"] {
+            let e = parse(&args(&format!("--levels={bad}"))).unwrap_err();
+            assert!(
+                e.contains(&format!(
+                    "`{bad}` is not an optimization level (use 0, 1 or 2)"
+                )),
+                "{e}"
+            );
+        }
         let e = parse(&args("--reps 0")).unwrap_err();
         assert!(e.contains("--reps"), "{e}");
         let e = parse(&args("--suite programs --sizes 8")).unwrap_err();

@@ -9,11 +9,11 @@
 #            before recording anything if an output file already exists)
 #   --keep   keep the work directory (shim.so, raw traces, program output)
 #   --only   capture only these traces (python, cc1, sqlite, git, awk,
-#            selftest)
+#            perl, selftest)
 #
 # Build outputs and raw traces go to a fresh directory under ${TMPDIR:-/tmp}.
 # Runs one program at a time, under nice.  Needs: cc, python3, gcc,
-# sqlite3, git, mawk, and /work/main (or $TERN_REPO) as the repository for the git
+# sqlite3, git, mawk, perl, and /work/main (or $TERN_REPO) as the repository for the git
 # trace (it is only read: cloned with --no-local into the work directory).
 set -eu
 
@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -n "$out" ] || out=$here
-[ -n "$only" ] || only="selftest python cc1 sqlite git awk"
+[ -n "$only" ] || only="selftest python cc1 sqlite git awk perl"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -169,6 +169,17 @@ for name in $only; do
         grep -qx 1288895 "$work/awk.out" || fail "awk: bad output"
         convert awk "$(pick awk mawk)"
         ;;
+    perl)
+        # perl appending short pieces to 3 000 strings picked at random
+        # (`$h{$k} .= ...`), the hash emptied every 70 000 appends: each
+        # append grows its string by realloc, which mostly moves it (the
+        # block after it is another string's); a fixed hash seed, so that the
+        # hash's own allocations repeat
+        traced perl env PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 perl -e 'srand(7); my %h; for my $i (1..300000) { my $k = int(rand(3000)); $h{$k} .= ("ab" x (1 + $i % 9)); %h = () if $i % 70000 == 0 } print scalar(keys %h), "\n"' \
+            > "$work/perl.out"
+        grep -qx 2998 "$work/perl.out" || fail "perl: bad output"
+        convert perl "$(pick perl perl)"
+        ;;
     *)
         fail "unknown trace $name"
         ;;
@@ -182,4 +193,5 @@ gcc --version | head -n 1
 sqlite3 --version
 git --version
 mawk -W version 2>&1 | head -n 1
+perl -e 'print "perl $^V\n"'
 ldd --version | head -n 1

@@ -17,12 +17,13 @@ use crate::pools::{LIBRARY_ARENA_BYTES, MAX_ARENA_BYTES};
 mod text;
 
 /// `(name, gzip-compressed TERNTRC1 trace)` of every recorded trace.
-const TRACES: [(&str, &[u8]); 5] = [
+const TRACES: [(&str, &[u8]); 6] = [
     ("python", include_bytes!("../../traces/python.trace.gz")),
     ("cc1", include_bytes!("../../traces/cc1.trace.gz")),
     ("sqlite", include_bytes!("../../traces/sqlite.trace.gz")),
     ("git", include_bytes!("../../traces/git.trace.gz")),
     ("awk", include_bytes!("../../traces/awk.trace.gz")),
+    ("perl", include_bytes!("../../traces/perl.trace.gz")),
 ];
 
 /// Bytes of a trace's header: the magic, the record count, the id count.
