@@ -35,6 +35,7 @@ pub fn build(
             "error: `-o -` writes to stdout, which only `--emit clif`, `--emit asm` or `--emit obj` can do; give the executable a file name".into(),
         ));
     }
+    let out_given = out;
     let out: PathBuf = match out {
         Some(p) => p.to_path_buf(),
         None => {
@@ -61,6 +62,9 @@ pub fn build(
             }
         }
     };
+    if out_given.is_none() {
+        refuse_to_replace_by_default(&out, emit)?;
+    }
     if !to_stdout {
         refuse_to_overwrite_input(file, &out)?;
     }
@@ -96,6 +100,11 @@ pub fn build(
         Some(Emit::Asm) => return write(&out, object.listing.asm.as_bytes()),
         Some(Emit::Obj) => return write(&out, &object.bytes),
         None => {}
+    }
+    // A directory is no executable's name (`-o dir/` would otherwise fail
+    // at the final rename, which reports `Not a directory`).
+    if out.is_dir() {
+        return Err(cannot_write(&out, "Is a directory (os error 21)"));
     }
     // A missing directory is the user's path, not the linker's problem.
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty())
@@ -218,6 +227,49 @@ fn cannot_write(path: &Path, why: &str) -> Failure {
         1,
         format!("error: cannot write `{}`: {why}", path.display()),
     )
+}
+
+/// A default output name (the user named no file) replaces only what a
+/// build of the same kind would have written there: an ELF file for an
+/// executable or an object, a listing that starts as this compiler's do for
+/// `--emit asm` or `clif`. Anything else there (notes in `prog` beside
+/// `prog.tern`, a hand-written `prog.s`) is the user's and stays.
+fn refuse_to_replace_by_default(out: &Path, emit: Option<Emit>) -> Result<(), Failure> {
+    use std::io::Read as _;
+    let Ok(meta) = std::fs::symlink_metadata(out) else {
+        return Ok(());
+    };
+    if !meta.is_file() {
+        return Ok(());
+    }
+    let mut head = Vec::new();
+    let read = std::fs::File::open(out).and_then(|f| f.take(64).read_to_end(&mut head));
+    let ours = read.is_ok()
+        && match emit {
+            None | Some(Emit::Obj) => head.starts_with(b"\x7fELF") || head.is_empty(),
+            Some(Emit::Asm) => {
+                head.starts_with(tern_codegen::asm::ASM_HEADER.as_bytes()) || head.is_empty()
+            }
+            Some(Emit::Clif) => {
+                head.starts_with(tern_codegen::lower::CLIF_HEADER.as_bytes()) || head.is_empty()
+            }
+        };
+    if ours {
+        return Ok(());
+    }
+    let kind = match emit {
+        None => "an executable",
+        Some(Emit::Obj) => "an object file",
+        Some(Emit::Asm) => "an assembly listing tern wrote",
+        Some(Emit::Clif) => "a CLIF listing tern wrote",
+    };
+    Err(Failure::new(
+        1,
+        format!(
+            "error: the default output `{}` exists and is not {kind}; name the output with `-o` to replace it",
+            out.display()
+        ),
+    ))
 }
 
 /// The output must never be the input: `tern build prog` on a source file

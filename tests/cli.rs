@@ -512,6 +512,65 @@ fn modules_load_beside_the_file_then_from_tern_stdlib() {
 }
 
 #[test]
+fn a_default_output_name_replaces_only_what_a_build_wrote() {
+    let dir = scratch("default-output");
+    std::fs::write(dir.join("p.tern"), "fn main() {\n    print(1);\n}\n").unwrap();
+    let build = |extra: &[&str]| {
+        child_support::output(
+            Command::new(TERN)
+                .args(["build", "p.tern"])
+                .args(extra)
+                .current_dir(&dir),
+        )
+    };
+    // The user's files under the default names stay, and say why.
+    for (emit, name, kind) in [
+        (&[][..], "p", "an executable"),
+        (&["--emit", "obj"], "p.o", "an object file"),
+        (&["--emit", "asm"], "p.s", "an assembly listing tern wrote"),
+        (&["--emit", "clif"], "p.clif", "a CLIF listing tern wrote"),
+    ] {
+        std::fs::write(dir.join(name), "my notes\n").unwrap();
+        let o = build(emit);
+        assert_eq!(o.status.code(), Some(1), "{name}");
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "error: the default output `{name}` exists and is not {kind}; name the output with `-o` to replace it\n"
+            )
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join(name)).unwrap(),
+            "my notes\n"
+        );
+        // What a build wrote there is replaced by the next build.
+        std::fs::remove_file(dir.join(name)).unwrap();
+        assert!(build(emit).status.success(), "{name}");
+        let first = std::fs::read(dir.join(name)).unwrap();
+        assert!(build(emit).status.success(), "{name} again");
+        assert_eq!(std::fs::read(dir.join(name)).unwrap(), first, "{name}");
+    }
+    // A name the user gave is theirs to replace, as a C compiler's `-o` is.
+    std::fs::write(dir.join("notes.txt"), "my notes\n").unwrap();
+    assert!(build(&["-o", "notes.txt"]).status.success());
+    assert!(
+        std::fs::read(dir.join("notes.txt"))
+            .unwrap()
+            .starts_with(b"\x7fELF")
+    );
+    // A directory is refused whichever way it is written.
+    std::fs::create_dir_all(dir.join("adir")).unwrap();
+    for out in ["adir", "adir/"] {
+        let o = build(&["-o", out]);
+        assert_eq!(o.status.code(), Some(1), "{out}");
+        assert_eq!(
+            stderr(&o),
+            format!("error: cannot write `{out}`: Is a directory (os error 21)\n")
+        );
+    }
+}
+
+#[test]
 fn build_never_writes_over_its_input() {
     let dir = scratch("overwrite");
     let src = "fn main() {\n    print(1);\n}\n";

@@ -576,10 +576,14 @@ fn define_after_midend<M: Module>(
         .map_err(|e| CodegenError::cranelift(name, format_module_error(e)))
 }
 
+/// How every CLIF listing starts (`tern build` tells its own listings from a
+/// user's file by it).
+pub const CLIF_HEADER: &str = "; functions referenced as u0:N";
+
 /// `; u0:N = symbol` for every function of the module, so that the
 /// `fnK = u0:N` references in the CLIF listing can be read.
 pub fn callee_legend<M: Module>(module: &M) -> String {
-    let mut out = String::from("; functions referenced as u0:N\n");
+    let mut out = format!("{CLIF_HEADER}\n");
     for (id, decl) in module.declarations().get_functions() {
         out.push_str(&format!(
             "; u0:{} = {}\n",
