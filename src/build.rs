@@ -62,11 +62,11 @@ pub fn build(
             }
         }
     };
-    if out_given.is_none() {
-        refuse_to_replace_by_default(&out, emit)?;
-    }
     if !to_stdout {
         refuse_to_overwrite_input(file, &out)?;
+    }
+    if out_given.is_none() {
+        refuse_to_replace_by_default(&out, emit)?;
     }
     let (program, _) = compile_file(file)?;
     // Nor a module the program uses (`use m;` with `-o m.tern`).
