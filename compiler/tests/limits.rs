@@ -146,3 +146,31 @@ fn a_module_that_is_not_utf8_is_reported_as_such_at_the_use() {
         .collect();
     assert_eq!(s, ["1:5: module `bad` (dir/bad.tern) is not valid UTF-8"]);
 }
+
+/// `let x_k = P { a: x_{k-1}, b: x_{k-1} }` doubles the type's tree: the
+/// largest tree within the bound (4 095 types, eleven `let`s) compiles, and
+/// one more `let` is one located error, not a front end that runs out of
+/// memory (thirty of them once did).
+#[test]
+fn a_type_of_more_than_4096_types_is_refused() {
+    let doubling = |lets: usize| {
+        let mut src =
+            String::from("struct P<A, B> { a: A, b: B }\nfn main() {\n    let x0 = 1 as u8;\n");
+        for k in 1..=lets {
+            src.push_str(&format!(
+                "    let x{k} = P {{ a: x{}, b: x{} }};\n",
+                k - 1,
+                k - 1
+            ));
+        }
+        src.push_str(&format!(
+            "    print(size_of::<u8>() + 0 * x{lets}.a.a.a.a.a.a.a.a.a.a.a as i64);\n}}\n"
+        ));
+        src
+    };
+    assert_eq!(errors(&doubling(11)), Vec::<String>::new());
+    assert_eq!(
+        errors(&doubling(12)),
+        ["15:15: generic instantiation of `P` nests too deep"]
+    );
+}

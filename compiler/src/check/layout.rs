@@ -1,7 +1,7 @@
 //! Struct fields (resolved on first use, with `priv` checks) and the C layout
 //! of struct instances and other types.
 
-use super::{Checker, Fields, Instance, Lazy, MAX_ITEM_DEPTH, MAX_TYPE_DEPTH, MAX_TYPE_SIZE, Ty};
+use super::{Checker, Fields, Instance, Lazy, MAX_ITEM_DEPTH, MAX_TYPE_SIZE, Ty};
 use crate::diagnostics::ErrorKind;
 use crate::source::Span;
 use crate::syntax::ast;
@@ -185,7 +185,7 @@ impl Checker<'_> {
         let fields = self.instance_fields(s, args)?;
         // `struct W<T> { w: W<[2]T> }` has no end of instances: stop where
         // a type argument list would nest too deep.
-        if fields.iter().any(|(_, t)| t.depth() > MAX_TYPE_DEPTH) {
+        if fields.iter().any(|(_, t)| t.nests_too_deep()) {
             let name = self.structs[s].name.clone();
             let span = self.structs[s].ast.name.span;
             self.sink.error(ErrorKind::InstantiationTooDeep(name), span);

@@ -55,6 +55,9 @@ use ty::concrete;
 const MAX_ITEM_DEPTH: u32 = 64;
 /// Bounds on monomorphization (runaway recursion like `f::<[]T>` in `f`).
 const MAX_TYPE_DEPTH: u32 = 24;
+/// Bound on the types in one type's tree, type arguments included (see
+/// `Ty::nests_too_deep`).
+const MAX_TYPE_NODES: u32 = 4096;
 const MAX_INSTANCES: usize = 10_000;
 /// Bound on the source the generic instances check in all, counted as the
 /// bytes of each instance's body: a few instances of a long generic body

@@ -1,7 +1,7 @@
 //! Monomorphization: numbering function instances and externs, and emitting
 //! the `tir::Program` from `main`.
 
-use super::{Checker, MAX_INSTANCE_BYTES, MAX_INSTANCES, MAX_TYPE_DEPTH, Ty, frame};
+use super::{Checker, MAX_INSTANCE_BYTES, MAX_INSTANCES, Ty, frame};
 use crate::diagnostics::{ErrorKind, NoteKind};
 use crate::source::Span;
 use crate::tir;
@@ -15,7 +15,7 @@ impl Checker<'_> {
         if self.mono_failed {
             return tir::FuncId(0);
         }
-        if targs.iter().any(|t| t.depth() > MAX_TYPE_DEPTH) {
+        if targs.iter().any(Ty::nests_too_deep) {
             let name = self.fns[f].name.clone();
             self.sink.error(ErrorKind::InstantiationTooDeep(name), span);
             self.mono_failed = true;

@@ -1,6 +1,6 @@
 //! Resolution of written types and item paths (`a::b`) in a module's scope.
 
-use super::{Checker, ItemRef, MAX_TYPE_DEPTH, MAX_TYPE_SIZE, Ty, type_arg_count_error};
+use super::{Checker, ItemRef, MAX_TYPE_SIZE, Ty, type_arg_count_error};
 use crate::diagnostics::ErrorKind;
 use crate::syntax::ast;
 
@@ -87,7 +87,7 @@ impl Checker<'_> {
                             return Ty::Error;
                         }
                         let ty = Ty::Struct(s as u32, args);
-                        if ty.depth() > MAX_TYPE_DEPTH {
+                        if ty.nests_too_deep() {
                             let name = self.structs[s].name.clone();
                             self.sink
                                 .error(ErrorKind::InstantiationTooDeep(name), t.span);

@@ -75,6 +75,28 @@ impl Ty {
             _ => Vec::new(),
         }
     }
+    /// Whether the type is past the bounds on generic instantiation: nested
+    /// deeper than `MAX_TYPE_DEPTH`, or more than `MAX_TYPE_NODES` types in
+    /// its tree (`P<P<u8, u8>, P<u8, u8>>` doubles with each level within
+    /// the depth bound: thirty `let`s that each wrap the last one twice took
+    /// `tern check` to an allocation failure).
+    pub fn nests_too_deep(&self) -> bool {
+        let mut budget = super::MAX_TYPE_NODES;
+        !self.within(&mut budget) || self.depth() > super::MAX_TYPE_DEPTH
+    }
+    /// Counts the type's nodes against `budget`: false once it runs out
+    /// (so a huge type costs no more than the budget to refuse).
+    fn within(&self, budget: &mut u32) -> bool {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        match self {
+            Ty::Slice(t) | Ty::Array(t, _) | Ty::Reusable(t) => t.within(budget),
+            Ty::Struct(_, args) => args.iter().all(|a| a.within(budget)),
+            _ => true,
+        }
+    }
     /// Nesting depth of the type (bounds generic instantiation).
     pub fn depth(&self) -> u32 {
         match self {

@@ -809,7 +809,18 @@ impl fmt::Display for NoteKind {
                 "to keep text, bind the literal as the array it is (`let s = \"abc\";` keeps a `[3]u8`) and take `s[..]` where a `[]u8` is wanted"
             ),
             NoteKind::InInstance { name, at } => {
-                write!(f, "in the instance `{name}`, called at {at}")
+                // A type argument can be thousands of types long; its head
+                // names the instance well enough.
+                const SHOWN: usize = 200;
+                match name.char_indices().nth(SHOWN) {
+                    Some((cut, _)) => write!(
+                        f,
+                        "in the instance `{} ...` ({} characters), called at {at}",
+                        &name[..cut],
+                        name.chars().count()
+                    ),
+                    None => write!(f, "in the instance `{name}`, called at {at}"),
+                }
             }
             NoteKind::CastHint(from, to) => write!(
                 f,

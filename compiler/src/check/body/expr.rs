@@ -748,6 +748,12 @@ impl Checker<'_> {
             return self.error_expr(span);
         }
         let ty = Ty::Struct(s as u32, args);
+        // A literal of a literal's type doubles the type's tree each time.
+        if ty.nests_too_deep() {
+            self.sink
+                .error(ErrorKind::InstantiationTooDeep(sname), name.span);
+            return self.error_expr(span);
+        }
         let id = match self.tir_ty(&ty) {
             tir::Type::Struct(id) => id,
             _ => unreachable!("a struct type lowers to a struct"),
