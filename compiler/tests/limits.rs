@@ -115,7 +115,7 @@ fn instances_are_bounded_by_their_code_too() {
     assert_eq!(
         e,
         [
-            "2504:12: too much code in generic instantiations: instances of `g` and the others add up to more than 32 MiB of function bodies"
+            "2504:12: too much code in generic instantiations: instances of `g` and the others add up to more than 8 MiB of function bodies"
         ]
     );
     // 500 instances of a short generic body: well inside both bounds.

@@ -63,7 +63,17 @@ const MAX_INSTANCES: usize = 10_000;
 /// bytes of each instance's body: a few instances of a long generic body
 /// cost what many of a short one do (2,500 statements doubling its type on
 /// every call checked for 23 s and 5.9 GB before reaching `MAX_INSTANCES`).
-const MAX_INSTANCE_BYTES: u64 = 32 << 20;
+/// The checker takes about a second per MiB of instances (measured
+/// 2026-12-06: 11 MB of one 3.5 KB body in 3 125 instances, 8.6 s; 32 MiB of
+/// nested literals, 31.7 s), so 8 MiB keeps the worst case near 8 s.
+const MAX_INSTANCE_BYTES: u64 = 8 << 20;
+/// Bound on the types in all generic instances' type arguments, added up:
+/// what an instance costs the checker grows with its types (every
+/// expression of type `T` holds `T`), so ten doublings of a type under
+/// `MAX_TYPE_NODES`, instantiated five ways at every step, once took
+/// `tern check` to 2.9 GB and an allocation failure before
+/// `MAX_INSTANCES` was reached.
+const MAX_INSTANCE_TYPES: u64 = 1 << 20;
 /// Largest size of any type, in bytes (stack slots are addressed with 32 bits).
 const MAX_TYPE_SIZE: u64 = 1 << 31;
 
@@ -231,6 +241,9 @@ pub(crate) struct Checker<'a> {
     generic_instances: usize,
     /// Bytes of the bodies of those instances (`MAX_INSTANCE_BYTES`).
     instance_bytes: u64,
+    /// The types in the generic instances' type arguments, added up
+    /// (`MAX_INSTANCE_TYPES`).
+    instance_types: u64,
     /// Instances still to build: the item, its type arguments and the call
     /// that first asked for it (named by errors found in the instance).
     queue: Vec<(usize, Vec<Ty>, Span)>,
@@ -281,6 +294,7 @@ pub(crate) fn check_program(
         instances: HashMap::new(),
         generic_instances: 0,
         instance_bytes: 0,
+        instance_types: 0,
         queue: Vec::new(),
         extern_ids: HashMap::new(),
         extern_list: Vec::new(),

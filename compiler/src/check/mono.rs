@@ -1,7 +1,7 @@
 //! Monomorphization: numbering function instances and externs, and emitting
 //! the `tir::Program` from `main`.
 
-use super::{Checker, MAX_INSTANCE_BYTES, MAX_INSTANCES, Ty, frame};
+use super::{Checker, MAX_INSTANCE_BYTES, MAX_INSTANCE_TYPES, MAX_INSTANCES, Ty, frame};
 use crate::diagnostics::{ErrorKind, NoteKind};
 use crate::source::Span;
 use crate::tir;
@@ -34,6 +34,14 @@ impl Checker<'_> {
             if self.instance_bytes > MAX_INSTANCE_BYTES {
                 let name = self.fns[f].name.clone();
                 self.sink.error(ErrorKind::InstancesTooLarge(name), span);
+                self.mono_failed = true;
+                return tir::FuncId(0);
+            }
+            self.instance_types += targs.iter().map(|t| u64::from(t.nodes())).sum::<u64>();
+            if self.instance_types > MAX_INSTANCE_TYPES {
+                let name = self.fns[f].name.clone();
+                self.sink
+                    .error(ErrorKind::InstanceTypesTooLarge(name), span);
                 self.mono_failed = true;
                 return tir::FuncId(0);
             }

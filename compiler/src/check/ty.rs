@@ -84,6 +84,13 @@ impl Ty {
         let mut budget = super::MAX_TYPE_NODES;
         !self.within(&mut budget) || self.depth() > super::MAX_TYPE_DEPTH
     }
+    /// The number of types in the type's tree (at most `MAX_TYPE_NODES`
+    /// plus one for a type that passed the bound).
+    pub fn nodes(&self) -> u32 {
+        let mut budget = super::MAX_TYPE_NODES + 1;
+        self.within(&mut budget);
+        super::MAX_TYPE_NODES + 1 - budget
+    }
     /// Counts the type's nodes against `budget`: false once it runs out
     /// (so a huge type costs no more than the budget to refuse).
     fn within(&self, budget: &mut u32) -> bool {

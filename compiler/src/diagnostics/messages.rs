@@ -93,6 +93,9 @@ pub enum ErrorKind {
     /// The generic instances' bodies add up past `MAX_INSTANCE_BYTES`; the
     /// function whose instance went over.
     InstancesTooLarge(String),
+    /// The generic instances' type arguments add up past
+    /// `MAX_INSTANCE_TYPES` types; the function whose instance went over.
+    InstanceTypesTooLarge(String),
     UnknownBuiltin(String),
     PrivateField {
         ty: String,
@@ -451,9 +454,13 @@ impl fmt::Display for ErrorKind {
             ),
             BuiltinRef(n) => write!(f, "`{n}` takes no `ref` arguments"),
             TooManyInstances => write!(f, "too many generic instantiations"),
+            InstanceTypesTooLarge(name) => write!(
+                f,
+                "too many types in generic instantiations: the type arguments of `{name}`'s instances and the others add up to more than 1048576 types"
+            ),
             InstancesTooLarge(name) => write!(
                 f,
-                "too much code in generic instantiations: instances of `{name}` and the others add up to more than 32 MiB of function bodies"
+                "too much code in generic instantiations: instances of `{name}` and the others add up to more than 8 MiB of function bodies"
             ),
             UnknownBuiltin(n) => write!(f, "unknown builtin `{n}`"),
             Mismatch { expected, found } => {

@@ -652,7 +652,15 @@ impl Checker<'_> {
         }
         let mut values: Vec<Option<(tir::Expr, Ty, Span)>> = vec![None; decl.list.len()];
         let mut bad = false;
-        for (fname, e) in fields {
+        // Values of their own type first, then calls of literals, then
+        // literals, as a call's arguments are (`B { w: 1, v: 250 as u8 }`
+        // binds `T` to `u8` whichever field is written first).
+        let typings: Vec<Typing> = fields.iter().map(|(_, e)| self.typing(cx, e)).collect();
+        let in_order = [Typing::Own, Typing::LiteralCall, Typing::Literal]
+            .into_iter()
+            .flat_map(|t| fields.iter().zip(&typings).filter(move |(_, k)| **k == t))
+            .map(|(f, _)| f);
+        for (fname, e) in in_order {
             match decl.position(&fname.name) {
                 Some(i) => {
                     let template = &decl.list[i].1;
