@@ -189,6 +189,42 @@ fn invalid_utf8_input_is_reported_and_the_session_goes_on() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// A piped session's program reads stdin as ended: the session reads its
+/// input ahead in blocks, and a program's read once took what lay past the
+/// block (here the line `12345` was cut after its `1`, which then ran alone).
+#[test]
+fn a_program_in_a_piped_session_reads_stdin_as_ended() {
+    let head = "use io;\nlet d = io::read_stdin(); print(len(d));\n";
+    let mut input = head.to_string();
+    input.push_str("//");
+    input.push_str(&"a".repeat(8192 - head.len() - 4));
+    input.push_str("\n12345\n99\n");
+    let out = run_repl(input.as_bytes(), &[]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0\n12345\n99\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// The rest of an input a bad line drops is dropped with it, up to where
+/// the input ends (its brackets closed, or a blank line): its lines once ran
+/// as inputs of their own, so a free guarded by `if false` ran, and a line
+/// starting with `:` is no command inside it.
+#[test]
+fn a_bad_line_drops_the_rest_of_its_input_too() {
+    let out = run_repl(
+        b"var r = reusable::alloc::<i64>(4);\nif false {\n  eprint(\"\xe9t\xe9\");\n  reusable::free(r);\n}\nr[0]\n\
+          if true {\n  let s = \"\xff\";\n  print(666);\n:quit\n}\nreusable::free(r);\nprint(len(r))\n",
+        &[],
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "0\n4\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: <repl>:2:11: the input is not valid UTF-8 (byte 0xe9); it was not run\n\
+         error: <repl>:2:12: the input is not valid UTF-8 (byte 0xff); it was not run\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
 /// A piped line longer than a source file may be (64 MiB) is read to its
 /// end without being kept whole, and drops its input (it once grew the
 /// REPL's memory until the allocator aborted); so does an input whose lines
@@ -198,13 +234,15 @@ fn an_overlong_line_drops_its_input_and_the_session_goes_on() {
     let limit = 64 << 20;
     let mut input = b"let a = 1;\nprint(a,\n".to_vec();
     input.extend(std::iter::repeat_n(b' ', limit + 1));
-    input.extend(b"\nprint(a + 1);\nprint(\n");
+    // Its input ends where its brackets close; the lines up to there go
+    // with it, and none of them runs on its own.
+    input.extend(b"\nprint(a + 100);\n)\nprint(a + 1);\nprint(\n");
     for _ in 0..3 {
         input.extend(b"//");
         input.extend(std::iter::repeat_n(b'x', limit / 3));
         input.push(b'\n');
     }
-    input.extend(b"print(a + 2);\n");
+    input.extend(b"print(a + 200);\n)\nprint(a + 2);\n");
     let out = run_repl(&input, &[]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "2\n3\n");
     assert_eq!(

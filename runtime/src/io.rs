@@ -225,6 +225,17 @@ pub fn open(path: &[u8], mode: Mode) -> i64 {
     at as i64 | slot.generation << SLOT_BITS
 }
 
+/// Set by a piped REPL, which reads its own input from fd 0 ahead of the
+/// program: the program's stdin then reads as ended, rather than taking
+/// whatever lies past the REPL's read-ahead (a line cut in two).
+static STDIN_ENDED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on, the program's standard input reads as ended (0 bytes):
+/// fd 0 is the caller's (a piped REPL's input).
+pub fn end_stdin() {
+    STDIN_ENDED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Reads at most `buf.len()` bytes from `fd` (stdin flushes stdout first):
 /// how many, or `-errno`.
 fn read_fd(fd: libc::c_int, buf: &mut [u8]) -> i64 {
@@ -233,6 +244,9 @@ fn read_fd(fd: libc::c_int, buf: &mut [u8]) -> i64 {
     }
     if fd == 0 {
         crate::stdout::flush();
+        if STDIN_ENDED.load(std::sync::atomic::Ordering::Relaxed) {
+            return 0;
+        }
     }
     loop {
         // SAFETY: `buf` is writable for its length.

@@ -102,6 +102,9 @@ pub enum Line {
     NotUtf8 {
         col: usize,
         byte: u8,
+        /// The line with each bad sequence replaced, only to follow its
+        /// brackets (so the rest of its input is dropped with it).
+        lossy: String,
     },
     /// A piped line longer than a source file may be: read to its end and
     /// dropped, never held whole (`tern repl < /dev/zero`).
@@ -189,7 +192,9 @@ impl Input {
                         Err(e) => {
                             // One line: the bad byte is on its first.
                             let (_, col, byte) = crate::loader::first_bad_byte(&e);
-                            Line::NotUtf8 { col, byte }
+                            let lossy = String::from_utf8_lossy(e.as_bytes());
+                            let lossy = lossy.trim_end_matches(['\n', '\r']).to_string();
+                            Line::NotUtf8 { col, byte, lossy }
                         }
                     },
                 }

@@ -46,6 +46,11 @@ pub fn repl() -> Result<(), Failure> {
     let mut session = Session::new().map_err(|e| Failure::new(1, format!("error: {e}")))?;
     let terminal = std::io::stdin().is_terminal();
     let mut input = Input::open(terminal);
+    if matches!(input, Input::Piped(_)) {
+        // The session reads fd 0 ahead of its programs, in blocks: a
+        // program's read would take a later input, or the rest of a line.
+        tern_runtime::io::end_stdin();
+    }
     if matches!(input, Input::Editor { .. }) {
         reply!("Tern REPL — :help for help, :quit to leave");
     }
@@ -58,33 +63,44 @@ pub fn repl() -> Result<(), Failure> {
                 pending = Pending::default();
                 continue;
             }
-            // The input it belongs to is dropped: no part of it can be
-            // taken as what was sent.
-            Line::NotUtf8 { col, byte } => {
+            // The input it belongs to is dropped, all of it: its lines are
+            // still read to where the input ends (its brackets closed, or
+            // a blank line), so that none of them runs as an input of its
+            // own (a line past an `if false {` did).
+            Line::NotUtf8 { col, byte, lossy } => {
                 let at = format!("{}:{}:{col}", session::FILE, pending.next_line());
-                pending = Pending::default();
-                say!(
+                pending.poison(format!(
                     "error: {at}: the input is not valid UTF-8 (byte {byte:#04x}); it was not run"
-                );
-                continue;
+                ));
+                lossy
             }
-            // As a source file longer than that is refused.
+            // As a source file longer than that is refused. The line is
+            // gone (never held whole): its brackets are taken as balanced.
             Line::TooLong => {
                 let at = format!("{}:{}", session::FILE, pending.next_line());
-                pending = Pending::default();
-                say!("error: {at}: the line is longer than {MAX_MIB} MiB; its input was not run");
+                pending.poison(format!(
+                    "error: {at}: the line is longer than {MAX_MIB} MiB; its input was not run"
+                ));
+                if pending.balance.complete() && pending.lines == 0 {
+                    say!("{}", pending.poison.take().unwrap_or_default());
+                    pending = Pending::default();
+                    continue;
+                }
+                pending.lines += 1;
                 continue;
             }
             Line::End => {
                 // An unfinished input at the end is still evaluated: the
                 // front end says what is missing.
-                if !pending.text.trim().is_empty() {
+                if let Some(why) = pending.poison.take() {
+                    say!("{why}");
+                } else if !pending.text.trim().is_empty() {
                     session.eval(&pending.text);
                 }
                 break;
             }
         };
-        if pending.text.is_empty() && line.trim_start().starts_with(':') {
+        if pending.lines == 0 && pending.poison.is_none() && line.trim_start().starts_with(':') {
             input.remember(&line);
             if !command(&mut session, line.trim()) {
                 break;
@@ -93,18 +109,12 @@ pub fn repl() -> Result<(), Failure> {
             let _ = std::io::stdout().flush();
             continue;
         }
-        let complete = match pending.push(&line) {
-            Some(complete) => complete,
-            None => {
-                pending = Pending::default();
-                say!(
-                    "error: {}: the input is longer than {MAX_MIB} MiB; it was not run",
-                    session::FILE
-                );
-                continue;
-            }
-        };
-        if !complete {
+        if !pending.push(&line) {
+            continue;
+        }
+        if let Some(why) = pending.poison.take() {
+            say!("{why}");
+            pending = Pending::default();
             continue;
         }
         let text = std::mem::take(&mut pending).text;
@@ -129,29 +139,53 @@ const MAX_MIB: u64 = tern_compiler::MAX_SOURCE_BYTES >> 20;
 struct Pending {
     text: String,
     balance: Balance,
+    /// Lines read into the input so far.
+    lines: usize,
+    /// Why the input will not run (reported when it ends): a line that is
+    /// not UTF-8 or too long, or the input past the limit of a source file.
+    /// Its text is no longer kept; its brackets still are.
+    poison: Option<String>,
 }
 
 impl Pending {
     /// The number the next line gets in the input.
     fn next_line(&self) -> usize {
-        self.text.lines().count() + 1
+        self.lines + 1
+    }
+
+    /// Marks the input as one that will not run (the first reason stays).
+    fn poison(&mut self, why: String) {
+        self.poison.get_or_insert(why);
+        self.text = String::new();
     }
 
     /// Adds `line`: whether the input is now complete (no bracket, string
     /// or comment left open; an empty line ends it regardless, so a typo
-    /// cannot swallow the rest of the session), or `None` when it has grown
-    /// past the limit of a source file.
-    fn push(&mut self, line: &str) -> Option<bool> {
-        let force = !self.text.is_empty() && line.trim().is_empty();
-        if !self.text.is_empty() {
+    /// cannot swallow the rest of the session). An input that grows past the
+    /// limit of a source file is poisoned, and its text let go.
+    fn push(&mut self, line: &str) -> bool {
+        let force = self.lines > 0 && line.trim().is_empty();
+        self.lines += 1;
+        if self.poison.is_some() {
+            // The text is gone: a comment or literal left open is
+            // followed through this line alone.
+            self.balance = self.balance.then(line, line);
+            return force || self.balance.complete();
+        }
+        if self.lines > 1 {
             self.text.push('\n');
         }
         self.text.push_str(line);
         if self.text.len() as u64 > tern_compiler::MAX_SOURCE_BYTES {
-            return None;
+            self.poison(format!(
+                "error: {}: the input is longer than {MAX_MIB} MiB; it was not run",
+                session::FILE
+            ));
+            self.balance = self.balance.then(line, line);
+        } else {
+            self.balance = self.balance.then(line, &self.text);
         }
-        self.balance = self.balance.then(line, &self.text);
-        Some(force || self.balance.complete())
+        force || self.balance.complete()
     }
 }
 
