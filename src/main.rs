@@ -204,6 +204,8 @@ fn run_bench(args: &[String]) -> Result<(), Failure> {
         .prefix("tern-bench-")
         .tempdir()
         .ok();
+    // A signal that stops the run ends its child and removes `scratch`.
+    tern_bench::interrupt::install(scratch.iter().map(|s| s.path().to_path_buf()).collect());
     let host = tern_bench::Host {
         runtime_lib: scratch
             .as_ref()

@@ -323,6 +323,97 @@ fn an_interrupted_run_keeps_its_samples() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A sample that writes to stderr fails its case in AOT as in the JIT (here
+/// the dynamic linker's statistics, which `LD_DEBUG` asks every process
+/// for), and the allocator environment every side ran with is recorded.
+#[test]
+fn stray_stderr_fails_an_executable_and_the_malloc_environment_is_recorded() {
+    let dir = scratch("stray-stderr");
+    let out = dir.join("run");
+    let o = child_support::output(
+        tern()
+            .arg("bench")
+            .args(TINY)
+            .args(["--sides", "builtin,c", "--out", out.to_str().unwrap()])
+            .current_dir(&dir)
+            .env_remove("TERN_STDLIB")
+            .env("LD_DEBUG", "statistics")
+            .env("MALLOC_PERTURB_", "170")
+            // cargo's own, for the test binary
+            .env_remove("LD_LIBRARY_PATH"),
+    );
+    let all = text(&o.stdout) + &text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{all}");
+    for side in ["builtin -O2", "c cc-O2"] {
+        assert!(
+            all.contains(&format!(
+                "FAILED fragmented/8 {side} aot: unexpected stderr: "
+            )),
+            "{all}"
+        );
+    }
+    let machine = std::fs::read_to_string(out.join("machine.txt")).unwrap();
+    assert!(
+        machine.contains("\nallocator environment: MALLOC_PERTURB_=170\n"),
+        "{machine}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// SIGTERM (as `timeout` or `kill` sends it to the harness alone) stops a
+/// run cleanly: its status says so, its samples and the unfinished mark
+/// stay, and no sample's files are left half written.
+#[test]
+fn a_terminated_run_stops_its_child_and_says_so() {
+    let dir = scratch("terminated");
+    let out = dir.join("run");
+    let mut args: Vec<&str> = TINY.to_vec();
+    let reps = args.iter().position(|a| *a == "--reps").unwrap();
+    args[reps + 1] = "100000";
+    args.extend(["--sides", "builtin,c", "--out"]);
+    args.push(out.to_str().unwrap());
+    let child = tern()
+        .arg("bench")
+        .args(&args)
+        .current_dir(&dir)
+        .env_remove("TERN_STDLIB")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let csv = out.join("samples.csv");
+    let started = std::time::Instant::now();
+    let samples = loop {
+        let lines = std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count());
+        if lines >= 3 || started.elapsed().as_secs() > 300 {
+            break lines;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    // SAFETY: signals the child this test started.
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(sent, 0);
+    let o = child.wait_with_output().unwrap();
+    assert!(samples >= 3, "no samples written while the run went on");
+    assert_eq!(o.status.code(), Some(143));
+    assert!(
+        text(&o.stderr).ends_with(
+            "tern bench: stopped by signal 15; the run folder keeps the samples taken so far (report.txt says the run did not finish)\n"
+        ),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(
+        std::fs::read_to_string(out.join("report.txt"))
+            .unwrap()
+            .contains("did not finish")
+    );
+    for transient in ["logs/last.rss", "logs/last.stats"] {
+        assert!(!out.join(transient).exists(), "{transient} left behind");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn closed_output_pipes_keep_the_report_and_the_exit_status() {
     // `tern bench ... 2>&1 | head -c0`: every write to stdout and stderr

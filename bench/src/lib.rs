@@ -17,6 +17,7 @@
 pub mod checksum;
 pub mod config;
 pub mod generate;
+pub mod interrupt;
 pub mod machine;
 pub mod outdir;
 pub mod pools;
@@ -383,6 +384,17 @@ impl Bench {
                     .map(traces::FileTrace::fingerprint)
                     .unwrap_or_default()),
         )?;
+        // The report says the run is not finished until it is, from before
+        // the builds on: an interrupted run is marked whenever it stopped.
+        self.write(&["report.txt"], NOT_FINISHED)?;
+        // A stopped sample's files are not samples.
+        for transient in [
+            &["callgrind", "last.out"][..],
+            &["logs", "last.rss"],
+            &["logs", "last.stats"],
+        ] {
+            interrupt::remove_on_stop(self.path(transient));
+        }
         let mut results = Results::default();
         let mut log = String::new();
         let jobs = self.build_all(&mut results, &mut log)?;
@@ -394,10 +406,6 @@ impl Bench {
         // Samples and their log go to disk as they are taken, and the report
         // says the run is not finished until it is: an interrupted run keeps
         // what it measured, marked as such.
-        self.write(
-            &["report.txt"],
-            "tern bench: this run did not finish; samples.csv and logs/samples.log hold the samples taken so far\n",
-        )?;
         self.write(&["samples.csv"], samples_csv_header())?;
         self.write(&["logs", "samples.log"], "")?;
         let mut logged = 0;
@@ -547,7 +555,7 @@ impl Bench {
             // Without it the executables still run, and memory shows `-`.
             let src = self.write(&["src", "c", "launcher.c"], generate::LAUNCHER)?;
             let exe = self.path(&["bin", "launcher"]);
-            let mut cmd = Command::new("cc");
+            let mut cmd = machine::c_compiler();
             cmd.arg("-O2").arg("-o").arg(&exe).arg(&src);
             if run_logged(&mut cmd, log).is_ok() {
                 let _ = self.launcher.set(exe);
@@ -649,7 +657,7 @@ impl Bench {
                     generate::c_source(w),
                 )?;
                 let exe = self.path(&["bin", &name(&side), &stem]);
-                let mut cmd = Command::new("cc");
+                let mut cmd = machine::c_compiler();
                 cmd.args(generate::c_flags(w, size, side, self.cfg.quick))
                     .arg("-o")
                     .arg(&exe)
@@ -679,6 +687,8 @@ impl Bench {
             jobs.extend(exe_jobs);
             jobs.extend(jit_jobs);
             building.inc(1);
+            // What was built so far stays on disk if the run is stopped.
+            self.write(&["logs", "build.log"], log)?;
         }
         building.finish_and_clear();
         Ok(jobs)
@@ -771,6 +781,12 @@ impl Bench {
                 cmd.env("TERN_POOL_STATS", &stats_file);
                 let (o, ir, mem) = self.measure(cmd, None, &label, log)?;
                 checks.check(check_case, side, &label, &o.stdout)?;
+                // As for the JIT: a program that warns was not measured as
+                // it runs normally (a dynamic linker's debug output, a
+                // statistics file it could not write).
+                if !o.stderr.trim().is_empty() {
+                    return Err(format!("{label}: unexpected stderr: {:?}", o.stderr));
+                }
                 let peak = launcher.and_then(|_| {
                     std::fs::read_to_string(&rss_file)
                         .ok()?
@@ -926,6 +942,9 @@ impl Bench {
     }
 }
 
+/// What `report.txt` says until the run has finished (scripts look for it).
+const NOT_FINISHED: &str = "tern bench: this run did not finish; samples.csv and logs/samples.log hold the samples taken so far\n";
+
 /// Runs a build step, appending the command and its output to `log`.
 fn run_logged(cmd: &mut Command, log: &mut String) -> Result<(), String> {
     let shown = format!(
@@ -975,7 +994,21 @@ fn samples_csv(rows: &[Row], metric: Metric) -> String {
         "instructions"
     };
     let mut out = String::new();
-    for r in rows {
+    for (i, r) in rows.iter().enumerate() {
+        // A C sample stands in every level's table (one build, `cc-O2`):
+        // it is one sample, written once.
+        let again = r.key.side.is_c()
+            && rows[..i].iter().any(|p| {
+                p.rep == r.rep
+                    && p.warmup == r.warmup
+                    && Key {
+                        level: r.key.level,
+                        ..p.key
+                    } == r.key
+            });
+        if again {
+            continue;
+        }
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{},{},{unit},{:.6},{:.6},{},{},{},{},{}",

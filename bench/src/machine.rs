@@ -65,7 +65,11 @@ pub fn describe(command_line: &str) -> String {
         ("kernel", read_trimmed("/proc/sys/kernel/osrelease")),
         ("load average", read_trimmed("/proc/loadavg")),
         ("rustc", tool_line("rustc", &["--version"])),
-        ("cc", tool_line("cc", &["--version"])),
+        ("cc", tool_line(&c_compiler_words()[0], &["--version"])),
+        (
+            "CC",
+            std::env::var("CC").unwrap_or_else(|_| "(unset: cc)".into()),
+        ),
         ("libc", tool_line("ldd", &["--version"])),
         ("valgrind", tool_line("valgrind", &["--version"])),
         (
@@ -80,10 +84,56 @@ pub fn describe(command_line: &str) -> String {
             "TERN_POOL_BYTES",
             std::env::var("TERN_POOL_BYTES").unwrap_or_else(|_| "(unset)".into()),
         ),
+        ("allocator environment", allocator_environment()),
     ]
     .iter()
     .map(|(k, v)| format!("{k}: {v}\n"))
     .collect()
+}
+
+/// The variables besides `GLIBC_TUNABLES` that change what malloc does in
+/// every side's process, or which allocator it is: `MALLOC_*` (glibc's
+/// older settings) and the dynamic linker's `LD_PRELOAD` and
+/// `LD_LIBRARY_PATH`, `name=value` separated by spaces.
+fn allocator_environment() -> String {
+    let mut set: Vec<String> = std::env::vars_os()
+        .filter_map(|(k, v)| {
+            let k = k.to_string_lossy().into_owned();
+            let relevant = k.starts_with("MALLOC_") || k == "LD_PRELOAD" || k == "LD_LIBRARY_PATH";
+            relevant.then(|| format!("{k}={}", v.to_string_lossy()))
+        })
+        .collect();
+    set.sort();
+    if set.is_empty() {
+        "(none of MALLOC_*, LD_PRELOAD, LD_LIBRARY_PATH)".into()
+    } else {
+        set.join(" ")
+    }
+}
+
+/// `CC` split into words (a compiler and its own arguments, as `tern
+/// build` takes it), or `cc`.
+fn c_compiler_words() -> Vec<String> {
+    let words: Vec<String> = std::env::var("CC")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    if words.is_empty() {
+        vec!["cc".into()]
+    } else {
+        words
+    }
+}
+
+/// The C compiler the C sides and the launcher are built with: the one
+/// `tern build` links the Tern sides with (`CC`, else `cc`), so that every
+/// side of a run uses the same compiler.
+pub fn c_compiler() -> std::process::Command {
+    let words = c_compiler_words();
+    let mut cmd = std::process::Command::new(&words[0]);
+    cmd.args(&words[1..]);
+    cmd
 }
 
 /// FNV-1a, 64 bits: a fingerprint to tell builds apart, not a security hash.

@@ -28,12 +28,12 @@ pub struct Outcome {
 pub fn run(cmd: &mut Command) -> Result<Outcome, String> {
     let program = cmd.get_program().to_string_lossy().into_owned();
     let start = Instant::now();
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    let mut child = super::interrupt::spawn_in_group(
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|e| format!("cannot start `{program}`: {e}"))?;
     // stderr is read on a thread so a chatty child can never block on a
     // full pipe while we read stdout.
     let mut err_pipe = child.stderr.take().expect("stderr is piped");
@@ -48,8 +48,9 @@ pub fn run(cmd: &mut Command) -> Result<Outcome, String> {
         .take()
         .expect("stdout is piped")
         .read_to_string(&mut stdout);
-    let (status, usage) =
-        wait4(child.id() as libc::pid_t).map_err(|e| format!("waiting for `{program}`: {e}"))?;
+    let waited = wait4(child.id() as libc::pid_t);
+    super::interrupt::finished();
+    let (status, usage) = waited.map_err(|e| format!("waiting for `{program}`: {e}"))?;
     let wall_s = start.elapsed().as_secs_f64();
     let stderr = err_thread.join().unwrap_or_default();
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
