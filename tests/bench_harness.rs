@@ -323,6 +323,34 @@ fn an_interrupted_run_keeps_its_samples() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A run without the AOT mode builds no executable, so it needs no C
+/// compiler (`CC` names none here); its sizes table says so.
+#[test]
+fn a_jit_only_run_needs_no_c_compiler() {
+    let dir = scratch("jit-only");
+    let out = dir.join("run");
+    let mut args: Vec<&str> = TINY.to_vec();
+    let modes = args.iter().position(|a| *a == "--modes").unwrap();
+    args[modes + 1] = "jit-exec";
+    args.extend(["--sides", "builtin", "--out", out.to_str().unwrap()]);
+    let o = child_support::output(
+        tern()
+            .arg("bench")
+            .args(&args)
+            .current_dir(&dir)
+            .env_remove("TERN_STDLIB")
+            .env("CC", "/nonexistent/cc"),
+    );
+    let stdout = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{}", text(&o.stderr));
+    assert!(
+        stdout.contains("\nbuiltin  -O2    fragmented/8              -"),
+        "{stdout}"
+    );
+    assert!(!out.join("bin/builtin-O2/fragmented-8").exists());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// A sample that writes to stderr fails its case in AOT as in the JIT (here
 /// the dynamic linker's statistics, which `LD_DEBUG` asks every process
 /// for), and the allocator environment every side ran with is recorded.

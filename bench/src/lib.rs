@@ -369,7 +369,8 @@ impl Bench {
     /// when some case failed (reported, and the rest still measured).
     fn run(&self) -> Result<bool, String> {
         let args: Vec<String> = std::env::args().collect();
-        self.write(&["machine.txt"], &machine::describe(&args.join(" ")))?;
+        let command: Vec<String> = args.iter().map(|a| machine::shell_word(a)).collect();
+        self.write(&["machine.txt"], &machine::describe(&command.join(" ")))?;
         self.write(
             &["fingerprints.txt"],
             &(machine::fingerprints(
@@ -381,7 +382,7 @@ impl Bench {
                     .cfg
                     .trace_file
                     .as_ref()
-                    .map(traces::FileTrace::fingerprint)
+                    .map(|t| t.fingerprint(self.cfg.quick))
                     .unwrap_or_default()),
         )?;
         // The report says the run is not finished until it is, from before
@@ -594,10 +595,12 @@ impl Bench {
                     let clif = self.path(&["clif", &dir, &format!("{stem}.clif")]);
                     let obj = self.path(&["obj", &dir, &format!("{stem}.o")]);
                     let exe = self.path(&["bin", &dir, &stem]);
+                    // The executable only for the AOT mode: a JIT run
+                    // needs no C compiler.
                     let steps: [(&Path, Option<&str>); 3] =
                         [(&clif, Some("clif")), (&obj, Some("obj")), (&exe, None)];
                     let mut failed = None;
-                    for (target, emit) in steps {
+                    for (target, emit) in steps.into_iter().take(if aot { 3 } else { 2 }) {
                         let mut cmd = Command::new(&self.tern);
                         cmd.arg("build").arg(&src).arg("-o").arg(target).arg(&lv);
                         cmd.args(self.cfg.calls.flags());
@@ -619,7 +622,7 @@ impl Bench {
                         results.failed.entry((w, size, side)).or_insert(why);
                         continue;
                     }
-                    let exe_bytes = std::fs::metadata(&exe).map(|m| m.len()).unwrap_or(0);
+                    let exe_bytes = std::fs::metadata(&exe).ok().map(|m| m.len());
                     results
                         .sizes
                         .insert((side, level, w, size), (exe_bytes, text_bytes(&obj)));
@@ -664,7 +667,7 @@ impl Bench {
                     .arg(&src);
                 match run_logged(&mut cmd, log) {
                     Ok(()) => {
-                        let exe_bytes = std::fs::metadata(&exe).map(|m| m.len()).unwrap_or(0);
+                        let exe_bytes = std::fs::metadata(&exe).ok().map(|m| m.len());
                         results
                             .sizes
                             .insert((side, 2, w, size), (exe_bytes, text_bytes(&exe)));

@@ -30,6 +30,39 @@ fn read_trimmed(path: &str) -> String {
         .unwrap_or_else(|e| format!("unavailable ({e})"))
 }
 
+/// `word` as a POSIX shell reads it back: as it is when it is made of
+/// safe characters only, in single quotes when it has no control
+/// characters, else in bash's `$'...'` with escapes (a newline in a path
+/// would otherwise split a record's line in two).
+pub fn shell_word(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./,:=+@%".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        return word.to_string();
+    }
+    if !word.chars().any(char::is_control) {
+        return format!("'{}'", word.replace('\'', r"'\''"));
+    }
+    let mut out = String::from("$'");
+    for c in word.chars() {
+        match c {
+            '\n' => out.push_str(r"\n"),
+            '\t' => out.push_str(r"\t"),
+            '\r' => out.push_str(r"\r"),
+            '\\' => out.push_str(r"\\"),
+            '\'' => out.push_str(r"\'"),
+            c if c.is_control() => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
 /// A `key: value` description of the machine and tools.
 pub fn describe(command_line: &str) -> String {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
@@ -58,6 +91,12 @@ pub fn describe(command_line: &str) -> String {
         .unwrap_or_default();
     [
         ("command", command_line.to_string()),
+        (
+            "working directory",
+            std::env::current_dir()
+                .map(|d| shell_word(&d.to_string_lossy()))
+                .unwrap_or_else(|e| format!("unknown ({e})")),
+        ),
         ("nproc", nproc),
         ("cpu model", model),
         ("cpu MHz", mhz),
@@ -178,6 +217,31 @@ pub fn fingerprints(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every word reads back as itself in bash, on one line.
+    #[test]
+    fn shell_words_read_back_whole() {
+        for word in [
+            "plain/path-1.trace",
+            "",
+            "sp ace",
+            "it's",
+            "two\nlines",
+            "tab\tq'uote\\",
+            "ünïcode",
+            "\u{1}ctl",
+        ] {
+            let quoted = shell_word(word);
+            assert!(!quoted.contains('\n'), "{quoted}");
+            let o = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(format!("printf %s {quoted}"))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(o.stdout).unwrap(), word, "{quoted}");
+        }
+        assert_eq!(shell_word("--out"), "--out");
+    }
 
     #[test]
     fn fnv1a_known_values() {

@@ -22,8 +22,9 @@ pub struct Key {
     pub side: Side,
 }
 
-/// Executable bytes and machine-code (`.text`) bytes, when known.
-pub type Sizes = (u64, Option<u64>);
+/// Executable bytes (none built when no AOT mode runs) and machine-code
+/// (`.text`) bytes, when known.
+pub type Sizes = (Option<u64>, Option<u64>);
 
 /// Everything measured, measured repetitions only (warm-ups are dropped).
 #[derive(Default, Debug)]
@@ -419,7 +420,8 @@ pub fn size_table(r: &Results) -> String {
         } else {
             format!("-O{level}")
         };
-        let text = text.map(|t| t.to_string()).unwrap_or_else(|| "-".into());
+        let shown = |b: &Option<u64>| b.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
+        let (exe, text) = (shown(exe), shown(text));
         let _ = writeln!(
             out,
             "{:<8} {:<6} {:<16} {:>10} {:>8}",

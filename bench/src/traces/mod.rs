@@ -221,14 +221,24 @@ impl FileTrace {
     }
 
     /// The fingerprint line of the trace (decompressed), in the form of
-    /// [`fingerprints`]'.
-    pub fn fingerprint(&self) -> String {
-        format!(
+    /// [`fingerprints`]'; with `quick`, a second line for what was replayed
+    /// and saved under `traces/` (its first twentieth).
+    pub fn fingerprint(&self, quick: bool) -> String {
+        let mut out = format!(
             "{:016x}  {:>10}  trace file {}\n",
             crate::machine::fnv1a(&self.trace),
             self.trace.len(),
-            self.path.display()
-        )
+            crate::machine::shell_word(&self.path.to_string_lossy())
+        );
+        if quick {
+            let short = shorten(self.trace.to_vec(), true);
+            out.push_str(&format!(
+                "{:016x}  {:>10}  trace file, its first twentieth (--quick): traces/file.trace\n",
+                crate::machine::fnv1a(&short),
+                short.len()
+            ));
+        }
+        out
     }
 }
 
