@@ -77,6 +77,7 @@ const TINY: &[&str] = &[
 #[test]
 fn bad_option_values_exit_2_with_a_clear_message_and_create_nothing() {
     let dir = scratch("bad-args");
+    std::fs::write(dir.join("a-file"), "notes\n").unwrap();
     for (args, expected) in [
         (
             &["--sides", "builtin,bogus"][..],
@@ -105,6 +106,14 @@ fn bad_option_values_exit_2_with_a_clear_message_and_create_nothing() {
         (
             &["--trace-file", "no-such.trace"][..],
             "error: --trace-file no-such.trace: cannot read it: ",
+        ),
+        (
+            &["--affinity", "0,1023"][..],
+            "error: --affinity: CPU 1023 is not one this process may run on (",
+        ),
+        (
+            &["--out", "a-file/run"][..],
+            "cannot create `a-file`: `a-file` is a file, not a folder",
         ),
     ] {
         let o = bench(args, &dir, None);

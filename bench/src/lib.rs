@@ -124,8 +124,28 @@ pub fn main(args: &[String], host: Host) -> Result<(), Failure> {
     }
 }
 
-/// Pins this process (and so every child it starts) to `cpus`.
+/// Pins this process (and so every child it starts) to `cpus`, every one
+/// of which must be a CPU it may run on (the kernel would silently drop the
+/// others from the mask).
 fn set_affinity(cpus: &[usize]) -> Result<(), String> {
+    // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
+    let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: pid 0 = this thread; `allowed` is valid for its size.
+    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) }
+        == 0
+    {
+        // SAFETY: every index is below 1024 = CPU_SETSIZE.
+        let usable: Vec<usize> = (0..1024)
+            .filter(|&c| unsafe { libc::CPU_ISSET(c, &allowed) })
+            .collect();
+        if let Some(c) = cpus.iter().find(|c| !usable.contains(c)) {
+            let list: Vec<String> = usable.iter().map(usize::to_string).collect();
+            return Err(format!(
+                "CPU {c} is not one this process may run on ({})",
+                list.join(",")
+            ));
+        }
+    }
     // SAFETY: cpu_set_t is plain data; zeroed is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     for &c in cpus {

@@ -15,8 +15,17 @@ pub fn create(explicit: Option<&Path>, base: &Path, now: SystemTime) -> Result<P
             ));
         }
         if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(|e| {
+                // `create_dir_all` says `File exists` of a file in the way.
+                match parent.ancestors().find(|a| a.exists() && !a.is_dir()) {
+                    Some(file) => format!(
+                        "cannot create `{}`: `{}` is a file, not a folder",
+                        parent.display(),
+                        file.display()
+                    ),
+                    None => format!("cannot create `{}`: {e}", parent.display()),
+                }
+            })?;
         }
         // `create_dir` fails if the folder appeared meanwhile: never shared.
         return std::fs::create_dir(dir)
