@@ -143,6 +143,7 @@ transcripts!(
     stack_overflow,
     multiline,
     commands,
+    clif_shadowed,
     load,
     time,
     reusable,

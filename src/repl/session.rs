@@ -542,7 +542,18 @@ impl Session {
         let call = format!("{name}({});", args.join(", "));
         let sources = self.item_sources(&[]);
         let mut none = Slots::default();
-        let program = match self.compile_input(&sources, &call, InputKind::Statements, &mut none) {
+        // Without the bindings: one named like the function would shadow it
+        // (`let f = 10;` made `:clif f` call the integer).
+        let input = Source {
+            name: FILE.into(),
+            text: call,
+        };
+        let entry = Entry {
+            bindings: &[],
+            input: Some((&input, InputKind::Statements)),
+        };
+        let compiled = session::compile(&sources, &entry, &mut |b| none.take(b), &self.loader);
+        let program = match compiled {
             Ok(c) => c.program,
             Err(d) => {
                 say_part!("{}", crate::frontend::colored(d.render()));

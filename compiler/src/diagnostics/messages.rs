@@ -10,6 +10,8 @@ pub enum ErrorKind {
     // --- lexer ---
     UnexpectedChar(char),
     UnterminatedString,
+    /// A carriage return written as it is inside a string or byte literal.
+    BareCarriageReturn,
     UnterminatedComment,
     UnknownEscape(char),
     /// `\x` not followed by two hex digits.
@@ -303,6 +305,10 @@ impl fmt::Display for ErrorKind {
             }
             UnexpectedChar(c) => write!(f, "unexpected character `{c}`"),
             UnterminatedString => write!(f, "unterminated string literal"),
+            BareCarriageReturn => write!(
+                f,
+                "a carriage return inside a literal must be written `\\r` (one written as it is would not show)"
+            ),
             UnterminatedComment => write!(f, "unterminated block comment"),
             BadByteLiteral => write!(
                 f,

@@ -454,6 +454,13 @@ pub(crate) fn lex_as(file: FileId, text: &str, sink: &mut Sink, generated: bool)
                         }
                         i += len;
                     }
+                    // As in Rust: a line ending inside a literal is a
+                    // mistake, and a lone one does not show.
+                    '\r' => {
+                        sink.error(ErrorKind::BareCarriageReturn, span(i, i + 1));
+                        s.push(ch);
+                        i += 1;
+                    }
                     _ => {
                         s.push(ch);
                         i += ch.len_utf8();
