@@ -445,6 +445,9 @@ fn a_terminated_run_stops_its_child_and_says_so() {
             .unwrap()
             .contains("did not finish")
     );
+    // The references seen so far are kept with the samples.
+    let sums = std::fs::read_to_string(out.join("checksums.txt")).unwrap();
+    assert!(sums.starts_with("fragmented/8 contents "), "{sums}");
     for transient in ["logs/last.rss", "logs/last.stats"] {
         assert!(!out.join(transient).exists(), "{transient} left behind");
     }
@@ -517,7 +520,7 @@ fn a_trace_replay_is_net_of_its_dry_run_and_every_side_agrees() {
     let peak = format!("dry {}", 243_216);
     assert!(
         sums.starts_with(&format!(
-            "trace-sqlite/0 contents {peak} (first seen: trace-sqlite/1 builtin -O2 aot dry)\n"
+            "trace-sqlite/1 dry contents {peak} (first seen: trace-sqlite/1 builtin -O2 aot dry)\n"
         )),
         "{sums}"
     );

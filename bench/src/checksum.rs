@@ -92,7 +92,11 @@ impl Checksums {
     pub fn listing(&self) -> String {
         let mut out = String::new();
         for ((w, size), (label, first)) in &self.contents {
-            let name = super::config::case_name(*w, *size);
+            // A replay's dry runs are checked against each other as size 0.
+            let name = match size {
+                0 if w.trace().is_some() => format!("{} dry", super::config::case_name(*w, 1)),
+                _ => super::config::case_name(*w, *size),
+            };
             out.push_str(&format!("{name} contents {first} (first seen: {label})\n"));
             if let Some((label, full)) = self.full.get(&(*w, *size)) {
                 let place = full.lines().nth(1).unwrap_or("");

@@ -510,6 +510,9 @@ impl Bench {
                 }
                 self.append(&["logs", "samples.log"], &sample_log[logged..])?;
                 logged = sample_log.len();
+                // The references as they are first seen: a stopped run
+                // keeps them with its samples.
+                self.write(&["checksums.txt"], &checks.listing())?;
                 bar.inc(per_job);
             }
         }
