@@ -84,12 +84,38 @@ fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e.to_string()),
         Err(_) => {}
     }
+    refuse_planted_link(path)?;
     let mut f = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .open(path)
         .map_err(err)?;
-    if f.metadata().map_err(err)?.is_file() {
+    let meta = f.metadata().map_err(err)?;
+    {
+        use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
+        if meta.file_type().is_block_device() {
+            return Err("it is a block device; left unchanged".to_string());
+        }
+        // The program's own stdout or stderr (`/dev/stdout` of a shell's
+        // `>> log`): written through that descriptor, at its offset and in
+        // its append mode, never emptied first.
+        for fd in [1, 2] {
+            // SAFETY: fstat of a descriptor number into a local buffer.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            if unsafe { libc::fstat(fd, &mut st) } == 0
+                && st.st_dev as u64 == meta.dev()
+                && st.st_ino as u64 == meta.ino()
+            {
+                // SAFETY: fd 1 or 2 stays open for the process's life; the
+                // `File` must not close it.
+                let mut out = std::mem::ManuallyDrop::new(unsafe {
+                    <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd)
+                });
+                return out.write_all(text.as_bytes()).map_err(err);
+            }
+        }
+    }
+    if meta.is_file() {
         let mut old = Vec::new();
         (&mut f)
             .take(MAX_REPORT_BYTES + 1)
@@ -108,14 +134,54 @@ fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
     f.write_all(text.as_bytes()).map_err(err)
 }
 
-/// Whether `text` has the shape [`report`] writes: lines `KIND BYTES` of the
-/// three kinds, nothing else (the empty report included).
+/// Whether `text` has the shape [`report`] writes: lines `KIND BYTES`, each
+/// of the three kinds at most once and in that order, nothing else (the
+/// empty report included); a log of several runs' reports is not one.
 fn is_report(text: &str) -> bool {
+    let kinds = ["builtin", "library", "pure"];
+    let mut next = 0;
     text.lines().all(|line| {
         line.split_once(' ').is_some_and(|(kind, bytes)| {
-            ["builtin", "library", "pure"].contains(&kind) && bytes.parse::<i64>().is_ok()
+            let Some(k) = kinds.iter().position(|&n| n == kind) else {
+                return false;
+            };
+            let in_order = k >= next;
+            next = k + 1;
+            in_order && bytes.parse::<i64>().is_ok()
         })
     })
+}
+
+/// Refuses a symbolic link at `path` that someone else may have planted:
+/// one in a sticky, world-writable folder (`/tmp`) owned neither by this
+/// user nor by the folder's owner (the rule Linux's `protected_symlinks`
+/// applies, which not every system turns on). Links the user or the system
+/// made (`/dev/stderr`, `/proc/self/fd/2`) are followed.
+fn refuse_planted_link(path: &std::path::Path) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(link) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if !link.file_type().is_symlink() {
+        return Ok(());
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let Ok(folder) = std::fs::metadata(dir) else {
+        return Ok(());
+    };
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let shared = folder.mode() & 0o1002 == 0o1002;
+    if shared && link.uid() != me && link.uid() != folder.uid() {
+        return Err(format!(
+            "it is a symbolic link another user (uid {}) made in a shared folder; not followed",
+            link.uid()
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -140,7 +206,14 @@ mod tests {
         std::fs::write(&file, "").unwrap();
         write_report(&file, "pure 8\n").unwrap();
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "pure 8\n");
-        for other in ["fn main() {}\n", "builtin 8\nbuiltin eight\n", "heap 8\n"] {
+        // A log of several runs' reports is no report: kept.
+        for other in [
+            "fn main() {}\n",
+            "builtin 8\nbuiltin eight\n",
+            "heap 8\n",
+            "builtin 1024\nbuiltin 2048\nlibrary 77\n",
+            "pure 8\nbuiltin 8\n",
+        ] {
             std::fs::write(&file, other).unwrap();
             assert_eq!(
                 write_report(&file, "builtin 8\n").unwrap_err(),
@@ -150,6 +223,15 @@ mod tests {
         }
         // A device is written as it is.
         write_report(std::path::Path::new("/dev/null"), "builtin 8\n").unwrap();
+        // A link this user made is followed; whether another user's in a
+        // shared folder would be is `refuse_planted_link`'s (not testable
+        // without a second user).
+        let link = dir.join("link");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        std::fs::write(&file, "").unwrap();
+        write_report(&link, "library 8\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "library 8\n");
         let big = "builtin 8\n".repeat(500);
         std::fs::write(&file, &big).unwrap();
         assert!(write_report(&file, "builtin 8\n").is_err());
