@@ -116,15 +116,12 @@ pub fn build(
     // trusted) goes into a private temporary directory (mode 0700, a fresh
     // unpredictable name, removed on drop), so no file of the user's (nor a
     // failure message about one) is ever a temporary name.
-    let scratch = tempfile::Builder::new()
-        .prefix("tern-build-")
-        .tempdir()
-        .map_err(|e| {
-            Failure::new(
-                1,
-                format!("error: cannot create a temporary directory: {e}"),
-            )
-        })?;
+    let scratch = private_tempdir("tern-build-").map_err(|e| {
+        Failure::new(
+            1,
+            format!("error: cannot create a temporary directory: {e}"),
+        )
+    })?;
     let runtime =
         find_runtime_lib(scratch.path()).map_err(|e| Failure::new(1, format!("error: {e}")))?;
     let obj_path = scratch.path().join("program.o");
@@ -157,10 +154,27 @@ pub fn build(
 /// root, `/dev/null` became a regular file). A symbolic link is replaced,
 /// as the linker replaces it, and its target left alone.
 fn install(exe: &Path, out: &Path) -> Result<(), Failure> {
+    let mut from = std::fs::File::open(exe).map_err(|e| cannot_write(out, &e.to_string()))?;
+    let mode = from
+        .metadata()
+        .map_err(|e| cannot_write(out, &e.to_string()))?
+        .permissions();
+    install_from(&mut from, mode, out)
+}
+
+/// [`install`]'s steps for the bytes `from` gives, the file to get `mode`
+/// (the `--emit` listings are installed the same way: a full disk once left
+/// a listing half written over the old one, and a link at a default name
+/// had its target overwritten).
+fn install_from(
+    from: &mut dyn std::io::Read,
+    mode: std::fs::Permissions,
+    out: &Path,
+) -> Result<(), Failure> {
     if let Ok(meta) = std::fs::symlink_metadata(out) {
         let kind = meta.file_type();
         if !kind.is_file() && !kind.is_symlink() && !kind.is_dir() {
-            return write_into(exe, out);
+            return write_into(from, out);
         }
     }
     let dir = out
@@ -172,13 +186,8 @@ fn install(exe: &Path, out: &Path) -> Result<(), Failure> {
         .tempfile_in(dir)
         .map_err(|e| cannot_write(out, &e.to_string()))?;
     // Through the handle `tempfile` opened (O_EXCL), never the name again.
-    std::fs::File::open(exe)
-        .and_then(|mut from| {
-            std::io::copy(&mut from, &mut staged.as_file())?;
-            staged
-                .as_file()
-                .set_permissions(from.metadata()?.permissions())
-        })
+    std::io::copy(from, &mut staged.as_file())
+        .and_then(|_| staged.as_file().set_permissions(mode))
         .map_err(|e| cannot_write(out, &e.to_string()))?;
     staged
         .persist(out)
@@ -186,24 +195,34 @@ fn install(exe: &Path, out: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// A fresh temporary folder only this user can read (mode 0700 whatever
+/// the umask: the program's object and the runtime library go there),
+/// removed on drop.
+pub(crate) fn private_tempdir(prefix: &str) -> std::io::Result<tempfile::TempDir> {
+    use std::os::unix::fs::PermissionsExt as _;
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
+}
+
 /// [`install`] into a file that is not a regular one: its bytes written
 /// through the existing node, opened without following a link and never
 /// created, and checked to be still no regular file once open (a name
 /// replaced since the check, by a link or a file, is an error: the
 /// executable never lands in a file the user did not name).
-fn write_into(exe: &Path, out: &Path) -> Result<(), Failure> {
+fn write_into(from: &mut dyn std::io::Read, out: &Path) -> Result<(), Failure> {
     use std::os::unix::fs::OpenOptionsExt as _;
     let replaced = || std::io::Error::other("it was replaced by a regular file while building");
-    std::fs::File::open(exe)
-        .and_then(|mut from| {
-            let mut to = std::fs::OpenOptions::new()
-                .write(true)
-                .custom_flags(libc::O_NOFOLLOW)
-                .open(out)?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(out)
+        .and_then(|mut to| {
             if to.metadata()?.is_file() {
                 return Err(replaced());
             }
-            std::io::copy(&mut from, &mut to)?;
+            std::io::copy(from, &mut to)?;
             Ok(())
         })
         .map_err(|e| cannot_write(out, &e.to_string()))
@@ -219,7 +238,19 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
             .and_then(|()| out.flush())
             .map_err(|e| Failure::new(1, format!("error: cannot write to stdout: {e}")));
     }
-    std::fs::write(path, bytes).map_err(|e| cannot_write(path, &e.to_string()))
+    use std::os::unix::fs::PermissionsExt as _;
+    // What `std::fs::write` would have created: 0666 less the umask.
+    // SAFETY: umask has no preconditions; it is set straight back (the
+    // driver runs no other thread that creates files meanwhile).
+    let mask = unsafe {
+        let m = libc::umask(0o022);
+        libc::umask(m);
+        m
+    };
+    // `mode_t` is `u32` on Linux, `u16` on macOS.
+    #[allow(clippy::useless_conversion)]
+    let mode = std::fs::Permissions::from_mode(0o666 & !u32::from(mask));
+    install_from(&mut &bytes[..], mode, path)
 }
 
 fn cannot_write(path: &Path, why: &str) -> Failure {
@@ -239,6 +270,15 @@ fn refuse_to_replace_by_default(out: &Path, emit: Option<Emit>) -> Result<(), Fa
     let Ok(meta) = std::fs::symlink_metadata(out) else {
         return Ok(());
     };
+    if meta.file_type().is_symlink() {
+        return Err(Failure::new(
+            1,
+            format!(
+                "error: the default output `{}` is a symbolic link; name the output with `-o` to replace it",
+                out.display()
+            ),
+        ));
+    }
     if !meta.is_file() {
         return Ok(());
     }

@@ -42,10 +42,12 @@ pub fn history_file() -> Option<PathBuf> {
 
 /// `$VAR/tern`, else `$HOME/FALLBACK/tern` (empty variables count as unset).
 fn xdg_dir(var: &str, fallback: &str) -> Option<PathBuf> {
+    // Empty or relative values count as unset, as the XDG base directory
+    // specification says (a relative one would follow the working folder).
     let nonempty = |v: &str| {
         std::env::var_os(v)
-            .filter(|s| !s.is_empty())
             .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
     };
     match (nonempty(var), nonempty("HOME")) {
         (Some(dir), _) => Some(dir.join("tern")),

@@ -200,10 +200,7 @@ impl CodegenArgs {
 fn run_bench(args: &[String]) -> Result<(), Failure> {
     // Holds the runtime library while the harness runs when no cache
     // directory can be trusted (removed on return).
-    let scratch = tempfile::Builder::new()
-        .prefix("tern-bench-")
-        .tempdir()
-        .ok();
+    let scratch = build::private_tempdir("tern-bench-").ok();
     // A signal that stops the run ends its child and removes `scratch`.
     tern_bench::interrupt::install(scratch.iter().map(|s| s.path().to_path_buf()).collect());
     let host = tern_bench::Host {

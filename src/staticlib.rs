@@ -56,7 +56,9 @@ pub fn find_runtime_lib(scratch: &Path) -> Result<PathBuf, String> {
     }
     if let Some(dir) = crate::config::cache_dir() {
         match private_dir(&dir) {
-            Ok(()) => return cached(&dir),
+            // The checked folder by its resolved path: the linker gets a
+            // path no link another user owns can redirect after the checks.
+            Ok(real) => return cached(&real),
             Err(why) => say!(
                 "warning: not using the cache directory `{}`: {why}; linking from a private temporary directory instead",
                 dir.display()
@@ -251,8 +253,9 @@ fn create_exclusive(
 /// link, not a directory, owned by another user or writable by group or
 /// others, or when one of its parents lets another user rename it away
 /// (writable by others without the sticky bit, or owned by another user
-/// who is not root).
-fn private_dir(dir: &Path) -> Result<(), String> {
+/// who is not root). `Ok` holds its resolved path, the one every check was
+/// of: use it, not `dir` (a link on the way could be swapped after).
+pub(crate) fn private_dir(dir: &Path) -> Result<PathBuf, String> {
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent)
             .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
@@ -263,10 +266,18 @@ fn private_dir(dir: &Path) -> Result<(), String> {
         Err(e) => return Err(format!("cannot create it: {e}")),
     }
     let uid = effective_uid();
-    let meta = std::fs::symlink_metadata(dir).map_err(|e| e.to_string())?;
-    if meta.file_type().is_symlink() {
+    if std::fs::symlink_metadata(dir)
+        .map_err(|e| e.to_string())?
+        .file_type()
+        .is_symlink()
+    {
         return Err("it is a symbolic link".into());
     }
+    // Every check below is of the resolved path, which is also the one
+    // returned: a link on the way (`XDG_CACHE_HOME` through another user's
+    // link) is resolved once, here, and never again.
+    let real = std::fs::canonicalize(dir).map_err(|e| e.to_string())?;
+    let meta = std::fs::symlink_metadata(&real).map_err(|e| e.to_string())?;
     if !meta.is_dir() {
         return Err("it is not a directory".into());
     }
@@ -282,7 +293,6 @@ fn private_dir(dir: &Path) -> Result<(), String> {
             meta.mode() & 0o7777
         ));
     }
-    let real = std::fs::canonicalize(dir).map_err(|e| e.to_string())?;
     for parent in real.ancestors().skip(1) {
         let meta = std::fs::metadata(parent).map_err(|e| e.to_string())?;
         let sticky = meta.mode() & 0o1000 != 0;
@@ -301,7 +311,7 @@ fn private_dir(dir: &Path) -> Result<(), String> {
             ));
         }
     }
-    Ok(())
+    Ok(real)
 }
 
 fn effective_uid() -> u32 {
@@ -411,5 +421,12 @@ mod tests {
             err.contains("is writable by other users (mode 0777)"),
             "{err}"
         );
+        // A link on the way is resolved once: the folder is named by its
+        // real path, which the linker then gets (a link swapped after the
+        // checks once sent it another user's file).
+        let via = dir.path().join("via");
+        std::os::unix::fs::symlink(dir.path(), &via).unwrap();
+        let real = private_dir(&via.join("tern")).unwrap();
+        assert_eq!(real, std::fs::canonicalize(&cache).unwrap());
     }
 }

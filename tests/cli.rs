@@ -550,6 +550,28 @@ fn a_default_output_name_replaces_only_what_a_build_wrote() {
         assert!(build(emit).status.success(), "{name} again");
         assert_eq!(std::fs::read(dir.join(name)).unwrap(), first, "{name}");
     }
+    // A link at a default name is refused (its target was overwritten); a
+    // link named with `-o` is replaced, its target left alone, for a
+    // listing as for an executable.
+    std::fs::write(dir.join("target.txt"), "my notes\n").unwrap();
+    let _ = std::fs::remove_file(dir.join("p.s"));
+    std::os::unix::fs::symlink("target.txt", dir.join("p.s")).unwrap();
+    let o = build(&["--emit", "asm"]);
+    assert_eq!(
+        stderr(&o),
+        "error: the default output `p.s` is a symbolic link; name the output with `-o` to replace it\n"
+    );
+    assert!(build(&["--emit", "asm", "-o", "p.s"]).status.success());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("target.txt")).unwrap(),
+        "my notes\n"
+    );
+    assert!(
+        !std::fs::symlink_metadata(dir.join("p.s"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     // A name the user gave is theirs to replace, as a C compiler's `-o` is.
     std::fs::write(dir.join("notes.txt"), "my notes\n").unwrap();
     assert!(build(&["-o", "notes.txt"]).status.success());
@@ -1378,7 +1400,9 @@ fn control_characters_of_a_source_line_are_not_echoed() {
     assert_eq!(
         stderr(&o),
         format!(
-            "{0}:2:18: error: mismatched types: expected `i64`, found `[8]u8`\n2 |     let s: i64 = \"a?[2Jb?c\";\n  |                  ^^^^^^^^^^\nerror: could not compile `{0}`: 1 error\n",
+            "{0}:2:18: error: mismatched types: expected `i64`, found `[8]u8`\n2 |     let s: i64 = \"a?[2Jb?c\";\n  |                  ^^^^^^^^^^\n\
+             {0}:2:25: error: a carriage return inside a literal must be written `\\r` (one written as it is would not show)\n2 |     let s: i64 = \"a?[2Jb?c\";\n  |                         ^\n\
+             error: could not compile `{0}`: 2 errors\n",
             file.display()
         )
     );

@@ -250,6 +250,31 @@ fn the_history_keeps_every_session_and_never_drops_what_it_cannot_read() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The history's folder must be the user's alone, as the runtime cache's
+/// is: one others can write (a shared `HOME`, say) is not used, with a
+/// warning, and nothing is written into it (a history there was followed
+/// into the user's files, or read by the folder's other users).
+#[test]
+fn a_history_folder_others_can_write_is_not_used() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = scratch("history-shared");
+    let folder = dir.join("data/tern");
+    std::fs::create_dir_all(&folder).expect("history folder");
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let mut t = Terminal::start(&dir);
+    let shown = t.expect("tern> ");
+    assert!(
+        shown.contains("warning: not keeping the REPL history in")
+            && shown.contains("it is writable by other users (mode 0777)"),
+        "{shown:?}"
+    );
+    t.line("let kept_nowhere = 1;");
+    t.send(":quit\r");
+    assert_eq!(t.wait().code(), Some(0));
+    assert!(!folder.join("history").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_deep_recursion_that_prints_leaves_the_session_usable() {
     // On a terminal stdout is line-buffered, so every `print` writes, under

@@ -100,12 +100,11 @@ fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
         // `>> log`): written through that descriptor, at its offset and in
         // its append mode, never emptied first.
         for fd in [1, 2] {
-            // SAFETY: fstat of a descriptor number into a local buffer.
+            // SAFETY: all zeroes is a valid `stat`.
             let mut st: libc::stat = unsafe { std::mem::zeroed() };
-            if unsafe { libc::fstat(fd, &mut st) } == 0
-                && st.st_dev as u64 == meta.dev()
-                && st.st_ino as u64 == meta.ino()
-            {
+            // SAFETY: fstat of a descriptor number into a local buffer.
+            let found = unsafe { libc::fstat(fd, &mut st) } == 0;
+            if found && st.st_dev as u64 == meta.dev() && st.st_ino as u64 == meta.ino() {
                 // SAFETY: fd 1 or 2 stays open for the process's life; the
                 // `File` must not close it.
                 let mut out = std::mem::ManuallyDrop::new(unsafe {

@@ -71,6 +71,25 @@ impl Highlighter for Names {}
 impl Validator for Names {}
 impl Helper for Names {}
 
+/// `path` when its folder is this user's alone (created 0700 if missing;
+/// the checks of the runtime library's cache: no other user owns it or a
+/// parent that could swap it, none can write it), named by its resolved
+/// path; else `None`, with a warning. A history in a folder another user
+/// controls was followed into the user's files, or read by that user.
+fn trusted_history(path: PathBuf) -> Option<PathBuf> {
+    let dir = path.parent()?;
+    match crate::staticlib::private_dir(dir) {
+        Ok(real) => Some(real.join(path.file_name()?)),
+        Err(why) => {
+            eprintln!(
+                "warning: not keeping the REPL history in `{}`: {why}",
+                dir.display()
+            );
+            None
+        }
+    }
+}
+
 /// Entries the history keeps (rustyline's default is 100).
 const HISTORY_ENTRIES: usize = 10_000;
 
@@ -135,7 +154,7 @@ impl Input {
         if terminal && let Ok(mut editor) = Editor::<Names, DefaultHistory>::with_config(config()) {
             let names = Rc::new(RefCell::new(Vec::new()));
             editor.set_helper(Some(Names(names.clone())));
-            let mut history = crate::config::history_file();
+            let mut history = crate::config::history_file().and_then(trusted_history);
             if let Some(path) = &history {
                 match editor.load_history(path) {
                     Ok(()) => {}
