@@ -286,36 +286,51 @@ fn a_tiny_run_writes_every_artifact() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `tern bench` of TINY's case with far more repetitions than a test waits
+/// for, run in `dir` into `out` (its stderr to `stderr`): the child, once
+/// `samples.csv` has `lines` lines (or 300 s have passed), and how many it
+/// had then.
+fn long_run(
+    dir: &Path,
+    out: &Path,
+    stderr: std::process::Stdio,
+    lines: usize,
+) -> (std::process::Child, usize) {
+    let mut args: Vec<&str> = TINY.to_vec();
+    let reps = args.iter().position(|a| *a == "--reps").unwrap();
+    args[reps + 1] = "100000";
+    args.extend(["--sides", "builtin,c", "--out"]);
+    args.push(out.to_str().unwrap());
+    // Returned: the caller stops it and waits for it.
+    #[allow(clippy::zombie_processes)]
+    let child = tern()
+        .arg("bench")
+        .args(&args)
+        .current_dir(dir)
+        .env_remove("TERN_STDLIB")
+        .stdout(std::process::Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let csv = out.join("samples.csv");
+    let started = std::time::Instant::now();
+    loop {
+        let have = std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count());
+        if have >= lines || started.elapsed().as_secs() > 300 {
+            return (child, have);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Samples go to disk as they are taken: a run stopped half-way (killed,
 /// here) keeps what it measured, and its report says it did not finish.
 #[test]
 fn an_interrupted_run_keeps_its_samples() {
     let dir = scratch("interrupted");
     let out = dir.join("run");
-    // TINY with far more repetitions than the test waits for.
-    let mut args: Vec<&str> = TINY.to_vec();
-    let reps = args.iter().position(|a| *a == "--reps").unwrap();
-    args[reps + 1] = "100000";
-    args.extend(["--sides", "builtin,c", "--out"]);
-    args.push(out.to_str().unwrap());
-    let mut child = tern()
-        .arg("bench")
-        .args(&args)
-        .current_dir(&dir)
-        .env_remove("TERN_STDLIB")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
     let csv = out.join("samples.csv");
-    let started = std::time::Instant::now();
-    let samples = loop {
-        let lines = std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count());
-        if lines >= 5 || started.elapsed().as_secs() > 300 {
-            break lines;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+    let (mut child, samples) = long_run(&dir, &out, std::process::Stdio::null(), 5);
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(samples >= 5, "no samples written while the run went on");
@@ -404,29 +419,7 @@ fn stray_stderr_fails_an_executable_and_the_malloc_environment_is_recorded() {
 fn a_terminated_run_stops_its_child_and_says_so() {
     let dir = scratch("terminated");
     let out = dir.join("run");
-    let mut args: Vec<&str> = TINY.to_vec();
-    let reps = args.iter().position(|a| *a == "--reps").unwrap();
-    args[reps + 1] = "100000";
-    args.extend(["--sides", "builtin,c", "--out"]);
-    args.push(out.to_str().unwrap());
-    let child = tern()
-        .arg("bench")
-        .args(&args)
-        .current_dir(&dir)
-        .env_remove("TERN_STDLIB")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let csv = out.join("samples.csv");
-    let started = std::time::Instant::now();
-    let samples = loop {
-        let lines = std::fs::read_to_string(&csv).map_or(0, |t| t.lines().count());
-        if lines >= 3 || started.elapsed().as_secs() > 300 {
-            break lines;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+    let (child, samples) = long_run(&dir, &out, std::process::Stdio::piped(), 3);
     // SAFETY: signals the child this test started.
     let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     assert_eq!(sent, 0);
