@@ -58,7 +58,14 @@ pub fn find_runtime_lib(scratch: &Path) -> Result<PathBuf, String> {
         match private_dir(&dir) {
             // The checked folder by its resolved path: the linker gets a
             // path no link another user owns can redirect after the checks.
-            Ok(real) => return cached(&real),
+            Ok(real) => match cached(&real) {
+                Ok(path) => return Ok(path),
+                // A full disk or a read-only cache costs the cache, not the
+                // build: the scratch directory may have room.
+                Err(why) => {
+                    say!("warning: {why}; linking from a private temporary directory instead")
+                }
+            },
             Err(why) => say!(
                 "warning: not using the cache directory `{}`: {why}; linking from a private temporary directory instead",
                 dir.display()

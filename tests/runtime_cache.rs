@@ -128,6 +128,25 @@ fn a_planted_library_of_the_right_size_is_not_linked() {
     assert!(std::fs::read(shared.join(name)).unwrap() == planted);
 }
 
+/// A cache the library cannot be written into (a full disk; here a folder
+/// in the way, which no permission lets a rename replace) costs the cache,
+/// not the build: it links from its private temporary directory.
+#[test]
+fn a_cache_that_cannot_be_written_falls_back_to_the_scratch_directory() {
+    let base = Base::new("unwritable");
+    let cache = base.0.join("cache");
+    let lib = cached_lib(&base, &cache);
+    std::fs::remove_file(&lib).unwrap();
+    std::fs::remove_file(lib.with_extension("a.ok")).unwrap();
+    std::fs::create_dir_all(lib.join("in-the-way")).unwrap();
+    let err = base.build_and_run(&[("XDG_CACHE_HOME", &cache)]);
+    assert!(
+        err.starts_with("warning: cannot write the runtime library in `")
+            && err.ends_with("; linking from a private temporary directory instead\n"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_cache_directory_others_can_write_is_refused() {
     let base = Base::new("mode");
