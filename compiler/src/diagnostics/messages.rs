@@ -37,6 +37,9 @@ pub enum ErrorKind {
     MethodCall(String),
     InclusiveRange(Option<String>),
     NestedFn(String),
+    /// `const` inside a function body (parsed as a `let`, so its uses do
+    /// not cascade).
+    ConstInBody(String),
     LoopKeyword,
     /// `return` in a REPL input (statements, not a function's body).
     ReturnInInput,
@@ -371,6 +374,10 @@ impl fmt::Display for ErrorKind {
             NestedFn(n) => write!(
                 f,
                 "functions cannot be nested: move `fn {n}` out of the function around it"
+            ),
+            ConstInBody(n) => write!(
+                f,
+                "a `const` is an item: declare `{n}` outside the function, or bind it with `let` here"
             ),
             LoopKeyword => write!(f, "there is no `loop`: write `while true {{ ... }}`"),
             ReturnInInput => write!(

@@ -740,9 +740,16 @@ impl<'s> Parser<'s> {
                     body,
                 }
             }
-            Tok::Let | Tok::Var => {
-                let mutable = self.bump().tok == Tok::Var;
+            // A `const` here is read as the `let` it could be, after its
+            // error, so the function's uses of it do not cascade.
+            Tok::Let | Tok::Var | Tok::Const => {
+                let keyword = self.bump();
+                let mutable = keyword.tok == Tok::Var;
                 let name = self.ident()?;
+                if keyword.tok == Tok::Const {
+                    self.sink
+                        .error(ErrorKind::ConstInBody(name.name.clone()), keyword.span);
+                }
                 let ty = if self.eat(&Tok::Colon) {
                     Some(self.ty()?)
                 } else {
