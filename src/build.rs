@@ -181,14 +181,14 @@ fn install_from(
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
+    // Created with `mode` (less the umask, as any new file), O_EXCL.
     let staged = tempfile::Builder::new()
         .prefix(".tern-build-")
+        .permissions(mode)
         .tempfile_in(dir)
         .map_err(|e| cannot_write(out, &e.to_string()))?;
-    // Through the handle `tempfile` opened (O_EXCL), never the name again.
-    std::io::copy(from, &mut staged.as_file())
-        .and_then(|_| staged.as_file().set_permissions(mode))
-        .map_err(|e| cannot_write(out, &e.to_string()))?;
+    // Through the handle `tempfile` opened, never the name again.
+    std::io::copy(from, &mut staged.as_file()).map_err(|e| cannot_write(out, &e.to_string()))?;
     staged
         .persist(out)
         .map_err(|e| cannot_write(out, &e.error.to_string()))?;
@@ -240,17 +240,11 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     }
     use std::os::unix::fs::PermissionsExt as _;
     // What `std::fs::write` would have created: 0666 less the umask.
-    // SAFETY: umask has no preconditions; it is set straight back (the
-    // driver runs no other thread that creates files meanwhile).
-    let mask = unsafe {
-        let m = libc::umask(0o022);
-        libc::umask(m);
-        m
-    };
-    // `mode_t` is `u32` on Linux, `u16` on macOS.
-    #[allow(clippy::useless_conversion)]
-    let mode = std::fs::Permissions::from_mode(0o666 & !u32::from(mask));
-    install_from(&mut &bytes[..], mode, path)
+    install_from(
+        &mut &bytes[..],
+        std::fs::Permissions::from_mode(0o666),
+        path,
+    )
 }
 
 fn cannot_write(path: &Path, why: &str) -> Failure {
@@ -284,16 +278,12 @@ fn refuse_to_replace_by_default(out: &Path, emit: Option<Emit>) -> Result<(), Fa
     }
     let mut head = Vec::new();
     let read = std::fs::File::open(out).and_then(|f| f.take(64).read_to_end(&mut head));
-    let ours = read.is_ok()
-        && match emit {
-            None | Some(Emit::Obj) => head.starts_with(b"\x7fELF") || head.is_empty(),
-            Some(Emit::Asm) => {
-                head.starts_with(tern_codegen::asm::ASM_HEADER.as_bytes()) || head.is_empty()
-            }
-            Some(Emit::Clif) => {
-                head.starts_with(tern_codegen::lower::CLIF_HEADER.as_bytes()) || head.is_empty()
-            }
-        };
+    let signature: &[u8] = match emit {
+        None | Some(Emit::Obj) => b"\x7fELF",
+        Some(Emit::Asm) => tern_codegen::asm::ASM_HEADER.as_bytes(),
+        Some(Emit::Clif) => tern_codegen::lower::CLIF_HEADER.as_bytes(),
+    };
+    let ours = read.is_ok() && (head.is_empty() || head.starts_with(signature));
     if ours {
         return Ok(());
     }
