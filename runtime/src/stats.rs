@@ -84,12 +84,18 @@ fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e.to_string()),
         Err(_) => {}
     }
-    refuse_planted_link(path)?;
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(err)?;
+    // A name that was no link when checked is opened as none (a file
+    // swapped for a link since is refused, not followed).
+    let trusted_link = refuse_planted_link(path)?;
+    let mut f = {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(if trusted_link { 0 } else { libc::O_NOFOLLOW })
+            .open(path)
+            .map_err(err)?
+    };
     let meta = f.metadata().map_err(err)?;
     {
         use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
@@ -155,21 +161,22 @@ fn is_report(text: &str) -> bool {
 /// one in a sticky, world-writable folder (`/tmp`) owned neither by this
 /// user nor by the folder's owner (the rule Linux's `protected_symlinks`
 /// applies, which not every system turns on). Links the user or the system
-/// made (`/dev/stderr`, `/proc/self/fd/2`) are followed.
-fn refuse_planted_link(path: &std::path::Path) -> Result<(), String> {
+/// made (`/dev/stderr`, `/proc/self/fd/2`) are followed: `Ok(true)` for
+/// such a link, `Ok(false)` when `path` is no link.
+fn refuse_planted_link(path: &std::path::Path) -> Result<bool, String> {
     use std::os::unix::fs::MetadataExt as _;
     let Ok(link) = std::fs::symlink_metadata(path) else {
-        return Ok(());
+        return Ok(false);
     };
     if !link.file_type().is_symlink() {
-        return Ok(());
+        return Ok(false);
     }
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(std::path::Path::new("."));
     let Ok(folder) = std::fs::metadata(dir) else {
-        return Ok(());
+        return Ok(true);
     };
     // SAFETY: geteuid has no preconditions.
     let me = unsafe { libc::geteuid() };
@@ -180,7 +187,7 @@ fn refuse_planted_link(path: &std::path::Path) -> Result<(), String> {
             link.uid()
         ));
     }
-    Ok(())
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -81,7 +81,8 @@ pub fn repl() -> Result<(), Failure> {
                 pending.poison(format!(
                     "error: {at}: the line is longer than {MAX_MIB} MiB; its input was not run"
                 ));
-                if pending.balance.complete() && pending.lines == 0 {
+                // Alone, it was its whole input.
+                if pending.lines == 0 {
                     say!("{}", pending.poison.take().unwrap_or_default());
                     pending = Pending::default();
                     continue;
