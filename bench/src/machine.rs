@@ -107,7 +107,9 @@ pub fn describe(command_line: &str) -> String {
         ("cc", tool_line(&c_compiler_words()[0], &["--version"])),
         (
             "CC",
-            std::env::var("CC").unwrap_or_else(|_| "(unset: cc)".into()),
+            std::env::var("CC")
+                .map(|cc| shell_word(&cc))
+                .unwrap_or_else(|_| "(unset: cc)".into()),
         ),
         ("libc", tool_line("ldd", &["--version"])),
         ("valgrind", tool_line("valgrind", &["--version"])),
@@ -139,7 +141,7 @@ fn allocator_environment() -> String {
         .filter_map(|(k, v)| {
             let k = k.to_string_lossy().into_owned();
             let relevant = k.starts_with("MALLOC_") || k == "LD_PRELOAD" || k == "LD_LIBRARY_PATH";
-            relevant.then(|| format!("{k}={}", v.to_string_lossy()))
+            relevant.then(|| format!("{k}={}", shell_word(&v.to_string_lossy())))
         })
         .collect();
     set.sort();
