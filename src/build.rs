@@ -172,7 +172,14 @@ fn install_from(
     out: &Path,
 ) -> Result<(), Failure> {
     if let Ok(meta) = std::fs::symlink_metadata(out) {
+        use std::os::unix::fs::FileTypeExt as _;
         let kind = meta.file_type();
+        // A socket cannot be opened for writing (`No such device or
+        // address` said nothing of the kind), nor is it the user's file to
+        // replace.
+        if kind.is_socket() {
+            return Err(cannot_write(out, "it is a socket; name another output"));
+        }
         if !kind.is_file() && !kind.is_symlink() && !kind.is_dir() {
             return write_into(from, out);
         }

@@ -64,7 +64,8 @@ pub fn run(
 /// `/tmp/perf-PID.map` (`START SIZE NAME`, hexadecimal, one per line). The
 /// file is created fresh (`O_CREAT|O_EXCL|O_NOFOLLOW`, mode 0644, as perf's
 /// own tools expect): a file or link another user placed at the name is an
-/// error, never followed or truncated.
+/// error, never followed or truncated; a regular file of the user's own there
+/// is a stale map of an earlier process with the same id, and is replaced.
 fn write_perf_map(functions: &[(String, *const u8, usize)]) -> Result<(), Failure> {
     use std::io::Write as _;
     use std::os::unix::fs::OpenOptionsExt as _;
@@ -73,14 +74,42 @@ fn write_perf_map(functions: &[(String, *const u8, usize)]) -> Result<(), Failur
     for (name, addr, size) in functions {
         text.push_str(&format!("{:x} {size:x} {name}\n", *addr as usize));
     }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(&path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| Failure::new(1, format!("error: cannot write the perf map {path}: {e}")))
+    let create = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&path)
+    };
+    let file = match create() {
+        // A regular file of this user's at the name is an earlier process's
+        // map under the same process id (ids are reused): stale, replaced.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && own_regular_file(&path) => {
+            std::fs::remove_file(&path).and_then(|()| create())
+        }
+        other => other,
+    };
+    file.and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| {
+            let hint = if e.kind() == std::io::ErrorKind::AlreadyExists {
+                " (not a file of yours: remove it, or run again under another process id)"
+            } else {
+                ""
+            };
+            Failure::new(
+                1,
+                format!("error: cannot write the perf map {path}: {e}{hint}"),
+            )
+        })
+}
+
+/// Whether `path` is a regular file (not a link) the effective user owns.
+fn own_regular_file(path: &str) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::symlink_metadata(path)
+        // SAFETY: `geteuid` has no preconditions and cannot fail.
+        .is_ok_and(|m| m.is_file() && m.uid() == unsafe { libc::geteuid() })
 }
 
 /// `tern run --interp`: the reference interpreter runs `program` with the

@@ -1024,7 +1024,8 @@ fn diagnostics_are_coloured_on_a_terminal_unless_no_color() {
 
 /// `-o` naming a node that is not a regular file (`/dev/null`, a FIFO) is
 /// written into, as a C compiler's linker does: the build's rename replaced
-/// the node itself (run as root, `/dev/null` became a regular file). A
+/// the node itself (run as root, `/dev/null` became a regular file); a
+/// socket, which cannot be written into, is refused by name. A
 /// symbolic link is replaced, as the linker replaces it, and its target
 /// left alone.
 #[test]
@@ -1058,6 +1059,29 @@ fn build_writes_into_a_special_file_and_replaces_a_link() {
             .is_fifo()
     );
     let bytes = reader.join().unwrap();
+    // A socket is refused by name, and stays.
+    let socket = dir.join("out.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let o = tern(&[
+        "build",
+        src.to_str().unwrap(),
+        "-o",
+        socket.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: cannot write `{}`: it is a socket; name another output\n",
+            socket.display()
+        )
+    );
+    assert!(
+        std::fs::symlink_metadata(&socket)
+            .unwrap()
+            .file_type()
+            .is_socket()
+    );
     // The whole executable went through the FIFO.
     let exe = dir.join("p");
     let o = tern(&["build", src.to_str().unwrap(), "-o", exe.to_str().unwrap()]);

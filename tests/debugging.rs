@@ -250,7 +250,10 @@ fn perf_map_never_follows_a_planted_link() {
     assert_eq!(o.status.code(), Some(1), "{pid_link}");
     assert!(
         pid_link.starts_with("error: cannot write the perf map /tmp/perf-")
-            && pid_link.ends_with(".map: File exists (os error 17)\n"),
+            && pid_link.ends_with(
+                ".map: File exists (os error 17) (not a file of yours: remove it, \
+                 or run again under another process id)\n"
+            ),
         "{pid_link}"
     );
     let map = pid_link
@@ -262,4 +265,26 @@ fn perf_map_never_follows_a_planted_link() {
     let _ = std::fs::remove_file(&map);
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
     assert!(o.stdout.is_empty(), "the program did not run");
+}
+
+/// A regular file of the user's own at the map's name is a stale map of an
+/// earlier process that had the same id: replaced, and the run goes on.
+#[test]
+fn perf_map_replaces_a_stale_map_of_ones_own() {
+    let dir = scratch("perf-stale");
+    program(&dir);
+    let o = run(Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "echo 'stale 1 old' > /tmp/perf-$$.map && echo $$ >&2 && exec '{TERN}' run --perf-map prog.tern"
+        ))
+        .current_dir(&dir));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let pid = err.lines().next().unwrap().trim().to_string();
+    let map = PathBuf::from(format!("/tmp/perf-{pid}.map"));
+    let text = std::fs::read_to_string(&map).unwrap_or_default();
+    let _ = std::fs::remove_file(&map);
+    assert_eq!(o.status.code(), Some(101), "{err}");
+    assert!(!text.contains("old"), "{text}");
+    assert_eq!(text.lines().count(), 3, "{text}");
 }
