@@ -2,7 +2,7 @@
 //! by a Tern program on builtin `reusable[]`, `slice_pool` and `slice_pool_pure`
 //! side by side; the expected output comes from the runtime's reference model
 //! (`tern_runtime::span_tree::model::Model`) for placements and error codes, from a
-//! plain Rust model for contents, and from the runtime's tree code (`Tree<Checked>`
+//! plain Rust model for contents, and from the runtime's tree code (`Tree<Unchecked>`
 //! over Rust memory) for the exact words of the pools' headers and nodes. The
 //! program runs in JIT and AOT at -O0, -O1 and -O2; all must print exactly the
 //! expected lines.
@@ -35,7 +35,7 @@ use pool_support::{
 use tern_runtime::span_tree::error::MUST_MOVE;
 use tern_runtime::span_tree::layout::{self, HEADER_WORDS, NODE_WORDS};
 use tern_runtime::span_tree::model::Model;
-use tern_runtime::span_tree::{Checked, Tree, round8};
+use tern_runtime::span_tree::{Tree, Unchecked, round8};
 
 const DEFAULT_SEQUENCES: usize = 240;
 const SEQUENCES_PER_BATCH: usize = 40;
@@ -127,7 +127,7 @@ fn checksum(ty: Ty, elems: &[i64]) -> i64 {
 struct ReplayTree {
     hdr: Vec<i64>,
     nodes: Vec<i32>,
-    tree: Tree<Checked>,
+    tree: Tree<Unchecked>,
 }
 
 impl ReplayTree {

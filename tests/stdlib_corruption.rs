@@ -3,7 +3,7 @@
 //! allocating, resizing, appending and freeing. Every run must end in a correct
 //! run (status 0) or a clean runtime error (status 101, one stderr line starting
 //! `error: ` and its backtrace) — never a signal, a hang (killed after a timeout) or a write outside
-//! the pool — for `slice_pool` (the runtime's checked tree) and `slice_pool_pure`
+//! the pool — for `slice_pool` (whose runtime never reads those words back) and `slice_pool_pure`
 //! (the tree in Tern), in JIT and AOT at every level.
 //!
 //! How "no write outside the pool" is checked: canary arrays in program memory
@@ -204,7 +204,7 @@ fn tail(s: &str) -> &str {
 }
 
 /// Runs the corruption program of `module` for every mode, level and seed.
-fn corruption_runs(module: &str) {
+fn corruption_runs(module: &str, detects: bool) {
     let dir = scratch(&format!("corrupt-{module}"));
     let file = dir.join(format!("corrupt_{module}.tern"));
     std::fs::write(&file, program(module)).unwrap();
@@ -264,12 +264,24 @@ fn corruption_runs(module: &str) {
         failures.join("\n")
     );
     eprintln!("{module}: {errors} clean errors, {oks} correct runs; messages: {messages:#?}");
-    // Not vacuous: corruption must be caught in a good share of the runs.
-    assert!(
-        errors * 4 >= errors + oks,
-        "{module}: only {errors} of {} runs detected corruption",
-        errors + oks
-    );
+    // Not vacuous. `slice_pool_pure` validates the words it reads, so
+    // corruption must be caught in a good share of the runs; `slice_pool`
+    // reads only the runtime's copy of its tree, so most runs must go on
+    // as if nothing was written (the errors left: a scribbled pool id, and
+    // `finish` refusing a header that is not the tree's).
+    if detects {
+        assert!(
+            errors * 4 >= errors + oks,
+            "{module}: only {errors} of {} runs detected corruption",
+            errors + oks
+        );
+    } else {
+        assert!(
+            oks * 2 >= errors + oks,
+            "{module}: {errors} of {} runs failed",
+            errors + oks
+        );
+    }
     // Every error names the pool operation that failed.
     for m in &messages {
         assert!(
@@ -282,12 +294,12 @@ fn corruption_runs(module: &str) {
 
 #[test]
 fn slice_pool_survives_corrupt_tree_memory() {
-    corruption_runs("slice_pool");
+    corruption_runs("slice_pool", false);
 }
 
 #[test]
 fn slice_pool_pure_survives_corrupt_tree_memory() {
-    corruption_runs("slice_pool_pure");
+    corruption_runs("slice_pool_pure", true);
 }
 
 /// Without corruption the same program is a correct run (status 0, "ok").

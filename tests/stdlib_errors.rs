@@ -80,24 +80,6 @@ fn cases() -> Vec<(
             Some("resize of a span that overlaps free space (already freed?)"),
         ),
         (
-            "corrupt_magic",
-            "var p = M::new(4096);\n    p.tree.magic = 0;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
-            "alloc_slice",
-            Some("corrupt tree: header field magic (word 0)"),
-        ),
-        (
-            "corrupt_count",
-            "var p = M::new(4096);\n    let a = M::alloc_slice::<i64>(ref p, 4);\n    let b = M::alloc_slice::<i64>(ref p, 4);\n    p.nodes[0] = (M::FANOUT + 1) as i32;\n    M::free_slice(ref p, a);",
-            "free_slice",
-            Some("corrupt tree: node 0, field count (word 0)"),
-        ),
-        (
-            "corrupt_span",
-            "var p = M::new(4096);\n    p.nodes[M::N_LENS] = (4096 / 8 + 1) as i32;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
-            "alloc_slice",
-            Some(len0_message()),
-        ),
-        (
             "leak",
             "var p = M::new(4096);\n    let a = M::alloc_slice::<i64>(ref p, 4);\n    M::finish(ref p);",
             "finish",
@@ -188,17 +170,51 @@ fn check_module(module: &str, extra: &[(&str, &str, &str, Option<&str>)]) {
 #[test]
 fn slice_pool_errors_name_the_operation_and_the_cause() {
     // The runtime's registry keeps the authoritative bounds: a header that names
-    // another pool is refused.
-    let extra = [(
-        "bad_pool_id",
-        "var p = M::new(4096);\n    p.tree.pool_id = 12345;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
-        "alloc_slice",
-        Some("not a live pool: bad pool id or node array"),
-    )];
+    // another pool is refused. The tree's other words are never read back
+    // (a scribbled magic number stops no allocation), but `finish` refuses a
+    // header that is not the tree's.
+    let extra = [
+        (
+            "bad_pool_id",
+            "var p = M::new(4096);\n    p.tree.pool_id = 12345;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
+            "alloc_slice",
+            Some("not a live pool: bad pool id or node array"),
+        ),
+        (
+            "scribbled_header_finish",
+            "var p = M::new(4096);\n    p.tree.magic = 0;\n    let a = M::alloc_slice::<i64>(ref p, 4);\n    M::free_slice(ref p, a);\n    M::finish(ref p);",
+            "finish",
+            Some(
+                "not the live pool: its header does not describe its tree (a stale copy of the pool?)",
+            ),
+        ),
+    ];
     check_module("slice_pool", &extra);
 }
 
 #[test]
 fn slice_pool_pure_errors_name_the_operation_and_the_cause() {
-    check_module("slice_pool_pure", &[]);
+    // The pure tree validates every word it reads, and names the one it
+    // found corrupt.
+    let extra = [
+        (
+            "corrupt_magic",
+            "var p = M::new(4096);\n    p.tree.magic = 0;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
+            "alloc_slice",
+            Some("corrupt tree: header field magic (word 0)"),
+        ),
+        (
+            "corrupt_count",
+            "var p = M::new(4096);\n    let a = M::alloc_slice::<i64>(ref p, 4);\n    let b = M::alloc_slice::<i64>(ref p, 4);\n    p.nodes[0] = (M::FANOUT + 1) as i32;\n    M::free_slice(ref p, a);",
+            "free_slice",
+            Some("corrupt tree: node 0, field count (word 0)"),
+        ),
+        (
+            "corrupt_span",
+            "var p = M::new(4096);\n    p.nodes[M::N_LENS] = (4096 / 8 + 1) as i32;\n    let a = M::alloc_slice::<i64>(ref p, 4);",
+            "alloc_slice",
+            Some(len0_message()),
+        ),
+    ];
+    check_module("slice_pool_pure", &extra);
 }

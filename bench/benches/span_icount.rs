@@ -134,7 +134,9 @@ fn main() {
             tern_runtime::span_tree::scan::set_portable_only(true);
             run(job, SpanUnchecked::new(arena))
         }
-        "span_checked" => run(job, SpanChecked::new(arena)),
+        // The library's pool (`slice_pool`'s path); the name is the one
+        // scripts have always passed.
+        "span_checked" => run(job, SpanLibrary::new(arena)),
         "mimalloc" => run(job, Mi),
         "glibc" => run(job, Glibc),
         "rlsf" => run(job, Rlsf::new(arena as usize)),

@@ -72,7 +72,7 @@ fn hot(c: &mut Criterion) {
                 "span_checked",
                 size,
                 reverse,
-                SpanChecked::new(ARENA),
+                SpanLibrary::new(ARENA),
             );
             bench_hot_one(&mut g, "mimalloc", size, reverse, Mi);
             bench_hot_one(&mut g, "glibc", size, reverse, Glibc);
@@ -112,7 +112,7 @@ fn churn(c: &mut Criterion) {
     scan::set_portable_only(true);
     bench_churn_one(&mut g, "span_portable", CHURN, SpanUnchecked::new(ARENA));
     scan::set_portable_only(false);
-    bench_churn_one(&mut g, "span_checked", CHURN, SpanChecked::new(ARENA));
+    bench_churn_one(&mut g, "span_checked", CHURN, SpanLibrary::new(ARENA));
     bench_churn_one(&mut g, "mimalloc", CHURN, Mi);
     bench_churn_one(&mut g, "glibc", CHURN, Glibc);
     bench_churn_one(&mut g, "rlsf", CHURN, Rlsf::new(ARENA as usize));

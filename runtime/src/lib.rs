@@ -29,4 +29,4 @@ pub mod stats;
 pub mod stdout;
 
 pub use pool::SpanPool;
-pub use span_tree::{Checked, Unchecked};
+pub use span_tree::{Mirrored, Unchecked};

@@ -1,7 +1,7 @@
 //! A span pool: an arena reservation that never moves, a node array reserved for
 //! the worst case, a tree header and a boundary record, all owned by the pool.
-//! `SpanPool<Unchecked>` is the builtin pool; `SpanPool<Checked>` registers itself
-//! and runs every operation through the same checked entry points as the
+//! `SpanPool<Unchecked>` is the builtin pool; `SpanPool<Mirrored>` registers itself
+//! and runs every operation through the same library entry points as the
 //! `tern_span_*` externs (registry lookup and the registry's boundary record
 //! included), so it measures and tests exactly the library path.
 //!
@@ -17,7 +17,7 @@ use crate::span_tree::layout::{self, HEADER_WORDS, Word};
 use crate::span_tree::registry::{self, PoolBounds};
 use crate::span_tree::scan::{Portable, Simd};
 use crate::span_tree::tree::MAX_ARENA_BYTES;
-use crate::span_tree::{Tree, TreeResult, Validate, checked, round8};
+use crate::span_tree::{Tree, TreeResult, Validate, library, round8};
 
 /// A pool of spans over an owned arena; offsets are byte offsets into the arena.
 pub struct SpanPool<V: Validate> {
@@ -26,8 +26,8 @@ pub struct SpanPool<V: Validate> {
     header: Box<[i64; HEADER_WORDS]>,
     /// A persistent view over `header` and `nodes` (both stay put when the pool moves).
     tree: Tree<V>,
-    /// The boundary record of an unchecked pool (a checked pool's is the
-    /// registry's, reserved by `checked::init`).
+    /// The boundary record of an unchecked pool (a library pool's is the
+    /// registry's, reserved by `library::init`).
     _record: Option<Record>,
     /// The view of the boundary record in use.
     ext: Extents,
@@ -55,7 +55,7 @@ pub fn in_granule(old: i64, new: i64) -> bool {
 pub fn address_space(arena_bytes: i64) -> i64 {
     let arena_bytes = round8(arena_bytes);
     let nodes = layout::node_capacity(arena_bytes) * layout::NODE_WORDS as i64 * 4;
-    arena_bytes + nodes + crate::span_tree::extents::record_bytes(arena_bytes, false) as i64
+    arena_bytes + nodes + crate::span_tree::extents::record_bytes(arena_bytes) as i64
 }
 
 impl<V: Validate> SpanPool<V> {
@@ -63,7 +63,7 @@ impl<V: Validate> SpanPool<V> {
     /// granule at the end could hold no span, and a span past the size
     /// asked for would be room nobody asked for) and its worst-case node
     /// array. Errors: `BAD_SIZE` (negative or above `MAX_ARENA_BYTES`), `RESERVE_FAILED`,
-    /// `TOO_MANY_POOLS` (checked only).
+    /// `TOO_MANY_POOLS` (library pools only).
     pub fn new(arena_bytes: i64) -> TreeResult<Self> {
         if !(0..=MAX_ARENA_BYTES).contains(&arena_bytes) {
             return Err(BAD_SIZE);
@@ -82,14 +82,14 @@ impl<V: Validate> SpanPool<V> {
         // SAFETY: header and nodes are owned, sized as the view requires, and live
         // as long as the pool (the view is dropped with it).
         let mut tree: Tree<V> = unsafe { Tree::from_raw(hdr, nptr, node_cap, arena_bytes) };
-        let (record, ext) = if V::CHECKED {
+        let (record, ext) = if V::MIRRORED {
             // SAFETY: as above.
             let id =
-                unsafe { checked::init(hdr, nptr, node_words, arena.base() as i64, arena_bytes)? };
-            (None, checked::extents_of(id)?)
+                unsafe { library::init(hdr, nptr, node_words, arena.base() as i64, arena_bytes)? };
+            (None, library::extents_of(id)?)
         } else {
             tree.init(0);
-            let record = Record::new(arena_bytes, false)?;
+            let record = Record::new(arena_bytes)?;
             let ext = record.view();
             (Some(record), ext)
         };
@@ -131,7 +131,7 @@ impl<V: Validate> SpanPool<V> {
         &mut self.tree
     }
 
-    /// The arena address of offset `off` (what the checked entry points take;
+    /// The arena address of offset `off` (what the library entry points take;
     /// they refuse any address outside the arena, so a wild offset may wrap).
     #[inline(always)]
     fn addr(&self, off: i64) -> i64 {
@@ -178,10 +178,10 @@ impl<V: Validate> SpanPool<V> {
 
     #[inline(always)]
     fn alloc_in<S: Simd>(&mut self, bytes: i64) -> TreeResult<i64> {
-        if V::CHECKED {
+        if V::MIRRORED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
             // SAFETY: the header is owned and HEADER_WORDS long.
-            let addr = unsafe { checked::alloc_in::<S>(h, n, bytes, false)? };
+            let addr = unsafe { library::alloc_in::<S>(h, n, bytes, false)? };
             Ok(addr - self.addr(0))
         } else {
             let ext = self.ext;
@@ -212,10 +212,10 @@ impl<V: Validate> SpanPool<V> {
 
     #[inline(always)]
     pub(crate) fn free_in<S: Simd>(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
-        if V::CHECKED {
+        if V::MIRRORED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
             // SAFETY: as in `alloc_in`.
-            unsafe { checked::free_in::<S>(h, n, self.addr(off), bytes) }
+            unsafe { library::free_in::<S>(h, n, self.addr(off), bytes) }
         } else {
             let ext = self.ext;
             let (raw, path) = self.tree.parts();
@@ -225,11 +225,11 @@ impl<V: Validate> SpanPool<V> {
 
     #[inline(always)]
     fn resize_in_place_in<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
-        if V::CHECKED {
+        if V::MIRRORED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
             let at = self.addr(off);
             // SAFETY: as in `alloc_in`.
-            let addr = unsafe { checked::resize_in::<S>(h, n, at, (old, new), false, false)? };
+            let addr = unsafe { library::resize_in::<S>(h, n, at, (old, new), false, false)? };
             Ok(addr - self.addr(0))
         } else {
             let ext = self.ext;
@@ -373,7 +373,7 @@ impl<V: Validate> SpanPool<V> {
             self.resize_in_place_in::<S>(off, old, 0)?;
             return Ok(-1);
         }
-        if V::CHECKED {
+        if V::MIRRORED {
             return self.resize_checked::<S>(off, old, new);
         }
         let (old_r, new_r) = (round8(old), round8(new));
@@ -403,7 +403,7 @@ impl<V: Validate> SpanPool<V> {
         Ok(to)
     }
 
-    /// The library's resize: one checked call places the move (and zero-fills),
+    /// The library's resize: one library call places the move (and zero-fills),
     /// then the used bytes are copied from the freed, untouched old span,
     /// exactly as `slice_pool` does after `tern_span_resize`.
     #[inline(always)]
@@ -411,7 +411,7 @@ impl<V: Validate> SpanPool<V> {
         let (h, n, at) = (self.hdr(), self.nodes_ptr(), self.addr(off));
         // SAFETY: as in `alloc_in`.
         let to =
-            unsafe { checked::resize_in::<S>(h, n, at, (old, new), true, true)? } - self.addr(0);
+            unsafe { library::resize_in::<S>(h, n, at, (old, new), true, true)? } - self.addr(0);
         if to != off {
             // SAFETY: both spans lie inside the arena and do not overlap.
             unsafe {
@@ -428,7 +428,7 @@ impl<V: Validate> SpanPool<V> {
     /// The addresses of the boundary record's size map and large table
     /// (what generated code's fast path reads, `builtin::ReusableFast`).
     pub(crate) fn record_maps(&self) -> [i64; 2] {
-        let [sizes, large, _] = self.ext.parts();
+        let [sizes, large] = self.ext.parts();
         [sizes, large]
     }
 
@@ -465,9 +465,9 @@ impl<V: Validate> SpanPool<V> {
         self.node_cap
     }
 
-    /// The registry bounds of a checked pool (None for unchecked pools).
+    /// The registry bounds of a library pool (None for unchecked pools).
     pub fn bounds(&self) -> Option<PoolBounds> {
-        if V::CHECKED {
+        if V::MIRRORED {
             registry::lookup(self.header[layout::H_POOL_ID]).ok()
         } else {
             None
@@ -530,13 +530,13 @@ crate::simd_dispatch! { fn d_grow_written<V: Validate>(p: &mut SpanPool<V>, a: (
 
 impl<V: Validate> Drop for SpanPool<V> {
     fn drop(&mut self) {
-        if V::CHECKED {
+        if V::MIRRORED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
             // The header may be corrupt (tests write it): fall back to a scan-free
             // unregister by the id we can still trust from the registry.
             // SAFETY: owned header.
-            if unsafe { checked::release(h, n) }.is_err() {
-                checked::release_by_nodes(n);
+            if unsafe { library::release(h, n) }.is_err() {
+                library::release_by_nodes(n);
             }
         }
     }

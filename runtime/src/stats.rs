@@ -10,7 +10,7 @@
 //!
 //! * `builtin`: the builtin pool behind `reusable[]T` (its boundary record
 //!   keeps the mark, see `span_tree::extents`);
-//! * `library`: the largest mark of any checked pool (`slice_pool`), finished
+//! * `library`: the largest mark of any library pool (`slice_pool`), finished
 //!   or still live at the end (from the boundary records too);
 //! * `pure`: the largest mark a pool written in Tern (`slice_pool_pure`)
 //!   reported when it released its memory
@@ -34,7 +34,7 @@ pub fn report() -> String {
     if let Some(b) = crate::builtin::high_water() {
         out.push_str(&format!("builtin {b}\n"));
     }
-    let library = crate::span_tree::checked::high_water();
+    let library = crate::span_tree::library::high_water();
     let pure = Some(PURE.load(Ordering::Relaxed)).filter(|m| *m >= 0);
     for (kind, mark) in [("library", library), ("pure", pure)] {
         if let Some(mark) = mark {

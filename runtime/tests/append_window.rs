@@ -3,26 +3,25 @@
 //! (growths by one element) between other operations.
 //!
 //! * Exactness: after every call, the pool's header and node words and every
-//!   answer equal those of a `SpanPool<Checked>` (the same checked tree,
+//!   answer equal those of a `SpanPool<Mirrored>` (the same tree code,
 //!   which never opens a window) given the same operations, and the window
 //!   answered most growths of the runs.
 //! * Scribbles: with header words overwritten inside runs (while a window
-//!   is open), every call returns what `SpanPool<Checked>` returns given
-//!   the same writes (the window answers only while the header words the
-//!   tree's growth checks hold what it saw); with any node or header word
-//!   overwritten, every call returns an error code or an address whose
+//!   is open), every call returns what `SpanPool<Mirrored>` returns given
+//!   the same writes (neither reads them back); with any node or header
+//!   word overwritten, every call returns an error code or an address whose
 //!   span lies in the arena and overlaps no live allocation, and nothing
-//!   panics. (The span's own words, which the window checks too, are
+//!   panics. (The span's own words are
 //!   tests/programs/slice_pool_append_window_scribbled.tern's.)
 //!
 //! Case count: `TERN_PROPTEST_CASES` (default 300).
 
 use proptest::prelude::*;
 use tern_runtime::abi::span::*;
-use tern_runtime::span_tree::checked::PoolMemory;
 use tern_runtime::span_tree::error::INTERNAL;
 use tern_runtime::span_tree::layout::{H_NODES_USED, H_POOL_ID, HEADER_WORDS, NODE_WORDS};
-use tern_runtime::{Checked, SpanPool};
+use tern_runtime::span_tree::library::PoolMemory;
+use tern_runtime::{Mirrored, SpanPool};
 
 const ARENA: i64 = 64 * 1024;
 
@@ -112,7 +111,7 @@ struct ExternPool {
 impl Drop for ExternPool {
     fn drop(&mut self) {
         if !self.finished && self.finish() != 0 {
-            tern_runtime::span_tree::checked::release_by_nodes(self.n());
+            tern_runtime::span_tree::library::release_by_nodes(self.n());
         }
     }
 }
@@ -179,7 +178,7 @@ fn offset(r: i64, arena: i64) -> Result<i64, i64> {
 /// maximum).
 const FILL: usize = 160;
 
-/// Drives an extern pool and a `SpanPool<Checked>` (the same checked tree,
+/// Drives an extern pool and a `SpanPool<Mirrored>` (the same tree code,
 /// no window) with `ops`, scribbles included (into both), and requires
 /// the same answers and the same header and node words after every call.
 fn exact(ops: &[Op]) -> Result<(), TestCaseError> {
@@ -188,7 +187,7 @@ fn exact(ops: &[Op]) -> Result<(), TestCaseError> {
         .any(|op| matches!(op, Op::Scribble { .. } | Op::ScribbleHeader { .. }));
     let mut pending: Vec<(usize, Op)> = Vec::new();
     let mut e = ExternPool::new();
-    let mut s = SpanPool::<Checked>::new(ARENA).unwrap();
+    let mut s = SpanPool::<Mirrored>::new(ARENA).unwrap();
     let base = e.mem.arena;
     let mut fill = Vec::new();
     for i in 0..FILL as i64 {
@@ -209,7 +208,7 @@ fn exact(ops: &[Op]) -> Result<(), TestCaseError> {
         }
     }
     prop_assert_eq!(e.hdr[tern_runtime::span_tree::layout::H_HEIGHT], 2);
-    let same = |e: &mut ExternPool, s: &mut SpanPool<Checked>| -> Result<(), TestCaseError> {
+    let same = |e: &mut ExternPool, s: &mut SpanPool<Mirrored>| -> Result<(), TestCaseError> {
         let (mut eh, mut sh) = (*e.hdr, *s.header_mut());
         (eh[H_POOL_ID], sh[H_POOL_ID]) = (0, 0);
         prop_assert_eq!(eh, sh);
@@ -423,7 +422,7 @@ proptest! {
     }
 
     #[test]
-    fn scribbled_header_words_get_the_answers_of_the_checked_tree(
+    fn scribbled_header_words_get_the_answers_of_the_tree_without_a_window(
         ops in prop::collection::vec(op(Scribbles::Header), 1..80)
     ) {
         exact(&ops)?;

@@ -8,12 +8,12 @@ use tern_runtime::abi::reusable::{
     tern_reusable_resize_packed,
 };
 use tern_runtime::abi::span::*;
-use tern_runtime::span_tree::checked::PoolMemory;
 use tern_runtime::span_tree::error::{self, *};
 use tern_runtime::span_tree::layout::{self, HEADER_WORDS};
+use tern_runtime::span_tree::library::PoolMemory;
 use tern_runtime::span_tree::mirrored;
 use tern_runtime::span_tree::model::Model;
-use tern_runtime::{Checked, SpanPool, Unchecked};
+use tern_runtime::{Mirrored, SpanPool, Unchecked};
 
 #[test]
 fn fresh_pool_places_first_fit_from_offset_zero() {
@@ -30,7 +30,7 @@ fn fresh_pool_places_first_fit_from_offset_zero() {
 
 #[test]
 fn free_coalesces_with_both_neighbours() {
-    let mut p = SpanPool::<Checked>::new(256).unwrap();
+    let mut p = SpanPool::<Mirrored>::new(256).unwrap();
     let a = p.alloc(32).unwrap();
     let b = p.alloc(32).unwrap();
     let c = p.alloc(32).unwrap();
@@ -163,7 +163,7 @@ fn user_errors_get_codes_and_clear_messages() {
 
 #[test]
 fn resize_of_a_freed_span_is_an_error() {
-    let mut p = SpanPool::<Checked>::new(256).unwrap();
+    let mut p = SpanPool::<Mirrored>::new(256).unwrap();
     let a = p.alloc(32).unwrap();
     p.alloc(32).unwrap();
     p.free(a, 32).unwrap();
@@ -209,7 +209,7 @@ fn stale_spans_are_refused_with_what_is_live() {
         assert_eq!(p.free(x, 64), Err(STALE_FREE));
     }
     scenario::<Unchecked>();
-    scenario::<Checked>();
+    scenario::<Mirrored>();
     assert_eq!(
         error::stale_message(STALE_FREE, 0, 32, 8),
         "free of a stale slice: the span at offset 0 is 8 bytes, not 32"

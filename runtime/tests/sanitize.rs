@@ -13,8 +13,8 @@ use tern_runtime::abi::reusable::{tern_reusable_alloc, tern_reusable_free, tern_
 use tern_runtime::abi::sanitize::*;
 use tern_runtime::abi::span::{tern_span_alloc, tern_span_finish, tern_span_free, tern_span_new};
 use tern_runtime::sanitize::{ADDR_MASK, BUILTIN_REGION, TAG_SHIFT};
-use tern_runtime::span_tree::checked::PoolMemory;
 use tern_runtime::span_tree::layout::HEADER_WORDS;
+use tern_runtime::span_tree::library::PoolMemory;
 
 const FREE_AT: *const c_char = c"t.tern:3:5".as_ptr();
 const USE_AT: *const c_char = c"t.tern:9:1".as_ptr();

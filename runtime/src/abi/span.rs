@@ -1,16 +1,18 @@
-//! The library side: the checked span tree over a header and node array in
-//! program memory (`stdlib/slice_pool.tern`), plus its setup calls.
+//! The library side (`stdlib/slice_pool.tern`): the span tree of each pool
+//! kept by the runtime and mirrored into the header and node array the
+//! program holds (`span_tree::library`), plus its setup calls.
 //!
 //! Every function returns a value >= 0 or a negative error code (see
 //! `span_tree::error` and [`tern_span_error_message`]); none unwinds, reads out of
-//! bounds or trusts a bound stored in program memory. The checked tree only trusts
-//! the `tree` pointer itself (the address of a `HEADER_WORDS`-word header).
+//! bounds or trusts a bound stored in program memory. Of the program's memory it
+//! trusts only the `tree` pointer itself (the address of a `HEADER_WORDS`-word
+//! header), and reads only its pool id.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::memory::{Fill, zero_fill};
 use crate::span_tree::error::{self, INTERNAL};
-use crate::span_tree::{append_window, checked, layout};
+use crate::span_tree::{append_window, layout, library};
 
 /// A result as the externs return it: the value, or the (negative) error code.
 #[inline(always)]
@@ -38,10 +40,11 @@ fn guard(f: impl FnOnce() -> Result<i64, i64>) -> i64 {
     guard_word(|| word(f()))
 }
 
-/// Checked first-fit alloc of `bytes` (rounded up to 8) from the pool whose header
+/// First-fit alloc of `bytes` (rounded up to 8) from the pool whose header
 /// is at `tree` and node array at `nodes`. The span is zero-filled (in the
 /// registered arena). Returns the span's address, or a negative error code
-/// (`EXHAUSTED`, `BAD_SIZE` for `bytes <= 0`, `BAD_POOL`, corruption codes).
+/// (`EXHAUSTED`, `BAD_SIZE` for `bytes <= 0`, `BAD_POOL`).
+/// What the program wrote into its copy of the tree plays no part.
 ///
 /// # Safety
 /// `tree` must be null or point to `HEADER_WORDS` writable words (any contents).
@@ -51,10 +54,10 @@ pub unsafe extern "C" fn tern_span_alloc(tree: *mut i64, nodes: *mut i32, bytes:
     guard_word(|| unsafe { entry::d_alloc(tree, nodes, bytes) })
 }
 
-/// Checked free of the span at address `addr` (`round8(bytes)` long) with
+/// Free of the span at address `addr` (`round8(bytes)` long) with
 /// coalescing. Returns 0, or a negative error code (`DOUBLE_FREE`,
 /// `OUTSIDE_ARENA` for an address outside the registered arena, `BAD_SIZE`,
-/// `BAD_POOL`, corruption codes).
+/// `BAD_POOL`, `STALE_FREE` for a span that is not one live allocation).
 ///
 /// # Safety
 /// As for [`tern_span_alloc`].
@@ -69,7 +72,7 @@ pub unsafe extern "C" fn tern_span_free(
     guard_word(|| unsafe { entry::d_free(tree, nodes, addr, bytes) })
 }
 
-/// Checked resize of the span at address `addr` from `old` to `new` bytes (exact
+/// Resize of the span at address `addr` from `old` to `new` bytes (exact
 /// byte counts): shrink in place, grow in place when the free span right after
 /// it is long enough, otherwise place the move in this same call (first fit
 /// while the old span is held, then free the old span, coalescing). Returns the
@@ -78,10 +81,10 @@ pub unsafe extern "C" fn tern_span_free(
 /// `addr` (freed bytes are never written by the runtime, and the spans do not
 /// overlap). Bytes past `old` of the new extent are zero-filled. `new == 0`
 /// frees the span. Negatives are errors (`EXHAUSTED`, `RESIZE_FREE_SPAN`,
-/// `DOUBLE_FREE`, `OUTSIDE_ARENA`, `BAD_SIZE`, `BAD_POOL`, corruption codes).
+/// `DOUBLE_FREE`, `OUTSIDE_ARENA`, `BAD_SIZE`, `BAD_POOL`, `STALE_RESIZE`).
 /// A slice grown in place through the growth hint often enough in a row
 /// gets its pool's append window, whose growths are answered here before
-/// the checked tree, with the same answer and node words
+/// the library's tree, with the same answer and node words
 /// (`span_tree::append_window`).
 ///
 /// # Safety
@@ -107,14 +110,14 @@ pub unsafe extern "C" fn tern_span_resize(
 /// growth of the slice the window of its pool is open on is answered here,
 /// before any frame or dispatch (the window's work is loads, compares and a
 /// few stores, and cannot panic); any other call on that pool settles the
-/// window first, and then takes the checked tree.
+/// window first, and then takes the library's tree.
 ///
 /// # Safety
 /// As for [`tern_span_alloc`].
 #[inline(never)]
 unsafe fn resize_windowed(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, new: i64) -> i64 {
     // SAFETY: the caller's contract.
-    match unsafe { checked::window_append(tree, nodes, addr, (old, new)) } {
+    match unsafe { library::window_append(tree, nodes, addr, (old, new)) } {
         // SAFETY: `window_append` names bytes of the registered arena.
         Some((from, bytes)) if bytes > 0 => unsafe { zero_then(addr, from, bytes) },
         Some(_) => addr,
@@ -124,7 +127,7 @@ unsafe fn resize_windowed(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, 
 }
 
 /// A [`tern_span_resize`] call [`resize_windowed`] did not answer: the
-/// pool's window, if it has one open, is settled, then the checked tree
+/// pool's window, if it has one open, is settled, then the library's tree
 /// answers. Out of line, so that the window's test saves no registers.
 ///
 /// # Safety
@@ -132,7 +135,7 @@ unsafe fn resize_windowed(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, 
 #[inline(never)]
 unsafe fn resize_missed(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, new: i64) -> i64 {
     // SAFETY: the caller's contract.
-    unsafe { checked::settle_window_of(tree, nodes) };
+    unsafe { library::settle_window_of(tree, nodes) };
     // SAFETY: the caller's contract.
     unsafe { resize_checked(tree, nodes, addr, old, new) }
 }
@@ -168,7 +171,7 @@ unsafe fn zero_then(to: i64, from: i64, bytes: i64) -> i64 {
     to
 }
 
-/// [`tern_span_resize`]'s checked tree under its panic guard, for the calls
+/// [`tern_span_resize`]'s tree under its panic guard, for the calls
 /// [`resize_windowed`] does not answer: a frame of its own, so that the
 /// window's test before it saves no registers.
 ///
@@ -185,7 +188,7 @@ unsafe fn resize_checked(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, n
 /// returns the answer word (an address, 0 or an error code) as it is.
 mod entry {
     use super::word;
-    use crate::span_tree::checked;
+    use crate::span_tree::library;
     use crate::span_tree::scan::Simd;
 
     /// `tern_span_alloc` on backend `S`.
@@ -195,7 +198,7 @@ mod entry {
     #[inline(always)]
     pub(super) unsafe fn alloc<S: Simd>(tree: *mut i64, nodes: *mut i32, bytes: i64) -> i64 {
         // SAFETY: the caller's contract.
-        word(unsafe { checked::alloc_in::<S>(tree, nodes, bytes, true) })
+        word(unsafe { library::alloc_in::<S>(tree, nodes, bytes, true) })
     }
 
     /// `tern_span_free` on backend `S`.
@@ -207,7 +210,7 @@ mod entry {
         bytes: i64,
     ) -> i64 {
         // SAFETY: the caller's contract.
-        word(unsafe { checked::free_in::<S>(tree, nodes, addr, bytes).map(|()| 0) })
+        word(unsafe { library::free_in::<S>(tree, nodes, addr, bytes).map(|()| 0) })
     }
 
     /// `tern_span_resize` on backend `S`.
@@ -220,7 +223,7 @@ mod entry {
         new: i64,
     ) -> i64 {
         // SAFETY: the caller's contract.
-        word(unsafe { checked::resize_in::<S>(tree, nodes, addr, (old, new), true, true) })
+        word(unsafe { library::resize_in::<S>(tree, nodes, addr, (old, new), true, true) })
     }
 
     crate::simd_dispatch! {
@@ -259,10 +262,10 @@ pub extern "C" fn tern_span_node_words(arena_bytes: i64) -> i64 {
     if !(0..=crate::span_tree::tree::MAX_ARENA_BYTES).contains(&arena_bytes) {
         return error::BAD_SIZE;
     }
-    checked::node_array_words(crate::span_tree::round8(arena_bytes))
+    library::node_array_words(crate::span_tree::round8(arena_bytes))
 }
 
-/// Creates a checked pool: writes a fresh header at `tree` and root into `nodes`
+/// Creates a library pool: writes a fresh header at `tree` and root into `nodes`
 /// (`node_words` words, at least `tern_span_node_words(arena_bytes)`) and registers
 /// the authoritative bounds. `arena` is the arena's address (0: the runtime never
 /// touches arena bytes and does not zero-fill), `arena_bytes` a multiple of 8.
@@ -281,7 +284,7 @@ pub unsafe extern "C" fn tern_span_init(
     arena_bytes: i64,
 ) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { checked::init(tree, nodes, node_words, arena as i64, arena_bytes) })
+    guard(|| unsafe { library::init(tree, nodes, node_words, arena as i64, arena_bytes) })
 }
 
 /// Creates a pool for the library: the runtime reserves (and owns) an arena of
@@ -299,14 +302,14 @@ pub unsafe extern "C" fn tern_span_init(
 pub unsafe extern "C" fn tern_span_new(
     tree: *mut i64,
     arena_bytes: i64,
-    memory: *mut checked::PoolMemory,
+    memory: *mut library::PoolMemory,
 ) -> i64 {
     if memory.is_null() || !(memory as usize).is_multiple_of(8) {
         return error::BAD_POOL;
     }
     // SAFETY: the caller's contract.
     guard(|| unsafe {
-        let (id, m) = checked::create(tree, arena_bytes)?;
+        let (id, m) = library::create(tree, arena_bytes)?;
         memory.write(m);
         Ok(id)
     })
@@ -324,13 +327,13 @@ pub unsafe extern "C" fn tern_span_new(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, nodes: *mut i32) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { checked::release(tree, nodes).map(|_| 0) })
+    guard(|| unsafe { library::release(tree, nodes).map(|_| 0) })
 }
 
 /// Frees every slice of the pool at `tree`/`nodes` at once and keeps the pool:
 /// its tree becomes one free span over the whole arena, the runtime's record of
 /// live allocations is cleared, the memory stays reserved and resident (see
-/// `span_tree::checked::reset`). Under the sanitizer every slice taken before
+/// `span_tree::library::reset`). Under the sanitizer every slice taken before
 /// fails its next use. Returns 0, or a negative error code (`STALE_POOL` when
 /// the header does not describe the tree: nothing changes; `BAD_POOL`).
 ///
@@ -339,7 +342,7 @@ pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, nodes: *mut i32) -> i6
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_span_reset(tree: *mut i64, nodes: *mut i32) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { checked::reset(tree, nodes).map(|()| 0) })
+    guard(|| unsafe { library::reset(tree, nodes).map(|()| 0) })
 }
 
 /// The size in bytes of the live allocation that starts at address `addr` of the
@@ -353,7 +356,7 @@ pub unsafe extern "C" fn tern_span_reset(tree: *mut i64, nodes: *mut i32) -> i64
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_span_live_bytes(tree: *mut i64, nodes: *mut i32, addr: i64) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { checked::live_bytes(tree, nodes, addr) })
+    guard(|| unsafe { library::live_bytes(tree, nodes, addr) })
 }
 
 /// Writes the message for error `code` of a call on the span at byte `offset`

@@ -1,64 +1,48 @@
-//! The append window of a checked pool (the library's `slice_pool`): a slice
-//! appended to in a loop grows into the free span right after it, and each
-//! of those appends, taken through the growth hint, still paid the whole
-//! checked resize (the registry, the finger's header, validated reads, the
-//! coverage map, the boundary record: about 260 instructions an append).
+//! The append window of a library pool (`slice_pool`): a slice appended to
+//! in a loop grows into the free span right after it, and each of those
+//! appends, taken through the growth hint, still paid the whole resize
+//! behind the extern (the registry, the boundary record's checks and
+//! update, the high-water mark, the copy's edit: about 250 instructions an
+//! append).
 //!
 //! When the hint has served the same slice [`super::finger::LIBRARY_GROWN_IN_A_ROW`]
 //! times in a row, `tern_span_resize` leaves a window open in the pool's
 //! runtime memory (beside its finger): the slice's address and end, the end
-//! of the room it may grow into, and the node words a growth changes. The
-//! room's granules are claimed in the coverage map when the window opens,
-//! so no other allocation can be handed them and no scribbled tree can make
-//! them overlap a live one. Each growth of that slice that fits the room is
-//! then answered from the window: the new bytes zero-filled, the node words
-//! and the header's free-byte count written as the tree's own edit would
-//! write them, with values computed from the window's own record, after a
-//! check that the program wrote none of the words that edit would check or
-//! change (else the checked tree answers, as without a window). The pool's
-//! next other operation settles first ([`AppendWindow::settle`]): the
-//! growth goes into the boundary record and the high-water mark, the unused
-//! room is given back in the coverage map, and the finger is left as the
-//! tree's own growths would have left it.
+//! of the room it may grow into, and the node words a growth changes. Each
+//! growth of that slice that fits the room is then answered from the
+//! window: the new bytes zero-filled, the node words and the header's
+//! free-byte count written as the tree's own edit would write them, into
+//! the runtime's copy of the tree and the program's alike (values computed
+//! from the window's own record: the runtime's copy is never written by the
+//! program, so nothing needs checking). The pool's next other operation
+//! settles first ([`AppendWindow::settle`]): the growth goes into the
+//! boundary record and the high-water mark, and the finger is left as the
+//! tree's own growths would have left it. No other operation can place a
+//! span in the room meanwhile: every operation on the pool settles first,
+//! and no other pool's reaches its arena.
 //!
 //! The program sees what it would without the window: the node array and
 //! the header are the tree's after every append (the room is chosen so that
 //! every word a growth changes moves by the same amount: the span keeps at
 //! least a granule and stays the longest in each node whose parent entry it
-//! sets), placements are the contract's, and a stale copy or any other
-//! resize misses the window and takes the full path, which settles first.
-//! (Of the program's own writes into a pool, one still tells: a length
-//! written into another entry of a node whose maximum the window moves,
-//! which the tree would recompute from the node; docs/runtime.md.) Windows
-//! never open in a sanitized pool.
+//! sets), placements are the contract's, and another header (a copy of the
+//! `Pool` elsewhere) or any other resize misses the window and takes the
+//! full path, which settles first. Windows never open in a sanitized pool.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::extents::Extents;
-use super::layout::{H_FREE_BYTES, H_HEIGHT, H_MAGIC, H_POOL_ID, H_ROOT, MAX_HEIGHT, Word};
+use super::layout::{H_FREE_BYTES, MAX_HEIGHT, Word};
 
-/// How many of the header's first words a window keeps (the finger's own
-/// check: the magic, the pool id, the root and the height); it compares all
-/// but the pool id, which found it (`AppendWindow::header_written`).
-const HEADER_CHECKED: usize = 4;
-const _: () = assert!(
-    H_MAGIC < HEADER_CHECKED
-        && H_POOL_ID < HEADER_CHECKED
-        && H_ROOT < HEADER_CHECKED
-        && H_HEIGHT < HEADER_CHECKED
-        && H_FREE_BYTES >= HEADER_CHECKED
-);
-
-/// The most granules one window claims (32 KiB): what the coverage map
-/// claims at opening and gives back at settling is bounded by it.
+/// The most granules one window offers (32 KiB): a window's room is the
+/// slice's own length within these bounds, so short bursts take a little
+/// of the span after them and a long loop reopens rarely.
 pub const ROOM_MAX: i64 = 4096;
-/// The fewest (one coverage map word), for a slice shorter than that: a
-/// window's room is the slice's own length within these bounds, so short
-/// bursts claim little and a long loop reopens rarely.
+/// The fewest granules a window offers.
 pub const ROOM_MIN: i64 = 64;
 
 /// How many windows are open, in any pool: while none is, a resize goes
-/// to the checked tree after one load and compare, without looking its
+/// to the tree after one load and compare, without looking its
 /// pool up twice. Only a hint (a window dropped with its pool's memory
 /// leaves it high): the window itself decides.
 static OPEN: AtomicUsize = AtomicUsize::new(0);
@@ -96,27 +80,28 @@ pub struct WindowWords {
 impl WindowWords {
     /// Moves the words from their values after `from` granules were taken
     /// to their values after `to`: the keys to `key + to`, the lengths to
-    /// `len - to`. False, with nothing written, when any word does not hold
-    /// its value after `from` (the program wrote it: the tree decides).
+    /// `len - to`, in the runtime's copy of the node array and at the same
+    /// indices in the program's (`mirror` bytes further).
     ///
     /// # Safety
-    /// `nodes` is the node array these indices were found in.
+    /// `nodes` is the node array these indices were found in, and
+    /// `nodes + mirror` (bytes) one of the same length.
     #[inline(always)]
-    unsafe fn slide(&self, nodes: *mut Word, from: i64, to: i64) -> bool {
+    unsafe fn slide(&self, nodes: *mut Word, mirror: isize, to: i64) {
         if self.n_keys > 1 || self.n_lens > 1 {
             // SAFETY: the caller's contract.
-            return unsafe { self.slide_chain(nodes, from, to) };
+            return unsafe { self.slide_chain(nodes, mirror, to) };
         }
-        // SAFETY: the caller's contract; the first of each list is in use.
+        let (k, l) = ((self.key + to) as Word, (self.len - to) as Word);
+        // SAFETY: the caller's contract; `Mem::window_words` found the
+        // indices inside the node array.
         unsafe {
-            let (k, l) = (nodes.add(self.keys[0]), nodes.add(self.lens[0]));
-            if k.read() != (self.key + from) as Word || l.read() != (self.len - from) as Word {
-                return false;
-            }
-            k.write((self.key + to) as Word);
-            l.write((self.len - to) as Word);
+            let (kp, lp) = (nodes.add(self.keys[0]), nodes.add(self.lens[0]));
+            kp.write(k);
+            lp.write(l);
+            kp.wrapping_byte_offset(mirror).write(k);
+            lp.wrapping_byte_offset(mirror).write(l);
         }
-        true
     }
 
     /// [`Self::slide`] with ancestors' entries too: out of line, so that
@@ -127,27 +112,21 @@ impl WindowWords {
     /// # Safety
     /// As for [`Self::slide`].
     #[inline(never)]
-    unsafe fn slide_chain(&self, nodes: *mut Word, from: i64, to: i64) -> bool {
+    unsafe fn slide_chain(&self, nodes: *mut Word, mirror: isize, to: i64) {
         let lists = [
-            (&self.keys, self.n_keys, self.key, 1),
-            (&self.lens, self.n_lens, self.len, -1),
+            (&self.keys, self.n_keys, (self.key + to) as Word),
+            (&self.lens, self.n_lens, (self.len - to) as Word),
         ];
-        for write in [false, true] {
-            for &(idx, n, v, sign) in &lists {
-                for j in 0..n.min(MAX_HEIGHT) {
-                    // SAFETY: the caller's contract; `j < MAX_HEIGHT`.
-                    let at = unsafe { nodes.add(*idx.get_unchecked(j)) };
-                    if write {
-                        // SAFETY: as above.
-                        unsafe { at.write((v + sign * to) as Word) };
-                    // SAFETY: as above.
-                    } else if unsafe { at.read() } != (v + sign * from) as Word {
-                        return false;
-                    }
+        for &(idx, n, v) in &lists {
+            for j in 0..n.min(MAX_HEIGHT) {
+                // SAFETY: as in `slide`; j < MAX_HEIGHT.
+                unsafe {
+                    let at = nodes.add(*idx.get_unchecked(j));
+                    at.write(v);
+                    at.wrapping_byte_offset(mirror).write(v);
                 }
             }
         }
-        true
     }
 
     /// No words (a closed window's).
@@ -178,13 +157,13 @@ pub struct AppendWindow {
     /// the bytes past it and past `end` were never handed out, so they are
     /// still zero.
     fresh: i64,
-    /// The header the window was opened through: another copy of it is
-    /// not this pool's (its totals would go stale) and takes the full path.
+    /// The program's header the window was opened through: another copy
+    /// of it is not the one the tree's edits are mirrored into (its totals
+    /// would go stale) and takes the full path.
     tree: i64,
-    /// That header's first four words (magic, pool id, root, height) when
-    /// the window opened, which the tree's own growth checks through its
-    /// finger: a program that wrote one gets the full path's answer.
-    header: [i64; HEADER_CHECKED],
+    /// The runtime's copy of the tree: its header's address, and where its
+    /// node array starts.
+    shadow: (i64, i64),
     /// The node words a growth writes.
     words: WindowWords,
     /// The arena's address when windows may open in this pool; 0 when they
@@ -204,7 +183,7 @@ impl AppendWindow {
         limit: 0,
         fresh: 0,
         tree: 0,
-        header: [0; HEADER_CHECKED],
+        shadow: (0, 0),
         words: WindowWords::NONE,
         arena: 0,
     };
@@ -234,37 +213,17 @@ impl AppendWindow {
         self.end
     }
 
-    /// Whether the program wrote one of the header words the window checks
-    /// since it opened (compares in a row, no loop). The pool id is not
-    /// compared: the window was found through it (`checked::window_append`),
-    /// so another id names another pool, whose window is not this slice's.
-    ///
-    /// # Safety
-    /// `tree` is valid for `HEADER_WORDS` words.
-    #[inline(always)]
-    unsafe fn header_written(&self, tree: *mut i64) -> bool {
-        let h = &self.header;
-        // SAFETY: the caller's contract; `HEADER_CHECKED <= HEADER_WORDS`.
-        unsafe {
-            tree.add(H_MAGIC).read() != h[H_MAGIC]
-                || tree.add(H_ROOT).read() != h[H_ROOT]
-                || tree.add(H_HEIGHT).read() != h[H_HEIGHT]
-        }
-    }
-
     /// Answers a resize of `[addr, addr + old)` to `new` bytes through the
-    /// header at `tree`, when it is the window's slice growing within the
-    /// room and the program has written none of the words the tree's own
-    /// growth would check or change (the header's first four, the span's
-    /// key and length words, which must hold what the window last wrote):
-    /// writes the node words and the header's free-byte count, and
-    /// returns the bytes the caller must zero-fill (as the full path does,
-    /// from `old`; the count may be 0), left to it so that this runs
-    /// without a call. `None`, with nothing changed, for every other
-    /// resize, which the checked tree then answers as it would have without
-    /// a window, scribbles included. `nodes` is the pool's registered node
-    /// array. Any arguments: the compares are exact, so a wrong `old` or
-    /// `new` only misses.
+    /// program's header at `tree`, when it is the window's slice growing
+    /// within the room through the header the window was opened through:
+    /// writes the node words and the header's free-byte count (both
+    /// copies), and returns the bytes the caller must zero-fill (as the
+    /// full path does, from `old`; the count may be 0), left to it so that
+    /// this runs without a call. `None`, with nothing changed, for every
+    /// other resize, which the tree then answers as it would have without
+    /// a window. `nodes` is the pool's registered node array. Any
+    /// arguments: the compares are exact, so a wrong `old` or `new` only
+    /// misses.
     ///
     /// # Safety
     /// The window is open on the pool `nodes` belongs to, whose arena is
@@ -277,36 +236,38 @@ impl AppendWindow {
         addr: i64,
         (old, new): (i64, i64),
     ) -> Option<(i64, i64)> {
+        // `new <= limit - addr` cannot overflow: both are addresses of the
+        // arena; the slice must end where the window's does.
         if addr != self.base
             || tree as i64 != self.tree
             || addr.wrapping_add(old.wrapping_add(7) & !7) != self.end
             || new <= old
             || new > self.limit - addr
-            // SAFETY: the caller's contract.
-            || unsafe { self.header_written(tree) }
         {
             return None;
         }
-        // `0 < old < new <= limit - addr`: nothing below overflows.
         let new_end = addr + ((new + 7) & !7);
-        // The full path zero-fills below its high-water mark, which the
-        // window's growths would have raised to `end`.
+        // Bytes past both the window's end and the high-water mark at its
+        // opening were never handed out: still the OS's zeros.
         let zero = (
             addr + old,
             new_end.min(self.fresh.max(self.end)) - (addr + old),
         );
         if new_end != self.end {
-            let (done, taken) = ((self.end - self.end0) >> 3, (new_end - self.end0) >> 3);
-            // SAFETY: `Mem::window_words` found the words' indices in the
-            // registered node array.
-            if !unsafe { self.words.slide(nodes, done, taken) } {
-                return None;
-            }
-            // SAFETY: the caller's contract; the header's informational
-            // count, wrapping, as the tree's own edit bumps it.
+            let (hdr, shadow_nodes) = (self.shadow.0 as *mut i64, self.shadow.1 as *mut Word);
+            let mirror = (nodes as isize).wrapping_sub(shadow_nodes as isize);
+            // SAFETY: the window's words were found in the runtime's copy,
+            // and `nodes` is the registered node array of the same length
+            // (the caller's contract); both headers are HEADER_WORDS long.
             unsafe {
-                let free = tree.add(H_FREE_BYTES);
-                free.write(free.read().wrapping_sub(new_end - self.end));
+                self.words
+                    .slide(shadow_nodes, mirror, (new_end - self.end0) >> 3);
+                let free = hdr
+                    .add(H_FREE_BYTES)
+                    .read()
+                    .wrapping_sub(new_end - self.end);
+                hdr.add(H_FREE_BYTES).write(free);
+                tree.add(H_FREE_BYTES).write(free);
             }
             self.end = new_end;
         }
@@ -315,22 +276,18 @@ impl AppendWindow {
 
     /// Opens the window on the allocation `[off, end)` (offsets), right
     /// after a growth through the growth hint left it ending at `end`, when
-    /// `words` describe the span after it, reached through the header at
-    /// `tree`. The room is claimed in the coverage map first; if any of it
-    /// is live (a scribbled tree), no window opens. The pool must be one
-    /// whose window may open.
-    ///
-    /// # Safety
-    /// `tree` is valid for `HEADER_WORDS` words (the call's header).
-    pub unsafe fn open(
+    /// `words` describe the span after it in the runtime's copy of the tree
+    /// (`shadow`: its header and node array), reached through the program's
+    /// header at `tree`. The pool must be one whose window may open.
+    pub fn open(
         &mut self,
         ext: &Extents,
-        tree: *mut i64,
+        (tree, shadow): (*mut i64, (i64, i64)),
         (off, end): (i64, i64),
         words: WindowWords,
     ) {
         let room = words.room.min(((end - off) >> 3).clamp(ROOM_MIN, ROOM_MAX));
-        if room <= 0 || !ext.claim(end, room << 3) {
+        if room <= 0 {
             return;
         }
         OPEN.fetch_add(1, Ordering::Relaxed);
@@ -342,8 +299,7 @@ impl AppendWindow {
             limit: arena + end + (room << 3),
             fresh: arena + ext.high_water(),
             tree: tree as i64,
-            // SAFETY: the caller's contract.
-            header: unsafe { tree.cast::<[i64; HEADER_CHECKED]>().read() },
+            shadow,
             words,
             arena,
         };
@@ -359,9 +315,8 @@ impl AppendWindow {
     }
 
     /// Closes the open window: the slice's growth goes into the boundary
-    /// record (and the high-water mark), and the room it did not take is
-    /// given back in the coverage map (the tree's words are already the
-    /// growth's: the window wrote them). Returns, for the finger
+    /// record (and the high-water mark); the tree's words are already the
+    /// growth's (the window wrote them). Returns, for the finger
     /// (`Path::settle_window`), the offset where the slice now ends and,
     /// when the span's length is its leaf's entry in the parent too, that
     /// entry's value now.
@@ -369,9 +324,6 @@ impl AppendWindow {
         let w = *self;
         *self = AppendWindow::closed(w.arena);
         OPEN.fetch_sub(1, Ordering::Relaxed);
-        if w.limit > w.end {
-            ext.unclaim(w.end - w.arena, w.limit - w.end);
-        }
         if w.end > w.end0 {
             ext.resize(w.base - w.arena, w.end0 - w.base, w.end - w.base);
         }

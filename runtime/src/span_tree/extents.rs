@@ -44,20 +44,10 @@ pub const SMALL: u64 = 128;
 const SMALL_SHIFT: u32 = 7;
 
 /// Bytes of record an arena of `arena_bytes` needs (the high-water word, the
-/// size map rounded up to words, then the large table; with `coverage`, the
-/// coverage map after it).
-pub const fn record_bytes(arena_bytes: i64, coverage: bool) -> usize {
+/// size map rounded up to words, then the large table).
+pub const fn record_bytes(arena_bytes: i64) -> usize {
     let granules = arena_bytes as usize / 8;
-    let cover = if coverage { cover_at(granules) } else { 0 };
-    let base = SIZES_AT + large_at(granules) + 8 * (granules / SMALL as usize + 1);
-    base + cover
-}
-
-/// Bytes of coverage map for `granules` granules: one bit each, in whole
-/// words (the last one partly used), and one word more, so that the word
-/// [`Extents::cover_word`] reads from the byte of any granule lies inside.
-const fn cover_at(granules: usize) -> usize {
-    8 * (granules / 64 + 2)
+    SIZES_AT + large_at(granules) + 8 * (granules / SMALL as usize + 1)
 }
 
 /// Where the size map starts in a record: after the high-water word (which
@@ -76,43 +66,29 @@ const fn large_at(granules: usize) -> usize {
 pub struct Extents {
     sizes: *mut u8,
     large: *mut u64,
-    /// The coverage map of a checked pool (null for the builtin pool, whose
-    /// tree is trusted): bit `g` is set while granule `g` belongs to a live
-    /// allocation.
-    cover: *mut u64,
 }
 
 impl Extents {
     /// The view of a record of [`record_bytes`]`(arena_bytes)` bytes at `base`.
     ///
     /// # Safety
-    /// `base` must be valid for reads and writes of `record_bytes(arena_bytes,
-    /// coverage)` bytes (8-byte aligned, zero-initialised when the pool is
-    /// fresh) for as long as the view is used.
+    /// `base` must be valid for reads and writes of `record_bytes(arena_bytes)`
+    /// bytes (8-byte aligned, zero-initialised when the pool is fresh) for as
+    /// long as the view is used.
     #[inline(always)]
-    pub unsafe fn from_raw(base: *mut u8, arena_bytes: i64, coverage: bool) -> Extents {
+    pub unsafe fn from_raw(base: *mut u8, arena_bytes: i64) -> Extents {
         let granules = arena_bytes as usize / 8;
         // SAFETY: inside the record (the caller's contract), 8-byte aligned.
         let sizes = unsafe { base.add(SIZES_AT) };
         // SAFETY: as above.
         let large: *mut u64 = unsafe { sizes.add(large_at(granules)) }.cast();
-        let cover = if coverage {
-            // SAFETY: as above: the map follows the large table.
-            unsafe { large.add(granules / SMALL as usize + 1) }
-        } else {
-            std::ptr::null_mut()
-        };
-        Extents {
-            sizes,
-            large,
-            cover,
-        }
+        Extents { sizes, large }
     }
 
-    /// The addresses of the view's size map, large table and coverage map
-    /// (what the registry keeps for a checked pool).
-    pub fn parts(&self) -> [i64; 3] {
-        [self.sizes as i64, self.large as i64, self.cover as i64]
+    /// The addresses of the view's size map and large table (what the
+    /// registry keeps for a library pool).
+    pub fn parts(&self) -> [i64; 2] {
+        [self.sizes as i64, self.large as i64]
     }
 
     /// The view [`Extents::parts`] described.
@@ -121,11 +97,10 @@ impl Extents {
     /// `parts` must come from [`Extents::parts`] of a view whose record is
     /// still alive.
     #[inline(always)]
-    pub unsafe fn from_parts(parts: [i64; 3]) -> Extents {
+    pub unsafe fn from_parts(parts: [i64; 2]) -> Extents {
         Extents {
             sizes: parts[0] as *mut u8,
             large: parts[1] as *mut u64,
-            cover: parts[2] as *mut u64,
         }
     }
 
@@ -285,164 +260,25 @@ impl Extents {
         unsafe {
             std::ptr::write_bytes(self.sizes, 0, granules);
             std::ptr::write_bytes(self.large, 0, granules.div_ceil(SMALL as usize));
-            if !self.cover.is_null() {
-                std::ptr::write_bytes(self.cover, 0, granules.div_ceil(64));
-            }
         }
     }
 
-    /// Whether any allocation is live: a scan of the coverage map (of the
-    /// size map and large table, for a record without one) up to the
-    /// high-water mark, past which nothing was ever recorded. What a
-    /// pool's finish reports as slices still allocated, from memory the
-    /// program cannot write (a tree's totals it can).
+    /// Whether any allocation is live: a scan of the size map and the large
+    /// table up to the high-water mark, past which nothing was ever
+    /// recorded, a word at a time. What a pool's finish reports as slices
+    /// still allocated, from memory the program cannot write.
     pub fn any_live(&self) -> bool {
         let granules = (self.high_water() as usize).div_ceil(8);
         // SAFETY: as in `clear`: the mark is the end of a span of the arena,
-        // so these words and bytes lie in the record.
+        // so these bytes and words lie in the record; the size map is
+        // 8-byte aligned and padded to whole words (`large_at`).
         unsafe {
-            if !self.cover.is_null() {
-                return std::slice::from_raw_parts(self.cover, granules.div_ceil(64))
-                    .iter()
-                    .any(|&w| w != 0);
-            }
-            std::slice::from_raw_parts(self.sizes, granules)
+            std::slice::from_raw_parts(self.sizes.cast::<u64>(), granules.div_ceil(8))
                 .iter()
-                .any(|&n| n != 0)
+                .any(|&w| w != 0)
                 || std::slice::from_raw_parts(self.large, granules.div_ceil(SMALL as usize))
                     .iter()
                     .any(|&w| w != 0)
-        }
-    }
-
-    /// Claims `[off, off + bytes)` (a span inside the arena, as for
-    /// [`Extents::is_live`]) in the coverage map: false, and nothing changes,
-    /// when any of its granules belongs to a live allocation. What a checked
-    /// tree's answer must pass before it is handed out (a tree in program
-    /// memory may claim any span is free). The map must exist.
-    #[inline(always)]
-    pub fn claim(&self, off: i64, bytes: i64) -> bool {
-        let (s, n) = (off as u64 >> 3, bytes as u64 >> 3);
-        if let Some((at, m)) = self.cover_word(s, n) {
-            // SAFETY: the word at a granule's byte (the map exists).
-            let v = unsafe { Self::load(at) };
-            if v & m != 0 {
-                return false;
-            }
-            // SAFETY: as above.
-            unsafe { Self::store(at, v | m) };
-            return true;
-        }
-        self.claim_long(s, n)
-    }
-
-    /// Gives `[off, off + bytes)` back in the coverage map (it was claimed).
-    #[inline(always)]
-    pub fn unclaim(&self, off: i64, bytes: i64) {
-        let (s, n) = (off as u64 >> 3, bytes as u64 >> 3);
-        if let Some((at, m)) = self.cover_word(s, n) {
-            // SAFETY: as in `claim`.
-            unsafe { Self::store(at, Self::load(at) & !m) };
-            return;
-        }
-        self.unclaim_long(s, n);
-    }
-
-    /// The (unaligned, little-endian) map word that starts at granule `s`'s
-    /// byte, and the mask of granules `s..s + n` (`n >= 1`) in it, when
-    /// they all lie in that word: every span of at most 57 granules (456
-    /// bytes), wherever it starts. `None` sends the caller to the general
-    /// path. (Aligned words missed on every span that crossed a 512-byte
-    /// line, 13 % of a python trace's; a 128-bit mask over two words,
-    /// shifted by a variable count, cost a dozen instructions per
-    /// operation.)
-    #[inline(always)]
-    fn cover_word(&self, s: u64, n: u64) -> Option<(*mut u8, u64)> {
-        let sh = s & 7;
-        if n > 64 - sh {
-            return None;
-        }
-        // SAFETY: the byte of a granule of the arena; `cover_at` leaves a
-        // word after the last one.
-        let at = unsafe { self.cover.cast::<u8>().add((s >> 3) as usize) };
-        Some((at, (u64::MAX >> (64 - n)) << sh))
-    }
-
-    /// The map word at `at` (any alignment).
-    ///
-    /// # Safety
-    /// `at` comes from [`Extents::cover_word`].
-    #[inline(always)]
-    unsafe fn load(at: *mut u8) -> u64 {
-        // SAFETY: the caller's contract: 8 bytes of the map.
-        u64::from_le(unsafe { at.cast::<u64>().read_unaligned() })
-    }
-
-    /// Writes the map word at `at` (any alignment).
-    ///
-    /// # Safety
-    /// As for [`Extents::load`].
-    #[inline(always)]
-    unsafe fn store(at: *mut u8, v: u64) {
-        // SAFETY: the caller's contract.
-        unsafe { at.cast::<u64>().write_unaligned(v.to_le()) }
-    }
-
-    /// The map words of granules `s..s + n` (`n >= 1`): the first and last
-    /// word indices and their masks (the words between are whole).
-    #[inline(always)]
-    fn cover_span(s: u64, n: u64) -> (usize, usize, u64, u64) {
-        let last = s + n - 1;
-        let first_mask = u64::MAX << (s & 63);
-        let last_mask = u64::MAX >> (63 - (last & 63));
-        (
-            (s >> 6) as usize,
-            (last >> 6) as usize,
-            first_mask,
-            last_mask,
-        )
-    }
-
-    /// [`Extents::claim`] of a span over more than one map word (with
-    /// `cover_word`'s byte-aligned word, more than 57 granules: the span
-    /// then always crosses an aligned word's end).
-    #[inline(never)]
-    fn claim_long(&self, s: u64, n: u64) -> bool {
-        let (w0, w1, fm, lm) = Self::cover_span(s, n);
-        // SAFETY: `w0..=w1` are words of the map, which covers every granule
-        // of the arena (the span's, by the caller's check).
-        // The end words through `load`/`store`, as `cover_word`'s (the
-        // words between are all set or all clear).
-        let word = |w: usize| unsafe { self.cover.add(w) };
-        // SAFETY: as above.
-        unsafe {
-            let (first, last) = (Self::load(word(w0).cast()), Self::load(word(w1).cast()));
-            let busy = (first & fm) | (last & lm) | (w0 + 1..w1).fold(0, |a, w| a | *word(w));
-            if busy != 0 {
-                return false;
-            }
-            Self::store(word(w0).cast(), first | fm);
-            Self::store(word(w1).cast(), last | lm);
-            for w in w0 + 1..w1 {
-                *word(w) = u64::MAX;
-            }
-        }
-        true
-    }
-
-    /// [`Extents::unclaim`] of a span over more than one map word.
-    #[inline(never)]
-    fn unclaim_long(&self, s: u64, n: u64) {
-        let (w0, w1, fm, lm) = Self::cover_span(s, n);
-        // SAFETY: as in `claim_long`.
-        let word = |w: usize| unsafe { self.cover.add(w) };
-        // SAFETY: as above.
-        unsafe {
-            Self::store(word(w0).cast(), Self::load(word(w0).cast()) & !fm);
-            Self::store(word(w1).cast(), Self::load(word(w1).cast()) & !lm);
-            for w in w0 + 1..w1 {
-                *word(w) = 0;
-            }
         }
     }
 
@@ -484,13 +320,12 @@ unsafe impl Send for Record {}
 
 impl Record {
     /// Reserves a zeroed record for an arena of `arena_bytes` (committed
-    /// lazily), with a coverage map when `coverage` (checked pools).
-    pub fn new(arena_bytes: i64, coverage: bool) -> Result<Record, i64> {
-        let memory =
-            Reservation::new(record_bytes(arena_bytes, coverage)).map_err(|_| RESERVE_FAILED)?;
+    /// lazily).
+    pub fn new(arena_bytes: i64) -> Result<Record, i64> {
+        let memory = Reservation::new(record_bytes(arena_bytes)).map_err(|_| RESERVE_FAILED)?;
         // SAFETY: the reservation holds `record_bytes` zeroed, page-aligned
         // bytes and lives as long as the view (both are owned by the record).
-        let view = unsafe { Extents::from_raw(memory.base(), arena_bytes, coverage) };
+        let view = unsafe { Extents::from_raw(memory.base(), arena_bytes) };
         Ok(Record { memory, view })
     }
 
@@ -517,7 +352,7 @@ mod tests {
 
     #[test]
     fn exactly_one_live_allocation() {
-        let r = Record::new(1 << 16, true).unwrap();
+        let r = Record::new(1 << 16).unwrap();
         let x = r.view();
         x.record(0, 32);
         x.record(32, 8);
@@ -560,7 +395,7 @@ mod tests {
 
     #[test]
     fn starts_live_names_exactly_the_starts_of_live_allocations() {
-        let r = Record::new(1 << 16, true).unwrap();
+        let r = Record::new(1 << 16).unwrap();
         let x = r.view();
         x.record(0, 32);
         x.record(2048, 8 * 200);
@@ -577,31 +412,31 @@ mod tests {
     }
 
     #[test]
-    fn claims_refuse_any_granule_already_claimed() {
-        let r = Record::new(1 << 16, true).unwrap();
+    fn any_live_sees_every_granule_up_to_the_high_water_mark() {
+        let r = Record::new(1 << 16).unwrap();
         let x = r.view();
-        assert!(x.claim(0, 8) && x.claim(16, 496) && x.claim(512, 8));
-        assert!(!x.claim(8, 16), "overlaps 16");
-        assert!(!x.claim(504, 16), "overlaps 512 across a word");
-        assert!(x.claim(8, 8));
-        assert!(!x.claim(0, 4096), "a long claim over claimed granules");
-        x.unclaim(16, 496);
-        assert!(x.claim(24, 480) && !x.claim(16, 16));
-        assert!(x.claim(1024, 8 * 300), "a long claim");
-        assert!(!x.claim(1024 + 8 * 299, 8) && x.claim(1024 + 8 * 300, 8));
-        x.unclaim(1024, 8 * 300);
-        assert!(x.claim(1032, 8 * 200));
-        let end = (1 << 16) - 8;
-        assert!(x.claim(end, 8) && !x.claim(end, 8));
-        // A reset clears up to the high-water mark, which records raise.
-        x.record(end, 8);
+        assert!(!x.any_live());
+        // Each small allocation alone, at the first, a middle and the last
+        // byte of a size-map word, and the last granule of the arena.
+        for off in [0, 8, 56, 64 + 24, (1 << 16) - 8] {
+            x.record(off, 8);
+            assert!(x.any_live(), "{off}");
+            x.forget(off, 8);
+            assert!(!x.any_live(), "{off}");
+        }
+        // A large one (the large table's word).
+        x.record(4096, 8 * 200);
+        assert!(x.any_live());
+        x.forget(4096, 8 * 200);
+        assert!(!x.any_live());
+        x.record(16, 24);
         x.clear();
-        assert!(x.claim(0, 1 << 16), "a reset clears the map");
+        assert!(!x.any_live(), "a reset forgets every allocation");
     }
 
     #[test]
     fn high_water_is_the_highest_end_ever_recorded() {
-        let r = Record::new(1 << 16, true).unwrap();
+        let r = Record::new(1 << 16).unwrap();
         let x = r.view();
         assert_eq!(x.high_water(), 0);
         x.record(0, 32);

@@ -26,24 +26,12 @@
 //! operation descends again, leaving a new one.
 //!
 //! The finger is runtime memory: the builtin pool keeps it in the tree view,
-//! a checked pool in its registration. In a checked tree it only says where
-//! to look: every word read through it is validated as on a descent, and the
-//! header's first [`FINGER_HEADER`] words (magic, pool id, root, height) must
-//! still be those it was recorded under.
+//! a library pool in its registration, beside the runtime's copy of its
+//! tree (the only copy the tree code reads).
 
 use super::append_window::AppendWindow;
 use super::extents::Extents;
-use super::layout::{H_HEIGHT, H_MAGIC, H_POOL_ID, H_ROOT, MAX_HEIGHT};
-
-/// How many header words a checked finger keeps ([`Path::header`]): the
-/// magic, the pool id, the root and the height, the first four.
-pub(super) const FINGER_HEADER: usize = 4;
-const _: () = assert!(
-    H_MAGIC < FINGER_HEADER
-        && H_POOL_ID < FINGER_HEADER
-        && H_ROOT < FINGER_HEADER
-        && H_HEIGHT < FINGER_HEADER
-);
+use super::layout::MAX_HEIGHT;
 
 /// The nodes visited by one descent, and the finger it leaves (see the
 /// module docs): `node[l]` is the node at level `l` (0 = leaf), `idx[l]` (for
@@ -54,10 +42,6 @@ pub struct Path {
     pub(super) idx: [u8; MAX_HEIGHT],
     /// The tree's height when the path was recorded; 0: no finger.
     pub(super) height: usize,
-    /// The header's first [`FINGER_HEADER`] words (magic, pool id, root,
-    /// height) when the path was recorded: a checked tree takes the finger
-    /// only while the header still holds them, compared in one go.
-    pub(super) header: [i64; FINGER_HEADER],
     /// A bound on the span lengths (granules) in the leaves before
     /// `node[0]`: a first fit's descent for `g` knows them all below `g`;
     /// [`LO_MAX_UNKNOWN`] after a descent by key (then a first fit descends).
@@ -107,7 +91,7 @@ pub struct Path {
     /// at [`GROWN_IN_A_ROW`] (`builtin::ReusableFast`), a library pool's at
     /// [`LIBRARY_GROWN_IN_A_ROW`].
     pub(super) grow_again: u8,
-    /// The checked pool's append window (`super::append_window`), in the
+    /// The library pool's append window (`super::append_window`), in the
     /// pool's runtime memory beside the finger; the builtin pool keeps its
     /// own (`builtin::ReusableFast`) and never opens this one.
     pub(super) window: AppendWindow,
@@ -162,7 +146,6 @@ impl Path {
             node: [0; MAX_HEIGHT],
             idx: [0; MAX_HEIGHT],
             height: 0,
-            header: [0; FINGER_HEADER],
             lo_max: LO_MAX_UNKNOWN,
             hi: HI_UNKNOWN,
             leftmost: LEFTMOST_UNKNOWN,

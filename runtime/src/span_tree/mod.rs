@@ -2,9 +2,10 @@
 //!
 //! * [`layout`] — the header and node layout (the one place it is defined);
 //! * [`tree`] — the tree code, generic over [`validate::Validate`];
-//! * [`append_window`] — a checked pool's append window (the library's appends);
-//! * [`checked`] — the checked entry points over program memory (`tern_span_*`);
-//! * [`registry`] — authoritative bounds of checked pools;
+//! * [`append_window`] — a library pool's append window (its appends in a loop);
+//! * [`library`] — the library's entry points (`tern_span_*`): the runtime's
+//!   copy of each pool's tree, mirrored into the program's;
+//! * [`registry`] — authoritative bounds of library pools;
 //! * [`extents`] — the boundary record: which spans are live allocations;
 //! * [`model`] — the reference model of the placement contract;
 //! * [`error`] — error codes and messages;
@@ -12,11 +13,11 @@
 //! * [`scan`] — the node scans (portable and AVX2).
 
 pub mod append_window;
-pub mod checked;
 pub mod error;
 pub mod extents;
 pub mod finger;
 pub mod layout;
+pub mod library;
 pub mod mirrored;
 pub mod model;
 pub mod registry;
@@ -26,4 +27,4 @@ pub mod validate;
 
 pub use extents::Extents;
 pub use tree::{Tree, TreeResult, round8};
-pub use validate::{Checked, Unchecked, Validate};
+pub use validate::{Mirrored, Unchecked, Validate};

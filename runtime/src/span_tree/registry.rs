@@ -1,6 +1,6 @@
-//! The runtime-side registry of checked pools: the authoritative node-array
+//! The runtime-side registry of library pools: the authoritative node-array
 //! address, node capacity, arena address and arena size of every live library
-//! pool, keyed by the pool id its header carries. The checked externs trust no
+//! pool, keyed by the pool id its header carries. The library externs trust no
 //! bound that lives in program memory; they look the bounds up here.
 //!
 //! Lookups are lock-free (one acquire load plus relaxed loads); registration and
@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::error::{BAD_POOL, TOO_MANY_POOLS};
 
-/// Maximum number of checked pools alive at once.
+/// Maximum number of library pools alive at once.
 pub const MAX_POOLS: usize = 4096;
 /// Pool ids are `slot + generation * ID_GENERATION` with a generation of at
 /// least 1, so every id is positive, its low bits name its slot, and a stale
@@ -31,9 +31,9 @@ pub struct PoolBounds {
     /// Arena size in bytes.
     pub arena_bytes: i64,
     /// The pool's boundary record ([`super::extents`]), which the runtime
-    /// reserved for it: the addresses of its size map, large table and
-    /// coverage map (kept apart so a lookup computes nothing).
-    pub record: [i64; 3],
+    /// reserved for it: the addresses of its size map and large table (kept
+    /// apart so a lookup computes nothing).
+    pub record: [i64; 2],
     /// The sanitizer's region id of the arena, 0 when the pool is not
     /// sanitized (see `crate::sanitize`); the node array's is the next one.
     pub san: i64,
@@ -41,9 +41,14 @@ pub struct PoolBounds {
     /// memory, owned with the pool's registration; used by one thread at a
     /// time, as the pool is).
     pub finger: i64,
+    /// The address of the runtime's copy of the pool's tree: its header
+    /// (`HEADER_WORDS` words), then its node array at
+    /// [`super::library::SHADOW_NODES_AT`] bytes (runtime memory, owned with
+    /// the registration).
+    pub shadow: i64,
 }
 
-/// One registration, read in place by the checked entry points (a copy of
+/// One registration, read in place by the library entry points (a copy of
 /// its bounds per call cost more than the tree's fast path: see
 /// [`slot`]).
 pub struct Slot {
@@ -52,9 +57,10 @@ pub struct Slot {
     node_cap: AtomicI64,
     arena_base: AtomicI64,
     arena_bytes: AtomicI64,
-    record: [AtomicI64; 3],
+    record: [AtomicI64; 2],
     san: AtomicI64,
     finger: AtomicI64,
+    shadow: AtomicI64,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
@@ -64,9 +70,10 @@ const EMPTY: Slot = Slot {
     node_cap: AtomicI64::new(0),
     arena_base: AtomicI64::new(0),
     arena_bytes: AtomicI64::new(0),
-    record: [AtomicI64::new(0), AtomicI64::new(0), AtomicI64::new(0)],
+    record: [AtomicI64::new(0), AtomicI64::new(0)],
     san: AtomicI64::new(0),
     finger: AtomicI64::new(0),
+    shadow: AtomicI64::new(0),
 };
 
 static SLOTS: [Slot; MAX_POOLS] = [EMPTY; MAX_POOLS];
@@ -90,6 +97,7 @@ pub fn register(b: PoolBounds) -> Result<i64, i64> {
             }
             s.san.store(b.san, Ordering::Relaxed);
             s.finger.store(b.finger, Ordering::Relaxed);
+            s.shadow.store(b.shadow, Ordering::Relaxed);
             s.id.store(id, Ordering::Release);
             return Ok(id);
         }
@@ -115,7 +123,7 @@ fn slot_of(id: i64) -> Option<usize> {
 }
 
 /// The registration of live pool `id`, or [`BAD_POOL`]: its fields are read
-/// when used (a checked operation reads three or four of them).
+/// when used (a library operation reads three or four of them).
 #[inline(always)]
 pub fn slot(id: i64) -> Result<&'static Slot, i64> {
     let s = &SLOTS[slot_of(id).ok_or(BAD_POOL)?];
@@ -148,11 +156,10 @@ impl Slot {
     }
     /// See [`PoolBounds::record`].
     #[inline(always)]
-    pub fn record(&self) -> [i64; 3] {
+    pub fn record(&self) -> [i64; 2] {
         [
             self.record[0].load(Ordering::Relaxed),
             self.record[1].load(Ordering::Relaxed),
-            self.record[2].load(Ordering::Relaxed),
         ]
     }
     /// See [`PoolBounds::san`].
@@ -165,6 +172,11 @@ impl Slot {
     pub fn finger(&self) -> i64 {
         self.finger.load(Ordering::Relaxed)
     }
+    /// See [`PoolBounds::shadow`].
+    #[inline(always)]
+    pub fn shadow(&self) -> i64 {
+        self.shadow.load(Ordering::Relaxed)
+    }
 }
 
 /// The bounds of live pool `id`, or [`BAD_POOL`].
@@ -176,13 +188,10 @@ pub fn lookup(id: i64) -> Result<PoolBounds, i64> {
         node_cap: s.node_cap.load(Ordering::Relaxed),
         arena_base: s.arena_base.load(Ordering::Relaxed),
         arena_bytes: s.arena_bytes.load(Ordering::Relaxed),
-        record: [
-            s.record[0].load(Ordering::Relaxed),
-            s.record[1].load(Ordering::Relaxed),
-            s.record[2].load(Ordering::Relaxed),
-        ],
+        record: s.record(),
         san: s.san.load(Ordering::Relaxed),
         finger: s.finger.load(Ordering::Relaxed),
+        shadow: s.shadow.load(Ordering::Relaxed),
     })
 }
 

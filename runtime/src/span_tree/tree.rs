@@ -13,15 +13,10 @@
 //!   span that starts exactly at the end of the span.
 //!
 //! Summaries are propagated upwards only until they stop changing. Layout:
-//! [`super::layout`]. With `V = Checked` (a tree in program memory) every node
-//! index read from memory is checked against the authoritative capacity, every
-//! count against the fanout and every span against the authoritative arena before
-//! use, and every loop is bounded by the height (itself bounded): whatever the
-//! words hold, the code reads only inside the node array and hands out only spans
-//! inside the arena; whether they overlap a live allocation is the boundary
-//! record's judgement (`Extents::claim`). It does not prove a scribbled tree
-//! consistent: there a different, still safe, placement or an error code is the
-//! answer, never a crash, a hang or a panic.
+//! [`super::layout`]. The code reads only memory the program cannot write: the
+//! builtin pool's tree (`V = Unchecked`) or the runtime's copy of a library
+//! pool's (`V = Mirrored`, which also writes every changed word to the
+//! program's copy and never reads that copy back), so it trusts every word.
 //!
 //! Each public operation runs the copy compiled for the CPU's scan backend
 //! (`crate::simd_dispatch`; [`super::scan`]).
@@ -30,13 +25,13 @@ use std::marker::PhantomData;
 
 use super::append_window::WindowWords;
 use super::error::{
-    self, BAD_SIZE, CORRUPT_OVERLAP, DOUBLE_FREE, EXHAUSTED, MUST_MOVE, NODES_EXHAUSTED,
-    OUTSIDE_ARENA, RESIZE_FREE_SPAN, STALE_FREE, STALE_POOL, STALE_RESIZE,
+    self, BAD_SIZE, DOUBLE_FREE, EXHAUSTED, MUST_MOVE, NODES_EXHAUSTED, OUTSIDE_ARENA,
+    RESIZE_FREE_SPAN, STALE_FREE, STALE_RESIZE,
 };
 use super::extents::{Extents, SMALL};
 use super::finger::{
-    FINGER_HEADER, FIT_UNKNOWN, HI_UNKNOWN, LEFTMOST_UNKNOWN, LIBRARY_GROWN_IN_A_ROW,
-    LO_MAX_UNKNOWN, PMAX_UNKNOWN, Path,
+    FIT_UNKNOWN, HI_UNKNOWN, LEFTMOST_UNKNOWN, LIBRARY_GROWN_IN_A_ROW, LO_MAX_UNKNOWN,
+    PMAX_UNKNOWN, Path,
 };
 use super::layout::{
     EMPTY_KEY, FANOUT, GRANULE_SHIFT, H_ARENA_BYTES, H_FREE_BYTES, H_FREE_HEAD, H_HEIGHT, H_MAGIC,
@@ -77,6 +72,12 @@ pub(crate) struct Raw<V: Validate> {
     node_cap: i64,
     /// Authoritative arena size in bytes (never read from tree memory).
     arena: i64,
+    /// With `V::MIRRORED`: the program's copy of the header, which every
+    /// header write also goes to (null otherwise).
+    mirror_hdr: *mut i64,
+    /// With `V::MIRRORED`: the distance in bytes from `nodes` to the
+    /// program's copy of the node array, which every node write also goes to.
+    mirror_nodes: isize,
     _mode: PhantomData<V>,
 }
 
@@ -92,6 +93,32 @@ impl<V: Validate> Raw<V> {
             nodes,
             node_cap,
             arena,
+            mirror_hdr: std::ptr::null_mut(),
+            mirror_nodes: 0,
+            _mode: PhantomData,
+        }
+    }
+
+    /// A view over the runtime's copy of a tree (`hdr`, `nodes`) whose
+    /// writes also go to the program's copy (`mirror_hdr`, `mirror_nodes`).
+    ///
+    /// # Safety
+    /// As for [`Tree::from_raw`], for both copies; the program's node array
+    /// must have room for `node_cap` nodes as well.
+    #[inline(always)]
+    pub(crate) unsafe fn mirrored(
+        (hdr, nodes): (*mut i64, *mut Word),
+        (mirror_hdr, mirror_nodes): (*mut i64, *mut Word),
+        node_cap: i64,
+        arena: i64,
+    ) -> Self {
+        Raw {
+            hdr,
+            nodes,
+            node_cap,
+            arena,
+            mirror_hdr,
+            mirror_nodes: (mirror_nodes as isize).wrapping_sub(nodes as isize),
             _mode: PhantomData,
         }
     }
@@ -344,17 +371,22 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         unsafe { self.raw.hdr.add(field).read() }
     }
 
-    /// The header words a checked finger keeps (see [`Path::header`]).
-    #[inline(always)]
-    fn finger_header(&self) -> [i64; FINGER_HEADER] {
-        // SAFETY: FINGER_HEADER <= HEADER_WORDS; `from_raw`'s contract.
-        unsafe { self.raw.hdr.cast::<[i64; FINGER_HEADER]>().read() }
-    }
-
     #[inline(always)]
     fn set_h(&self, field: usize, v: i64) {
-        // SAFETY: as in `h`.
-        unsafe { self.raw.hdr.add(field).write(v) }
+        // SAFETY: as in `h`; the mirror's header is as long (`Raw::mirrored`).
+        unsafe {
+            self.raw.hdr.add(field).write(v);
+            if V::MIRRORED {
+                self.raw.mirror_hdr.add(field).write(v);
+            }
+        }
+    }
+
+    /// Where `p`, a word of the runtime's node array, sits in the program's
+    /// copy (`V::MIRRORED`).
+    #[inline(always)]
+    fn mirror(&self, p: *mut Word) -> *mut Word {
+        p.wrapping_byte_offset(self.raw.mirror_nodes)
     }
 
     /// Adds `delta` to a header counter (informational words: wrapping, never trusted).
@@ -379,9 +411,15 @@ impl<V: Validate, S: Simd> Mem<V, S> {
 
     #[inline(always)]
     fn set_w(&self, node: i64, field: usize, v: i64) {
-        // SAFETY: as in `w`. Values are offsets, lengths, counts or node
-        // indices, all below 2^31 (or NONE).
-        unsafe { self.at(node).add(field).write(v as Word) }
+        // SAFETY: as in `w`, for both copies (`Raw::mirrored`). Values are
+        // offsets, lengths, counts or node indices, all below 2^31 (or NONE).
+        unsafe {
+            let p = self.at(node).add(field);
+            p.write(v as Word);
+            if V::MIRRORED {
+                self.mirror(p).write(v as Word);
+            }
+        }
     }
 
     #[inline(always)]
@@ -454,93 +492,35 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         unsafe { S::max(self.lens(node)) as i64 }
     }
 
-    // ---- validated reads ----
+    // ---- reads ----
+    //
+    // Both instantiations read only memory the program cannot write (the
+    // builtin's tree, a library pool's runtime copy), so words are trusted;
+    // these keep `TreeResult` for the consistency checks the edits below
+    // still make (a node emptied below its minimum, a missing separator).
 
-    /// Reads and validates the header: returns `(root, height)`.
+    /// Reads the header: returns `(root, height)`.
     #[inline(always)]
     fn begin(&self) -> TreeResult<(i64, usize)> {
-        let root = self.h(H_ROOT);
-        let height = self.h(H_HEIGHT);
-        if V::CHECKED {
-            let bad = (self.h(H_MAGIC) != MAGIC)
-                | ((height as u64).wrapping_sub(1) >= MAX_HEIGHT as u64)
-                | (root as u64 >= self.raw.node_cap as u64);
-            if bad {
-                return Err(self.bad_header(root, height));
-            }
-        }
-        Ok((root, height as usize))
+        Ok((self.h(H_ROOT), self.h(H_HEIGHT) as usize))
     }
 
-    /// The entry count of `node`, validated to `0..=32`.
+    /// The entry count of `node`.
     #[inline(always)]
     fn count(&self, node: i64) -> TreeResult<usize> {
-        let n = self.w(node, N_COUNT);
-        if V::CHECKED && n as u64 > FANOUT as u64 {
-            return Err(error::corrupt_node(node, N_COUNT));
-        }
-        Ok(n as usize)
+        Ok(self.w(node, N_COUNT) as usize)
     }
 
-    /// Child `i` of `parent`, validated to be a node index.
+    /// Child `i` of `parent`.
     #[inline(always)]
     fn child(&self, parent: i64, i: usize) -> TreeResult<i64> {
-        let c = self.kid(parent, i);
-        if V::CHECKED && c as u64 >= self.raw.node_cap as u64 {
-            return Err(error::corrupt_node(parent, N_KIDS + i));
-        }
-        Ok(c)
+        Ok(self.kid(parent, i))
     }
 
-    /// Leaf entry `i` of `leaf` (granules), validated to be a span inside the arena.
+    /// Leaf entry `i` of `leaf` (granules).
     #[inline(always)]
     fn span(&self, leaf: i64, i: usize) -> TreeResult<(i64, i64)> {
-        let off = self.key(leaf, i);
-        let len = self.len(leaf, i);
-        if V::CHECKED {
-            // `0 <= off < arena` and `0 < len <= arena - off`, as unsigned
-            // compares combined without short-circuit.
-            let a = self.arena_g();
-            let off_out = off as u64 >= a as u64;
-            let len_out = (len as u64).wrapping_sub(1) >= a.wrapping_sub(off) as u64;
-            if off_out | len_out {
-                return Err(self.bad_span(leaf, i, off));
-            }
-        }
-        Ok((off, len))
-    }
-
-    /// Leaf entry `i` of `leaf` (granules) as its words stand, not
-    /// validated: what a free or a growth in place reads. Their spans only
-    /// decide merges and are written back into the node; no address is
-    /// computed from them (a growth's comes from the caller's validated
-    /// span, and the coverage map judges its new granules), so a scribbled
-    /// word there changes placements, never what memory is touched. An
-    /// allocation's answer is a span's key: [`Self::carve`] validates it.
-    #[inline(always)]
-    fn span_words(&self, leaf: i64, i: usize) -> (i64, i64) {
-        (self.key(leaf, i), self.len(leaf, i))
-    }
-
-    #[cold]
-    fn bad_header(&self, root: i64, height: i64) -> i64 {
-        if self.h(H_MAGIC) != MAGIC {
-            error::corrupt_header(H_MAGIC)
-        } else if height < 1 || height > MAX_HEIGHT as i64 {
-            error::corrupt_header(H_HEIGHT)
-        } else {
-            let _ = root;
-            error::corrupt_header(H_ROOT)
-        }
-    }
-
-    #[cold]
-    fn bad_span(&self, leaf: i64, i: usize, off: i64) -> i64 {
-        if off < 0 || off >= self.arena_g() {
-            error::corrupt_node(leaf, N_KEYS + i)
-        } else {
-            error::corrupt_node(leaf, N_LENS + i)
-        }
+        Ok((self.key(leaf, i), self.len(leaf, i)))
     }
 
     /// Validates a span argument (bytes): `off` a multiple of 8 and
@@ -600,16 +580,10 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     fn alloc_node(&self, level: usize) -> TreeResult<i64> {
         let head = self.h(H_FREE_HEAD);
         let node = if head != NONE {
-            if V::CHECKED && head as u64 >= self.raw.node_cap as u64 {
-                return Err(error::corrupt_header(H_FREE_HEAD));
-            }
             self.set_h(H_FREE_HEAD, self.w(head, N_NEXT_FREE));
             head
         } else {
             let used = self.h(H_NODES_USED);
-            if V::CHECKED && used as u64 > self.raw.node_cap as u64 {
-                return Err(error::corrupt_header(H_NODES_USED));
-            }
             if used >= self.raw.node_cap {
                 return Err(NODES_EXHAUSTED);
             }
@@ -651,6 +625,28 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         (self.key(node, 0), self.max_len(node))
     }
 
+    /// Copies `node`'s key and length arrays (and child array, `kids`) to the
+    /// program's copy (`V::MIRRORED`): after an entry shift, stores only,
+    /// from lines the shift has just brought in (shifting the program's copy
+    /// in place read its lines too: up to 4 % more time on the traces,
+    /// docs/benchmarks.md, "Thirtieth pass").
+    #[inline(always)]
+    fn mirror_arrays(&self, node: i64, kids: bool) {
+        // SAFETY: each array is FANOUT words inside the node, in both copies
+        // (`Raw::mirrored`); the copies do not overlap.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.keys(node), self.mirror(self.keys(node)), FANOUT);
+            std::ptr::copy_nonoverlapping(self.lens(node), self.mirror(self.lens(node)), FANOUT);
+            if kids {
+                std::ptr::copy_nonoverlapping(
+                    self.kids(node),
+                    self.mirror(self.kids(node)),
+                    FANOUT,
+                );
+            }
+        }
+    }
+
     /// Inserts entry `e = (key, len, child)` at slot `i <= n` of `node`, which has
     /// `n < 32` entries (`kids`: whether the node is internal).
     #[inline(always)]
@@ -662,6 +658,9 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             S::shift_right(self.lens(node), i);
             if kids {
                 S::shift_right(self.kids(node), i);
+            }
+            if V::MIRRORED {
+                self.mirror_arrays(node, kids);
             }
         }
         self.set_w(node, N_KEYS + i, e.0);
@@ -682,6 +681,9 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             S::shift_left(self.lens(node), i);
             if kids {
                 S::shift_left(self.kids(node), i);
+            }
+            if V::MIRRORED {
+                self.mirror_arrays(node, kids);
             }
         }
         self.set_w(node, N_COUNT, n as i64 - 1);
@@ -747,7 +749,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             let pmax = if level == 0 && path.pmax != PMAX_UNKNOWN {
                 // A checked tree's parent may have been scribbled since;
                 // the unchecked tree's copy is always the entry itself.
-                debug_assert!(V::CHECKED || path.pmax == self.len(parent, pi));
+                debug_assert!(path.pmax == self.len(parent, pi));
                 path.pmax
             } else {
                 self.len(parent, pi)
@@ -790,9 +792,6 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     ) -> TreeResult<()> {
         let node = path.node[0];
         let n = self.count(node)?;
-        if V::CHECKED && i > n {
-            return Err(error::corrupt_node(node, N_COUNT));
-        }
         if n < FANOUT {
             self.insert_entry(node, n, i, (s, g, 0), false);
             self.fix_up_entry(path, height, 0, i, i64::MIN, g);
@@ -820,9 +819,6 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             let node = path.node[level];
             let kids = level > 0;
             let n = self.count(node)?;
-            if V::CHECKED && i > n {
-                return Err(error::corrupt_node(node, N_COUNT));
-            }
             if n < FANOUT {
                 self.insert_entry(node, n, i, e, kids);
                 // After a split below, entry `i - 1` changed too: recompute in full.
@@ -913,18 +909,13 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             }
             let (parent, pi) = (path.node[level + 1], path.at(level + 1));
             let pn = self.count(parent)?;
-            if V::CHECKED && (pn < 2 || pi >= pn) {
-                return Err(error::corrupt_node(parent, N_COUNT));
-            }
+            debug_assert!(pn >= 2 && pi < pn);
             let li = pi.saturating_sub(1);
             let (left, right) = if pi > 0 {
                 (self.child(parent, li)?, node)
             } else {
                 (node, self.child(parent, 1)?)
             };
-            if V::CHECKED && left == right {
-                return Err(error::corrupt_node(parent, N_KIDS + li + 1));
-            }
             let ln = self.count(left)?;
             let rn = self.count(right)?;
             let sibling_n = if pi > 0 { ln } else { rn };
@@ -970,16 +961,11 @@ impl<V: Validate, S: Simd> Mem<V, S> {
 
     // ---- descents ----
 
-    /// Whether the path's finger may be used: one was recorded and (in a
-    /// checked tree, whose header the program can rewrite) the header still
-    /// names the same valid tree.
+    /// Whether the path's finger may be used: one was recorded since the
+    /// tree's shape last changed.
     #[inline(always)]
     fn finger_ok(&self, path: &Path) -> bool {
-        if V::CHECKED {
-            path.height != 0 && self.finger_header() == path.header
-        } else {
-            path.height != 0
-        }
+        path.height != 0
     }
 
     /// Records the finger of a descent that has just filled `path.node` and
@@ -987,14 +973,8 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     /// more: `hi` (and whether the leaf is the leftmost) is worked out from
     /// the path when a lookup first needs it.
     #[inline(always)]
-    fn record_finger(&self, path: &mut Path, (root, height): (i64, usize), lo_max: i64) {
+    fn record_finger(&self, path: &mut Path, height: usize, lo_max: i64) {
         path.height = height;
-        if V::CHECKED {
-            // `begin` validated the magic, the root and the height, and
-            // `open` the pool id: the words as they are name this tree.
-            path.header = self.finger_header();
-            debug_assert_eq!(path.header[H_ROOT], root);
-        }
         path.lo_max = lo_max;
         path.hi = HI_UNKNOWN;
         path.leftmost = LEFTMOST_UNKNOWN;
@@ -1049,7 +1029,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             level -= 1;
         }
         path.node[0] = node;
-        self.record_finger(path, (root, height), LO_MAX_UNKNOWN);
+        self.record_finger(path, height, LO_MAX_UNKNOWN);
         Ok(height)
     }
 
@@ -1083,7 +1063,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         let leaf = path.node[0];
         let pos = self.count_le(leaf, s);
         let pred = if pos > 0 {
-            let (po, pl) = self.span_words(leaf, pos - 1);
+            let (po, pl) = self.span(leaf, pos - 1)?;
             if strict && po + pl > s {
                 return Err(overlap);
             }
@@ -1169,7 +1149,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         }
         // Every child before the path's entry at each level has a maximum
         // below `g`: so has every span before the leaf.
-        self.record_finger(path, (root, height), g - 1);
+        self.record_finger(path, height, g - 1);
         Ok((height, i))
     }
 
@@ -1304,7 +1284,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     ) -> TreeResult<i64> {
         // A growth may remove a slot before `Path::fit_slot`.
         path.fit_below = FIT_UNKNOWN;
-        let strict = untracked || V::CHECKED;
+        let strict = untracked;
         let off = s << GRANULE_SHIFT;
         if new == 0 {
             self.free_range(path, s, og, strict)?;
@@ -1350,9 +1330,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
 
     // ---- tracked operations: the tree and the pool's boundary record ----
 
-    /// `alloc`, recording the span as a live allocation. A checked tree's
-    /// answer must also claim free granules in the record's coverage map:
-    /// a span a scribbled tree claims over live memory is refused here.
+    /// `alloc`, recording the span as a live allocation.
     #[inline(always)]
     pub(crate) fn alloc_tracked(
         &self,
@@ -1361,11 +1339,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         bytes: i64,
     ) -> TreeResult<i64> {
         let off = self.alloc(path, bytes)?;
-        let b = round8(bytes);
-        if V::CHECKED && !ext.claim(off, b) {
-            return Err(CORRUPT_OVERLAP);
-        }
-        ext.record(off, b);
+        ext.record(off, round8(bytes));
         Ok(off)
     }
 
@@ -1401,34 +1375,17 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     }
 
     /// Frees `[s, s + g)` (granules), which the record has just found (and
-    /// forgotten) as one live allocation. Only a corrupt (checked) tree can
-    /// fail here: the record keeps the span then, and the coverage map too.
+    /// forgotten) as one live allocation. Only a node array out of room can
+    /// fail here (a split needs a node): the record keeps the span then.
     #[inline(always)]
     fn free_live(&self, ext: &Extents, path: &mut Path, s: i64, g: i64) -> TreeResult<()> {
-        let (off, b) = (s << GRANULE_SHIFT, g << GRANULE_SHIFT);
         // A `match`: `Result::inspect_err` stayed an out-of-line call.
-        match self.free_range(path, s, g, V::CHECKED) {
-            Ok(()) => {
-                if V::CHECKED {
-                    ext.unclaim(off, b);
-                }
-                Ok(())
-            }
+        match self.free_range(path, s, g, false) {
+            Ok(()) => Ok(()),
             Err(e) => {
-                ext.record(off, b);
-                Err(Self::live_overlap(e))
+                ext.record(s << GRANULE_SHIFT, g << GRANULE_SHIFT);
+                Err(e)
             }
-        }
-    }
-
-    /// An error of a tree edit on a span the record has found live: overlap
-    /// with free space there means the (checked) tree's free spans are wrong.
-    #[inline(always)]
-    fn live_overlap(e: i64) -> i64 {
-        if V::CHECKED && (e == DOUBLE_FREE || e == RESIZE_FREE_SPAN) {
-            CORRUPT_OVERLAP
-        } else {
-            e
         }
     }
 
@@ -1470,19 +1427,9 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         if new > ob && new <= self.raw.arena - off && ext.starts_live(off + ob) {
             return Err(MUST_MOVE);
         }
-        let r = self
-            .resize_span(path, s, og, new, false)
-            .map_err(Self::live_overlap)?;
+        let r = self.resize_span(path, s, og, new, false)?;
         // Past `resize_span`, `new <= arena - off`: rounding it cannot overflow.
         let nb = round8(new);
-        if V::CHECKED {
-            if nb > ob && !ext.claim(off + ob, nb - ob) {
-                return Err(CORRUPT_OVERLAP);
-            }
-            if nb < ob {
-                ext.unclaim(off + nb, ob - nb);
-            }
-        }
         if new == 0 {
             ext.forget(off, ob);
         } else {
@@ -1542,11 +1489,6 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         if l < need || (l == need && !whole) || !ext.is_live(off, ob) {
             return None;
         }
-        // A checked tree's answer must claim its granules, as on the full
-        // path (whose error it then reports).
-        if V::CHECKED && !ext.claim(off + ob, nb - ob) {
-            return None;
-        }
         path.fit_below = FIT_UNKNOWN;
         // The span shrinks in its slot, which cannot fail, or (`whole`)
         // leaves the leaf, which only a corrupt (checked) tree fails.
@@ -1556,13 +1498,13 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         ext.resize(off, ob, nb);
         // A library slice appended to in a loop: its next growths may be
         // answered from an append window (one compare for the others).
-        if V::CHECKED && path.grow_again >= LIBRARY_GROWN_IN_A_ROW && path.window.may_open() {
+        if V::MIRRORED && path.grow_again >= LIBRARY_GROWN_IN_A_ROW && path.window.may_open() {
             self.open_window(path, ext, (off, off + nb));
         }
         Some(off)
     }
 
-    /// Opens the append window of a checked pool on the allocation
+    /// Opens the append window of a library pool on the allocation
     /// `[off, end)` (offsets), which a growth through the hint has just
     /// left ending at `end`, when the tree's words allow
     /// ([`Self::window_words`]); see `super::append_window`.
@@ -1570,8 +1512,9 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     #[inline(never)]
     fn open_window(&self, path: &mut Path, ext: &Extents, (off, end): (i64, i64)) {
         if let Some(words) = self.window_words(path, end >> GRANULE_SHIFT) {
-            // SAFETY: the tree's header, valid for the call (`from_raw`).
-            unsafe { path.window.open(ext, self.raw.hdr, (off, end), words) };
+            let shadow = (self.raw.hdr as i64, self.raw.nodes as i64);
+            path.window
+                .open(ext, (self.raw.mirror_hdr, shadow), (off, end), words);
         }
     }
 
@@ -1703,43 +1646,6 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     }
 
     // ---- whole-tree walks ----
-
-    /// Whether the header's span count and free bytes are those of the tree it
-    /// describes (validated reads, at most `node_cap` nodes visited): what
-    /// `finish` asks of a header before it releases the pool. [`STALE_POOL`]
-    /// when not, or when the walk meets anything invalid.
-    pub(crate) fn check_totals(&self) -> TreeResult<()> {
-        let (root, height) = self.begin().map_err(|_| STALE_POOL)?;
-        let mut budget = self.raw.node_cap;
-        let (spans, free) = self
-            .totals(root, height - 1, &mut budget)
-            .map_err(|_| STALE_POOL)?;
-        if spans != self.h(H_SPANS) || free << GRANULE_SHIFT != self.h(H_FREE_BYTES) {
-            return Err(STALE_POOL);
-        }
-        Ok(())
-    }
-
-    /// `(spans, free granules)` below `node` at `level`, visiting at most `budget` nodes.
-    fn totals(&self, node: i64, level: usize, budget: &mut i64) -> TreeResult<(i64, i64)> {
-        *budget -= 1;
-        if *budget < 0 {
-            return Err(NODES_EXHAUSTED);
-        }
-        let n = self.count(node)?;
-        let (mut spans, mut free) = (0i64, 0i64);
-        for i in 0..n {
-            let (s, f) = if level == 0 {
-                (1, self.span(node, i)?.1)
-            } else {
-                let c = self.child(node, i)?;
-                self.totals(c, level - 1, budget)?
-            };
-            spans += s;
-            free = free.checked_add(f).ok_or(STALE_POOL)?;
-        }
-        Ok((spans, free))
-    }
 
     fn check_invariants(&self) -> Result<Vec<(i64, i64)>, String> {
         let (root, height) = self.begin().map_err(error::message)?;

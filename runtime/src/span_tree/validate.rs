@@ -1,27 +1,31 @@
-//! The two instantiations of the tree code: [`Unchecked`] trusts every word it
-//! reads (the builtin pool owns its tree memory); [`Checked`] validates every word
-//! it reads (the library's tree lives in program memory, which the program can
-//! write). The choice is a compile-time constant, so the unchecked copy carries no
-//! trace of the checks.
+//! The two instantiations of the tree code, one source: [`Unchecked`] is
+//! the builtin pool's tree, in runtime memory; [`Mirrored`] is a library
+//! pool's, the runtime's own copy of it, each change also written to the
+//! program's copy. Neither validates what it reads: both read only memory
+//! the program cannot write. The choice is a compile-time constant, so the
+//! builtin's copy carries no trace of the mirror.
 
-/// Selects whether the tree code validates what it reads.
+/// Selects whether the tree code writes a second copy of the tree.
 pub trait Validate: Copy + Default + 'static {
-    /// True when every word read from the header and nodes is validated.
-    const CHECKED: bool;
+    /// True when every word written is also written to the program's copy
+    /// of the tree (`Raw::mirrored`).
+    const MIRRORED: bool;
 }
 
-/// Trusts the tree memory: for trees only the runtime writes (builtin pool).
+/// The builtin pool's tree: runtime memory only.
 #[derive(Clone, Copy, Default, Debug)]
 pub struct Unchecked;
 
-/// Validates every word read: for trees in program memory (library pools).
+/// A library pool's tree: the runtime's copy, which it reads and writes,
+/// and the program's, which it only writes (the program may read it, and
+/// what it writes there is never read back).
 #[derive(Clone, Copy, Default, Debug)]
-pub struct Checked;
+pub struct Mirrored;
 
 impl Validate for Unchecked {
-    const CHECKED: bool = false;
+    const MIRRORED: bool = false;
 }
 
-impl Validate for Checked {
-    const CHECKED: bool = true;
+impl Validate for Mirrored {
+    const MIRRORED: bool = true;
 }

@@ -1,7 +1,15 @@
-//! The checked entry points over a tree in program memory: the bodies of the
-//! `tern_span_*` externs. Each call reads the pool id from the header, takes the
-//! authoritative bounds from the [`registry`], checks that the node array passed in
-//! is the registered one, and runs the checked instantiation of the tree code.
+//! The library's entry points: the bodies of the `tern_span_*` externs. A
+//! library pool's tree has two copies: the runtime's (header and node array
+//! in runtime memory, found through the [`registry`]), which the tree code
+//! reads and writes, and the program's (`Pool.tree`, `Pool.nodes`), which it
+//! only writes, word for word the same after every call. Each call reads one
+//! word of program memory, the pool id in the header, to find the pool; checks
+//! that the node array passed in is the registered one; and runs the
+//! `Mirrored` instantiation of the tree code over the runtime's copy. What the
+//! program writes into its copy is never read back: it changes no answer, and
+//! the tree's next write of a word puts the tree's value back. Only `finish`
+//! and `reset` look at the program's header, and refuse one that differs
+//! from the runtime's (`STALE_POOL`: a stale copy of a `Pool`).
 //!
 //! Spans are named by **address** on this side: an address is turned into an
 //! offset against the registered arena base (never a base the program could
@@ -14,7 +22,7 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::append_window::AppendWindow;
-use super::error::{BAD_POOL, BAD_SIZE, LEAKED, OUTSIDE_ARENA};
+use super::error::{BAD_POOL, BAD_SIZE, LEAKED, OUTSIDE_ARENA, STALE_POOL};
 use super::extents::{Extents, Record};
 use super::finger::Path;
 use super::layout::{self, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC, Word};
@@ -22,15 +30,21 @@ use super::registry::{self, PoolBounds, Slot};
 use super::scan::Portable;
 use super::scan::Simd;
 use super::tree::{MAX_ARENA_BYTES, Raw, Tree, TreeResult};
-use super::validate::Checked;
+use super::validate::Mirrored;
 
 use crate::memory::{Fill, Reservation, zero_fill};
 use crate::sanitize::{self, ADDR_MASK};
 
-/// The checked tree.
-pub type CheckedTree = Tree<Checked>;
+/// The tree code the library's externs run: over the runtime's copy of a
+/// pool's tree, mirrored into the program's.
+pub type LibraryTree = Tree<Mirrored>;
 
-/// The boundary record of live pool `id` (for `SpanPool<Checked>`).
+/// Where the node array of the runtime's copy of a pool's tree starts,
+/// in bytes from its header (a cache line past the header's words).
+pub const SHADOW_NODES_AT: usize = 128;
+const _: () = assert!(HEADER_WORDS * 8 <= SHADOW_NODES_AT);
+
+/// The boundary record of live pool `id` (for `SpanPool<Mirrored>`).
 pub(crate) fn extents_of(id: i64) -> TreeResult<Extents> {
     Ok(extents(registry::slot(id)?))
 }
@@ -66,29 +80,50 @@ fn extents(b: &Slot) -> Extents {
 
 /// The boundary record whose parts a registration holds.
 #[inline(always)]
-fn extents_in(record: [i64; 3]) -> Extents {
+fn extents_in(record: [i64; 2]) -> Extents {
     // SAFETY: `init` registered the parts of a record sized for the arena,
     // which lives until the pool is unregistered.
     unsafe { Extents::from_parts(record) }
 }
 
-/// Looks up the pool `tree` belongs to and returns a checked view and its bounds.
+/// Looks up the pool `tree` belongs to and returns a view of the runtime's copy and its bounds.
 ///
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words.
 #[inline(always)]
-unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Checked>, &'static Slot)> {
+unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Mirrored>, &'static Slot)> {
     // SAFETY: the caller's contract.
     let b = unsafe { registration(tree, nodes)? };
     // Under the sanitizer the program holds the node array by a tagged
     // address; untagged, it is the registered one (`registration`).
     let nodes = (nodes as i64 & ADDR_MASK) as *mut Word;
-    // SAFETY: the node array's address and capacity come from the registry, which
-    // `init` filled from a reservation of `node_cap * node_words` words.
+    // SAFETY: the node array's address and capacity come from the registry,
+    // which `init` filled from a reservation of `node_cap * node_words`
+    // words, and so does the runtime's copy (`shadow_of`).
     Ok((
-        unsafe { Raw::new(tree, nodes, b.node_cap(), b.arena_bytes()) },
+        unsafe { Raw::mirrored(shadow_of(b), (tree, nodes), b.node_cap(), b.arena_bytes()) },
         b,
     ))
+}
+
+/// The runtime's copy of a registered pool's tree: its header and node array.
+#[inline(always)]
+fn shadow_of(b: &Slot) -> (*mut i64, *mut Word) {
+    let at = b.shadow();
+    (at as *mut i64, (at + SHADOW_NODES_AT as i64) as *mut Word)
+}
+
+/// Whether the program's header at `tree` says what the runtime's copy
+/// says, word for word: what `finish` and `reset` ask of a header before
+/// they act (a stale copy of a `Pool` is not the pool).
+///
+/// # Safety
+/// `tree` must be valid for reads of `HEADER_WORDS` words (`registration`
+/// checked it).
+unsafe fn header_is_current(tree: *mut i64, b: &Slot) -> bool {
+    let (shadow, _) = shadow_of(b);
+    // SAFETY: the caller's contract; the shadow's header is HEADER_WORDS long.
+    (0..HEADER_WORDS).all(|i| unsafe { tree.add(i).read() == shadow.add(i).read() })
 }
 
 /// [`open`]'s lookup alone: the registration of the pool `tree` belongs
@@ -137,7 +172,7 @@ pub const fn node_array_words(arena_bytes: i64) -> i64 {
     layout::node_array_words(arena_bytes)
 }
 
-/// Initialises a checked pool: writes a fresh header and root into `tree` and
+/// Initialises a library pool: writes a fresh header and root into `tree` and
 /// `nodes` and registers the bounds. `arena_base` may be 0 (the runtime then never
 /// writes arena bytes, so `alloc` does not zero-fill). Returns the pool id.
 ///
@@ -183,8 +218,9 @@ unsafe fn init_sanitized(
     if node_cap < layout::node_capacity(arena_bytes) {
         return Err(BAD_SIZE);
     }
-    let record = Record::new(arena_bytes, true)?;
+    let record = Record::new(arena_bytes)?;
     let mut finger = Box::new(Path::new());
+    let shadow = Reservation::new(SHADOW_NODES_AT + node_cap as usize * layout::NODE_WORDS * 4)?;
     let id = registry::register(PoolBounds {
         nodes: nodes as i64,
         node_cap,
@@ -193,16 +229,27 @@ unsafe fn init_sanitized(
         record: record.view().parts(),
         san,
         finger: &mut *finger as *mut Path as i64,
+        shadow: shadow.base() as i64,
     })?;
+    let sh = shadow.base();
     owned().push(Owned {
         id,
         _record: record,
         finger,
+        _shadow: shadow,
         memory: None,
     });
-    // SAFETY: the caller's contract.
-    let mut t: CheckedTree = unsafe { Tree::from_raw(tree, nodes, node_cap, arena_bytes) };
-    t.init(id);
+    // SAFETY: the caller's contract for the program's copy; the runtime's is
+    // a reservation sized for `node_cap` nodes after its header.
+    let t = unsafe {
+        Raw::<Mirrored>::mirrored(
+            (sh.cast(), sh.add(SHADOW_NODES_AT).cast()),
+            (tree, nodes),
+            node_cap,
+            arena_bytes,
+        )
+    };
+    t.with::<Portable>().init(id);
     Ok(id)
 }
 
@@ -214,6 +261,8 @@ struct Owned {
     _record: Record,
     /// The pool's finger (the registry keeps its address).
     finger: Box<Path>,
+    /// The runtime's copy of the pool's tree (the registry keeps its address).
+    _shadow: Reservation,
     /// The arena and node array, when the runtime reserved them ([`create`]).
     memory: Option<(Reservation, Reservation)>,
 }
@@ -262,7 +311,7 @@ pub struct PoolMemory {
     pub arena: i64,
 }
 
-/// Creates a checked pool whose arena (`arena_bytes`, rounded down to 8, as
+/// Creates a library pool whose arena (`arena_bytes`, rounded down to 8, as
 /// `SpanPool::new` does) and
 /// worst-case node array the runtime reserves and owns: writes a fresh header
 /// at `tree`, registers the bounds and returns the pool id and where the memory
@@ -279,7 +328,7 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
     let arena_bytes = arena_bytes & !(layout::GRANULE - 1);
     let node_words = node_array_words(arena_bytes);
     // Both are program memory (the program holds slices of the arena and
-    // `Pool.nodes`, and the checked tree trusts neither): retired, never
+    // `Pool.nodes`, and the library's tree trusts neither): retired, never
     // unmapped, when the pool is finished (`crate::memory`).
     let arena = Reservation::program(arena_bytes as usize)?;
     let nodes = Reservation::program(node_words as usize * 4)?;
@@ -351,10 +400,13 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
 /// (any contents); `nodes` is only used if it is the registered node array.
 pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds> {
     // SAFETY: the caller's contract.
-    let (t, b) = unsafe { open(tree, nodes)? };
+    let (_, b) = unsafe { open(tree, nodes)? };
     // SAFETY: one operation on the pool at a time.
     settle_window(b, unsafe { finger(b) });
-    t.with::<Portable>().check_totals()?;
+    // SAFETY: `open` checked the pointer.
+    if !unsafe { header_is_current(tree, b) } {
+        return Err(STALE_POOL);
+    }
     if extents(b).any_live() {
         return Err(LEAKED);
     }
@@ -394,7 +446,10 @@ pub unsafe fn reset(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
     // SAFETY: one operation on the pool at a time.
     settle_window(b, unsafe { finger(b) });
     let t = t.with::<Portable>();
-    t.check_totals()?;
+    // SAFETY: `open` checked the pointer.
+    if !unsafe { header_is_current(tree, b) } {
+        return Err(STALE_POOL);
+    }
     let ext = extents(b);
     if b.san() != 0 {
         sanitize::region_reset(b.san(), ext.high_water(), std::ptr::null());
@@ -407,12 +462,12 @@ pub unsafe fn reset(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
     Ok(())
 }
 
-/// The largest arena high-water mark of the checked pools finished so far;
+/// The largest arena high-water mark of the library pools finished so far;
 /// -1 while none was.
 static FINISHED_HIGH_WATER: AtomicI64 = AtomicI64::new(-1);
 
-/// The largest arena high-water mark of any checked pool, finished or live
-/// (for `crate::stats`); `None` when no checked pool was made.
+/// The largest arena high-water mark of any library pool, finished or live
+/// (for `crate::stats`); `None` when no library pool was made.
 pub fn high_water() -> Option<i64> {
     let live = registry::live()
         .iter()
@@ -442,7 +497,7 @@ fn offset_in(b: &Slot, addr: i64) -> TreeResult<i64> {
     }
 }
 
-/// Checked first-fit alloc; returns the span's address. Zero-fills the span if
+/// First-fit alloc; returns the span's address. Zero-fills the span if
 /// `zero_fill` and the pool registered its arena.
 ///
 /// # Safety
@@ -478,7 +533,7 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
     Ok(b.arena_base() + off)
 }
 
-/// Checked free of the span at address `addr`.
+/// Free of the span at address `addr`.
 ///
 /// # Safety
 /// As for [`alloc_in`].
@@ -511,7 +566,7 @@ pub(crate) unsafe fn free_in<S: Simd>(
 /// As for [`alloc_in`].
 #[cold]
 unsafe fn free_sanitized<S: Simd>(
-    t: Raw<Checked>,
+    t: Raw<Mirrored>,
     b: &Slot,
     addr: i64,
     bytes: i64,
@@ -526,7 +581,7 @@ unsafe fn free_sanitized<S: Simd>(
     Ok(())
 }
 
-/// Checked resize of the span at `addr` from `old` to `new` bytes (both exact
+/// Resize of the span at `addr` from `old` to `new` bytes (both exact
 /// byte counts; the tree rounds them): shrink or grow in place when the
 /// placement contract allows, otherwise place the move in the same call (first
 /// fit for `new` while the old span is held, then free the old span). Returns
@@ -598,10 +653,10 @@ pub(crate) unsafe fn resize_in<S: Simd>(
 
 /// A growth of the slice at `addr` answered from its pool's open append
 /// window (`super::append_window`), the `tern_span_resize` extern's first test:
-/// the pool looked up as every checked call does ([`registration`]), then
+/// the pool looked up as every library call does ([`registration`]), then
 /// the window's compares. Returns the bytes to
 /// zero-fill (`AppendWindow::append`; the answer is `addr`). `None` for any
-/// other call, which then takes the checked tree after
+/// other call, which then takes the library's tree after
 /// [`settle_window_of`].
 ///
 /// # Safety
@@ -628,7 +683,7 @@ pub unsafe fn window_append(
 
 /// Settles the append window of the pool `tree` names, if it has one
 /// open: what a `tern_span_resize` call the window does not answer does
-/// before the checked tree (whose own lookup then refuses a bad pool).
+/// before the library's tree (whose own lookup then refuses a bad pool).
 ///
 /// # Safety
 /// As for `alloc_in`.
