@@ -214,10 +214,13 @@ unsafe fn init_sanitized(
     if !(0..=MAX_ARENA_BYTES).contains(&arena_bytes) || arena_bytes % 8 != 0 {
         return Err(BAD_SIZE);
     }
-    let node_cap = node_words / layout::NODE_WORDS as i64;
-    if node_cap < layout::node_capacity(arena_bytes) {
+    let need = layout::node_capacity(arena_bytes);
+    if node_words / (layout::NODE_WORDS as i64) < need {
         return Err(BAD_SIZE);
     }
+    // The tree never uses more nodes than the arena's worst case, whatever
+    // the caller's array holds: the runtime's copy is sized for that many.
+    let node_cap = need;
     let record = Record::new(arena_bytes)?;
     let mut finger = Box::new(Path::new());
     let shadow = Reservation::new(SHADOW_NODES_AT + node_cap as usize * layout::NODE_WORDS * 4)?;
