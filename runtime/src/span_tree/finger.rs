@@ -106,9 +106,9 @@ pub const GROWN_IN_A_ROW: u8 = 3;
 
 /// The growths in place in a row through the growth hint after which a
 /// library append (`tern_span_resize`) opens its pool's append window
-/// (`super::append_window`). Higher than the builtin's: opening one claims
-/// its room in the coverage map and works out the node words it writes
-/// (about 350 instructions, and settling about 100), against about 160 a
+/// (`super::append_window`). Higher than the builtin's: opening one works
+/// out the node words it writes (about 350 instructions when the room was
+/// claimed in a coverage map too, and settling about 100), against about 160 a
 /// growth it answers saves, and short bursts of appends must not pay for
 /// windows they close at once (at the builtin's count, `tern bench`'s
 /// library append/8, bursts of one to four appends, opened 2 472 windows:

@@ -29,15 +29,11 @@ use super::layout::{self, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC, Word};
 use super::registry::{self, PoolBounds, Slot};
 use super::scan::Portable;
 use super::scan::Simd;
-use super::tree::{MAX_ARENA_BYTES, Raw, Tree, TreeResult};
+use super::tree::{MAX_ARENA_BYTES, Raw, TreeResult};
 use super::validate::Mirrored;
 
 use crate::memory::{Fill, Reservation, zero_fill};
 use crate::sanitize::{self, ADDR_MASK};
-
-/// The tree code the library's externs run: over the runtime's copy of a
-/// pool's tree, mirrored into the program's.
-pub type LibraryTree = Tree<Mirrored>;
 
 /// Where the node array of the runtime's copy of a pool's tree starts,
 /// in bytes from its header (a cache line past the header's words).
@@ -62,9 +58,9 @@ unsafe fn finger<'a>(b: &Slot) -> &'a mut Path {
 }
 
 /// Settles the pool's append window, if one is open (`super::append_window`):
-/// every operation but the window's own appends then finds the tree, the
-/// boundary record and the coverage map as the appends left them. One test
-/// of a word in the finger's memory when none is.
+/// every operation but the window's own appends then finds the tree and
+/// the boundary record as the appends left them. One test of a word in the
+/// finger's memory when none is.
 #[inline(always)]
 fn settle_window(b: &Slot, p: &mut Path) {
     if p.window.is_open() {
@@ -157,7 +153,7 @@ fn zero_new(b: &Slot, off: i64, end: i64, fresh: i64, fill: Fill) {
     let bytes = end.min(fresh) - off;
     if b.arena_base() != 0 && bytes > 0 {
         // SAFETY: the tree returns only spans inside the registered arena
-        // (validated against the authoritative arena size).
+        // (it reads only the runtime's copy, made for the registered size).
         unsafe { zero_fill((b.arena_base() + off) as *mut u8, bytes as usize, fill) };
     }
 }

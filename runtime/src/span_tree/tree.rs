@@ -398,8 +398,8 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     /// The first word of `node`.
     #[inline(always)]
     fn at(&self, node: i64) -> *mut Word {
-        // SAFETY: `node` was validated against `node_cap` (or the tree is
-        // trusted); `from_raw`'s contract.
+        // SAFETY: `node` is an index the tree code wrote, below
+        // `node_cap`; `from_raw`'s contract.
         unsafe { self.raw.nodes.add((node as usize) << NODE_SHIFT) }
     }
 
