@@ -86,10 +86,21 @@ fn read_trace(r: impl Read, limit: u64) -> Result<Vec<u8>, String> {
     }
     // Every member, as `zcat` reads them: files joined with `cat` are one
     // gzip file, and bytes after the last member are an error, not ignored.
-    read_capped(flate2::read::MultiGzDecoder::new(&raw[..]), limit).map_err(|e| match e {
-        Capped::Io(e) => format!("not a gzip file: {e}"),
-        Capped::Over => over(" decompressed"),
-    })
+    let mut t = Vec::new();
+    let read = flate2::read::MultiGzDecoder::new(&raw[..])
+        .take(limit + 1)
+        .read_to_end(&mut t);
+    match read {
+        // A file cut short, or damaged, or followed by other bytes: where
+        // it broke, in what it had given (the bytes read so far stay in `t`).
+        Err(e) => Err(format!(
+            "the gzip file breaks off after {} bytes decompressed ({} bytes compressed in all): {e}",
+            t.len(),
+            raw.len()
+        )),
+        Ok(_) if t.len() as u64 > limit => Err(over(" decompressed")),
+        Ok(_) => Ok(t),
+    }
 }
 
 /// Why [`read_capped`] read nothing.
@@ -527,8 +538,24 @@ mod tests {
             format!("more than {limit} bytes decompressed, the limit for a trace")
         );
         assert_eq!(read_trace(&small[..], limit + 1).unwrap(), long);
+        // Cut short (its trailer's size word gone): where it broke.
         let e = read_trace(&small[..small.len() - 4], limit + 1).unwrap_err();
-        assert!(e.starts_with("not a gzip file: "), "{e}");
+        assert_eq!(
+            e,
+            format!(
+                "the gzip file breaks off after {} bytes decompressed ({} bytes compressed in all): \
+                 unexpected end of file",
+                long.len(),
+                small.len() - 4
+            )
+        );
+        // Its header only: nothing came out.
+        let e = read_trace(&small[..10], limit + 1).unwrap_err();
+        assert_eq!(
+            e,
+            "the gzip file breaks off after 0 bytes decompressed (10 bytes compressed in all): \
+             incomplete deflate stream"
+        );
         let e = load_file(&dir.join("none"), false).unwrap_err();
         assert!(e.starts_with("cannot read it: "), "{e}");
         // The text form, plain or gzip: the same records, checked the same.
@@ -559,8 +586,16 @@ mod tests {
         joined.truncate(joined.len() - member(b"free x\n").len());
         joined.extend(b"garbage");
         std::fs::write(&gz, &joined).unwrap();
+        // Bytes after the last member: where they start, in what came out.
         let e = load_file(&gz, false).unwrap_err();
-        assert!(e.starts_with("not a gzip file: "), "{e}");
+        assert_eq!(
+            e,
+            format!(
+                "the gzip file breaks off after 18 bytes decompressed ({} bytes compressed in all): \
+                 unexpected end of file",
+                joined.len()
+            )
+        );
         std::fs::write(&txt, "alloc x 16\nfree x\nfree x\n").unwrap();
         assert_eq!(
             load_file(&txt, false).unwrap_err(),
