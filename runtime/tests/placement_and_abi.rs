@@ -653,3 +653,24 @@ fn mirrored_layout_constants_have_their_documented_values() {
     names.dedup();
     assert_eq!(names.len(), mirrored::MIRRORED.len());
 }
+
+/// A `Tree<Mirrored>` made over plain memory (`Tree::from_raw`, no second
+/// copy to mirror into) is a tree like any other: each write lands twice on
+/// the same word (its mirror once pointed at address 0).
+#[test]
+fn a_mirrored_view_without_a_second_copy_is_a_plain_tree() {
+    use tern_runtime::span_tree::Tree;
+    let arena = 4096;
+    let cap = layout::node_capacity(arena);
+    let mut hdr = vec![0i64; HEADER_WORDS];
+    let mut nodes = vec![0i32; cap as usize * layout::NODE_WORDS];
+    // SAFETY: both buffers outlive the view and nothing else touches them.
+    let mut t: Tree<Mirrored> =
+        unsafe { Tree::from_raw(hdr.as_mut_ptr(), nodes.as_mut_ptr(), cap, arena) };
+    t.init(0);
+    assert_eq!(t.alloc(64), Ok(0));
+    assert_eq!(t.alloc(8), Ok(64));
+    assert_eq!(t.free(0, 64), Ok(()));
+    assert_eq!(t.resize(64, 8, 16), Ok(64));
+    assert_eq!(t.check_invariants().unwrap(), vec![(0, 64), (80, 4016)]);
+}

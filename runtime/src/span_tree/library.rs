@@ -105,8 +105,14 @@ unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Mirrored>, &
 /// The runtime's copy of a registered pool's tree: its header and node array.
 #[inline(always)]
 fn shadow_of(b: &Slot) -> (*mut i64, *mut Word) {
-    let at = b.shadow();
-    (at as *mut i64, (at + SHADOW_NODES_AT as i64) as *mut Word)
+    shadow_at(b.shadow() as *mut u8)
+}
+
+/// The header and node array of the runtime's copy of a tree whose
+/// reservation starts at `base`.
+#[inline(always)]
+fn shadow_at(base: *mut u8) -> (*mut i64, *mut Word) {
+    (base.cast(), base.wrapping_add(SHADOW_NODES_AT).cast())
 }
 
 /// Whether the program's header at `tree` says what the runtime's copy
@@ -230,7 +236,7 @@ unsafe fn init_sanitized(
         finger: &mut *finger as *mut Path as i64,
         shadow: shadow.base() as i64,
     })?;
-    let sh = shadow.base();
+    let copy = shadow_at(shadow.base());
     owned().push(Owned {
         id,
         _record: record,
@@ -240,14 +246,7 @@ unsafe fn init_sanitized(
     });
     // SAFETY: the caller's contract for the program's copy; the runtime's is
     // a reservation sized for `node_cap` nodes after its header.
-    let t = unsafe {
-        Raw::<Mirrored>::mirrored(
-            (sh.cast(), sh.add(SHADOW_NODES_AT).cast()),
-            (tree, nodes),
-            node_cap,
-            arena_bytes,
-        )
-    };
+    let t = unsafe { Raw::<Mirrored>::mirrored(copy, (tree, nodes), node_cap, arena_bytes) };
     t.with::<Portable>().init(id);
     Ok(id)
 }
@@ -399,17 +398,17 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
 /// (any contents); `nodes` is only used if it is the registered node array.
 pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds> {
     // SAFETY: the caller's contract.
-    let (_, b) = unsafe { open(tree, nodes)? };
+    let b = unsafe { registration(tree, nodes)? };
     // SAFETY: one operation on the pool at a time.
     settle_window(b, unsafe { finger(b) });
-    // SAFETY: `open` checked the pointer.
+    // SAFETY: `registration` checked the pointer.
     if !unsafe { header_is_current(tree, b) } {
         return Err(STALE_POOL);
     }
     if extents(b).any_live() {
         return Err(LEAKED);
     }
-    // SAFETY: `open` checked the pointer; H_POOL_ID/H_MAGIC < HEADER_WORDS.
+    // SAFETY: `registration` checked the pointer; H_POOL_ID/H_MAGIC < HEADER_WORDS.
     let id = unsafe { tree.add(H_POOL_ID).read() };
     let b = registry::unregister(id)?;
     FINISHED_HIGH_WATER.fetch_max(extents_in(b.record).high_water(), Ordering::Relaxed);
@@ -703,7 +702,7 @@ pub unsafe fn settle_window_of(tree: *mut i64, nodes: *mut Word) {
 /// (any contents); `nodes` is only used if it is the registered node array.
 pub unsafe fn live_bytes(tree: *mut i64, nodes: *mut Word, addr: i64) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let (_, b) = unsafe { open(tree, nodes)? };
+    let b = unsafe { registration(tree, nodes)? };
     // SAFETY: one operation on the pool at a time.
     settle_window(b, unsafe { finger(b) });
     let off = offset_in(b, addr & ADDR_MASK)?;

@@ -93,7 +93,10 @@ impl<V: Validate> Raw<V> {
             nodes,
             node_cap,
             arena,
-            mirror_hdr: std::ptr::null_mut(),
+            // No second copy: a `Mirrored` view made here (`Tree::from_raw`,
+            // `SpanPool<Mirrored>`'s view of the program's copy) writes each
+            // word twice in the same place rather than through a null pointer.
+            mirror_hdr: hdr,
             mirror_nodes: 0,
             _mode: PhantomData,
         }
