@@ -636,16 +636,13 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     #[inline(always)]
     fn mirror_arrays(&self, node: i64, kids: bool) {
         // SAFETY: each array is FANOUT words inside the node, in both copies
-        // (`Raw::mirrored`); the copies do not overlap.
+        // (`Raw::mirrored`); `copy`, which allows overlap: a view with no
+        // second copy mirrors into itself (`Raw::new`).
         unsafe {
-            std::ptr::copy_nonoverlapping(self.keys(node), self.mirror(self.keys(node)), FANOUT);
-            std::ptr::copy_nonoverlapping(self.lens(node), self.mirror(self.lens(node)), FANOUT);
+            std::ptr::copy(self.keys(node), self.mirror(self.keys(node)), FANOUT);
+            std::ptr::copy(self.lens(node), self.mirror(self.lens(node)), FANOUT);
             if kids {
-                std::ptr::copy_nonoverlapping(
-                    self.kids(node),
-                    self.mirror(self.kids(node)),
-                    FANOUT,
-                );
+                std::ptr::copy(self.kids(node), self.mirror(self.kids(node)), FANOUT);
             }
         }
     }
