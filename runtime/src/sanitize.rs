@@ -55,7 +55,7 @@ use std::ffi::c_char;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::memory::Reservation;
+use crate::memory::{Reservation, zero_discarding};
 use crate::span_tree::round8;
 
 /// The first bit of a pointer's tag (the ABI's, `tern_abi`).
@@ -368,8 +368,9 @@ pub fn region_reset(id: i64, high_water: i64, loc: *const c_char) {
     let shadow = r.shadow();
     if !shadow.is_null() {
         let granules = (high_water.clamp(0, r.bytes) as usize).div_ceil(8);
-        // SAFETY: the shadow holds one u16 per granule of the region.
-        unsafe { std::ptr::write_bytes(shadow, 0, granules) };
+        // SAFETY: the shadow holds one u16 per granule of the region, in
+        // a reservation of its own.
+        unsafe { zero_discarding(shadow.cast(), granules * 2) };
     }
     for t in end_region_tags(st, id) {
         let rec = &mut st.tags[t as usize];
@@ -473,8 +474,14 @@ fn fill(st: &mut State, id: i64, g0: usize, n: usize, tag: u16) {
         let shadow = r.shadow();
         if !shadow.is_null() {
             // SAFETY: `granules` placed `[g0, g0 + n)` inside the region, whose
-            // shadow holds one u16 per granule.
-            unsafe { std::slice::from_raw_parts_mut(shadow.add(g0), n).fill(tag) };
+            // shadow holds one u16 per granule, in a reservation of its own.
+            unsafe {
+                if tag == 0 {
+                    zero_discarding(shadow.add(g0).cast(), n * 2);
+                } else {
+                    std::slice::from_raw_parts_mut(shadow.add(g0), n).fill(tag);
+                }
+            }
         }
     }
 }

@@ -199,6 +199,44 @@ fn child_use_after_finish_at_the_site() {
     }
 }
 
+/// This process's resident memory, from `/proc/self/statm`.
+fn resident_bytes() -> usize {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+    let pages: usize = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+    pages * tern_runtime::memory::page_size()
+}
+
+#[test]
+#[ignore = "child fixture: run by failed_checks_name_where_the_slice_was_freed with --ignored --exact"]
+fn child_use_after_a_large_free() {
+    child::require_child();
+    tern_sanitize_enable();
+    const ARENA: i64 = 256 << 20;
+    let mut hdr = [0i64; HEADER_WORDS];
+    let mut mem = PoolMemory::default();
+    // SAFETY: `hdr` and `mem` outlive the pool; the check of the freed slice
+    // is the point: the sanitizer refuses it and ends the process.
+    unsafe {
+        assert!(tern_span_new(hdr.as_mut_ptr(), ARENA, &mut mem) > 0);
+        let n = mem.nodes as *mut i32;
+        let s = tern_span_alloc(hdr.as_mut_ptr(), n, ARENA);
+        assert!(tag_of(s) > 0);
+        // The shadow of the whole arena (two bytes a granule) is now
+        // resident; freed, it is given back, not just cleared.
+        let tagged = resident_bytes();
+        tern_sanitize_site(FREE_AT);
+        assert_eq!(tern_span_free(hdr.as_mut_ptr(), n, s, ARENA), 0);
+        let freed = resident_bytes();
+        let shadow = ARENA as usize / 4;
+        assert!(
+            freed + shadow * 9 / 10 < tagged,
+            "resident {tagged} bytes with the slice live, {freed} after its free"
+        );
+        tern_sanitize_site(USE_AT);
+        tern_sanitize_check(s + ARENA / 2, 8, std::ptr::null());
+    }
+}
+
 #[test]
 fn failed_checks_name_where_the_slice_was_freed() {
     for (name, line) in [
@@ -208,6 +246,10 @@ fn failed_checks_name_where_the_slice_was_freed() {
         ),
         (
             "child_use_past_a_shrink",
+            "error: t.tern:9:1: use of a freed slice (freed at t.tern:3:5)",
+        ),
+        (
+            "child_use_after_a_large_free",
             "error: t.tern:9:1: use of a freed slice (freed at t.tern:3:5)",
         ),
         (
