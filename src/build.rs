@@ -112,6 +112,10 @@ pub fn build(
     {
         return Err(cannot_write(&out, "no such directory"));
     }
+    // Declared before the scratch folder, so dropped after it: a SIGINT,
+    // SIGTERM or SIGHUP during the link removes the folder, then ends the
+    // process by that signal.
+    let signals = crate::deferred_signals::Deferred::install();
     // The object (and the runtime library, when no cache directory can be
     // trusted) goes into a private temporary directory (mode 0700, a fresh
     // unpredictable name, removed on drop), so no file of the user's (nor a
@@ -143,6 +147,10 @@ pub fn build(
         };
         Failure::new(1, format!("error: {e}{kept}"))
     })?;
+    if signals.pending() {
+        // `signals`' drop ends the process: no message, `out` untouched.
+        return Err(Failure::new(1, String::new()));
+    }
     install(&exe, &out)
 }
 

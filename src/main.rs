@@ -38,6 +38,7 @@ macro_rules! reply {
 
 mod build;
 mod config;
+mod deferred_signals;
 mod frontend;
 mod loader;
 mod repl;

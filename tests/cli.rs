@@ -422,6 +422,62 @@ fn undefined_extern_is_reported_not_a_crash() {
 }
 
 #[test]
+fn a_build_ended_by_a_signal_leaves_no_scratch() {
+    // SIGTERM while the C compiler runs: the build removes its scratch
+    // folder (it was left in $TMPDIR), leaves `-o` unwritten and ends by the
+    // same signal.
+    use std::os::unix::process::ExitStatusExt as _;
+    let dir = scratch("signal");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let file = dir.join("p.tern");
+    std::fs::write(&file, "fn main() { print(1); }\n").unwrap();
+    let started = dir.join("cc-started");
+    let cc = dir.join("slow-cc");
+    std::fs::write(
+        &cc,
+        format!(
+            "#!/bin/sh\ntouch '{}'\nsleep 2\nexec cc \"$@\"\n",
+            started.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&cc, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = dir.join("p");
+    let mut child = Command::new(TERN)
+        .args(["build", file.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .current_dir(ROOT)
+        .env("CC", &cc)
+        .env("TMPDIR", &tmp)
+        .env("XDG_CACHE_HOME", dir.join("cache"))
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + child_support::PATIENCE;
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the C compiler never ran"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let scratch_folders = || {
+        std::fs::read_dir(&tmp)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("tern-build-"))
+            .count()
+    };
+    assert_eq!(scratch_folders(), 1, "the build works in a scratch folder");
+    // SAFETY: a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status}");
+    assert_eq!(scratch_folders(), 0, "the scratch folder is removed");
+    assert!(!out.exists(), "no executable is installed");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn a_compiler_that_writes_no_executable_fails_the_build() {
     // `CC=true` exits 0 and writes nothing: the build must not report
     // success; what `-o` names is left as it was (an earlier build, or a
