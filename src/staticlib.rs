@@ -267,12 +267,18 @@ pub(crate) fn private_dir(dir: &Path) -> Result<PathBuf, String> {
         std::fs::create_dir_all(parent)
             .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
     }
+    // The parents first: nothing is created inside a folder another user
+    // could rename away (the cache folder was made, then refused).
+    let uid = effective_uid();
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        let real = std::fs::canonicalize(parent).map_err(|e| e.to_string())?;
+        trusted_parents(&real, uid)?;
+    }
     match std::fs::DirBuilder::new().mode(0o700).create(dir) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(format!("cannot create it: {e}")),
     }
-    let uid = effective_uid();
     if std::fs::symlink_metadata(dir)
         .map_err(|e| e.to_string())?
         .file_type()
@@ -300,7 +306,16 @@ pub(crate) fn private_dir(dir: &Path) -> Result<PathBuf, String> {
             meta.mode() & 0o7777
         ));
     }
-    for parent in real.ancestors().skip(1) {
+    // Again, of the resolved path: a parent may have been swapped since.
+    trusted_parents(real.parent().unwrap_or(Path::new("/")), uid)?;
+    Ok(real)
+}
+
+/// Whether `real` (a resolved path) and every folder above it are safe
+/// parents for a private folder: each owned by this user or root, and not
+/// writable by others unless sticky (`/tmp`).
+fn trusted_parents(real: &Path, uid: u32) -> Result<(), String> {
+    for parent in real.ancestors() {
         let meta = std::fs::metadata(parent).map_err(|e| e.to_string())?;
         let sticky = meta.mode() & 0o1000 != 0;
         if meta.uid() != uid && meta.uid() != 0 {
@@ -318,7 +333,7 @@ pub(crate) fn private_dir(dir: &Path) -> Result<PathBuf, String> {
             ));
         }
     }
-    Ok(real)
+    Ok(())
 }
 
 fn effective_uid() -> u32 {
