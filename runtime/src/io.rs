@@ -404,11 +404,12 @@ pub fn name(handle: i64) -> Option<Vec<u8>> {
     file(&mut files(), handle).map(|f| f.name.clone())
 }
 
-/// A path as a runtime error shows it: its bytes as UTF-8 (a byte that is
-/// not becomes U+FFFD) with every control character escaped (`\u{1b}`,
-/// `\r`), so a name the program was given cannot drive the terminal the
-/// error is printed on.
-pub fn shown_path(bytes: &[u8]) -> String {
+/// Text from the program (a path, a `panic`'s detail) as a runtime error
+/// shows it: its bytes as UTF-8 (a byte that is not becomes U+FFFD) with
+/// every control character escaped (`\u{1b}`, `\r`, `\n`), so text the
+/// program was given cannot drive the terminal the error is printed on, nor
+/// break the error's one line.
+pub fn shown_text(bytes: &[u8]) -> String {
     let mut shown = String::new();
     for c in String::from_utf8_lossy(bytes).chars() {
         if c.is_control() {

@@ -137,7 +137,7 @@ pub unsafe extern "C" fn tern_io_fail(
     let msg = format!(
         "cannot {} '{}': {}",
         String::from_utf8_lossy(what),
-        io::shown_path(path),
+        io::shown_text(path),
         io::message(code)
     );
     super::fail::report_at_caller(msg)
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn tern_io_fail_file(
     let msg = match io::name(handle) {
         Some(path) => format!(
             "cannot {what} '{}': {}",
-            io::shown_path(&path),
+            io::shown_text(&path),
             io::message(code)
         ),
         None => format!("cannot {what} a closed file: {}", io::message(code)),

@@ -207,8 +207,9 @@ pub unsafe extern "C" fn tern_panic(
         "panic: {}{}",
         // SAFETY: the caller's contract (the message).
         unsafe { text(msg_ptr, msg_len) },
-        // SAFETY: the caller's contract (the detail).
-        unsafe { text(detail_ptr, detail_len) }
+        // SAFETY: the caller's contract (the detail). Escaped: the detail is
+        // run-time text, often the program's input (`text::to_int`'s).
+        crate::io::shown_text(unsafe { bytes(detail_ptr, detail_len) })
     );
     report(loc, msg)
 }
