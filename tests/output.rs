@@ -114,9 +114,12 @@ fn a_stack_overflow_inside_print_loses_no_printed_line() {
         let o = wait(child);
         let (status, out, err) = (o.status, text(&o.stdout), text(&o.stderr));
         assert_eq!(status.code(), Some(101), "{mode:?}");
-        assert_eq!(
-            err, "error: stack overflow or invalid memory access\n",
-            "{mode:?}"
+        // The stack runs out inside `print` (runtime code: no location) or,
+        // less often, in `down` itself (located at its recursive call).
+        assert!(
+            err == "error: stack overflow or invalid memory access\n"
+                || err.starts_with(&format!("error: {}:3:12: stack overflow\n", file.display())),
+            "{mode:?}: {err}"
         );
         // Complete lines 0, 1, 2, ... in order: nothing dropped, nothing torn.
         assert!(out.ends_with('\n'), "{mode:?}: torn last line");

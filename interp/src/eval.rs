@@ -287,12 +287,14 @@ impl<'a> Machine<'a> {
     /// body, returns the frame. Kept small (the work is in `enter` and
     /// `leave`): it is on the host stack once per Tern call.
     fn invoke(&mut self, id: FuncId, sret: Option<Addr>, args: Vec<Passed>, at: Loc) -> R<Val> {
+        // The caller's frame is at this call before the callee's is taken:
+        // an overflow names the call that did not fit.
+        self.calls.at(at);
         self.check_host_stack();
         let (f, layout) = self.callee(id, args.len(), at)?;
         let Some((base, mark)) = self.stack.push(layout.size, layout.charge) else {
             fail::report_stack_overflow()
         };
-        self.calls.at(at);
         self.calls.frames.borrow_mut().push((id, f.loc));
         let frame = self.enter(f, layout, base, sret, args)?;
         let flow = self.block(&frame, &f.body)?;

@@ -137,7 +137,7 @@ pub fn interpreted(name: &str) -> Option<RuntimeCall> {
                 Some(main) => i64::from(unsafe { process::tern_rt_main(main) }),
                 // Compiled code would jump to address 0 inside `tern_rt_main`
                 // and fault; the fault handler prints this very line.
-                None => fail::report_stack_overflow(),
+                None => fail::report_fault(),
             }
         },
         // The interpreter's frames come from its own call stack; a table

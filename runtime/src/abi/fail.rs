@@ -23,11 +23,27 @@ use std::sync::RwLock;
 
 pub use crate::exit_status::FAILURE_STATUS;
 
-/// The line a stack overflow (or an invalid access through `unsafe`) ends the
-/// run with. It has no source location: the fault handler of
-/// [`super::process`] cannot know one. Shared by that handler and
-/// [`report_stack_overflow`], so the text lives here only.
+/// The line a fault the runtime cannot place ends the run with: an invalid
+/// access through `unsafe`, or a stack overflow outside Tern code (inside a
+/// runtime function, `print`'s say). Shared by the fault handler of
+/// [`super::process`] and [`report_fault`], so the text lives here only.
 pub(crate) const STACK_OVERFLOW_LINE: &str = "error: stack overflow or invalid memory access\n";
+
+/// The report of a stack overflow whose Tern frames are known (innermost
+/// first): `error: LOC: stack overflow` at the innermost frame of the
+/// user's code, then the stack with the number of collapsed frames left out
+/// (it depends on the mode, the optimization level and the stack's size;
+/// the rest does not), and a recursion through several functions cut to
+/// whole turns ([`crate::backtrace::whole_cycles`]). `None` without frames.
+pub(crate) fn overflow_report(frames: &[crate::backtrace::Frame]) -> Option<String> {
+    let frames = crate::backtrace::whole_cycles(frames);
+    let innermost = frames.first()?;
+    let loc = &frames.iter().find(|f| !f.library).unwrap_or(innermost).loc;
+    Some(format!(
+        "error: {loc}: stack overflow\n{}",
+        crate::backtrace::render_uncounted(frames)
+    ))
+}
 
 /// What a host can substitute for "print and exit" (see the module docs).
 pub type FailureHook = fn(loc: String, msg: String) -> !;
@@ -59,15 +75,30 @@ pub(crate) fn report(loc: *const c_char, msg: String) -> ! {
 }
 
 /// Ends the run exactly as the fault handler does after a stack overflow:
-/// flushes stdout, prints [`STACK_OVERFLOW_LINE`] on stderr and exits with
-/// [`FAILURE_STATUS`]. For hosts that detect the overflow themselves instead
-/// of faulting (the reference interpreter's simulated stack). Like the fault
-/// handler, it does not consult the failure hook: the line has no location.
+/// flushes stdout, prints [`overflow_report`] of the Tern stack (from the
+/// host's [`crate::backtrace::StackSource`]: the reference interpreter's
+/// simulated stack, which it detects overflowing itself) on stderr, or
+/// [`STACK_OVERFLOW_LINE`] when there is none, and exits with
+/// [`FAILURE_STATUS`]. Like the fault handler, it does not consult the
+/// failure hook.
 pub fn report_stack_overflow() -> ! {
+    let frames = crate::backtrace::capture();
+    end_with(&overflow_report(&frames).unwrap_or_else(|| STACK_OVERFLOW_LINE.into()))
+}
+
+/// Ends the run as the fault handler does after a fault it cannot place
+/// ([`STACK_OVERFLOW_LINE`]): for a host that would fault where compiled
+/// code does (the interpreter calling a null entry point).
+pub fn report_fault() -> ! {
+    end_with(STACK_OVERFLOW_LINE)
+}
+
+/// Flushes stdout, writes `text` on stderr, exits with [`FAILURE_STATUS`].
+fn end_with(text: &str) -> ! {
     crate::stdout::flush();
     use std::io::Write;
     // Not `eprint!`: it panics when stderr is closed.
-    let _ = std::io::stderr().write_all(STACK_OVERFLOW_LINE.as_bytes());
+    let _ = std::io::stderr().write_all(text.as_bytes());
     std::process::exit(FAILURE_STATUS)
 }
 

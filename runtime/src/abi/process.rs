@@ -168,13 +168,95 @@ pub unsafe fn install_fault_handler_with(
 #[cfg(not(unix))]
 fn install_fault_handler() {}
 
+/// Ends the run after SIGSEGV/SIGBUS: a stack overflow in Tern code is
+/// reported with its location and the Tern stack
+/// ([`super::fail::overflow_report`]); any other fault (an invalid access
+/// through `unsafe`, an overflow inside a runtime function) with
+/// [`super::fail::STACK_OVERFLOW_LINE`]. Output so far is flushed first.
 #[cfg(unix)]
-extern "C" fn on_fault(_sig: libc::c_int, _info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+extern "C" fn on_fault(_sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
     stdout::flush_in_signal();
-    let msg = super::fail::STACK_OVERFLOW_LINE.as_bytes();
+    // SAFETY: the kernel's `siginfo_t` and `ucontext_t` for this fault.
+    let report = unsafe { overflow_in_tern_code(info, ctx) }
+        .and_then(|frames| super::fail::overflow_report(&frames));
+    let msg = report
+        .as_deref()
+        .unwrap_or(super::fail::STACK_OVERFLOW_LINE);
     // SAFETY: write(2) and _exit are async-signal-safe.
     unsafe {
         libc::write(2, msg.as_ptr().cast(), msg.len());
         libc::_exit(super::fail::FAILURE_STATUS);
     }
+}
+
+/// The largest distance between a stack overflow's fault address and the
+/// stack pointer: a frame's probes reach below it by up to the frame's size
+/// (at most 512 MiB, the compiler's limit), its stores above it.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+const OVERFLOW_REACH: usize = (512 << 20) + (1 << 16);
+
+/// The Tern frames at a fault, when it is a stack overflow in Tern code:
+/// the fault address lies near the stack pointer and the instruction is in
+/// a compiled Tern function. Only then does the handler build a report (it
+/// allocates): no runtime code was interrupted, so no lock it would take is
+/// held. The stack is walked from the caller of the function that faulted:
+/// its frame is either not yet made (the fault is its first instruction,
+/// `push rbp`: the return address is at the stack pointer) or made (the
+/// frame pointer is its own), and either way the innermost frame shown is
+/// the call that did not fit, as the interpreter shows it.
+///
+/// # Safety
+/// `info` and `ctx` are the handler's arguments for a SIGSEGV or SIGBUS.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+unsafe fn overflow_in_tern_code(
+    info: *mut libc::siginfo_t,
+    ctx: *mut libc::c_void,
+) -> Option<Vec<crate::backtrace::Frame>> {
+    if info.is_null() || ctx.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's contract.
+    let (addr, regs) = unsafe {
+        (
+            (*info).si_addr() as usize,
+            (*(ctx as *const libc::ucontext_t)).uc_mcontext.gregs,
+        )
+    };
+    let reg = |r: libc::c_int| regs[r as usize] as usize;
+    let (pc, sp, fp) = (reg(libc::REG_RIP), reg(libc::REG_RSP), reg(libc::REG_RBP));
+    if addr > sp.saturating_add(OVERFLOW_REACH) || addr < sp.saturating_sub(OVERFLOW_REACH) {
+        return None;
+    }
+    let start = crate::backtrace::table::function_start(pc)?;
+    let word = size_of::<usize>();
+    let (ret, caller_fp) = if pc == start {
+        // SAFETY: the call into this function stored its return address at
+        // the stack pointer.
+        (unsafe { *(sp as *const usize) }, fp)
+    } else {
+        // The function's own frame: above the stack pointer, aligned.
+        if fp < sp || fp - sp > OVERFLOW_REACH || !fp.is_multiple_of(word) {
+            return None;
+        }
+        // SAFETY: `fp` is this function's frame pointer, between the stack
+        // pointer and the stack's top: its caller's frame pointer and the
+        // return address are the two words there.
+        unsafe { (*((fp + word) as *const usize), *(fp as *const usize)) }
+    };
+    // SAFETY: `caller_fp` is the frame pointer of the frame `ret` returns
+    // into (when `ret` is in Tern code; `frames_from` checks that first).
+    let frames = unsafe { crate::backtrace::native::frames_from(ret, caller_fp) };
+    (!frames.is_empty()).then_some(frames)
+}
+
+/// Elsewhere every fault reports the line without a location.
+///
+/// # Safety
+/// None needed.
+#[cfg(all(unix, not(all(target_os = "linux", target_arch = "x86_64"))))]
+unsafe fn overflow_in_tern_code(
+    _info: *mut libc::siginfo_t,
+    _ctx: *mut libc::c_void,
+) -> Option<Vec<crate::backtrace::Frame>> {
+    None
 }

@@ -108,8 +108,37 @@ fn longest_cycle(frames: &[Frame]) -> (usize, usize) {
     best
 }
 
+/// `frames` without the innermost frames of a recursion's unfinished turn:
+/// when the innermost frames cycle through several functions (`even`,
+/// `odd`), which of them a stack overflow lands in depends on how deep the
+/// stack is, so the frames are cut where a turn begins as counted from the
+/// outermost one. Frames that do not recur are returned as they are.
+pub fn whole_cycles(frames: &[Frame]) -> &[Frame] {
+    let (len, reps) = longest_cycle(frames);
+    if reps < 2 || len < 2 {
+        return frames;
+    }
+    let same = |a: &Frame, b: &Frame| a.name == b.name && a.loc == b.loc;
+    let whole = reps * len;
+    let partial = (0..len)
+        .take_while(|&k| whole + k < frames.len() && same(&frames[k], &frames[whole + k]))
+        .count();
+    &frames[partial..]
+}
+
 /// The backtrace lines (each `  in NAME at LOC\n`), empty for no frames.
 pub fn render(frames: &[Frame]) -> String {
+    render_with(frames, true)
+}
+
+/// [`render`] without the number of collapsed frames (`... more frames in
+/// down`): for a stack overflow, whose depth depends on the mode, the
+/// optimization level and the stack's size, where the rest does not.
+pub fn render_uncounted(frames: &[Frame]) -> String {
+    render_with(frames, false)
+}
+
+fn render_with(frames: &[Frame], counted: bool) -> String {
     // The first user frame is marked when library frames come before it.
     let marked = match frames.iter().position(|f| !f.library) {
         Some(i) if i > 0 => Some(i),
@@ -132,13 +161,17 @@ pub fn render(frames: &[Frame]) -> String {
             lines.push((g.name.clone(), loc));
         }
         if shown < reps {
-            let hidden = grouped((reps - shown) * len);
+            let hidden = if counted {
+                format!("{} more", grouped((reps - shown) * len))
+            } else {
+                "more".to_string()
+            };
             let names: Vec<&str> = frames[i..i + len].iter().map(|f| f.name.as_str()).collect();
             lines.push((
                 String::new(),
                 match names.as_slice() {
-                    [one] => format!("{hidden} more frames in {one}"),
-                    many => format!("{hidden} more frames cycling through {}", many.join(", ")),
+                    [one] => format!("{hidden} frames in {one}"),
+                    many => format!("{hidden} frames cycling through {}", many.join(", ")),
                 },
             ));
         }
@@ -211,6 +244,32 @@ mod tests {
         // A run one longer than shown is printed whole.
         let four: Vec<Frame> = (0..4).map(|_| frame("f", "p.tern:1:1", false)).collect();
         assert_eq!(render(&four).lines().count(), 4);
+    }
+
+    #[test]
+    fn an_overflow_shows_whole_turns_and_no_count() {
+        // Innermost first: the stack ran out in `odd` of one run, in `even`
+        // of another (one frame deeper); both read the same.
+        let turn = [
+            frame("odd", "p.tern:6:12", false),
+            frame("even", "p.tern:2:12", false),
+        ];
+        let mut short: Vec<Frame> = turn.iter().cycle().take(2 * 700).cloned().collect();
+        short.push(frame("main", "p.tern:9:5", false));
+        let mut long = vec![turn[1].clone()];
+        long.extend(short.iter().cloned());
+        assert_eq!(whole_cycles(&long), &short[..]);
+        assert_eq!(whole_cycles(&short), &short[..]);
+        let shown = render_uncounted(whole_cycles(&long));
+        assert!(
+            shown.ends_with(
+                "  ... more frames cycling through odd, even\n  in main at p.tern:9:5\n"
+            )
+        );
+        assert_eq!(shown.lines().count(), 8);
+        // A recursion of one function is left whole.
+        let one: Vec<Frame> = (0..9).map(|_| frame("f", "p.tern:1:1", false)).collect();
+        assert_eq!(whole_cycles(&one).len(), 9);
     }
 
     #[test]

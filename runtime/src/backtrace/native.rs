@@ -66,8 +66,20 @@ pub fn capture() -> Vec<Frame> {
     let mut start = Start::default();
     // SAFETY: `on_frame` matches the callback type and only reads the context.
     unsafe { _Unwind_Backtrace(on_frame, &mut start as *mut Start as *mut c_void) };
+    // SAFETY: the unwinder found `fp` as the frame pointer of the Tern frame
+    // that made the call returning to `ret`, live on this stack.
+    unsafe { frames_from(start.ret, start.fp) }
+}
+
+/// The Tern frames from the return address `ret` into a Tern function whose
+/// frame pointer is `fp` on outwards, following the frame-pointer chain
+/// (innermost first; empty when `ret` is not in Tern code).
+///
+/// # Safety
+/// When `ret` is in Tern code, `fp` must be the frame pointer of the live
+/// frame `ret` returns into (or 0).
+pub unsafe fn frames_from(mut ret: usize, mut fp: usize) -> Vec<Frame> {
     let mut frames = Vec::new();
-    let (mut ret, mut fp) = (start.ret, start.fp);
     let word = size_of::<usize>();
     while ret != 0 {
         let Some(at) = table::frames_at(ret) else {

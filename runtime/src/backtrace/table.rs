@@ -168,6 +168,17 @@ pub fn is_tern_code(pc: usize) -> bool {
         .any(|t| View(t.0 as *const u8).function_at(pc).is_some())
 }
 
+/// The first instruction of the Tern function containing `pc`, if one
+/// does. Does not wait for the registry's lock (`None` when it is taken):
+/// the fault handler asks it.
+pub fn function_start(pc: usize) -> Option<usize> {
+    let tables = TABLES.try_lock().ok()?;
+    tables
+        .iter()
+        .find_map(|t| View(t.0 as *const u8).function_at(pc))
+        .map(|f| f.start as usize)
+}
+
 /// The frames the return address `ret` stands for, innermost first
 /// (several when calls were inlined); `None` if `ret` is not in Tern code.
 /// A return address in Tern code that is not a known call still yields its
