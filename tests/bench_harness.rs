@@ -115,6 +115,10 @@ fn bad_option_values_exit_2_with_a_clear_message_and_create_nothing() {
             &["--out", "a-file/run"][..],
             "cannot create `a-file`: `a-file` is a file, not a folder",
         ),
+        (
+            &["--suite", "programs", "--calls", "boundary"][..],
+            "error: `--calls boundary` keeps each matrix workload's `exercise` out of line; the programs suite has none",
+        ),
     ] {
         let o = bench(args, &dir, None);
         let err = text(&o.stderr);
@@ -412,6 +416,50 @@ fn stray_stderr_fails_an_executable_and_the_malloc_environment_is_recorded() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A run stopped before its folder exists (blocked reading a trace from a
+/// FIFO nobody writes) says so instead of naming a folder.
+#[test]
+fn a_run_stopped_before_its_folder_names_none() {
+    let dir = scratch("stopped-early");
+    let fifo = dir.join("trace.fifo");
+    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    let out = dir.join("run");
+    #[allow(clippy::zombie_processes)]
+    let child = tern()
+        .arg("bench")
+        .args(["--trace-file", fifo.to_str().unwrap(), "--out"])
+        .arg(&out)
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The signal watcher is a thread of its own: once it runs, the signal
+    // is the harness's to handle.
+    let tasks = format!("/proc/{}/task", child.id());
+    let started = std::time::Instant::now();
+    while std::fs::read_dir(&tasks).map_or(0, |d| d.count()) < 2 {
+        assert!(
+            started.elapsed() < child_support::PATIENCE,
+            "no watcher thread"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: signals the child this test started.
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(sent, 0);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(143));
+    assert_eq!(
+        text(&o.stderr),
+        "\ntern bench: stopped by signal 15 before the run folder was made; nothing was measured\n"
+    );
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// SIGTERM (as `timeout` or `kill` sends it to the harness alone) stops a
 /// run cleanly: its status says so, its samples and the unfinished mark
 /// stay, and no sample's files are left half written.
@@ -427,9 +475,10 @@ fn a_terminated_run_stops_its_child_and_says_so() {
     assert!(samples >= 3, "no samples written while the run went on");
     assert_eq!(o.status.code(), Some(143));
     assert!(
-        text(&o.stderr).ends_with(
-            "tern bench: stopped by signal 15; the run folder keeps the samples taken so far (report.txt says the run did not finish)\n"
-        ),
+        text(&o.stderr).ends_with(&format!(
+            "tern bench: stopped by signal 15; the run folder {} keeps the samples taken so far (report.txt says the run did not finish)\n",
+            out.display()
+        )),
         "{}",
         text(&o.stderr)
     );

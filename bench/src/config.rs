@@ -471,6 +471,12 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             })
             .collect(),
     );
+    if programs && a.calls == Calls::Boundary {
+        return Err(
+            "error: `--calls boundary` keeps each matrix workload's `exercise` out of line; the programs suite has none (use natural or inline)"
+                .to_string(),
+        );
+    }
     if programs && a.sizes.is_some() {
         return Err(
             "error: `--sizes` sets the matrix's element sizes; the programs suite has none"

@@ -22,6 +22,14 @@ static CHILD_GROUP: AtomicI32 = AtomicI32::new(0);
 /// removed when a signal stops the run.
 static TRANSIENT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
 
+/// The run folder, once it exists: what the message of a stopped run names.
+static RUN_FOLDER: std::sync::Mutex<Option<PathBuf>> = std::sync::Mutex::new(None);
+
+/// The run folder now exists at `dir` (a stopped run's message names it).
+pub fn run_folder(dir: PathBuf) {
+    *RUN_FOLDER.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir);
+}
+
 /// `path` is removed if a signal stops the run (see [`TRANSIENT`]).
 pub fn remove_on_stop(path: PathBuf) {
     TRANSIENT
@@ -72,10 +80,19 @@ pub fn install(scratch: Vec<PathBuf>) {
             let _ = std::fs::remove_file(file);
         }
         use std::io::Write as _;
-        let _ = writeln!(
-            err,
-            "\ntern bench: stopped by signal {sig}; the run folder keeps the samples taken so far (report.txt says the run did not finish)"
-        );
+        let folder = RUN_FOLDER.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let _ = match folder {
+            Some(dir) => writeln!(
+                err,
+                "\ntern bench: stopped by signal {sig}; the run folder {} keeps the samples taken so far (report.txt says the run did not finish)",
+                dir.display()
+            ),
+            // Stopped while reading a trace, say (a FIFO nobody writes).
+            None => writeln!(
+                err,
+                "\ntern bench: stopped by signal {sig} before the run folder was made; nothing was measured"
+            ),
+        };
         let _ = err.flush();
         // SAFETY: ends the process at once: `exit` would run the atexit
         // handlers, and std's would wait for the stdout lock held here.

@@ -108,6 +108,7 @@ pub fn main(args: &[String], host: Host) -> Result<(), Failure> {
         std::time::SystemTime::now(),
     )
     .map_err(|e| Failure::new(2, format!("error: {e}")))?;
+    interrupt::run_folder(out.clone());
     let bench =
         Bench::new(cfg, out.clone(), host).map_err(|e| Failure::new(1, format!("error: {e}")))?;
     let ok = bench

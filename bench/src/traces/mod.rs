@@ -186,10 +186,17 @@ pub fn footprint(t: &[u8]) -> Result<Footprint, String> {
             "it keeps {peak} bytes live at once, more than a pool's largest arena ({MAX_ARENA_BYTES} bytes)"
         ));
     }
+    // The builtin side's replayer keeps its tables in the same pool.
+    let tables = 24 * ids as i64 + (1 << 20);
+    if peak > MAX_ARENA_BYTES - tables {
+        return Err(format!(
+            "it keeps {peak} bytes live at once; with the builtin side's tables by object id ({tables} bytes) that is more than a pool's largest arena ({MAX_ARENA_BYTES} bytes)"
+        ));
+    }
     const GIB: i64 = 1 << 30;
     let wanted = (2 * peak + largest + GIB - 1) / GIB * GIB;
     let arena = wanted.clamp(LIBRARY_ARENA_BYTES, MAX_ARENA_BYTES);
-    let builtin = (arena + 24 * ids as i64 + (1 << 20)).min(MAX_ARENA_BYTES);
+    let builtin = (arena + tables).min(MAX_ARENA_BYTES);
     Ok(Footprint { arena, builtin })
 }
 
@@ -484,6 +491,23 @@ mod tests {
             Err(format!(
                 "it keeps {} bytes live at once, more than a pool's largest arena ({} bytes)",
                 16 * GIB,
+                MAX_ARENA_BYTES
+            ))
+        );
+        // 56 bytes under the largest arena: no room for the builtin side's
+        // tables (it once passed the check and failed its replay).
+        let edge = [
+            (0, 0, u32::MAX),
+            (0, 1, u32::MAX),
+            (0, 2, u32::MAX),
+            (0, 3, 4_294_967_231),
+        ];
+        assert_eq!(
+            footprint(&trace(4, &edge)),
+            Err(format!(
+                "it keeps {} bytes live at once; with the builtin side's tables by object id ({} bytes) that is more than a pool's largest arena ({} bytes)",
+                MAX_ARENA_BYTES - 56,
+                96 + (1 << 20),
                 MAX_ARENA_BYTES
             ))
         );
