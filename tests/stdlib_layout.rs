@@ -17,7 +17,7 @@ use tern_runtime::span_tree::layout;
 use tern_runtime::span_tree::mirrored::MIRRORED;
 
 /// Constants of the library modules that are Tern's own, not the runtime's.
-const TERN_ONLY: [&str; 3] = ["ZERO_BLOCK", "MIN_I64", "MAX_I64"];
+const TERN_ONLY: [&str; 4] = ["ZERO_BLOCK", "FRESH_FILL", "MIN_I64", "MAX_I64"];
 
 /// The names of the top-level `const`s `module` declares.
 fn declared_constants(module: &str) -> Vec<String> {
