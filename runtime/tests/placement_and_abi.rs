@@ -107,6 +107,53 @@ fn zero_fill_skips_memory_no_allocation_ever_reached() {
     assert!(bytes[64 << 10..].iter().all(|&x| x == 0));
 }
 
+/// A fill of a MiB or more below the high-water mark writes the pages the OS
+/// holds and gives the others back: the span reads zeros throughout, and
+/// no page the first span left untouched is committed by the fill. On both
+/// instantiations (the builtin's and the library's), for an allocation and
+/// for a growth in place over a freed neighbour.
+#[test]
+fn a_large_reused_span_is_zeroed_where_resident_and_discarded_elsewhere() {
+    fn check<V: tern_runtime::span_tree::Validate>(mut p: SpanPool<V>) {
+        const MIB: i64 = 1 << 20;
+        const PAGE: usize = 4096;
+        // Every third page of `[off, off + bytes)` written, the rest untouched.
+        let dirty = |p: &mut SpanPool<V>, off: i64, bytes: i64| {
+            for page in (0..bytes as usize / PAGE).step_by(3) {
+                // SAFETY: the page lies in a live span of the arena.
+                unsafe {
+                    std::ptr::write_bytes(p.base().add(off as usize + page * PAGE), 0x5a, PAGE)
+                };
+            }
+        };
+        let zeros = |p: &SpanPool<V>, off: i64, bytes: i64| {
+            // SAFETY: `[off, off + bytes)` is a live span of the arena.
+            let s =
+                unsafe { std::slice::from_raw_parts(p.base().add(off as usize), bytes as usize) };
+            s.iter().all(|&b| b == 0)
+        };
+        let a = p.alloc_zeroed(8 * MIB).unwrap();
+        dirty(&mut p, a, 8 * MIB);
+        let resident = p.resident_bytes().0;
+        p.free(a, 8 * MIB).unwrap();
+        let b = p.alloc_zeroed(8 * MIB).unwrap();
+        assert_eq!(b, a);
+        assert_eq!(p.resident_bytes().0, resident, "the fill committed pages");
+        assert!(zeros(&p, b, 8 * MIB));
+        // A growth in place over a freed, dirty neighbour.
+        let c = p.alloc_zeroed(MIB).unwrap();
+        dirty(&mut p, c, MIB);
+        p.free(c, MIB).unwrap();
+        p.free(b, 8 * MIB).unwrap();
+        let d = p.alloc_zeroed(16).unwrap();
+        let e = p.resize(d, 16, 9 * MIB).unwrap();
+        assert_eq!((d, e), (a, a));
+        assert!(zeros(&p, e, 9 * MIB));
+    }
+    check(SpanPool::<Unchecked>::new(64 << 20).unwrap());
+    check(SpanPool::<Mirrored>::new(64 << 20).unwrap());
+}
+
 /// An arena size that is not a multiple of 8 rounds down: a partial granule
 /// at the end holds no span, as in the reference model's arena of exactly
 /// that size (it rounded up, and handed out bytes past the size asked for).
