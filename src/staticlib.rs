@@ -263,14 +263,21 @@ fn create_exclusive(
 /// who is not root). `Ok` holds its resolved path, the one every check was
 /// of: use it, not `dir` (a link on the way could be swapped after).
 pub(crate) fn private_dir(dir: &Path) -> Result<PathBuf, String> {
-    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
-    }
     // The parents first: nothing is created inside a folder another user
-    // could rename away (the cache folder was made, then refused).
+    // could rename away (the cache folder, then the missing folders above
+    // it, were made, then refused). The deepest one that exists is checked
+    // before the missing ones are made under it, and the whole chain after.
     let uid = effective_uid();
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        let existing = parent
+            .ancestors()
+            .find(|a| a.as_os_str().is_empty() || a.exists())
+            .filter(|a| !a.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let real = std::fs::canonicalize(existing).map_err(|e| e.to_string())?;
+        trusted_parents(&real, uid)?;
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
         let real = std::fs::canonicalize(parent).map_err(|e| e.to_string())?;
         trusted_parents(&real, uid)?;
     }

@@ -190,6 +190,19 @@ fn a_cache_directory_others_can_write_is_refused() {
         )
     );
     assert_eq!(entries(&shared), Vec::<String>::new(), "no folder made");
+    // Nor the missing folders above it: `XDG_CACHE_HOME` named under the
+    // shared folder is refused before it is made.
+    let named = shared.join("x").join("cache");
+    let err = base.build_and_run(&[("XDG_CACHE_HOME", &named)]);
+    assert_eq!(
+        err,
+        format!(
+            "warning: not using the cache directory `{}`: its parent `{}` is writable by other users (mode 0777); linking from a private temporary directory instead\n",
+            named.join("tern").display(),
+            shared.display()
+        )
+    );
+    assert_eq!(entries(&shared), Vec::<String>::new(), "no folder made");
 }
 
 #[test]
