@@ -93,6 +93,7 @@ static SLOTS: [Slot; MAX_POOLS] = {
 const fn vacant(i: usize) -> i64 {
     (i ^ 1) as i64
 }
+
 /// Serialises registration and release; holds the next generation.
 static WRITER: Mutex<i64> = Mutex::new(1);
 
