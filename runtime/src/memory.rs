@@ -354,6 +354,26 @@ unsafe fn zero_long(p: *mut u8, bytes: usize) {
 /// `memset` takes.
 const BY_RESIDENCY_FROM: usize = 1 << 20;
 
+/// Zeroes `bytes` bytes at `p`, inside a private anonymous mapping (one
+/// this module made, of either kind): a MiB or more by residency
+/// ([`zero_by_residency`]), less by writing. A pool's reset clears its
+/// boundary record this way: the record of an arena whose high-water mark is
+/// gigabytes is mostly pages never touched, which writing would commit.
+///
+/// # Safety
+/// `p` must be valid for writes of `bytes` bytes, all inside one private
+/// anonymous mapping.
+pub unsafe fn zero_anonymous(p: *mut u8, bytes: usize) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if bytes < BY_RESIDENCY_FROM {
+            std::ptr::write_bytes(p, 0, bytes);
+        } else {
+            zero_by_residency(p, bytes);
+        }
+    }
+}
+
 /// [`zero`] of a megabyte or more: inside program memory (every pool arena
 /// the runtime reserved, [`reserve_program`]), by residency; elsewhere (an
 /// arena a caller of `tern_span_init` mapped itself, perhaps from a file,

@@ -33,7 +33,7 @@
 //! arena; what is touched is committed: the pages of `sizes` where allocations
 //! start (one page per 32 KiB of arena), of `large` where large ones do.
 
-use crate::memory::Reservation;
+use crate::memory::{Reservation, zero_anonymous};
 use crate::span_tree::error::RESERVE_FAILED;
 
 /// Spans of at most this many granules (1 KiB) are recorded in `sizes`; longer
@@ -73,8 +73,9 @@ impl Extents {
     ///
     /// # Safety
     /// `base` must be valid for reads and writes of `record_bytes(arena_bytes)`
-    /// bytes (8-byte aligned, zero-initialised when the pool is fresh) for as
-    /// long as the view is used.
+    /// bytes (8-byte aligned, zero-initialised when the pool is fresh), inside
+    /// one private anonymous mapping ([`Extents::clear`] may give its pages
+    /// back), for as long as the view is used.
     #[inline(always)]
     pub unsafe fn from_raw(base: *mut u8, arena_bytes: i64) -> Extents {
         let granules = arena_bytes as usize / 8;
@@ -251,15 +252,19 @@ impl Extents {
 
     /// Forgets every live allocation at once (a pool's reset): clears the
     /// record up to the high-water mark, past which nothing was ever
-    /// recorded. The mark itself stays: it is the arena's, over its life.
+    /// recorded, writing only the pages that are resident
+    /// (`memory::zero_anonymous`: the size map of a mark of gigabytes is
+    /// mostly pages never touched). The mark itself stays: it is the
+    /// arena's, over its life.
     pub fn clear(&self) {
         let granules = (self.high_water() as usize).div_ceil(8);
         // SAFETY: the mark is the end of a span of the arena, so the first
         // `granules` bytes of `sizes` and the blocks up to the one holding its
-        // last granule lie in the record.
+        // last granule lie in the record, a private anonymous mapping (the
+        // contract of `from_raw`).
         unsafe {
-            std::ptr::write_bytes(self.sizes, 0, granules);
-            std::ptr::write_bytes(self.large, 0, granules.div_ceil(SMALL as usize));
+            zero_anonymous(self.sizes, granules);
+            zero_anonymous(self.large.cast(), 8 * granules.div_ceil(SMALL as usize));
         }
     }
 
@@ -455,5 +460,33 @@ mod tests {
         assert_eq!(x.high_water(), 8192 + 1600, "a reset keeps the mark");
         x.record(0, 8);
         assert!(x.is_live(0, 8));
+    }
+
+    /// A reset after a gigabyte allocation clears the record's entries
+    /// without committing the size map's 128 MiB, nearly all of it pages
+    /// never touched (it wrote them all).
+    #[test]
+    fn a_reset_commits_no_page_of_the_record_it_did_not_touch() {
+        let r = Record::new(1 << 30).unwrap();
+        let x = r.view();
+        x.record(0, 1 << 29);
+        x.record((1 << 29) + 8, 16);
+        x.record((1 << 30) - 8, 8);
+        let touched = r.resident();
+        assert!(touched < 1 << 20, "{touched}");
+        x.clear();
+        // At most the partial pages at the ends of the two ranges cleared
+        // are written whether they were touched or not.
+        let written_ends = 4 * crate::memory::page_size();
+        assert!(
+            r.resident() <= touched + written_ends,
+            "{} > {touched}",
+            r.resident()
+        );
+        assert!(!x.any_live());
+        assert_eq!(x.live_bytes_at(0), 0);
+        assert_eq!(x.live_bytes_at((1 << 29) + 8), 0);
+        assert_eq!(x.live_bytes_at((1 << 30) - 8), 0);
+        assert_eq!(x.high_water(), 1 << 30);
     }
 }
