@@ -176,33 +176,24 @@ fn a_cache_directory_others_can_write_is_refused() {
         "{err}"
     );
     assert_eq!(entries(&elsewhere), Vec::<String>::new());
-    // Under a parent others can write, the cache folder is not even made.
+    // Under a parent others can write, the cache folder is not even made,
+    // nor the missing folders above it (`XDG_CACHE_HOME` named under the
+    // shared folder is refused before it is made).
     let shared = base.0.join("shared");
     std::fs::create_dir(&shared).unwrap();
     std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
-    let err = base.build_and_run(&[("XDG_CACHE_HOME", &shared)]);
-    assert_eq!(
-        err,
-        format!(
-            "warning: not using the cache directory `{}`: its parent `{}` is writable by other users (mode 0777); linking from a private temporary directory instead\n",
-            shared.join("tern").display(),
-            shared.display()
-        )
-    );
-    assert_eq!(entries(&shared), Vec::<String>::new(), "no folder made");
-    // Nor the missing folders above it: `XDG_CACHE_HOME` named under the
-    // shared folder is refused before it is made.
-    let named = shared.join("x").join("cache");
-    let err = base.build_and_run(&[("XDG_CACHE_HOME", &named)]);
-    assert_eq!(
-        err,
-        format!(
-            "warning: not using the cache directory `{}`: its parent `{}` is writable by other users (mode 0777); linking from a private temporary directory instead\n",
-            named.join("tern").display(),
-            shared.display()
-        )
-    );
-    assert_eq!(entries(&shared), Vec::<String>::new(), "no folder made");
+    for named in [shared.clone(), shared.join("x").join("cache")] {
+        let err = base.build_and_run(&[("XDG_CACHE_HOME", &named)]);
+        assert_eq!(
+            err,
+            format!(
+                "warning: not using the cache directory `{}`: its parent `{}` is writable by other users (mode 0777); linking from a private temporary directory instead\n",
+                named.join("tern").display(),
+                shared.display()
+            )
+        );
+        assert_eq!(entries(&shared), Vec::<String>::new(), "no folder made");
+    }
 }
 
 #[test]
