@@ -76,24 +76,7 @@ const EMPTY: Slot = Slot {
     shadow: AtomicI64::new(0),
 };
 
-static SLOTS: [Slot; MAX_POOLS] = {
-    let mut slots = [EMPTY; MAX_POOLS];
-    let mut i = 0;
-    while i < MAX_POOLS {
-        slots[i].id = AtomicI64::new(vacant(i));
-        i += 1;
-    }
-    slots
-};
-
-/// The id an empty slot `i` holds: one whose low bits name another slot, so
-/// that no id, whatever a program wrote into its header, finds slot `i`
-/// empty and matching (a lookup then needs no test of the id's sign; a
-/// vacant 0 let id 0 find slot 0).
-const fn vacant(i: usize) -> i64 {
-    (i ^ 1) as i64
-}
-
+static SLOTS: [Slot; MAX_POOLS] = [EMPTY; MAX_POOLS];
 /// Serialises registration and release; holds the next generation.
 static WRITER: Mutex<i64> = Mutex::new(1);
 
@@ -101,7 +84,7 @@ static WRITER: Mutex<i64> = Mutex::new(1);
 pub fn register(b: PoolBounds) -> Result<i64, i64> {
     let mut gen_guard = WRITER.lock().unwrap_or_else(|e| e.into_inner());
     for (i, s) in SLOTS.iter().enumerate() {
-        if s.id.load(Ordering::Relaxed) == vacant(i) {
+        if s.id.load(Ordering::Relaxed) == 0 {
             let generation = 1 + (*gen_guard - 1) % (1 << 40);
             let id = i as i64 + generation * ID_GENERATION;
             *gen_guard += 1;
@@ -126,25 +109,24 @@ pub fn register(b: PoolBounds) -> Result<i64, i64> {
 pub fn unregister(id: i64) -> Result<PoolBounds, i64> {
     let _g = WRITER.lock().unwrap_or_else(|e| e.into_inner());
     let b = lookup(id)?;
-    SLOTS[slot_of(id)]
+    SLOTS[slot_of(id).ok_or(BAD_POOL)?]
         .id
-        .store(vacant(slot_of(id)), Ordering::Release);
+        .store(0, Ordering::Release);
     Ok(b)
 }
 
 /// The slot an id names: its low bits (any id then names a slot, and the
-/// slot's own id says whether it is that pool's: never when it is empty,
-/// see [`vacant`]).
+/// slot's own id says whether it is that pool's).
 #[inline(always)]
-fn slot_of(id: i64) -> usize {
-    id as usize & (MAX_POOLS - 1)
+fn slot_of(id: i64) -> Option<usize> {
+    (id > 0).then_some(id as usize & (MAX_POOLS - 1))
 }
 
 /// The registration of live pool `id`, or [`BAD_POOL`]: its fields are read
 /// when used (a library operation reads three or four of them).
 #[inline(always)]
 pub fn slot(id: i64) -> Result<&'static Slot, i64> {
-    let s = &SLOTS[slot_of(id)];
+    let s = &SLOTS[slot_of(id).ok_or(BAD_POOL)?];
     if s.id.load(Ordering::Acquire) != id {
         return Err(BAD_POOL);
     }
@@ -225,10 +207,10 @@ pub fn live() -> Vec<PoolBounds> {
 /// overwritten and its id can no longer be read). Returns its id, if one was found.
 pub fn unregister_nodes(nodes: i64) -> Option<i64> {
     let _g = WRITER.lock().unwrap_or_else(|e| e.into_inner());
-    for (i, s) in SLOTS.iter().enumerate() {
+    for s in SLOTS.iter() {
         let id = s.id.load(Ordering::Relaxed);
-        if id != vacant(i) && s.nodes.load(Ordering::Relaxed) == nodes {
-            s.id.store(vacant(i), Ordering::Release);
+        if id != 0 && s.nodes.load(Ordering::Relaxed) == nodes {
+            s.id.store(0, Ordering::Release);
             return Some(id);
         }
     }
@@ -253,8 +235,8 @@ mod tests {
     }
 
     /// No id a program could write into a header finds an empty slot: not 0,
-    /// not a negative, not the word an empty slot holds, not a slot's index,
-    /// not a pool's id once the pool is gone.
+    /// not a negative, not a slot's index, not a pool's id once the pool is
+    /// gone.
     #[test]
     fn only_a_live_pools_id_finds_its_slot() {
         let id = register(bounds(0x1000)).unwrap();
@@ -263,11 +245,9 @@ mod tests {
         for other in [0, -1, i64::MIN, i64::MAX, id - 1, id + 1, id ^ 1] {
             assert_eq!(slot(other).err(), Some(BAD_POOL), "{other}");
         }
-        for i in 0..MAX_POOLS {
+        for i in 0..MAX_POOLS as i64 {
             // Slots other tests hold may be live; none holds these ids.
-            for other in [i as i64, vacant(i)] {
-                assert_eq!(slot(other).err(), Some(BAD_POOL), "{other}");
-            }
+            assert_eq!(slot(i).err(), Some(BAD_POOL), "{i}");
         }
         assert_eq!(unregister(id).map(|b| b.nodes), Ok(0x1000));
         assert_eq!(slot(id).err(), Some(BAD_POOL));
