@@ -408,7 +408,7 @@ unsafe fn zero_large(p: *mut u8, bytes: usize) {
 /// touched of it, not its whole length: a gigabyte allocated, freed and
 /// allocated again was a gigabyte written and committed. Resident pages are
 /// still written, not discarded: on this machine a discarded page written
-/// whole again cost 2.3 to 7.7 times its `memset` (docs/benchmarks.md,
+/// whole again cost 2.2 to 7.7 times its `memset` (docs/benchmarks.md,
 /// "Thirty-second pass").
 ///
 /// # Safety
