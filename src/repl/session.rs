@@ -10,6 +10,7 @@
 //! redefinition changed. Diagnostics are the compiler's, rendered by its one
 //! renderer against what the user typed.
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tern_codegen::{OptLevel, Options};
@@ -70,6 +71,41 @@ impl Slots {
     }
 }
 
+/// The inputs entered so far: how many, and the latest one's text. The
+/// sanitizer's location map reads it when a slice is freed, so that a later
+/// `use of a freed slice` names the input that freed it (every input is
+/// `<repl>`, its lines counted from 1).
+#[derive(Default)]
+struct Entered {
+    count: u64,
+    latest: String,
+}
+
+/// A location of the input being run (`<repl>:LINE:COL`) as the sanitizer
+/// records it: with the input's number and its line, shown as runtime
+/// errors show program text and cut at 60 characters. Other locations (an
+/// item's `<repl:NAME>`, a `:load`ed file) name themselves already.
+fn input_site(loc: &str, entered: &Entered) -> String {
+    let Some(line) = loc
+        .strip_prefix("<repl>:")
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|l| l.parse::<usize>().ok())
+    else {
+        return loc.to_string();
+    };
+    let text = entered
+        .latest
+        .lines()
+        .nth(line.saturating_sub(1))
+        .unwrap_or("");
+    let mut shown = tern_runtime::io::shown_text(text.trim().as_bytes());
+    if let Some((cut, _)) = shown.char_indices().nth(60) {
+        shown.truncate(cut);
+        shown.push_str("...");
+    }
+    format!("{loc} in input {}: `{shown}`", entered.count)
+}
+
 /// An item of the session and where it was defined.
 struct Defined {
     item: Item,
@@ -107,6 +143,8 @@ pub struct Session {
     pub timing: bool,
     /// Timing of the last evaluated input.
     pub last_timing: Timing,
+    /// The inputs entered so far (shared with the sanitizer's location map).
+    entered: Arc<Mutex<Entered>>,
 }
 
 impl Session {
@@ -119,8 +157,13 @@ impl Session {
         options.interrupt_flag = Some(tern_runtime::abi::interrupt::interrupt_flag_address());
         options.stack_limit = Some(super::exec::stack_limit_address());
         // The sanitizer records where a slice was freed; the location text
-        // must outlive the input's code, which is freed after it runs.
-        tern_runtime::sanitize::set_location_map(Some(Box::new(|loc: &str| loc.to_string())));
+        // must outlive the input's code, which is freed after it runs, and
+        // name the input among all the `<repl>` ones.
+        let entered = Arc::new(Mutex::new(Entered::default()));
+        let shared = Arc::clone(&entered);
+        tern_runtime::sanitize::set_location_map(Some(Box::new(move |loc: &str| {
+            input_site(loc, &shared.lock().unwrap_or_else(|e| e.into_inner()))
+        })));
         Ok(Session {
             items: Vec::new(),
             bindings: Vec::new(),
@@ -130,6 +173,7 @@ impl Session {
             options,
             timing: false,
             last_timing: Timing::default(),
+            entered,
         })
     }
 
@@ -209,8 +253,16 @@ impl Session {
         super::exec::clear_interrupt();
         let shape = session::input_shape(input);
         self.last_timing = Timing::default();
+        if matches!(shape.kind, InputKindOrItems::Empty) {
+            return;
+        }
+        {
+            let mut entered = self.entered.lock().unwrap_or_else(|e| e.into_inner());
+            entered.count += 1;
+            entered.latest = input.to_string();
+        }
         match shape.kind {
-            InputKindOrItems::Empty => return,
+            InputKindOrItems::Empty => {}
             InputKindOrItems::Items => self.define(input, FILE),
             InputKindOrItems::Run(kind) => self.run_input(input, kind, shape.complete),
         }
