@@ -112,8 +112,11 @@ fn longest_cycle(frames: &[Frame]) -> (usize, usize) {
 /// when the innermost frames cycle through several functions (`even`,
 /// `odd`), which of them a stack overflow lands in depends on how deep the
 /// stack is, so the frames are cut where a turn begins as counted from the
-/// outermost one. Frames that do not recur are returned as they are.
+/// outermost one. The deepest level's calls from other sites of the
+/// recursion's own functions, or into the standard library, go too
+/// ([`unfinished_level`]). Frames that do not recur are returned as they are.
 pub fn whole_cycles(frames: &[Frame]) -> &[Frame] {
+    let frames = &frames[unfinished_level(frames)..];
     let (len, reps) = longest_cycle(frames);
     if reps < 2 || len < 2 {
         return frames;
@@ -124,6 +127,37 @@ pub fn whole_cycles(frames: &[Frame]) -> &[Frame] {
         .take_while(|&k| whole + k < frames.len() && same(&frames[k], &frames[whole + k]))
         .count();
     &frames[partial..]
+}
+
+/// How many innermost frames lie above a deep recursion (one collapsed
+/// when shown) and belong to its deepest, unfinished level: frames of the
+/// recursion's own functions at other call sites, and standard-library
+/// frames. When each level calls the runtime through a library function, a
+/// stack overflow lands before that call or before the recursive one
+/// depending on how deep the stack is, and the library function is its own
+/// frame at -O0 and inlined at -O2: the report starts at the recursion in
+/// every mode. A user function outside the recursion stops the cut (its
+/// call is where the stack ran out, not the recursion's). 0 when the
+/// innermost frame begins the recursion, or no such recursion is found.
+fn unfinished_level(frames: &[Frame]) -> usize {
+    let deep = |from: usize| {
+        let (len, reps) = longest_cycle(&frames[from..]);
+        (reps > RUN_SHOWN + 1).then_some(&frames[from..from + len])
+    };
+    if frames.is_empty() || deep(0).is_some() {
+        return 0;
+    }
+    for p in 1..=MAX_CYCLE.min(frames.len() - 1) {
+        if let Some(turn) = deep(p) {
+            let of_level = |f: &Frame| f.library || turn.iter().any(|c| c.name == f.name);
+            return if frames[..p].iter().all(of_level) {
+                p
+            } else {
+                0
+            };
+        }
+    }
+    0
 }
 
 /// The backtrace lines (each `  in NAME at LOC\n`), empty for no frames.
@@ -270,6 +304,39 @@ mod tests {
         // A recursion of one function is left whole.
         let one: Vec<Frame> = (0..9).map(|_| frame("f", "p.tern:1:1", false)).collect();
         assert_eq!(whole_cycles(&one).len(), 9);
+    }
+
+    #[test]
+    fn an_overflow_in_the_deepest_levels_other_calls_starts_at_the_recursion() {
+        let mut recursion: Vec<Frame> = (0..50)
+            .map(|_| frame("down", "p.tern:4:12", false))
+            .collect();
+        recursion.push(frame("main", "p.tern:8:5", false));
+        let with = |head: &[Frame]| [head, &recursion[..]].concat();
+        // The deepest level's call at another site of `down` (a library
+        // function's own frame at -O0, inlined at -O2), or inside the
+        // library function: cut, as the report of either mode reads.
+        let other_site = with(&[frame("down", "p.tern:3:13", false)]);
+        assert_eq!(whole_cycles(&other_site), &recursion[..]);
+        let in_library = with(&[
+            frame("io::arg_count", "stdlib/io.tern:40:5", true),
+            frame("down", "p.tern:3:13", false),
+        ]);
+        assert_eq!(whole_cycles(&in_library), &recursion[..]);
+        // A user function outside the recursion is where the stack ran out.
+        let helper = with(&[
+            frame("big", "p.tern:12:5", false),
+            frame("down", "p.tern:3:13", false),
+        ]);
+        assert_eq!(whole_cycles(&helper), &helper[..]);
+        // A shallow recursion is not cut to.
+        let shallow = [
+            frame("down", "p.tern:3:13", false),
+            frame("down", "p.tern:4:12", false),
+            frame("down", "p.tern:4:12", false),
+            frame("main", "p.tern:8:5", false),
+        ];
+        assert_eq!(whole_cycles(&shallow), &shallow[..]);
     }
 
     #[test]
