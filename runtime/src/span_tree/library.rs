@@ -135,7 +135,7 @@ unsafe fn header_is_current(tree: *mut i64, b: &Slot) -> bool {
 /// As for [`open`].
 #[inline(always)]
 unsafe fn registration(tree: *mut i64, nodes: *mut Word) -> TreeResult<&'static Slot> {
-    if tree.is_null() || !(tree as usize).is_multiple_of(8) {
+    if !is_word_address(tree) {
         return Err(BAD_POOL);
     }
     // SAFETY: the caller's contract; the word index is a constant below HEADER_WORDS.
@@ -147,6 +147,15 @@ unsafe fn registration(tree: *mut i64, nodes: *mut Word) -> TreeResult<&'static 
         return Err(BAD_POOL);
     }
     Ok(b)
+}
+
+/// Whether `tree` is not null and 8-byte aligned, in one test: its trailing
+/// zeros, less 3, are at most 60 unsigned (null has 64, a misaligned
+/// address fewer than 3). With BMI1 (the AVX2 copies) `tzcnt`, a
+/// subtraction and one compare, where the two tests took six instructions.
+#[inline(always)]
+fn is_word_address(tree: *mut i64) -> bool {
+    (tree as usize).trailing_zeros().wrapping_sub(3) <= 60
 }
 
 /// Zero-fills `[off, end)` of the arena, when the pool registered its base,
@@ -710,4 +719,23 @@ pub unsafe fn live_bytes(tree: *mut i64, nodes: *mut Word, addr: i64) -> TreeRes
         return Ok(0);
     }
     Ok(extents(b).live_bytes_at(off))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_word_address;
+
+    #[test]
+    fn only_a_non_null_8_aligned_header_address_is_accepted() {
+        let at = |a: usize| is_word_address(a as *mut i64);
+        assert!(!at(0));
+        for a in 1..8 {
+            assert!(!at(a), "{a}");
+            assert!(!at(0x1000 + a), "{a}");
+            assert!(!at((1 << 63) + a), "{a}");
+        }
+        for a in [8, 16, 0x1000, 0x7fff_ffff_fff8, 1 << 62, 1 << 63, usize::MAX & !7] {
+            assert!(at(a), "{a:#x}");
+        }
+    }
 }
