@@ -29,7 +29,7 @@ use super::layout::{self, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC, Word};
 use super::registry::{self, PoolBounds, Slot};
 use super::scan::Portable;
 use super::scan::Simd;
-use super::tree::{MAX_ARENA_BYTES, Raw, TreeResult};
+use super::tree::{MAX_ARENA_BYTES, Mem, Raw, TreeResult};
 use super::validate::Mirrored;
 
 use crate::memory::{Fill, Reservation, zero_fill};
@@ -90,16 +90,29 @@ fn extents_in(record: [i64; 2]) -> Extents {
 unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Mirrored>, &'static Slot)> {
     // SAFETY: the caller's contract.
     let b = unsafe { registration(tree, nodes)? };
+    // SAFETY: as above; `registration` found the pool.
+    Ok((unsafe { view(b, tree, nodes) }, b))
+}
+
+/// The view of registered pool `b`'s tree that the operations use: the
+/// runtime's copy, mirrored into the program's (`tree`, `nodes`). Apart from
+/// [`open`] so that the hot paths make their `Mem` straight from it: built
+/// inside `open`'s result and then turned into one, the view was stored on
+/// the stack and copied to another place there, some ten instructions a
+/// call.
+///
+/// # Safety
+/// `b` is the registration of the pool whose header is at `tree` and node
+/// array at `nodes` (`registration`).
+#[inline(always)]
+unsafe fn view(b: &Slot, tree: *mut i64, nodes: *mut Word) -> Raw<Mirrored> {
     // Under the sanitizer the program holds the node array by a tagged
     // address; untagged, it is the registered one (`registration`).
     let nodes = (nodes as i64 & ADDR_MASK) as *mut Word;
     // SAFETY: the node array's address and capacity come from the registry,
     // which `init` filled from a reservation of `node_cap * node_words`
     // words, and so does the runtime's copy (`shadow_of`).
-    Ok((
-        unsafe { Raw::mirrored(shadow_of(b), (tree, nodes), b.node_cap(), b.arena_bytes()) },
-        b,
-    ))
+    unsafe { Raw::mirrored(shadow_of(b), (tree, nodes), b.node_cap(), b.arena_bytes()) }
 }
 
 /// The runtime's copy of a registered pool's tree: its header and node array.
@@ -518,13 +531,15 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
     zero_fill: bool,
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let (t, b) = unsafe { open(tree, nodes)? };
+    let b = unsafe { registration(tree, nodes)? };
+    // SAFETY: as above.
+    let t = unsafe { view(b, tree, nodes) }.with::<S>();
     // SAFETY: one operation on the pool at a time.
     let f = unsafe { finger(b) };
     settle_window(b, f);
     let ext = extents(b);
     let fresh = ext.high_water();
-    let off = t.with::<S>().alloc_tracked(f, &ext, bytes)?;
+    let off = t.alloc_tracked(f, &ext, bytes)?;
     if zero_fill {
         zero_new(
             b,
@@ -552,7 +567,9 @@ pub(crate) unsafe fn free_in<S: Simd>(
     bytes: i64,
 ) -> TreeResult<()> {
     // SAFETY: the caller's contract.
-    let (t, b) = unsafe { open(tree, nodes)? };
+    let b = unsafe { registration(tree, nodes)? };
+    // SAFETY: as above.
+    let t = unsafe { view(b, tree, nodes) }.with::<S>();
     if b.san() != 0 {
         // SAFETY: as above. (A sanitized pool opens no append window.)
         return unsafe { free_sanitized::<S>(t, b, addr, bytes) };
@@ -562,7 +579,7 @@ pub(crate) unsafe fn free_in<S: Simd>(
     settle_window(b, f);
     let off = offset_in(b, addr)?;
     let ext = extents(b);
-    t.with::<S>().free_tracked(f, &ext, off, bytes)
+    t.free_tracked(f, &ext, off, bytes)
 }
 
 /// [`free_in`] of a sanitized pool: the address may carry a tag, which must still
@@ -573,7 +590,7 @@ pub(crate) unsafe fn free_in<S: Simd>(
 /// As for [`alloc_in`].
 #[cold]
 unsafe fn free_sanitized<S: Simd>(
-    t: Raw<Mirrored>,
+    t: Mem<Mirrored, S>,
     b: &Slot,
     addr: i64,
     bytes: i64,
@@ -581,9 +598,8 @@ unsafe fn free_sanitized<S: Simd>(
     let addr = sanitize::check(addr, bytes, std::ptr::null());
     let off = offset_in(b, addr)?;
     let ext = extents(b);
-    t.with::<S>()
-        // SAFETY: one operation on the pool at a time.
-        .free_tracked(unsafe { finger(b) }, &ext, off, bytes)?;
+    // SAFETY: one operation on the pool at a time.
+    t.free_tracked(unsafe { finger(b) }, &ext, off, bytes)?;
     sanitize::release(b.san(), addr, bytes, std::ptr::null());
     Ok(())
 }
@@ -614,7 +630,9 @@ pub(crate) unsafe fn resize_in<S: Simd>(
     place_move: bool,
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let (t, b) = unsafe { open(tree, nodes)? };
+    let b = unsafe { registration(tree, nodes)? };
+    // SAFETY: as above.
+    let t = unsafe { view(b, tree, nodes) }.with::<S>();
     let addr = if b.san() != 0 {
         sanitize::check(addr, old, std::ptr::null())
     } else {
@@ -624,7 +642,7 @@ pub(crate) unsafe fn resize_in<S: Simd>(
     let ext = extents(b);
     let fresh = ext.high_water();
     // SAFETY: one operation on the pool at a time.
-    let (t, p) = (t.with::<S>(), unsafe { finger(b) });
+    let p = unsafe { finger(b) };
     // No window is open on this pool: the extern's `window_append`
     // answered or settled it, and no other caller opens one.
     debug_assert!(!p.window.is_open());
