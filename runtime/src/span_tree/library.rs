@@ -752,7 +752,15 @@ mod tests {
             assert!(!at(0x1000 + a), "{a}");
             assert!(!at((1 << 63) + a), "{a}");
         }
-        for a in [8, 16, 0x1000, 0x7fff_ffff_fff8, 1 << 62, 1 << 63, usize::MAX & !7] {
+        for a in [
+            8,
+            16,
+            0x1000,
+            0x7fff_ffff_fff8,
+            1 << 62,
+            1 << 63,
+            usize::MAX & !7,
+        ] {
             assert!(at(a), "{a:#x}");
         }
     }
