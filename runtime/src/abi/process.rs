@@ -103,7 +103,11 @@ fn set_up() {
 /// would abort with Rust's own message.
 #[cfg(unix)]
 fn install_fault_handler() {
-    // SAFETY: `on_fault` only uses async-signal-safe operations.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    find_runtime_text();
+    // SAFETY: `on_fault` only uses async-signal-safe operations, but for the
+    // report of a stack overflow, built only where no lock it takes can be
+    // held (`overflow_in_tern_code`, `overflow_in_runtime_code`).
     unsafe { install_fault_handler_with(on_fault) }
 }
 
@@ -168,17 +172,20 @@ pub unsafe fn install_fault_handler_with(
 #[cfg(not(unix))]
 fn install_fault_handler() {}
 
-/// Ends the run after SIGSEGV/SIGBUS: a stack overflow in Tern code is
-/// reported with its location and the Tern stack
-/// ([`super::fail::overflow_report`]); any other fault (an invalid access
-/// through `unsafe`, an overflow inside a runtime function) with
+/// Ends the run after SIGSEGV/SIGBUS: a stack overflow in Tern code, or in
+/// runtime code that Tern code called, is reported with its location and
+/// the Tern stack ([`super::fail::overflow_report`]); any other fault (an
+/// invalid access through `unsafe`, an overflow inside the C library) with
 /// [`super::fail::STACK_OVERFLOW_LINE`]. Output so far is flushed first.
 #[cfg(unix)]
 extern "C" fn on_fault(_sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
     stdout::flush_in_signal();
     // SAFETY: the kernel's `siginfo_t` and `ucontext_t` for this fault.
-    let report = unsafe { overflow_in_tern_code(info, ctx) }
-        .and_then(|frames| super::fail::overflow_report(&frames));
+    let frames = unsafe { overflow_site(info, ctx) }.and_then(|site| {
+        // SAFETY: the site of this fault, on this thread's stack.
+        unsafe { overflow_in_tern_code(site) }.or_else(|| overflow_in_runtime_code(site))
+    });
+    let report = frames.and_then(|frames| super::fail::overflow_report(&frames));
     let msg = report
         .as_deref()
         .unwrap_or(super::fail::STACK_OVERFLOW_LINE);
@@ -195,23 +202,27 @@ extern "C" fn on_fault(_sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 const OVERFLOW_REACH: usize = (512 << 20) + (1 << 16);
 
-/// The Tern frames at a fault, when it is a stack overflow in Tern code:
-/// the fault address lies near the stack pointer and the instruction is in
-/// a compiled Tern function. Only then does the handler build a report (it
-/// allocates): no runtime code was interrupted, so no lock it would take is
-/// held. The stack is walked from the caller of the function that faulted:
-/// its frame is either not yet made (the fault is its first instruction,
-/// `push rbp`: the return address is at the stack pointer) or made (the
-/// frame pointer is its own), and either way the innermost frame shown is
-/// the call that did not fit, as the interpreter shows it.
+/// Where a fault that looks like a stack overflow happened: the faulting
+/// instruction, the stack pointer and the frame pointer. `None` when the
+/// fault address is not near the stack pointer (an invalid access).
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[derive(Clone, Copy)]
+struct OverflowSite {
+    pc: usize,
+    sp: usize,
+    fp: usize,
+}
+
+/// The [`OverflowSite`] of a SIGSEGV or SIGBUS, if the fault is near the
+/// stack pointer.
 ///
 /// # Safety
 /// `info` and `ctx` are the handler's arguments for a SIGSEGV or SIGBUS.
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-unsafe fn overflow_in_tern_code(
+unsafe fn overflow_site(
     info: *mut libc::siginfo_t,
     ctx: *mut libc::c_void,
-) -> Option<Vec<crate::backtrace::Frame>> {
+) -> Option<OverflowSite> {
     if info.is_null() || ctx.is_null() {
         return None;
     }
@@ -227,6 +238,24 @@ unsafe fn overflow_in_tern_code(
     if addr > sp.saturating_add(OVERFLOW_REACH) || addr < sp.saturating_sub(OVERFLOW_REACH) {
         return None;
     }
+    Some(OverflowSite { pc, sp, fp })
+}
+
+/// The Tern frames at a stack overflow in Tern code (the instruction is in
+/// a compiled Tern function). Only then, or in
+/// [`overflow_in_runtime_code`]'s case, does the handler build a report (it
+/// allocates): no C library code was interrupted, so no lock of its
+/// allocator is held. The stack is walked from the caller of the function
+/// that faulted: its frame is either not yet made (the fault is its first
+/// instruction, `push rbp`: the return address is at the stack pointer) or
+/// made (the frame pointer is its own), and either way the innermost frame
+/// shown is the call that did not fit, as the interpreter shows it.
+///
+/// # Safety
+/// `site` is the site of a fault on this thread's stack.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+unsafe fn overflow_in_tern_code(site: OverflowSite) -> Option<Vec<crate::backtrace::Frame>> {
+    let OverflowSite { pc, sp, fp } = site;
     let start = crate::backtrace::table::function_start(pc)?;
     let word = size_of::<usize>();
     let (ret, caller_fp) = if pc == start {
@@ -249,14 +278,120 @@ unsafe fn overflow_in_tern_code(
     (!frames.is_empty()).then_some(frames)
 }
 
+/// The Tern frames at a stack overflow inside the runtime's own code (a
+/// `print`, an allocation, any runtime function a recursion calls at every
+/// level, whose frame is the one that no longer fits). The instruction must
+/// lie in the executable segment that holds the runtime ([`runtime_text`]),
+/// so the C library was not interrupted (its allocator may hold a lock that
+/// the report's allocations would wait for forever), and the backtrace
+/// tables must be free (a fault while they were being read stays
+/// unlocated). The system unwinder then steps from this handler through the
+/// signal frame and the runtime's frames (its DWARF CFI) to the first Tern
+/// frame, as for a runtime error ([`crate::backtrace::capture`]); the
+/// innermost frame shown is the Tern call into the runtime, which the
+/// report leaves out when it is part of the recursion's deepest level
+/// ([`crate::backtrace::whole_cycles`]).
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn overflow_in_runtime_code(site: OverflowSite) -> Option<Vec<crate::backtrace::Frame>> {
+    let (lo, hi) = runtime_text();
+    if !(lo..hi).contains(&site.pc) || !crate::backtrace::table::is_free() {
+        return None;
+    }
+    let frames = crate::backtrace::capture();
+    (!frames.is_empty()).then_some(frames)
+}
+
+/// The bounds of the executable segment holding the runtime's code (`tern`'s
+/// in the JIT, the program's executable in AOT), found when the fault
+/// handler is installed (`dl_iterate_phdr` is not for signal handlers);
+/// `(0, 0)` before that or when not found.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn runtime_text() -> (usize, usize) {
+    use std::sync::atomic::Ordering::Relaxed;
+    (RUNTIME_TEXT[0].load(Relaxed), RUNTIME_TEXT[1].load(Relaxed))
+}
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+static RUNTIME_TEXT: [std::sync::atomic::AtomicUsize; 2] =
+    [const { std::sync::atomic::AtomicUsize::new(0) }; 2];
+
+/// Finds [`runtime_text`]'s segment: the loaded, executable segment that
+/// contains [`on_fault`].
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn find_runtime_text() {
+    extern "C" fn visit(
+        info: *mut libc::dl_phdr_info,
+        _size: libc::size_t,
+        data: *mut libc::c_void,
+    ) -> libc::c_int {
+        // SAFETY: `dl_iterate_phdr` passes a valid `info` whose `dlpi_phdr`
+        // has `dlpi_phnum` entries; `data` is the `usize` passed below.
+        unsafe {
+            let target = *(data as *const usize);
+            let info = &*info;
+            for i in 0..usize::from(info.dlpi_phnum) {
+                let ph = &*info.dlpi_phdr.add(i);
+                if ph.p_type != libc::PT_LOAD || ph.p_flags & libc::PF_X == 0 {
+                    continue;
+                }
+                let lo = (info.dlpi_addr as usize).wrapping_add(ph.p_vaddr as usize);
+                let hi = lo.wrapping_add(ph.p_memsz as usize);
+                if (lo..hi).contains(&target) {
+                    use std::sync::atomic::Ordering::Relaxed;
+                    RUNTIME_TEXT[0].store(lo, Relaxed);
+                    RUNTIME_TEXT[1].store(hi, Relaxed);
+                    return 1;
+                }
+            }
+        }
+        0
+    }
+    let mut target = on_fault as *const () as usize;
+    // SAFETY: `visit` only reads what `dl_iterate_phdr` hands it and
+    // `target`, which outlives the call.
+    unsafe { libc::dl_iterate_phdr(Some(visit), (&mut target as *mut usize).cast()) };
+}
+
 /// Elsewhere every fault reports the line without a location.
 ///
 /// # Safety
 /// None needed.
 #[cfg(all(unix, not(all(target_os = "linux", target_arch = "x86_64"))))]
-unsafe fn overflow_in_tern_code(
-    _info: *mut libc::siginfo_t,
-    _ctx: *mut libc::c_void,
-) -> Option<Vec<crate::backtrace::Frame>> {
+unsafe fn overflow_site(_info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) -> Option<()> {
     None
+}
+
+#[cfg(all(unix, not(all(target_os = "linux", target_arch = "x86_64"))))]
+unsafe fn overflow_in_tern_code(_site: ()) -> Option<Vec<crate::backtrace::Frame>> {
+    None
+}
+
+#[cfg(all(unix, not(all(target_os = "linux", target_arch = "x86_64"))))]
+fn overflow_in_runtime_code(_site: ()) -> Option<Vec<crate::backtrace::Frame>> {
+    None
+}
+
+#[cfg(all(test, target_os = "linux", target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runtime_text_holds_the_runtime_and_not_the_c_library() {
+        find_runtime_text();
+        let (lo, hi) = runtime_text();
+        assert!(lo < hi, "no segment found");
+        for f in [
+            tern_rt_flush as *const () as usize,
+            on_fault as *const () as usize,
+        ] {
+            assert!((lo..hi).contains(&f), "{f:#x} outside {lo:#x}..{hi:#x}");
+        }
+        // A fault in the C library (its allocator may hold a lock) is not
+        // taken for runtime code.
+        let malloc = libc::malloc as *const () as usize;
+        assert!(
+            !(lo..hi).contains(&malloc),
+            "malloc {malloc:#x} inside {lo:#x}..{hi:#x}"
+        );
+    }
 }

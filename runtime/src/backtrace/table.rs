@@ -179,6 +179,13 @@ pub fn function_start(pc: usize) -> Option<usize> {
         .map(|f| f.start as usize)
 }
 
+/// Whether no thread reads or changes the tables right now: the fault
+/// handler asks before it walks a stack, since a fault taken while this
+/// thread held them would otherwise wait for itself.
+pub fn is_free() -> bool {
+    !matches!(TABLES.try_lock(), Err(std::sync::TryLockError::WouldBlock))
+}
+
 /// The frames the return address `ret` stands for, innermost first
 /// (several when calls were inlined); `None` if `ret` is not in Tern code.
 /// A return address in Tern code that is not a known call still yields its
