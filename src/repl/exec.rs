@@ -57,8 +57,9 @@ pub enum Outcome {
     Done,
     /// A runtime error: location (as the runtime gave it) and message.
     Failed { loc: String, msg: String },
-    /// Stack overflow or invalid memory access.
-    Fault,
+    /// Stack overflow or invalid memory access: the runtime's report when
+    /// it could place the fault (`abi::process::fault_report`).
+    Fault(Option<String>),
 }
 
 /// Stack size of the worker: as much as a main thread usually gets.
@@ -98,6 +99,9 @@ static WORKER: AtomicUsize = AtomicUsize::new(0);
 static RUNNING: AtomicBool = AtomicBool::new(false);
 /// The runtime error the failure hook is leaving with.
 static FAILED: Mutex<Option<(String, String)>> = Mutex::new(None);
+/// The report of the fault the signal handler is leaving with, when the
+/// runtime could place it.
+static FAULTED: Mutex<Option<String>> = Mutex::new(None);
 
 /// The worker thread: inputs go in as entry addresses, outcomes come out.
 pub struct Worker {
@@ -166,14 +170,14 @@ fn work(jobs: Receiver<usize>, outcomes: Sender<Outcome>) {
             0 => Outcome::Done,
             ESCAPE_FAILED => match FAILED.lock().unwrap_or_else(|e| e.into_inner()).take() {
                 Some((loc, msg)) => Outcome::Failed { loc, msg },
-                None => Outcome::Fault,
+                None => Outcome::Fault(None),
             },
             _ => {
                 // A fault in a runtime call (only possible past the stack
                 // limit's margin, or through `unsafe`) may have hit inside
                 // `print`, holding the output lock; its holder is gone.
                 tern_runtime::stdout::recover_after_fault();
-                Outcome::Fault
+                Outcome::Fault(FAULTED.lock().unwrap_or_else(|e| e.into_inner()).take())
             }
         };
         if code != 0 {
@@ -265,12 +269,20 @@ pub fn clear_interrupt() {
     STACK_LIMIT.store(WORKER_LIMIT.load(Ordering::SeqCst), Ordering::SeqCst);
 }
 
-extern "C" fn on_fault(sig: c_int, _info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
-    // SAFETY: only async-signal-safe operations: atomics, pthread_self,
-    // signal, siglongjmp.
+extern "C" fn on_fault(sig: c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    // SAFETY: only async-signal-safe operations (atomics, pthread_self,
+    // signal, siglongjmp), but for the runtime's report, which it builds
+    // only where no lock it takes can be held.
     unsafe {
         let me = libc::pthread_self() as usize;
         if me != 0 && WORKER.load(Ordering::SeqCst) == me && RUNNING.load(Ordering::SeqCst) {
+            let report = tern_runtime::abi::process::fault_report(info, ctx);
+            // Moved into the slot (or dropped) before the jump, which skips
+            // this frame's destructors; only the worker takes the slot.
+            match FAULTED.try_lock() {
+                Ok(mut slot) => *slot = report,
+                Err(_) => drop(report),
+            }
             tern_repl_escape(ESCAPE_FAULT);
         }
         // Not a REPL input: let the fault happen again with the default

@@ -488,8 +488,11 @@ impl Session {
                 say!("error: {loc}: {msg}");
                 self.drop_unwritten(&compiled.may_change);
             }
-            Outcome::Fault => {
-                say!("error: stack overflow or invalid memory access");
+            Outcome::Fault(report) => {
+                match report {
+                    Some(report) => say!("{}", report.trim_end()),
+                    None => say!("error: stack overflow or invalid memory access"),
+                }
                 self.drop_unwritten(&compiled.may_change);
             }
         }

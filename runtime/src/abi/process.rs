@@ -180,12 +180,8 @@ fn install_fault_handler() {}
 #[cfg(unix)]
 extern "C" fn on_fault(_sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
     stdout::flush_in_signal();
-    // SAFETY: the kernel's `siginfo_t` and `ucontext_t` for this fault.
-    let frames = unsafe { overflow_site(info, ctx) }.and_then(|site| {
-        // SAFETY: the site of this fault, on this thread's stack.
-        unsafe { overflow_in_tern_code(site) }.or_else(|| overflow_in_runtime_code(site))
-    });
-    let report = frames.and_then(|frames| super::fail::overflow_report(&frames));
+    // SAFETY: the handler's arguments, on the faulting thread.
+    let report = unsafe { fault_report(info, ctx) };
     let msg = report
         .as_deref()
         .unwrap_or(super::fail::STACK_OVERFLOW_LINE);
@@ -194,6 +190,26 @@ extern "C" fn on_fault(_sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
         libc::write(2, msg.as_ptr().cast(), msg.len());
         libc::_exit(super::fail::FAILURE_STATUS);
     }
+}
+
+/// The report of a SIGSEGV or SIGBUS that is a stack overflow in Tern code
+/// or in runtime code Tern code called (`error: LOC: stack overflow` and the
+/// Tern stack, [`super::fail::overflow_report`]); `None` for any other
+/// fault, or where building the report could wait on a lock the fault left
+/// held. What `tern_rt_main`'s handler prints, for a host with a fault
+/// handler of its own (the REPL).
+///
+/// # Safety
+/// `info` and `ctx` are the arguments of a SIGSEGV or SIGBUS handler, and
+/// this is called from that handler, on the thread that faulted.
+#[cfg(unix)]
+pub unsafe fn fault_report(info: *mut libc::siginfo_t, ctx: *mut libc::c_void) -> Option<String> {
+    // SAFETY: the caller's contract.
+    let frames = unsafe { overflow_site(info, ctx) }.and_then(|site| {
+        // SAFETY: the site of this fault, on this thread's stack.
+        unsafe { overflow_in_tern_code(site) }.or_else(|| overflow_in_runtime_code(site))
+    })?;
+    super::fail::overflow_report(&frames)
 }
 
 /// The largest distance between a stack overflow's fault address and the
