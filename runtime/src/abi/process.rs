@@ -103,8 +103,6 @@ fn set_up() {
 /// would abort with Rust's own message.
 #[cfg(unix)]
 fn install_fault_handler() {
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-    find_runtime_text();
     // SAFETY: `on_fault` only uses async-signal-safe operations, but for the
     // report of a stack overflow, built only where no lock it takes can be
     // held (`overflow_in_tern_code`, `overflow_in_runtime_code`).
@@ -150,7 +148,8 @@ pub fn ensure_alt_stack() -> bool {
 /// stack (given to the calling thread by [`ensure_alt_stack`]).
 ///
 /// # Safety
-/// `handler` must only use async-signal-safe operations.
+/// `handler` must only use async-signal-safe operations, and
+/// [`fault_report`].
 #[cfg(unix)]
 pub unsafe fn install_fault_handler_with(
     handler: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void),
@@ -158,6 +157,9 @@ pub unsafe fn install_fault_handler_with(
     if !ensure_alt_stack() {
         return;
     }
+    // For `fault_report`, which a handler may call.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    find_runtime_text();
     // SAFETY: the caller's contract on `handler`; plain libc calls.
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
