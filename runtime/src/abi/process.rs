@@ -312,7 +312,10 @@ unsafe fn overflow_in_tern_code(site: OverflowSite) -> Option<Vec<crate::backtra
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 fn overflow_in_runtime_code(site: OverflowSite) -> Option<Vec<crate::backtrace::Frame>> {
     let (lo, hi) = runtime_text();
-    if !(lo..hi).contains(&site.pc) || !crate::backtrace::table::is_free() {
+    // (In AOT the segment holds the Tern code too: that is the other case's.)
+    let in_runtime =
+        (lo..hi).contains(&site.pc) && crate::backtrace::table::function_start(site.pc).is_none();
+    if !in_runtime || !crate::backtrace::table::is_free() {
         return None;
     }
     let frames = crate::backtrace::capture();
