@@ -99,9 +99,9 @@ unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Mirrored>, &
 /// [`open`] so that the hot paths make their `Mem` straight from it: built
 /// inside `open`'s result and then turned into one, the view was stored on
 /// the stack and copied to another place there (four vector moves and a
-/// reload a call, whose 16-byte loads waited for the narrower stores just
-/// made: about a tenth of the library's time on the recorded traces,
-/// docs/benchmarks.md, "Thirty-fourth pass").
+/// reload a call: about a tenth of the library's time on the recorded
+/// traces, most likely because its 16-byte loads waited for the narrower
+/// stores just made; docs/benchmarks.md, "Thirty-fourth pass").
 ///
 /// # Safety
 /// `b` is the registration of the pool whose header is at `tree` and node
