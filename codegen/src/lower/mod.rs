@@ -41,7 +41,7 @@ use crate::inline::{CallGraph, Callees, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
 use crate::{
-    call_arg_copies, dead_slot_stores, decided_branches, if_conversion, jump_threading,
+    call_arg_copies, dead_loads, dead_slot_stores, decided_branches, if_conversion, jump_threading,
     loop_invariant_params, loop_markers, multiply_by_lea, partial_inline, store_forwarding,
     tail_duplication,
 };
@@ -510,6 +510,9 @@ fn define<M: Module>(
                 ctx.compute_domtree();
             }
             store_forwarding::forward(&mut ctx.func, &ctx.cfg, &ctx.domtree);
+            // Before the slots' stores: a slot read only by unused loads
+            // is then write-only.
+            dead_loads::remove(&mut ctx.func);
             dead_slot_stores::remove(&mut ctx.func);
             if tail_duplication::duplicate(&mut ctx.func) > 0 {
                 ctx.compute_cfg();
