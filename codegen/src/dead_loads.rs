@@ -20,7 +20,7 @@ use std::collections::HashSet;
 use cranelift_codegen::ir::{Function, Inst, Opcode, Value};
 
 /// Whether `op` is a plain load: its only effect is its value.
-fn plain_load(op: Opcode) -> bool {
+pub(crate) fn plain_load(op: Opcode) -> bool {
     matches!(
         op,
         Opcode::Load

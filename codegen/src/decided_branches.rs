@@ -1019,7 +1019,7 @@ fn arg_at(func: &Function, call: BlockCall, k: usize) -> Option<Value> {
 }
 
 /// `(cc, a, b)` when `v` is `icmp cc a, b`.
-fn compare(func: &Function, v: Value) -> Option<(IntCC, Value, Value)> {
+pub(crate) fn compare(func: &Function, v: Value) -> Option<(IntCC, Value, Value)> {
     let ValueDef::Result(inst, _) = func.dfg.value_def(v) else {
         return None;
     };
@@ -1069,7 +1069,7 @@ pub(crate) fn constant(func: &Function, v: Value) -> Option<i64> {
 /// one arithmetic operation on the same operands (Cranelift rematerializes
 /// constants, and operations of a value with a constant, in each block that
 /// uses them: `id & 0x3fff_ffff` is a new value in every block).
-fn same(func: &Function, a: Value, b: Value) -> bool {
+pub(crate) fn same(func: &Function, a: Value, b: Value) -> bool {
     if a == b {
         return true;
     }
@@ -1123,21 +1123,24 @@ fn copies(func: &Function, a: Value, b: Value) -> bool {
     let operand = |x: Value, y: Value| {
         x == y || constant(func, x).is_some_and(|k| constant(func, y) == Some(k))
     };
-    oa == ob
-        && matches!(
-            oa,
-            Opcode::Iadd
-                | Opcode::Isub
-                | Opcode::Imul
-                | Opcode::Band
-                | Opcode::Bor
-                | Opcode::Bxor
-                | Opcode::Ishl
-                | Opcode::Ushr
-                | Opcode::Sshr
-        )
-        && operand(a0, b0)
-        && operand(a1, b1)
+    oa == ob && pure_binary(oa) && operand(a0, b0) && operand(a1, b1)
+}
+
+/// Whether `op` is integer arithmetic on two operands that cannot trap:
+/// computed anew, moved or compared as a copy, it gives the same value.
+pub(crate) fn pure_binary(op: Opcode) -> bool {
+    matches!(
+        op,
+        Opcode::Iadd
+            | Opcode::Isub
+            | Opcode::Imul
+            | Opcode::Band
+            | Opcode::Bor
+            | Opcode::Bxor
+            | Opcode::Ishl
+            | Opcode::Ushr
+            | Opcode::Sshr
+    )
 }
 
 /// Whether `v` is a constant or defined in a block that strictly dominates

@@ -26,6 +26,7 @@ pub mod link;
 pub mod loop_invariant_params;
 pub mod loop_markers;
 pub mod lower;
+pub mod merged_index_checks;
 pub mod multiply_by_lea;
 pub mod object;
 pub mod partial_inline;

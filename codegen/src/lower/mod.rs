@@ -42,8 +42,8 @@ use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
 use crate::{
     call_arg_copies, dead_loads, dead_slot_stores, decided_branches, if_conversion, jump_threading,
-    loop_invariant_params, loop_markers, multiply_by_lea, partial_inline, store_forwarding,
-    tail_duplication,
+    loop_invariant_params, loop_markers, merged_index_checks, multiply_by_lea, partial_inline,
+    store_forwarding, tail_duplication,
 };
 
 mod builtins;
@@ -514,6 +514,10 @@ fn define<M: Module>(
             // is then write-only.
             dead_loads::remove(&mut ctx.func);
             dead_slot_stores::remove(&mut ctx.func);
+            if merged_index_checks::merge(&mut ctx.func, &ctx.cfg, &ctx.domtree) > 0 {
+                ctx.compute_cfg();
+                ctx.compute_domtree();
+            }
             if tail_duplication::duplicate(&mut ctx.func) > 0 {
                 ctx.compute_cfg();
                 ctx.compute_domtree();
