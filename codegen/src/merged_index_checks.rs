@@ -62,8 +62,8 @@ struct Check {
     fail: Block,
 }
 
-/// Merges every straight chain of two or more checks of one index at
-/// constant offsets against one length (see the module docs); returns how
+/// Merges every straight chain of `MIN_CHAIN` or more checks of one index
+/// at constant offsets against one length (see the module docs); returns how
 /// many chains it merged. `cfg` and `domtree` must be those of `func` as it
 /// is (they are not updated: the caller recomputes them).
 pub fn merge(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTree) -> usize {
@@ -248,6 +248,8 @@ fn recompute_in(func: &mut Function, domtree: &DominatorTree, first: Block, fail
         if let Some(&(_, c)) = copies.iter().find(|(o, _)| *o == v) {
             return c;
         }
+        // `recomputable` followed this same path (and moving the bounds up
+        // since only made more values available).
         let inst = pure_def(func, v).expect("recomputable said so");
         let args: Vec<Value> = func.dfg.inst_values(inst).collect();
         let new_args: Vec<Value> = args
@@ -325,7 +327,7 @@ fn offset(pos: &mut FuncCursor, base: Value, k: i64) -> Value {
     pos.ins().iadd(base, c)
 }
 
-/// Rewrites a chain of two or more checks (see the module docs).
+/// Rewrites a chain of `MIN_CHAIN` or more checks (see the module docs).
 fn rewrite(func: &mut Function, domtree: &DominatorTree, chain: &[Check]) {
     let first = chain[0];
     let lowest = *chain.iter().min_by_key(|c| c.k).expect("two checks");
