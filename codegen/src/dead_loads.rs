@@ -15,9 +15,9 @@
 //! Atomic loads stay (they order other accesses), and so does every other
 //! instruction: a call's result unused is still a call.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
-use cranelift_codegen::ir::{Function, Inst, Opcode, Value};
+use cranelift_codegen::ir::{Function, Inst, Opcode, Value, ValueDef};
 
 /// Whether `op` is a plain load: its only effect is its value.
 pub(crate) fn plain_load(op: Opcode) -> bool {
@@ -33,39 +33,55 @@ pub(crate) fn plain_load(op: Opcode) -> bool {
     )
 }
 
-/// Removes every plain load of `func` whose results nothing uses, until
-/// none is left (see the module docs); returns how many it removed.
+/// Removes every plain load of `func` whose results nothing uses, and
+/// then every load only those fed (see the module docs); returns how many
+/// it removed. Linear in the function: uses are counted once, and a
+/// removal uncounts the uses of its operands.
 pub fn remove(func: &mut Function) -> usize {
-    let mut removed = 0;
-    loop {
-        let insts: Vec<Inst> = func
-            .layout
-            .blocks()
-            .flat_map(|b| func.layout.block_insts(b))
-            .collect();
-        let used: HashSet<Value> = insts
-            .iter()
-            .flat_map(|&i| func.dfg.inst_values(i))
-            .map(|v| func.dfg.resolve_aliases(v))
-            .collect();
-        let dead: Vec<Inst> = insts
-            .into_iter()
-            .filter(|&i| plain_load(func.dfg.insts[i].opcode()))
-            .filter(|&i| {
-                func.dfg
-                    .inst_results(i)
-                    .iter()
-                    .all(|r| !used.contains(&func.dfg.resolve_aliases(*r)))
-            })
-            .collect();
-        if dead.is_empty() {
-            return removed;
-        }
-        removed += dead.len();
-        for inst in dead {
-            func.layout.remove_inst(inst);
+    let insts: Vec<Inst> = func
+        .layout
+        .blocks()
+        .flat_map(|b| func.layout.block_insts(b))
+        .collect();
+    let mut uses: HashMap<Value, usize> = HashMap::new();
+    for &inst in &insts {
+        for v in func.dfg.inst_values(inst) {
+            *uses.entry(func.dfg.resolve_aliases(v)).or_default() += 1;
         }
     }
+    let unused = |func: &Function, uses: &HashMap<Value, usize>, inst: Inst| {
+        plain_load(func.dfg.insts[inst].opcode())
+            && func.dfg.inst_results(inst).iter().all(|r| {
+                uses.get(&func.dfg.resolve_aliases(*r))
+                    .is_none_or(|&n| n == 0)
+            })
+    };
+    let mut dead: Vec<Inst> = insts
+        .into_iter()
+        .filter(|&i| unused(func, &uses, i))
+        .collect();
+    let mut removed = 0;
+    while let Some(inst) = dead.pop() {
+        let operands: Vec<Value> = func
+            .dfg
+            .inst_values(inst)
+            .map(|v| func.dfg.resolve_aliases(v))
+            .collect();
+        func.layout.remove_inst(inst);
+        removed += 1;
+        for v in operands {
+            let n = uses.get_mut(&v).expect("counted above");
+            *n -= 1;
+            if *n == 0
+                && let ValueDef::Result(def, _) = func.dfg.value_def(v)
+                && func.layout.inst_block(def).is_some()
+                && unused(func, &uses, def)
+            {
+                dead.push(def);
+            }
+        }
+    }
+    removed
 }
 
 #[cfg(test)]
