@@ -47,6 +47,11 @@ const MAX_RECOMPUTE_DEPTH: usize = 4;
 /// tree code instructions (docs/benchmarks.md, "Thirty-fifth pass").
 const MIN_CHAIN: usize = 3;
 
+/// The most checks one chain takes: a longer run is merged in pieces this
+/// long, so that a run that is not merged is not walked again from each of
+/// its checks (the pass stays linear in the function).
+const MAX_CHAIN: usize = 64;
+
 /// One index check: `term` ends `block` with `brif (base + k) <u len,
 /// cont, fail`.
 #[derive(Clone, Copy)]
@@ -75,8 +80,9 @@ pub fn merge(func: &mut Function, cfg: &ControlFlowGraph, domtree: &DominatorTre
         };
         let mut chain = vec![first];
         let mut next = first.cont;
-        while let Some(c) = continued_by(func, cfg, next)
-            .filter(|c| same(func, c.base, first.base) && same(func, c.len, first.len))
+        while chain.len() < MAX_CHAIN
+            && let Some(c) = continued_by(func, cfg, next)
+                .filter(|c| same(func, c.base, first.base) && same(func, c.len, first.len))
         {
             chain.push(c);
             next = c.cont;
@@ -441,6 +447,17 @@ mod tests {
         verifies(&ctx.func);
         assert_eq!(count(&ctx.func, Opcode::Brif), 2 + 4);
         assert_eq!(count(&ctx.func, Opcode::Jump), 3);
+    }
+
+    /// A run longer than `MAX_CHAIN` is merged in pieces: each piece's
+    /// first check becomes two tests, every other check a jump.
+    #[test]
+    fn a_long_run_is_merged_in_pieces() {
+        let offsets: Vec<i64> = (0..MAX_CHAIN as i64 + 10).collect();
+        let mut ctx = checks(&offsets, |_, _| {});
+        assert_eq!(merged(&mut ctx), 2);
+        verifies(&ctx.func);
+        assert_eq!(count(&ctx.func, Opcode::Jump), offsets.len() - 2);
     }
 
     /// Offsets on both sides of the index, in any order.
