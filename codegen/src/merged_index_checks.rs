@@ -1,17 +1,17 @@
-//! Index checks of one index at constant offsets, merged into one test.
+//! Index checks of one index at constant offsets, merged into two tests.
 //!
 //! Reading a little-endian word from bytes (`b[at] | b[at + 1] << 8 | ...`)
 //! checks `at`, `at + 1`, ... against the length one by one, each check a
 //! compare and a branch to its own failure, between the loads. When such
 //! checks follow each other straight (each next one in the only block the
 //! previous one continues to, with nothing between them but arithmetic and
-//! loads), one test at the first decides them all: with `lo` and `hi` the
+//! loads), two tests at the first decide them all: with `lo` and `hi` the
 //! smallest and largest offsets of the index, `base + lo <= base + hi`
 //! (no wrap between them) and `base + hi < len` (unsigned) put every
 //! `base + k` in between below `len`. The first check's branch becomes
 //! those two tests and the others become jumps.
 //!
-//! When the test fails, one of the checks fails, or none: the wrap test can
+//! When the tests fail, one of the checks fails, or none: the wrap test can
 //! fail for indices that are all in bounds of a length above `i64::MAX`,
 //! which only `unsafe::slice` makes. A cold path then makes the original
 //! checks in their order, each branching to its own failure block (the
@@ -336,8 +336,8 @@ fn offset(pos: &mut FuncCursor, base: Value, k: i64) -> Value {
 /// Rewrites a chain of `MIN_CHAIN` or more checks (see the module docs).
 fn rewrite(func: &mut Function, domtree: &DominatorTree, chain: &[Check]) {
     let first = chain[0];
-    let lowest = *chain.iter().min_by_key(|c| c.k).expect("two checks");
-    let highest = *chain.iter().max_by_key(|c| c.k).expect("two checks");
+    let lowest = *chain.iter().min_by_key(|c| c.k).expect("a chain");
+    let highest = *chain.iter().max_by_key(|c| c.k).expect("a chain");
     // The lowest and highest indices, computed in the first block: moved
     // there from their checks' blocks (the loads behind use them too), or
     // computed anew.
