@@ -41,9 +41,9 @@ use crate::inline::{CallGraph, Callees, Inliner, Inlining, hot_size};
 use crate::runtime_fns::Rt;
 use crate::{CodegenError, Listing, OptLevel, Options};
 use crate::{
-    call_arg_copies, dead_loads, dead_slot_stores, decided_branches, if_conversion, jump_threading,
-    loop_invariant_params, loop_markers, merged_index_checks, multiply_by_lea, partial_inline,
-    store_forwarding, tail_duplication,
+    call_arg_copies, combined_loads, dead_loads, dead_slot_stores, decided_branches, if_conversion,
+    jump_threading, loop_invariant_params, loop_markers, merged_index_checks, multiply_by_lea,
+    partial_inline, store_forwarding, tail_duplication,
 };
 
 mod builtins;
@@ -518,6 +518,7 @@ fn define<M: Module>(
                 ctx.compute_cfg();
                 ctx.compute_domtree();
             }
+            combined_loads::combine(&mut ctx.func, &ctx.cfg, module.isa().endianness());
             if tail_duplication::duplicate(&mut ctx.func) > 0 {
                 ctx.compute_cfg();
                 ctx.compute_domtree();
