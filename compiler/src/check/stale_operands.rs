@@ -47,7 +47,9 @@
 //! programmer's (docs/language.md 15.1). The pass is pure: it reads a
 //! checked body and returns diagnostics.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::diagnostics::{Diagnostic, ErrorKind, LabelKind};
 use crate::source::Span;
@@ -550,11 +552,75 @@ enum Base {
     Reusable,
 }
 
+/// A place's path from its root local, shared with the places it lies in:
+/// each step keeps the path before it, so the place one step further costs
+/// one node (a chain of 100,000 field and index accesses has as many
+/// places, one in the other: copied paths took memory and time quadratic
+/// in the chain). What is asked of every path is kept with its last step.
+#[derive(Clone, Debug, Default)]
+struct Steps(Option<Rc<StepNode>>);
+
+#[derive(Debug)]
+struct StepNode {
+    step: Step,
+    before: Steps,
+    len: usize,
+    /// Some step is an element of a slice or a reusable slice.
+    in_pool: bool,
+    /// Some step is an element of a slice.
+    in_slice: bool,
+    /// Every step stays in the root's memory ([`inline`]).
+    inline: bool,
+}
+
+impl Steps {
+    fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |n| n.len)
+    }
+
+    /// The path one step further.
+    fn then(&self, step: Step) -> Steps {
+        let before = self.clone();
+        Steps(Some(Rc::new(StepNode {
+            step,
+            len: before.len() + 1,
+            in_pool: before.in_pool() || matches!(step, Step::Index(Base::Reusable | Base::Slice)),
+            in_slice: before.in_slice() || step == Step::Index(Base::Slice),
+            inline: before.inline() && inline(&step),
+            before,
+        })))
+    }
+
+    fn in_pool(&self) -> bool {
+        self.0.as_ref().is_some_and(|n| n.in_pool)
+    }
+
+    fn in_slice(&self) -> bool {
+        self.0.as_ref().is_some_and(|n| n.in_slice)
+    }
+
+    fn inline(&self) -> bool {
+        self.0.as_ref().is_none_or(|n| n.inline)
+    }
+
+    /// The last `n` steps, the path's last first.
+    fn last(&self, n: usize) -> (Vec<Step>, &Steps) {
+        let mut out = Vec::with_capacity(n);
+        let mut at = self;
+        while out.len() < n {
+            let node = at.0.as_ref().expect("n <= len");
+            out.push(node.step);
+            at = &node.before;
+        }
+        (out, at)
+    }
+}
+
 /// A place: a local and a path.
 #[derive(Clone, Debug)]
 struct Place {
     root: u32,
-    steps: Vec<Step>,
+    steps: Steps,
     /// Whether the path passes through a header (an element of a slice or
     /// a reusable slice), ends at a slice, or starts at a local a slice may
     /// name ([`check`]): the memory there may also be another place's,
@@ -566,16 +632,31 @@ struct Place {
     elem: Option<Type>,
 }
 
+/// The places of the expressions a pass has asked about, by address (the
+/// body outlives the pass): every place is worked out once, from the place
+/// of the expression it lies in.
+type PlaceMemo = RefCell<HashMap<*const Expr, Option<Place>>>;
+
 impl Place {
-    fn of(e: &Expr) -> Option<Place> {
+    fn of(e: &Expr, memo: &PlaceMemo) -> Option<Place> {
+        let key = e as *const Expr;
+        if let Some(p) = memo.borrow().get(&key) {
+            return p.clone();
+        }
+        let p = Place::work_out(e, memo);
+        memo.borrow_mut().insert(key, p.clone());
+        p
+    }
+
+    fn work_out(e: &Expr, memo: &PlaceMemo) -> Option<Place> {
         let mut p = match &e.kind {
             ExprKind::Local(id) => Place {
                 root: id.0,
-                steps: Vec::new(),
+                steps: Steps::default(),
                 shared: false,
                 elem: None,
             },
-            ExprKind::Field(b, i) => Place::of(b)?.then(Step::Field(*i)),
+            ExprKind::Field(b, i) => Place::of(b, memo)?.then(Step::Field(*i)),
             // An element of a subslice is an element of what it slices.
             ExprKind::Index(b, _) => {
                 let b = match &b.kind {
@@ -583,7 +664,7 @@ impl Place {
                     _ => b,
                 };
                 let k = base(&b.ty)?;
-                let mut p = Place::of(b)?.then(Step::Index(k));
+                let mut p = Place::of(b, memo)?.then(Step::Index(k));
                 if k != Base::Array {
                     p.elem = Some(e.ty.clone());
                 }
@@ -598,25 +679,31 @@ impl Place {
     /// Whether the place lies in pool memory: its path passes through an
     /// element of a slice or reusable slice.
     fn in_pool(&self) -> bool {
-        self.steps
-            .iter()
-            .any(|s| matches!(s, Step::Index(Base::Reusable | Base::Slice)))
+        self.steps.in_pool()
     }
 
     fn then(mut self, s: Step) -> Place {
         self.shared |= matches!(s, Step::Index(Base::Slice | Base::Reusable));
-        self.steps.push(s);
+        self.steps = self.steps.then(s);
         self
     }
 
     /// The steps that lead from `self` to `other` when `self` is a prefix of
     /// it.
-    fn to<'a>(&self, other: &'a Place) -> Option<&'a [Step]> {
+    fn to(&self, other: &Place) -> Option<Vec<Step>> {
         let n = self.steps.len();
-        (self.root == other.root
-            && other.steps.len() >= n
-            && self.steps.iter().zip(&other.steps).all(|(a, b)| a.meets(b)))
-        .then(|| &other.steps[n..])
+        let m = other.steps.len();
+        if self.root != other.root || m < n {
+            return None;
+        }
+        let (mut rest, prefix) = other.steps.last(m - n);
+        let (ours, _) = self.steps.last(n);
+        let (theirs, _) = prefix.last(n);
+        if !ours.iter().zip(&theirs).all(|(a, b)| a.meets(b)) {
+            return None;
+        }
+        rest.reverse();
+        Some(rest)
     }
 }
 
@@ -638,7 +725,7 @@ fn unnamed_pool_place(x: &Expr) -> Option<Place> {
                 Type::Slice(t) | Type::Reusable(t) => {
                     return Some(Place {
                         root: UNNAMED,
-                        steps: vec![Step::Index(base(&b.ty)?)],
+                        steps: Steps::default().then(Step::Index(base(&b.ty)?)),
                         shared: true,
                         elem: Some((**t).clone()),
                     });
@@ -837,6 +924,12 @@ struct Pass<'a> {
     /// not copied up the tree, so a long chain costs linear time).
     resizes: Vec<Resize>,
     diags: Vec<Diagnostic>,
+    /// The places worked out so far ([`Place::of`]).
+    places: PlaceMemo,
+    /// What the expressions asked about keep ([`Pass::held`]), by address:
+    /// each worked out once, so that asking at every link of a long chain
+    /// of subslices (each keeps its base's) costs linear time.
+    helds: RefCell<HashMap<*const Expr, Vec<Held>>>,
 }
 
 /// The stale-operand diagnostics of one function body (with its parameters
@@ -876,6 +969,7 @@ pub(crate) fn check(
     // `ref arr` hands a callee both), or hands whole to a callee by `ref`,
     // which may return such a slice. Arrays never sliced stay their own
     // (`drain(ref front[0], ref back[0])`).
+    let places = PlaceMemo::default();
     let holds_header_array = |ty: &Type| {
         facts
             .with_inline(vec![ty.clone()])
@@ -884,7 +978,9 @@ pub(crate) fn check(
     };
     visit::each_expr(body, &mut |e| {
         let named = match &e.kind {
-            ExprKind::SliceRange { base, .. } if holds_header_array(&base.ty) => Place::of(base),
+            ExprKind::SliceRange { base, .. } if holds_header_array(&base.ty) => {
+                Place::of(base, &places)
+            }
             _ => None,
         };
         shared_roots.extend(named.map(|p| p.root));
@@ -892,7 +988,7 @@ pub(crate) fn check(
             for a in args {
                 if let Arg::Ref(x) = a
                     && holds_header_array(&x.ty)
-                    && let Some(p) = Place::of(x)
+                    && let Some(p) = Place::of(x, &places)
                 {
                     shared_roots.push(p.root);
                 }
@@ -910,6 +1006,8 @@ pub(crate) fn check(
         shared_roots,
         resizes: Vec::new(),
         diags: Vec::new(),
+        places,
+        helds: RefCell::default(),
     };
     pass.block(body);
     pass.diags
@@ -941,7 +1039,7 @@ impl Pass<'_> {
 
     /// [`Place::of`], shared when its root is one of [`Pass::shared_roots`].
     fn place_of(&self, e: &Expr) -> Option<Place> {
-        let mut p = Place::of(e)?;
+        let mut p = Place::of(e, &self.places)?;
         p.shared |= self.shared_root(p.root);
         Some(p)
     }
@@ -1094,7 +1192,7 @@ impl Pass<'_> {
         let handle = self.facts.is_handle(&x.ty);
         let own_frees = self.facts.with_inline(self.facts.own_elements(&x.ty));
         let handle_types = self.facts.reached_handles(&x.ty);
-        let plain = Place::of(x).is_some();
+        let plain = Place::of(x, &self.places).is_some();
         let resize = |place: Place| Resize {
             rewrites: self.facts.rewritable_headers(&x.ty, place.shared),
             place,
@@ -1111,7 +1209,7 @@ impl Pass<'_> {
                 let mut places = self.places(x);
                 // An element of a computed slice: the callee can free
                 // through it too (`f(ref make()[1])`).
-                if Place::of(x).is_none()
+                if Place::of(x, &self.places).is_none()
                     && let Some(p) = unnamed_pool_place(x)
                 {
                     places.push(p);
@@ -1189,7 +1287,7 @@ impl Pass<'_> {
         if let ExprKind::Call { args, .. } = &e.kind {
             for a in args {
                 if let Arg::Ref(x) = a
-                    && Place::of(x).is_none()
+                    && Place::of(x, &self.places).is_none()
                 {
                     refs.extend(self.computed_address(x));
                 }
@@ -1250,7 +1348,7 @@ impl Pass<'_> {
         Held {
             kind: Kind::Address,
             mem: p.elem.clone().into_iter().collect(),
-            lib: p.steps.contains(&Step::Index(Base::Slice)),
+            lib: p.steps.in_slice(),
             handles: Vec::new(),
             headers: Vec::new(),
             place: p,
@@ -1359,6 +1457,17 @@ impl Pass<'_> {
     /// for a computed value (a call's result, a literal) anything it may
     /// view.
     fn held(&self, e: &Expr) -> Vec<Held> {
+        let key = e as *const Expr;
+        if let Some(h) = self.helds.borrow().get(&key) {
+            return h.clone();
+        }
+        let h = self.work_out_held(e);
+        self.helds.borrow_mut().insert(key, h.clone());
+        h
+    }
+
+    /// [`Self::held`], the first time `e` is asked about.
+    fn work_out_held(&self, e: &Expr) -> Vec<Held> {
         if let ExprKind::SliceRange { base: b, .. } = &e.kind {
             return self.base_held(b);
         }
@@ -1530,9 +1639,8 @@ impl Pass<'_> {
         }) else {
             return false;
         };
-        let in_memory = |h: &Held| {
-            h.lib && matches!(h.kind, Kind::Address) && !h.place.steps.iter().all(inline)
-        };
+        let in_memory =
+            |h: &Held| h.lib && matches!(h.kind, Kind::Address) && !h.place.steps.inline();
         // What an argument views: a header's or a value's memory; a `ref` to
         // a place holding slices views what they view (`ref arr` of a `[2][]i64`).
         let ref_views = |h: &Held| {
