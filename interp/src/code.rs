@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use tern_compiler::tir::arg_sharing::ArgSharing;
 use tern_compiler::tir::visit::{self, Part};
 use tern_compiler::tir::{Block, Expr, ExprKind, Function, Program, frame};
 
@@ -36,12 +37,13 @@ impl<'p> Code<'p> {
     /// JIT's message for an extern symbol that cannot be found.
     pub fn prepare(program: &'p Program) -> Result<Code<'p>, String> {
         let mut strings = HashMap::new();
+        let sharing = ArgSharing::of(program);
         let frames = program
             .functions
             .iter()
             .map(|f| {
                 collect_strings(&f.body, &mut strings);
-                layout_frame(program, f)
+                layout_frame(program, f, &sharing)
             })
             .collect();
         let externs = program
@@ -74,12 +76,20 @@ pub struct FrameLayout {
     pub temps: HashMap<usize, u64>,
 }
 
-/// The frame of `f` from its plan.
-fn layout_frame(program: &Program, f: &Function) -> FrameLayout {
+/// The frame of `f` from its plan. The charge leaves out the temporaries
+/// of arguments compiled code passes as the place itself (`sharing`): the
+/// interpreter copies every by-value argument, compiled code only those.
+fn layout_frame(program: &Program, f: &Function, sharing: &ArgSharing) -> FrameLayout {
     let plan = frame::plan(program, f);
+    let shared: u64 = plan
+        .place_args
+        .iter()
+        .filter(|a| sharing.shares_place_arg(a))
+        .map(|a| a.bytes)
+        .sum();
     FrameLayout {
         size: plan.size,
-        charge: frame_charge(plan.register_words, plan.slot_bytes),
+        charge: frame_charge(plan.register_words, plan.slot_bytes.saturating_sub(shared)),
         homes: plan.homes,
         temps: plan.temps,
     }

@@ -420,14 +420,8 @@ impl<M: Module> FnLower<'_, '_, M> {
         // (`loc_ptr`); the call is made from the call's.
         let outer = self.here;
         for (i, arg) in args.iter().enumerate() {
-            let written = self.tr.written_params[func.0 as usize]
-                .get(i)
-                .copied()
-                .unwrap_or(true);
-            let reached = self.tr.writes_memory[func.0 as usize]
-                && matches!(arg, Arg::Value(e)
-                    if super::param_writes::holds_pointers(self.program, &e.ty));
-            self.push_arg(arg, may_share(args, i) && !written && !reached, &mut vals)?;
+            let shared = self.tr.sharing.shares_arg(self.program, func, args, i);
+            self.push_arg(arg, shared, &mut vals)?;
         }
         self.here = outer;
         // `--sanitize`: a call into another source file (a library) records
@@ -487,35 +481,6 @@ impl<M: Module> FnLower<'_, '_, M> {
             _ => Val::Unit,
         })
     }
-}
-
-/// Whether the by-value argument `args[i]` of a Tern call, when it is a place,
-/// may be passed by the place's own address instead of a copy. The copy
-/// exists so that the callee sees the value at the call even if the place
-/// changes while the call runs; the callee reaches the caller's memory only
-/// through its arguments, and its value parameters are immutable. So sharing
-/// is safe when every other argument is a scalar (which cannot point into
-/// memory without `unsafe::`) whose evaluation calls nothing (so writes
-/// nothing, before or after the place is read), and the callee does not write
-/// the parameter through a slice of it (`param_writes`; the caller checks).
-fn may_share(args: &[Arg], i: usize) -> bool {
-    fn calls_nothing(e: &Expr) -> bool {
-        if matches!(
-            e.kind,
-            ExprKind::Call { .. } | ExprKind::CallExtern { .. } | ExprKind::Builtin(..)
-        ) {
-            return false;
-        }
-        let mut pure = true;
-        tir::visit::expr_children(e, &mut |x| pure &= calls_nothing(x));
-        pure
-    }
-    args.iter().enumerate().all(|(j, a)| {
-        j == i
-            || matches!(a, Arg::Value(e)
-                if matches!(e.ty, Type::I64 | Type::I32 | Type::U8 | Type::U64 | Type::Bool)
-                    && calls_nothing(e))
-    })
 }
 
 impl<M: Module> FnLower<'_, '_, M> {

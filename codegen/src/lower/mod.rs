@@ -30,6 +30,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_module::{DataDescription, DataId, FuncId, Linkage, Module};
+use tern_compiler::tir::arg_sharing::ArgSharing;
 use tern_compiler::tir::frame::{FramePlan, Home};
 use tern_compiler::tir::{
     self, Arg, BinOp, Builtin, Expr, ExprKind, Loc, LocalId, Program, Stmt, Type, UnOp,
@@ -49,7 +50,6 @@ use crate::{
 mod builtins;
 mod expr;
 mod memory;
-mod param_writes;
 mod place;
 mod stmt;
 
@@ -95,14 +95,9 @@ pub struct Translation {
     /// made when a function is too large for the backtracking one
     /// (`crate::budget::over_regalloc_budget`).
     single_pass_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
-    /// Per function and parameter: the function may write that value
-    /// parameter through a slice, so its argument is always a copy
-    /// (`param_writes`).
-    written_params: Vec<Vec<bool>>,
-    /// Per function: it may write or free memory through a pointer
-    /// (`param_writes::writes_memory`), so an argument holding a pointer is
-    /// copied for it.
-    writes_memory: Vec<bool>,
+    /// Which by-value aggregate arguments are passed as the place itself
+    /// (`tern_compiler::tir::arg_sharing`).
+    sharing: ArgSharing,
 }
 
 impl Translation {
@@ -207,8 +202,7 @@ pub fn translate<M: Module>(
         reusable_fast: None,
         plain_isa: None,
         single_pass_isa: None,
-        written_params: param_writes::written_params(program),
-        writes_memory: param_writes::writes_memory(program),
+        sharing: ArgSharing::of(program),
     };
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();

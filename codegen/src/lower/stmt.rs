@@ -310,7 +310,7 @@ impl<M: Module> FnLower<'_, '_, M> {
         };
         let writes_headers = match &dst.ty {
             Type::Slice(e) | Type::Reusable(e) | Type::Array(e, _) => {
-                super::param_writes::holds_pointers(self.program, e)
+                tern_compiler::tir::arg_sharing::holds_pointers(self.program, e)
             }
             _ => true,
         };

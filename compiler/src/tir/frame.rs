@@ -33,6 +33,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::arg_sharing::{PlaceArg, holds_pointers, may_share};
 use super::visit::{self, Part};
 use super::{Arg, Block, Builtin, Expr, ExprKind, Function, LocalId, Program, Stmt, Type};
 
@@ -78,6 +79,12 @@ pub struct FramePlan {
     /// Words of locals the compiled frame holds in registers (a slice
     /// takes two).
     pub register_words: u64,
+    /// The by-value aggregate places passed to Tern functions, whose
+    /// temporaries `slot_bytes` counts: the backend makes the copy only
+    /// when the callee cannot share the place
+    /// ([`super::arg_sharing::ArgSharing::shares_place_arg`]), which takes
+    /// the whole program to decide.
+    pub place_args: Vec<PlaceArg>,
     /// The frame bound the front end checks (saturating): temporaries and
     /// aggregate locals that own a slot, at their exact sizes. Scalars,
     /// slices and spills are left to the margin between the bound's limit
@@ -227,11 +234,21 @@ impl<'p> Planner<'p> {
                 if matches!(e.kind, ExprKind::Call { .. }) && is_mem(&e.ty) {
                     self.temp(e);
                 }
-                for arg in args {
+                for (index, arg) in args.iter().enumerate() {
                     match arg {
-                        // A place passed by value is copied at the call.
+                        // A place passed by value is copied at the call
+                        // (in compiled code unless the callee shares it).
                         Arg::Value(x) if is_mem(&x.ty) && !x.is_fresh_aggregate() => {
                             self.temp(x);
+                            if let ExprKind::Call { func, .. } = &e.kind {
+                                self.plan.place_args.push(PlaceArg {
+                                    callee: *func,
+                                    index,
+                                    may_share: may_share(args, index),
+                                    holds_pointers: holds_pointers(self.program, &x.ty),
+                                    bytes: self.program.layout(&x.ty).size.next_multiple_of(8),
+                                });
+                            }
                         }
                         Arg::Value(_) => {}
                         Arg::Ref(x) => self.mark_addressed(x),

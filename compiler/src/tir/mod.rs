@@ -14,6 +14,7 @@
 //! Layout of values in memory is fixed here too (`Program::layout`), so that
 //! `size_of` in the front end and loads/stores in the backend cannot disagree.
 
+pub mod arg_sharing;
 pub mod frame;
 pub mod visit;
 

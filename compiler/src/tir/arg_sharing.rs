@@ -1,23 +1,32 @@
-//! Which by-value arguments must be copied although `expr::may_share` would
-//! pass the place itself: those of parameters the callee writes through a
-//! slice, and those holding a pointer for a callee that writes through one.
+//! Which by-value aggregate arguments are passed as the place itself and
+//! which as a copy: the one rule the backend's calls follow and the
+//! interpreter's estimate of a compiled frame charges by.
 //!
-//! A by-value aggregate argument that is a place may be passed by the
-//! place's own address instead of a copy (`expr::may_share`), because a value
-//! parameter is immutable. One thing writes it all the same: a slice of an
-//! array inside it (`a[..]` of an immutable binding is a writable view, on
+//! A by-value aggregate argument that is a place (a local, a field, an
+//! element) is copied into a fresh temporary by the caller, so that the
+//! callee sees the value of the call even if something changes the place
+//! while it runs. When every other argument of the call is a scalar computed
+//! without a call ([`may_share`]), nothing can: the callee reaches the
+//! caller's memory only through its arguments, a scalar cannot point without
+//! `unsafe::`, and an expression without calls writes nothing. Then the
+//! place itself is passed, as a value parameter is immutable.
+//!
+//! One thing writes such a parameter all the same: a slice of an array
+//! inside it (`a[..]` of an immutable binding is a writable view, on
 //! purpose, docs/language.md section 8), so `fn f(a: [3]i64) { let s = a[..];
 //! s[0] = 65; }` would write the caller's array through the shared address.
 //! A parameter is written when the body slices an array rooted in it, or
 //! passes a place rooted in it by value to a function that writes that
-//! parameter (which may share it in turn). Such a parameter's arguments are always copied, and so is every
-//! argument that holds a pointer ([`holds_pointers`]), through which the
-//! callee could reach the place whatever it does with the parameter itself.
+//! parameter (which may share it in turn). Such a parameter's arguments are
+//! always copied, and so is every argument that holds a pointer
+//! ([`holds_pointers`]) for a callee that writes or frees through one,
+//! through which it could reach the place whatever it does with the
+//! parameter itself.
 
 use std::collections::HashMap;
 
-use tern_compiler::tir::visit::{Part, each_expr, stmt_parts};
-use tern_compiler::tir::{Arg, Block, Builtin, Expr, ExprKind, Program, Stmt, Type};
+use super::visit::{Part, each_expr, stmt_parts};
+use super::{Arg, Block, Builtin, Expr, ExprKind, FuncId, Program, Stmt, Type};
 
 /// Whether a value of `ty` holds a pointer (a slice or a reusable slice,
 /// in it or in a field or element). Such an argument is shared only with a
@@ -26,7 +35,7 @@ use tern_compiler::tir::{Arg, Block, Builtin, Expr, ExprKind, Program, Stmt, Typ
 /// node whose `reusable[]` field holds the span it lives in), and a write or
 /// free through it would reach the caller's place while the callee's
 /// parameter must keep the value it had at the call.
-pub(crate) fn holds_pointers(program: &Program, ty: &Type) -> bool {
+pub fn holds_pointers(program: &Program, ty: &Type) -> bool {
     match ty {
         Type::Slice(_) | Type::Reusable(_) => true,
         Type::Array(e, _) => holds_pointers(program, e),
@@ -38,12 +47,107 @@ pub(crate) fn holds_pointers(program: &Program, ty: &Type) -> bool {
     }
 }
 
+/// What decides, for every call of the program, whether a by-value
+/// aggregate argument is shared or copied (see the module docs).
+#[derive(Debug)]
+pub struct ArgSharing {
+    /// Per function and parameter: the function may write that value
+    /// parameter through a slice, so its argument is always a copy.
+    written: Vec<Vec<bool>>,
+    /// Per function: it may write or free memory through a pointer, so an
+    /// argument holding a pointer is copied for it.
+    writes_memory: Vec<bool>,
+}
+
+/// A by-value aggregate argument that is a place, as the frame plan records
+/// it: what [`ArgSharing::shares`] needs to know of its call, and the bytes
+/// of the temporary a copy takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlaceArg {
+    /// The function called.
+    pub callee: FuncId,
+    /// The argument's position.
+    pub index: usize,
+    /// [`may_share`] of the call's arguments.
+    pub may_share: bool,
+    /// [`holds_pointers`] of the argument's type.
+    pub holds_pointers: bool,
+    /// The temporary's bytes in the compiled frame (rounded up to 8).
+    pub bytes: u64,
+}
+
+impl ArgSharing {
+    /// The analysis of `program`: one walk of each body, then worklists
+    /// (linear in the program however long its call chains are).
+    pub fn of(program: &Program) -> ArgSharing {
+        ArgSharing {
+            written: written_params(program),
+            writes_memory: writes_memory(program),
+        }
+    }
+
+    /// Whether argument `index` of the call of `callee` with `args` (a
+    /// by-value aggregate place) is passed as the place itself.
+    pub fn shares_arg(
+        &self,
+        program: &Program,
+        callee: FuncId,
+        args: &[Arg],
+        index: usize,
+    ) -> bool {
+        let holds = matches!(&args[index], Arg::Value(e) if holds_pointers(program, &e.ty));
+        self.shares(callee, index, may_share(args, index), holds)
+    }
+
+    /// [`Self::shares_arg`] of an argument the frame plan recorded.
+    pub fn shares_place_arg(&self, a: &PlaceArg) -> bool {
+        self.shares(a.callee, a.index, a.may_share, a.holds_pointers)
+    }
+
+    /// The rule: the call allows it, the callee does not write the
+    /// parameter, and it writes nothing through a pointer the argument holds.
+    fn shares(&self, callee: FuncId, index: usize, may_share: bool, holds_pointers: bool) -> bool {
+        let f = callee.0 as usize;
+        let written = self
+            .written
+            .get(f)
+            .and_then(|w| w.get(index))
+            .copied()
+            .unwrap_or(true);
+        let reached = self.writes_memory.get(f).copied().unwrap_or(true) && holds_pointers;
+        may_share && !written && !reached
+    }
+}
+
+/// Whether argument `i` may be the caller's place rather than a copy as far
+/// as the call goes: every other argument is a scalar computed without a
+/// call.
+pub fn may_share(args: &[Arg], i: usize) -> bool {
+    fn calls_nothing(e: &Expr) -> bool {
+        if matches!(
+            e.kind,
+            ExprKind::Call { .. } | ExprKind::CallExtern { .. } | ExprKind::Builtin(..)
+        ) {
+            return false;
+        }
+        let mut pure = true;
+        super::visit::expr_children(e, &mut |x| pure &= calls_nothing(x));
+        pure
+    }
+    args.iter().enumerate().all(|(j, a)| {
+        j == i
+            || matches!(a, Arg::Value(e)
+                if matches!(e.ty, Type::I64 | Type::I32 | Type::U8 | Type::U64 | Type::Bool)
+                    && calls_nothing(e))
+    })
+}
+
 /// Per function, per parameter: whether the function may write the value
 /// parameter through a slice (`false` for `ref` parameters, which share by
 /// definition). One walk of each body, then a worklist from each written
 /// parameter to the callers' parameters they were passed from, so the work
 /// stays linear in the program however long its call chains are.
-pub(crate) fn written_params(program: &Program) -> Vec<Vec<bool>> {
+fn written_params(program: &Program) -> Vec<Vec<bool>> {
     let mut written: Vec<Vec<bool>> = program
         .functions
         .iter()
@@ -110,7 +214,7 @@ fn root_local(e: &Expr) -> Option<u32> {
 /// `reusable::free`/`resize`/`append`, `unsafe::copy`, an extern), itself or
 /// through a function it calls. One walk of each body, then a worklist from
 /// each writer to its callers.
-pub(crate) fn writes_memory(program: &Program) -> Vec<bool> {
+fn writes_memory(program: &Program) -> Vec<bool> {
     let n = program.functions.len();
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut work = Vec::new();
