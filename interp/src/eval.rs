@@ -768,6 +768,17 @@ impl<'a> Machine<'a> {
     /// Address of the NUL-terminated `file:line:col` of `loc`.
     /// The runtime call it is passed to fails at `loc`: the innermost
     /// frame is there (as in the backend's `loc_ptr`).
+    /// Where the sanitizer records that a builtin pool operation at `loc`
+    /// (located `at`) freed a slice: null inside a standard-library module,
+    /// for the current call site, as compiled code does (`lower::freed_at`).
+    fn freed_at(&self, loc: Loc, at: *const c_char) -> *const c_char {
+        if self.program.is_library(loc.file) {
+            std::ptr::null()
+        } else {
+            at
+        }
+    }
+
     fn loc_ptr(&mut self, loc: Loc) -> *const c_char {
         self.calls.at(loc);
         let program = self.program;
@@ -892,8 +903,9 @@ impl<'a> Machine<'a> {
             }
             let a = sanitize::tern_sanitize_check(p, old, at);
             let np = resize(a as *mut u8, old, new, at) as i64;
+            let freed_at = self.freed_at(loc, at);
             let tagged =
-                sanitize::tern_sanitize_retag(SANITIZE_BUILTIN_REGION, a, old, np, new, at);
+                sanitize::tern_sanitize_retag(SANITIZE_BUILTIN_REGION, a, old, np, new, freed_at);
             (np, tagged)
         }
     }
@@ -1308,7 +1320,13 @@ impl<'a> Machine<'a> {
                     unsafe {
                         let a = sanitize::tern_sanitize_check(p, bytes, at);
                         reusable::tern_reusable_free(a as *mut u8, bytes, at);
-                        sanitize::tern_sanitize_release(SANITIZE_BUILTIN_REGION, a, bytes, at);
+                        let freed_at = self.freed_at(loc, at);
+                        sanitize::tern_sanitize_release(
+                            SANITIZE_BUILTIN_REGION,
+                            a,
+                            bytes,
+                            freed_at,
+                        );
                     }
                 } else {
                     // SAFETY: the slice the program holds; the pool checks

@@ -169,7 +169,8 @@ impl<M: Module> FnLower<'_, '_, M> {
                         .expect("address");
                     self.call_rt(Rt::ReusableFree, &[a, bytes, at])?;
                     let region = self.b.ins().iconst(types::I64, SANITIZE_BUILTIN_REGION);
-                    self.call_rt(Rt::SanitizeRelease, &[region, a, bytes, at])?;
+                    let freed_at = self.freed_at(loc, at);
+                    self.call_rt(Rt::SanitizeRelease, &[region, a, bytes, freed_at])?;
                 } else {
                     self.call_rt(Rt::ReusableFree, &[p, bytes, at])?;
                 }

@@ -1117,6 +1117,19 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         self.c_str(&text)
     }
 
+    /// The location the sanitizer records as where a builtin pool operation
+    /// at `loc` freed a slice (`at`, its location): null inside a
+    /// standard-library module, which makes the runtime record the current
+    /// call site, the program's call into the library (docs/language.md,
+    /// section 15.1); the interpreter makes the same choice.
+    fn freed_at(&mut self, loc: Loc, at: Value) -> Value {
+        if self.program.is_library(loc.file) {
+            self.b.ins().iconst(types::I64, 0)
+        } else {
+            at
+        }
+    }
+
     /// Address of `text` as a NUL-terminated read-only string.
     fn c_str(&mut self, text: &str) -> R<Value> {
         let mut bytes = text.as_bytes().to_vec();

@@ -123,8 +123,9 @@ impl<M: Module> FnLower<'_, '_, M> {
             .expect("address");
         let np = self.call_rt(resize, &[a, old, new, at])?.expect("ptr");
         let region = self.b.ins().iconst(types::I64, SANITIZE_BUILTIN_REGION);
+        let freed_at = self.freed_at(loc, at);
         let tagged = self
-            .call_rt(Rt::SanitizeRetag, &[region, a, old, np, new, at])?
+            .call_rt(Rt::SanitizeRetag, &[region, a, old, np, new, freed_at])?
             .expect("ptr");
         Ok((np, tagged))
     }
