@@ -109,18 +109,28 @@ fn install_fault_handler() {
     unsafe { install_fault_handler_with(on_fault) }
 }
 
-/// Gives the calling thread an alternate signal stack (64 KiB) unless it
-/// already has one, so a SIGSEGV handler can run after a stack overflow.
-/// The stack is never freed (it lives as long as its thread may fault). Returns whether
-/// the thread has one afterwards. The REPL calls it for its worker threads.
+/// Gives the calling thread an alternate signal stack of 256 KiB unless it
+/// already has one at least that large, so a SIGSEGV handler can run after
+/// a stack overflow. The stack is never freed (it lives as long as its
+/// thread may fault). Returns whether the thread has one afterwards. The
+/// REPL calls it for its worker threads.
+///
+/// The report of an overflow inside runtime code runs the system unwinder
+/// on this stack, and its first call resolves `_dl_find_object` lazily (the
+/// dynamic linker saves the whole vector register state there, about 2.7
+/// KiB with AVX-512). The alternate stack Rust's standard library gives
+/// each thread of `tern` is a few KiB: with the unoptimized runtime of a
+/// debug `tern` on an AVX-512 machine the handler overflowed it and died by
+/// SIGSEGV, so a smaller stack is replaced. Pages never touched cost nothing.
 #[cfg(unix)]
 pub fn ensure_alt_stack() -> bool {
-    const ALT_STACK: usize = 64 * 1024;
+    const ALT_STACK: usize = 256 * 1024;
     // SAFETY: sigaltstack/mmap on memory this function owns.
     unsafe {
         let mut old: libc::stack_t = std::mem::zeroed();
         if libc::sigaltstack(std::ptr::null(), &mut old) == 0
             && old.ss_flags & libc::SS_DISABLE == 0
+            && old.ss_size >= ALT_STACK
         {
             return true;
         }
