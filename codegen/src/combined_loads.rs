@@ -363,7 +363,7 @@ fn straight(func: &Function, cfg: &ControlFlowGraph, from: Inst, mut loads: Vec<
 
 #[cfg(test)]
 mod tests {
-    use cranelift_codegen::ir::{MemFlagsData, types};
+    use cranelift_codegen::ir::{Block, MemFlagsData, types};
     use cranelift_frontend::FunctionBuilder;
 
     use super::*;
@@ -478,51 +478,46 @@ mod tests {
         assert_eq!(ops, [Opcode::Uload16, Opcode::Store]);
     }
 
+    /// A function that loads byte 0 in its entry block, leaves it by
+    /// `leave` (to `blocks[1]`, among others), loads byte 1 there and ors
+    /// the two: combined, with how many wide loads were made.
+    fn across<const N: usize>(
+        leave: impl FnOnce(&mut FunctionBuilder, [Block; N], Value),
+    ) -> (Function, usize) {
+        let ctx = function(|b, blocks: [Block; N], x| {
+            let lo = bytes(b, x, &[(0, 0)]);
+            leave(b, blocks, x);
+            b.switch_to_block(blocks[1]);
+            let hi = bytes(b, x, &[(1, 1)]);
+            let v = b.ins().bor(lo, hi);
+            b.ins().return_(&[v]);
+        });
+        let mut func = ctx.func;
+        let n = combine(&mut func, &ctx.cfg, Endianness::Little);
+        verifies(&func);
+        (func, n)
+    }
+
     /// The loads may stand in blocks entered only from the one before (by
     /// a jump, or a branch whose other way leaves), not before a merge.
     #[test]
     fn bytes_across_jumps_and_branches_combine_and_across_a_merge_do_not() {
-        let ctx = function(|b, [_, next], x| {
-            let lo = bytes(b, x, &[(0, 0)]);
+        let (func, n) = across(|b, [_, next], _| {
             b.ins().jump(next, &[]);
-            b.switch_to_block(next);
-            let hi = bytes(b, x, &[(1, 1)]);
-            let v = b.ins().bor(lo, hi);
-            b.ins().return_(&[v]);
         });
-        let mut func = ctx.func;
-        assert_eq!(combine(&mut func, &ctx.cfg, Endianness::Little), 1);
-        verifies(&func);
-        assert_eq!(count(&func, Opcode::Uload16), 1);
-
-        let ctx = function(|b, [_, next, other], x| {
-            let lo = bytes(b, x, &[(0, 0)]);
+        assert_eq!((n, count(&func, Opcode::Uload16)), (1, 1));
+        let (func, n) = across(|b, [_, next, other], x| {
             b.ins().brif(x, next, &[], other, &[]);
             b.switch_to_block(other);
             b.ins().return_(&[x]);
-            b.switch_to_block(next);
-            let hi = bytes(b, x, &[(1, 1)]);
-            let v = b.ins().bor(lo, hi);
-            b.ins().return_(&[v]);
         });
-        let mut func = ctx.func;
-        assert_eq!(combine(&mut func, &ctx.cfg, Endianness::Little), 1);
-        verifies(&func);
-        assert_eq!(count(&func, Opcode::Uload16), 1);
-
-        let ctx = function(|b, [_, next, other], x| {
-            let lo = bytes(b, x, &[(0, 0)]);
+        assert_eq!((n, count(&func, Opcode::Uload16)), (1, 1));
+        let (func, n) = across(|b, [_, next, other], x| {
             b.ins().brif(x, next, &[], other, &[]);
             b.switch_to_block(other);
             b.ins().jump(next, &[]);
-            b.switch_to_block(next);
-            let hi = bytes(b, x, &[(1, 1)]);
-            let v = b.ins().bor(lo, hi);
-            b.ins().return_(&[v]);
         });
-        let mut func = ctx.func;
-        assert_eq!(combine(&mut func, &ctx.cfg, Endianness::Little), 0);
-        assert_eq!(count(&func, Opcode::Load), 2);
+        assert_eq!((n, count(&func, Opcode::Load)), (0, 2));
     }
 
     #[test]

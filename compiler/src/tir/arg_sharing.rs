@@ -123,16 +123,19 @@ impl ArgSharing {
 /// as the call goes: every other argument is a scalar computed without a
 /// call.
 pub fn may_share(args: &[Arg], i: usize) -> bool {
+    // Its own stack: an argument may nest as deep as the front end allows.
     fn calls_nothing(e: &Expr) -> bool {
-        if matches!(
-            e.kind,
-            ExprKind::Call { .. } | ExprKind::CallExtern { .. } | ExprKind::Builtin(..)
-        ) {
-            return false;
+        let mut todo = vec![e];
+        while let Some(x) = todo.pop() {
+            if matches!(
+                x.kind,
+                ExprKind::Call { .. } | ExprKind::CallExtern { .. } | ExprKind::Builtin(..)
+            ) {
+                return false;
+            }
+            super::visit::expr_children(x, &mut |c| todo.push(c));
         }
-        let mut pure = true;
-        super::visit::expr_children(e, &mut |x| pure &= calls_nothing(x));
-        pure
+        true
     }
     args.iter().enumerate().all(|(j, a)| {
         j == i
@@ -200,12 +203,14 @@ fn written_params(program: &Program) -> Vec<Vec<bool>> {
 /// The local whose memory place `e` lies in: the local itself, or a field or
 /// array element of a place that does (an element of a slice lies where the
 /// slice points, not in the local).
-fn root_local(e: &Expr) -> Option<u32> {
-    match &e.kind {
-        ExprKind::Local(id) => Some(id.0),
-        ExprKind::Field(b, _) => root_local(b),
-        ExprKind::Index(b, _) if matches!(b.ty, Type::Array(..)) => root_local(b),
-        _ => None,
+fn root_local(mut e: &Expr) -> Option<u32> {
+    loop {
+        match &e.kind {
+            ExprKind::Local(id) => return Some(id.0),
+            ExprKind::Field(b, _) => e = b,
+            ExprKind::Index(b, _) if matches!(b.ty, Type::Array(..)) => e = b,
+            _ => return None,
+        }
     }
 }
 
@@ -272,13 +277,15 @@ fn assigns_behind_pointer(b: &Block) -> bool {
 }
 
 /// Whether place `e` lies where a slice or reusable slice points.
-fn behind_pointer(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Index(b, _) => match b.ty {
-            Type::Array(..) => behind_pointer(b),
-            _ => true,
-        },
-        ExprKind::Field(b, _) => behind_pointer(b),
-        _ => false,
+fn behind_pointer(mut e: &Expr) -> bool {
+    loop {
+        match &e.kind {
+            ExprKind::Index(b, _) => match b.ty {
+                Type::Array(..) => e = b,
+                _ => return true,
+            },
+            ExprKind::Field(b, _) => e = b,
+            _ => return false,
+        }
     }
 }

@@ -90,17 +90,25 @@ pub fn expr_children<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
     }
 }
 
-/// Every expression of `b`, outermost first, in evaluation order.
+/// Every expression of `b`, outermost first, in evaluation order. The walk
+/// keeps its own stack, so an expression of any nesting depth is walked on
+/// any thread (the interpreter lays out its frames on the caller's).
 pub fn each_expr<'a>(b: &'a Block, f: &mut impl FnMut(&'a Expr)) {
-    fn expr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
-        f(e);
-        expr_children(e, &mut |x| expr(x, f));
-    }
-    for s in &b.stmts {
-        stmt_parts(s, &mut |p| match p {
-            Part::Expr(e) => expr(e, f),
-            Part::Block(inner) => each_expr(inner, f),
-        });
+    let mut todo = vec![Part::Block(b)];
+    let mut next = Vec::new();
+    while let Some(part) = todo.pop() {
+        match part {
+            Part::Block(block) => {
+                for s in &block.stmts {
+                    stmt_parts(s, &mut |p| next.push(p));
+                }
+            }
+            Part::Expr(e) => {
+                f(e);
+                expr_children(e, &mut |x| next.push(Part::Expr(x)));
+            }
+        }
+        todo.extend(next.drain(..).rev());
     }
 }
 
