@@ -573,6 +573,20 @@ struct StepNode {
     inline: bool,
 }
 
+/// A long path is dropped in a loop, not by recursion through `before`
+/// (the last place of a 100,000-link chain would take the others with it).
+impl Drop for StepNode {
+    fn drop(&mut self) {
+        let mut next = self.before.0.take();
+        while let Some(node) = next {
+            next = match Rc::try_unwrap(node) {
+                Ok(mut alone) => alone.before.0.take(),
+                Err(_) => None,
+            };
+        }
+    }
+}
+
 impl Steps {
     fn len(&self) -> usize {
         self.0.as_ref().map_or(0, |n| n.len)
@@ -1739,5 +1753,35 @@ impl Pass<'_> {
     fn error(&mut self, at: Span, resize: Span) {
         self.diags
             .push(Diagnostic::new(ErrorKind::StaleOperand, at).label(resize, LabelKind::MayResize));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A path as long as the longest chain the front end accepts is built
+    /// and dropped on a small stack: each step one node, the drop a loop.
+    #[test]
+    fn a_long_path_is_built_and_dropped_without_recursion() {
+        std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(|| {
+                let mut path = Steps::default();
+                for i in 0..200_000 {
+                    path = path.then(if i % 2 == 0 {
+                        Step::Field(i)
+                    } else {
+                        Step::Index(Base::Slice)
+                    });
+                }
+                assert_eq!(path.len(), 200_000);
+                assert!(path.in_pool() && path.in_slice() && !path.inline());
+                let (last, _) = path.last(2);
+                assert_eq!(last, [Step::Index(Base::Slice), Step::Field(199_998)]);
+            })
+            .expect("spawns")
+            .join()
+            .expect("no overflow");
     }
 }
