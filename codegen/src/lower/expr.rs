@@ -419,8 +419,12 @@ impl<M: Module> FnLower<'_, '_, M> {
         // An argument's checks make their own location the current one
         // (`loc_ptr`); the call is made from the call's.
         let outer = self.here;
+        let blockers = Blockers::of(args);
         for (i, arg) in args.iter().enumerate() {
-            let shared = self.tr.sharing.shares_arg(self.program, func, args, i);
+            let shared = self
+                .tr
+                .sharing
+                .shares_arg(self.program, (func, args, blockers), i);
             self.push_arg(arg, shared, &mut vals)?;
         }
         self.here = outer;

@@ -30,7 +30,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_module::{DataDescription, DataId, FuncId, Linkage, Module};
-use tern_compiler::tir::arg_sharing::ArgSharing;
+use tern_compiler::tir::arg_sharing::{ArgSharing, Blockers};
 use tern_compiler::tir::frame::{FramePlan, Home};
 use tern_compiler::tir::{
     self, Arg, BinOp, Builtin, Expr, ExprKind, Loc, LocalId, Program, Stmt, Type, UnOp,

@@ -6,7 +6,7 @@
 //! element) is copied into a fresh temporary by the caller, so that the
 //! callee sees the value of the call even if something changes the place
 //! while it runs. When every other argument of the call is a scalar computed
-//! without a call ([`may_share`]), nothing can: the callee reaches the
+//! without a call ([`Blockers`]), nothing can: the callee reaches the
 //! caller's memory only through its arguments, a scalar cannot point without
 //! `unsafe::`, and an expression without calls writes nothing. Then the
 //! place itself is passed, as a value parameter is immutable.
@@ -60,7 +60,7 @@ pub struct ArgSharing {
 }
 
 /// A by-value aggregate argument that is a place, as the frame plan records
-/// it: what [`ArgSharing::shares`] needs to know of its call, and the bytes
+/// it: what [`ArgSharing::shares_place_arg`] needs to know of its call, and the bytes
 /// of the temporary a copy takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PlaceArg {
@@ -68,7 +68,7 @@ pub struct PlaceArg {
     pub callee: FuncId,
     /// The argument's position.
     pub index: usize,
-    /// [`may_share`] of the call's arguments.
+    /// [`Blockers::may_share`] of the argument.
     pub may_share: bool,
     /// [`holds_pointers`] of the argument's type.
     pub holds_pointers: bool,
@@ -87,16 +87,16 @@ impl ArgSharing {
     }
 
     /// Whether argument `index` of the call of `callee` with `args` (a
-    /// by-value aggregate place) is passed as the place itself.
+    /// by-value aggregate place) is passed as the place itself; `blockers`
+    /// are the call's ([`Blockers::of`]).
     pub fn shares_arg(
         &self,
         program: &Program,
-        callee: FuncId,
-        args: &[Arg],
+        (callee, args, blockers): (FuncId, &[Arg], Blockers),
         index: usize,
     ) -> bool {
         let holds = matches!(&args[index], Arg::Value(e) if holds_pointers(program, &e.ty));
-        self.shares(callee, index, may_share(args, index), holds)
+        self.shares(callee, index, blockers.may_share(index), holds)
     }
 
     /// [`Self::shares_arg`] of an argument the frame plan recorded.
@@ -119,30 +119,61 @@ impl ArgSharing {
     }
 }
 
-/// Whether argument `i` may be the caller's place rather than a copy as far
-/// as the call goes: every other argument is a scalar computed without a
-/// call.
-pub fn may_share(args: &[Arg], i: usize) -> bool {
-    // Its own stack: an argument may nest as deep as the front end allows.
-    fn calls_nothing(e: &Expr) -> bool {
-        let mut todo = vec![e];
-        while let Some(x) = todo.pop() {
-            if matches!(
-                x.kind,
-                ExprKind::Call { .. } | ExprKind::CallExtern { .. } | ExprKind::Builtin(..)
-            ) {
-                return false;
-            }
-            super::visit::expr_children(x, &mut |c| todo.push(c));
-        }
-        true
-    }
-    args.iter().enumerate().all(|(j, a)| {
-        j == i
-            || matches!(a, Arg::Value(e)
+/// The arguments of one call that keep the others from being shared: those
+/// that are not a scalar computed without a call (counted up to two: more
+/// decide nothing more). Worked out once per call, so that asking for each
+/// of its arguments stays linear in the call's size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blockers {
+    /// How many (0, 1, or 2 for two or more).
+    count: u8,
+    /// The first one's position.
+    first: usize,
+}
+
+impl Blockers {
+    /// The blockers among `args`.
+    pub fn of(args: &[Arg]) -> Blockers {
+        let mut b = Blockers { count: 0, first: 0 };
+        for (j, a) in args.iter().enumerate() {
+            let pure = matches!(a, Arg::Value(e)
                 if matches!(e.ty, Type::I64 | Type::I32 | Type::U8 | Type::U64 | Type::Bool)
-                    && calls_nothing(e))
-    })
+                    && calls_nothing(e));
+            if !pure {
+                if b.count == 0 {
+                    b.first = j;
+                }
+                b.count += 1;
+                if b.count == 2 {
+                    break;
+                }
+            }
+        }
+        b
+    }
+
+    /// Whether argument `i` may be the caller's place rather than a copy
+    /// as far as the call goes: every other argument is a scalar computed
+    /// without a call.
+    pub fn may_share(self, i: usize) -> bool {
+        self.count == 0 || (self.count == 1 && self.first == i)
+    }
+}
+
+/// Whether evaluating `e` calls nothing (so writes nothing). Its own stack:
+/// an argument may nest as deep as the front end allows.
+fn calls_nothing(e: &Expr) -> bool {
+    let mut todo = vec![e];
+    while let Some(x) = todo.pop() {
+        if matches!(
+            x.kind,
+            ExprKind::Call { .. } | ExprKind::CallExtern { .. } | ExprKind::Builtin(..)
+        ) {
+            return false;
+        }
+        super::visit::expr_children(x, &mut |c| todo.push(c));
+    }
+    true
 }
 
 /// Per function, per parameter: whether the function may write the value
@@ -286,6 +317,72 @@ fn behind_pointer(mut e: &Expr) -> bool {
             },
             ExprKind::Field(b, _) => e = b,
             _ => return false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tir::{BinOp, Loc, LocalId, StructId};
+
+    fn expr(kind: ExprKind, ty: Type) -> Expr {
+        Expr {
+            kind,
+            ty,
+            loc: Loc::default(),
+            span: Default::default(),
+        }
+    }
+
+    fn place() -> Arg {
+        Arg::Value(expr(ExprKind::Local(LocalId(0)), Type::Struct(StructId(0))))
+    }
+
+    fn int(v: i64) -> Arg {
+        Arg::Value(expr(ExprKind::Int(v), Type::I64))
+    }
+
+    fn call() -> Arg {
+        let call = ExprKind::Call {
+            func: FuncId(0),
+            args: Vec::new(),
+        };
+        Arg::Value(expr(call, Type::I64))
+    }
+
+    /// A place shares when every other argument is a scalar computed
+    /// without a call, however deep; a second aggregate, a call or a `ref`
+    /// keeps every argument a copy.
+    #[test]
+    fn only_scalars_computed_without_a_call_let_a_place_be_shared() {
+        let mut sum = expr(ExprKind::Int(1), Type::I64);
+        for _ in 0..100_000 {
+            let one = expr(ExprKind::Int(1), Type::I64);
+            sum = expr(
+                ExprKind::Binary(BinOp::Add, Box::new(one), Box::new(sum)),
+                Type::I64,
+            );
+        }
+        let args = [place(), int(3), Arg::Value(sum)];
+        let deep = Blockers::of(&args);
+        // Dropping a 100 000-deep expression recurses; the test's stack
+        // need not survive it.
+        std::mem::forget(args);
+        assert!(deep.may_share(0));
+        assert!(!deep.may_share(1));
+        let all_pure = Blockers::of(&[int(1), int(2)]);
+        assert!(all_pure.may_share(0) && all_pure.may_share(1));
+        for args in [
+            vec![place(), place()],
+            vec![place(), call()],
+            vec![
+                place(),
+                Arg::Ref(expr(ExprKind::Local(LocalId(1)), Type::I64)),
+            ],
+        ] {
+            let b = Blockers::of(&args);
+            assert!((0..args.len()).all(|i| !b.may_share(i)), "{args:?}");
         }
     }
 }

@@ -33,7 +33,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::arg_sharing::{PlaceArg, holds_pointers, may_share};
+use super::arg_sharing::{Blockers, PlaceArg, holds_pointers};
 use super::visit::{self, Part};
 use super::{Arg, Block, Builtin, Expr, ExprKind, Function, LocalId, Program, Stmt, Type};
 
@@ -234,6 +234,7 @@ impl<'p> Planner<'p> {
                 if matches!(e.kind, ExprKind::Call { .. }) && is_mem(&e.ty) {
                     self.temp(e);
                 }
+                let blockers = Blockers::of(args);
                 for (index, arg) in args.iter().enumerate() {
                     match arg {
                         // A place passed by value is copied at the call
@@ -244,7 +245,7 @@ impl<'p> Planner<'p> {
                                 self.plan.place_args.push(PlaceArg {
                                     callee: *func,
                                     index,
-                                    may_share: may_share(args, index),
+                                    may_share: blockers.may_share(index),
                                     holds_pointers: holds_pointers(self.program, &x.ty),
                                     bytes: self.program.layout(&x.ty).size.next_multiple_of(8),
                                 });
