@@ -9,17 +9,19 @@
 //! j`, every `j` once) becomes one zero-extending load of that many bytes
 //! at `a` on a little-endian target.
 //!
-//! The wide load takes the place of the `or` that ends the expression, so
-//! it reads memory when the last byte load has been made; between the
-//! first byte load and there, only pure arithmetic and other plain loads
-//! may stand (no store, call or trapping instruction), in the `or`'s block
-//! and, going back, in blocks each entered only by a `jump` from the one
-//! before. Every byte it reads was read by a byte load before (whose index
-//! was checked), so it reads no memory the program did not: a program
+//! The wide load stands where the last byte load did: the `or` that ends
+//! the expression is moved there and becomes the load, so every use of its
+//! value sees it. Between the first byte load and the last only pure
+//! arithmetic, other plain loads and branches may stand (no store, call or
+//! trapping instruction), in the last one's block and, going back, in
+//! blocks each entered only from the one before (by a `jump`, or a `brif`
+//! whose other way leaves): one path leads through the byte loads. Every
+//! byte the wide load reads was read on that path by a byte load (whose
+//! index was checked), so it reads no memory the program did not: a program
 //! without `unsafe::` still never reads outside what it owns. The byte
 //! loads, their widenings, shifts and inner `or`s had no other use, and go.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{
@@ -27,7 +29,7 @@ use cranelift_codegen::ir::{
     ValueDef, types,
 };
 
-use crate::dead_loads::plain_load;
+use crate::dead_loads::{plain_load, use_counts};
 use crate::decided_branches::{constant, same};
 
 /// How many instructions are walked back from an `or` to find its loads.
@@ -52,18 +54,13 @@ pub fn combine(func: &mut Function, cfg: &ControlFlowGraph, native: Endianness) 
     if native != Endianness::Little {
         return 0;
     }
-    let mut uses: HashMap<Value, usize> = HashMap::new();
-    let mut ors = Vec::new();
-    for block in func.layout.blocks() {
-        for inst in func.layout.block_insts(block) {
-            for v in func.dfg.inst_values(inst) {
-                *uses.entry(func.dfg.resolve_aliases(v)).or_default() += 1;
-            }
-            if func.dfg.insts[inst].opcode() == Opcode::Bor {
-                ors.push(inst);
-            }
-        }
-    }
+    let uses = use_counts(func);
+    let ors: Vec<Inst> = func
+        .layout
+        .blocks()
+        .flat_map(|b| func.layout.block_insts(b))
+        .filter(|&i| func.dfg.insts[i].opcode() == Opcode::Bor)
+        .collect();
     let single = |v: Value| uses.get(&v).copied() == Some(1);
     // An `or` used once by another `or` is tried as part of that one first.
     let inner: HashSet<Value> = ors
@@ -89,11 +86,8 @@ pub fn combine(func: &mut Function, cfg: &ControlFlowGraph, native: Endianness) 
         // Not as a whole: its inner `or`s may be on their own.
         for v in func.dfg.inst_args(root).to_vec() {
             let v = func.dfg.resolve_aliases(v);
-            if single(v)
-                && let ValueDef::Result(i, _) = func.dfg.value_def(v)
-                && func.dfg.insts[i].opcode() == Opcode::Bor
-            {
-                work.push(i);
+            if single(v) && defined_by(func, v, Opcode::Bor) {
+                work.extend(func.dfg.value_def(v).inst());
             }
         }
     }

@@ -33,6 +33,22 @@ pub(crate) fn plain_load(op: Opcode) -> bool {
     )
 }
 
+/// How many times each value of `func` is used (by its aliases' resolved
+/// value): by instructions' operands, block arguments included.
+pub(crate) fn use_counts(func: &Function) -> HashMap<Value, usize> {
+    let mut uses: HashMap<Value, usize> = HashMap::new();
+    for inst in func
+        .layout
+        .blocks()
+        .flat_map(|b| func.layout.block_insts(b))
+    {
+        for v in func.dfg.inst_values(inst) {
+            *uses.entry(func.dfg.resolve_aliases(v)).or_default() += 1;
+        }
+    }
+    uses
+}
+
 /// Removes every plain load of `func` whose results nothing uses, and
 /// then every load only those fed (see the module docs); returns how many
 /// it removed. Linear in the function: uses are counted once, and a
@@ -43,12 +59,7 @@ pub fn remove(func: &mut Function) -> usize {
         .blocks()
         .flat_map(|b| func.layout.block_insts(b))
         .collect();
-    let mut uses: HashMap<Value, usize> = HashMap::new();
-    for &inst in &insts {
-        for v in func.dfg.inst_values(inst) {
-            *uses.entry(func.dfg.resolve_aliases(v)).or_default() += 1;
-        }
-    }
+    let mut uses = use_counts(func);
     let unused = |func: &Function, uses: &HashMap<Value, usize>, inst: Inst| {
         plain_load(func.dfg.insts[inst].opcode())
             && func.dfg.inst_results(inst).iter().all(|r| {
