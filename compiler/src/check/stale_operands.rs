@@ -646,20 +646,30 @@ struct Place {
     elem: Option<Type>,
 }
 
-/// The places of the expressions a pass has asked about, by address (the
-/// body outlives the pass): every place is worked out once, from the place
-/// of the expression it lies in.
-type PlaceMemo = RefCell<HashMap<*const Expr, Option<Place>>>;
+/// What a pass has worked out about the expressions it asked about, by
+/// address (the body outlives the pass, and no expression is made during
+/// it): each worked out once, so that asking at every link of a long chain
+/// costs linear time.
+type Memo<T> = RefCell<HashMap<*const Expr, T>>;
+
+/// `e`'s entry in `memo`, worked out by `work` the first time.
+fn memoized<T: Clone>(memo: &Memo<T>, e: &Expr, work: impl FnOnce() -> T) -> T {
+    let key = e as *const Expr;
+    if let Some(v) = memo.borrow().get(&key) {
+        return v.clone();
+    }
+    let v = work();
+    memo.borrow_mut().insert(key, v.clone());
+    v
+}
+
+/// The places of the expressions asked about: every place is worked out
+/// from the place of the expression it lies in.
+type PlaceMemo = Memo<Option<Place>>;
 
 impl Place {
     fn of(e: &Expr, memo: &PlaceMemo) -> Option<Place> {
-        let key = e as *const Expr;
-        if let Some(p) = memo.borrow().get(&key) {
-            return p.clone();
-        }
-        let p = Place::work_out(e, memo);
-        memo.borrow_mut().insert(key, p.clone());
-        p
+        memoized(memo, e, || Place::work_out(e, memo))
     }
 
     fn work_out(e: &Expr, memo: &PlaceMemo) -> Option<Place> {
@@ -940,10 +950,9 @@ struct Pass<'a> {
     diags: Vec<Diagnostic>,
     /// The places worked out so far ([`Place::of`]).
     places: PlaceMemo,
-    /// What the expressions asked about keep ([`Pass::held`]), by address:
-    /// each worked out once, so that asking at every link of a long chain
-    /// of subslices (each keeps its base's) costs linear time.
-    helds: RefCell<HashMap<*const Expr, Vec<Held>>>,
+    /// What the expressions asked about keep ([`Pass::held`]; each link of
+    /// a chain of subslices keeps its base's).
+    helds: Memo<Vec<Held>>,
 }
 
 /// The stale-operand diagnostics of one function body (with its parameters
@@ -1471,13 +1480,7 @@ impl Pass<'_> {
     /// for a computed value (a call's result, a literal) anything it may
     /// view.
     fn held(&self, e: &Expr) -> Vec<Held> {
-        let key = e as *const Expr;
-        if let Some(h) = self.helds.borrow().get(&key) {
-            return h.clone();
-        }
-        let h = self.work_out_held(e);
-        self.helds.borrow_mut().insert(key, h.clone());
-        h
+        memoized(&self.helds, e, || self.work_out_held(e))
     }
 
     /// [`Self::held`], the first time `e` is asked about.
