@@ -765,9 +765,6 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// Address of the NUL-terminated `file:line:col` of `loc`.
-    /// The runtime call it is passed to fails at `loc`: the innermost
-    /// frame is there (as in the backend's `loc_ptr`).
     /// Where the sanitizer records that a builtin pool operation at `loc`
     /// (located `at`) freed a slice: null inside a standard-library module,
     /// for the current call site, as compiled code does (`lower::freed_at`).
@@ -779,6 +776,9 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// Address of the NUL-terminated `file:line:col` of `loc`.
+    /// The runtime call it is passed to fails at `loc`: the innermost
+    /// frame is there (as in the backend's `loc_ptr`).
     fn loc_ptr(&mut self, loc: Loc) -> *const c_char {
         self.calls.at(loc);
         let program = self.program;
