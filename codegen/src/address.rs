@@ -6,6 +6,7 @@
 
 use cranelift_codegen::ir::{Function, Inst, InstructionData, Opcode, StackSlot, Value};
 
+use crate::clif_walk;
 use crate::decided_branches::with_constant;
 
 /// How many `iadd x, iconst` steps an address is followed through.
@@ -65,23 +66,20 @@ pub(crate) fn into_slot(func: &Function, v: Value) -> Option<(StackSlot, i64)> {
 /// or otherwise computed with, the address may be loaded back and the slot
 /// written through it where no instruction names the slot.
 pub(crate) fn escapes(func: &Function, slot: StackSlot) -> bool {
-    func.layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .any(|inst| {
-            let derives = step(func, inst).is_some()
-                && func
-                    .dfg
-                    .inst_results(inst)
-                    .first()
-                    .is_some_and(|&r| into_slot(func, r).is_some_and(|(s, _)| s == slot));
-            !derives
-                && func.dfg.inst_values(inst).any(|v| {
-                    let v = func.dfg.resolve_aliases(v);
-                    into_slot(func, v).is_some_and(|(s, _)| s == slot)
-                        && !is_access_address(func, inst, v)
-                })
-        })
+    clif_walk::insts(func).any(|inst| {
+        let derives = step(func, inst).is_some()
+            && func
+                .dfg
+                .inst_results(inst)
+                .first()
+                .is_some_and(|&r| into_slot(func, r).is_some_and(|(s, _)| s == slot));
+        !derives
+            && func.dfg.inst_values(inst).any(|v| {
+                let v = func.dfg.resolve_aliases(v);
+                into_slot(func, v).is_some_and(|(s, _)| s == slot)
+                    && !is_access_address(func, inst, v)
+            })
+    })
 }
 
 /// Whether `inst` uses `v` only as the address it loads from or stores at.

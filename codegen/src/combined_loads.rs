@@ -29,7 +29,8 @@ use cranelift_codegen::ir::{
     ValueDef, types,
 };
 
-use crate::dead_loads::{plain_load, use_counts};
+use crate::clif_walk::{insts, use_counts};
+use crate::dead_loads::plain_load;
 use crate::decided_branches::{constant, same};
 
 /// How many instructions are walked back from an `or` to find its loads.
@@ -55,10 +56,7 @@ pub fn combine(func: &mut Function, cfg: &ControlFlowGraph, native: Endianness) 
         return 0;
     }
     let uses = use_counts(func);
-    let ors: Vec<Inst> = func
-        .layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
+    let ors: Vec<Inst> = insts(func)
         .filter(|&i| func.dfg.insts[i].opcode() == Opcode::Bor)
         .collect();
     let single = |v: Value| uses.get(&v).copied() == Some(1);

@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 
+use crate::clif_walk;
 use cranelift_codegen::ir::{Function, Inst, Opcode, Value, ValueDef};
 
 /// Whether `op` is a plain load: its only effect is its value.
@@ -33,33 +34,13 @@ pub(crate) fn plain_load(op: Opcode) -> bool {
     )
 }
 
-/// How many times each value of `func` is used (by its aliases' resolved
-/// value): by instructions' operands, block arguments included.
-pub(crate) fn use_counts(func: &Function) -> HashMap<Value, usize> {
-    let mut uses: HashMap<Value, usize> = HashMap::new();
-    for inst in func
-        .layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-    {
-        for v in func.dfg.inst_values(inst) {
-            *uses.entry(func.dfg.resolve_aliases(v)).or_default() += 1;
-        }
-    }
-    uses
-}
-
 /// Removes every plain load of `func` whose results nothing uses, and
 /// then every load only those fed (see the module docs); returns how many
 /// it removed. Linear in the function: uses are counted once, and a
 /// removal uncounts the uses of its operands.
 pub fn remove(func: &mut Function) -> usize {
-    let insts: Vec<Inst> = func
-        .layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .collect();
-    let mut uses = use_counts(func);
+    let insts: Vec<Inst> = clif_walk::insts(func).collect();
+    let mut uses = clif_walk::use_counts(func);
     let unused = |func: &Function, uses: &HashMap<Value, usize>, inst: Inst| {
         plain_load(func.dfg.insts[inst].opcode())
             && func.dfg.inst_results(inst).iter().all(|r| {

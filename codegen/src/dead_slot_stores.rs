@@ -21,15 +21,12 @@ use std::collections::HashSet;
 use cranelift_codegen::ir::{Function, Inst, InstructionData, StackSlot};
 
 use crate::address::{self, into_slot};
+use crate::clif_walk;
 
 /// Removes every store into a write-only slot of `func` (see the module
 /// docs); returns how many it removed.
 pub fn remove(func: &mut Function) -> usize {
-    let insts: Vec<Inst> = func
-        .layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
-        .collect();
+    let insts: Vec<Inst> = clif_walk::insts(func).collect();
     let mut stores: Vec<(Inst, StackSlot)> = Vec::new();
     let mut read: HashSet<StackSlot> = HashSet::new();
     for &inst in &insts {

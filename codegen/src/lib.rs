@@ -12,6 +12,7 @@ mod address;
 pub mod asm;
 pub mod budget;
 pub mod call_arg_copies;
+mod clif_walk;
 pub mod combined_loads;
 pub mod dead_loads;
 pub mod dead_slot_stores;

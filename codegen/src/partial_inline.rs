@@ -581,9 +581,7 @@ mod tests {
     }
 
     fn calls(func: &Function, index: u32) -> usize {
-        func.layout
-            .blocks()
-            .flat_map(|b| func.layout.block_insts(b))
+        crate::clif_walk::insts(func)
             .filter(|&i| calls_self(func, i, index))
             .count()
     }
@@ -710,9 +708,7 @@ mod tests {
     }
 
     fn slot_addresses(func: &Function) -> usize {
-        func.layout
-            .blocks()
-            .flat_map(|b| func.layout.block_insts(b))
+        crate::clif_walk::insts(func)
             .filter(|&i| slot_address(func, i).is_some())
             .count()
     }

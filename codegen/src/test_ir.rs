@@ -2,6 +2,7 @@
 //! (`decided_branches`, `jump_threading`, `call_arg_copies`,
 //! `partial_inline`), and the verifier they all end with.
 
+use crate::clif_walk;
 use cranelift_codegen::Context;
 use cranelift_codegen::ir::{
     AbiParam, Block, ExtFuncData, ExternalName, FuncRef, Function, InstBuilder, Opcode, Signature,
@@ -50,9 +51,7 @@ pub(crate) fn returning<const N: usize>(b: &mut FunctionBuilder, blocks: [(Block
 
 /// How many instructions of `func` have opcode `op`.
 pub(crate) fn count(func: &Function, op: Opcode) -> usize {
-    func.layout
-        .blocks()
-        .flat_map(|b| func.layout.block_insts(b))
+    clif_walk::insts(func)
         .filter(|&i| func.dfg.insts[i].opcode() == op)
         .count()
 }
