@@ -753,7 +753,10 @@ fn assemble(
         private: false,
         name: ast::Ident {
             name: "main".into(),
-            span,
+            // Where what is said of the entry function as a whole is
+            // placed: the input's start (a frame too large for the
+            // stack, or for the compiler's limit, is the input's locals).
+            span: Span::new(input_file, 0, 0),
         },
         generics: Vec::new(),
         params: Vec::new(),

@@ -293,6 +293,13 @@ impl<'a> Machine<'a> {
         self.check_host_stack();
         let (f, layout) = self.callee(id, args.len(), at)?;
         let Some((base, mark)) = self.stack.push(layout.size, layout.charge) else {
+            let mut frames = self.calls.frames.borrow_mut();
+            if frames.is_empty() {
+                // `main`'s own frame: no call made it, so the report names
+                // its declaration, as compiled code's fault handler does.
+                frames.push((id, f.loc));
+            }
+            drop(frames);
             fail::report_stack_overflow()
         };
         self.calls.frames.borrow_mut().push((id, f.loc));

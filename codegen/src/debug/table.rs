@@ -11,7 +11,7 @@ use tern_compiler::tir::Program;
 use super::DebugInfo;
 
 const MAGIC: u32 = u32::from_le_bytes(*b"TRNB");
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 const HEADER: usize = 48;
 const FUNC: usize = 32;
 const CALL: usize = 16;
@@ -69,8 +69,10 @@ pub fn build(program: &Program, info: &DebugInfo) -> Table {
         .sum();
     let funcs_at = HEADER;
     let calls_at = funcs_at + FUNC * info.funcs.len();
+    // The calls' sites, then one per function: its declaration.
+    let nsites = info.sites.len() + info.funcs.len();
     let sites_at = (calls_at + CALL * ncalls).next_multiple_of(8);
-    let chain_at = (sites_at + SITE * info.sites.len()).next_multiple_of(8);
+    let chain_at = (sites_at + SITE * nsites).next_multiple_of(8);
     let strings_at = (chain_at + 4 * nchain).next_multiple_of(8);
 
     let mut out = Vec::with_capacity(strings_at);
@@ -83,7 +85,7 @@ pub fn build(program: &Program, info: &DebugInfo) -> Table {
             funcs_at as u32,
             ncalls as u32,
             calls_at as u32,
-            info.sites.len() as u32,
+            nsites as u32,
             sites_at as u32,
             nchain as u32,
             chain_at as u32,
@@ -93,12 +95,13 @@ pub fn build(program: &Program, info: &DebugInfo) -> Table {
     );
     let mut relocs = Vec::new();
     let mut first_call = 0u32;
-    for f in &info.funcs {
+    for (k, f) in info.funcs.iter().enumerate() {
         relocs.push((out.len() as u32, f.id, 0));
         relocs.push((out.len() as u32 + 8, f.id, f.size));
         out.extend_from_slice(&[0; 16]);
         let n = f.calls.len() as u32;
-        put(&mut out, &[strings.get(name(f.index)), first_call, n, 0]);
+        let decl = (info.sites.len() + k + 1) as u32;
+        put(&mut out, &[strings.get(name(f.index)), first_call, n, decl]);
         first_call += n;
     }
     let mut chain_start = 0u32;
@@ -111,19 +114,28 @@ pub fn build(program: &Program, info: &DebugInfo) -> Table {
         }
     }
     align8(&mut out);
-    for site in &info.sites {
+    let declarations = info
+        .funcs
+        .iter()
+        .map(|f| (f.index, program.functions[f.index as usize].loc));
+    for (func, loc) in info
+        .sites
+        .iter()
+        .map(|s| (s.func, s.loc))
+        .chain(declarations)
+    {
         let file = program
             .files
-            .get(site.loc.file as usize)
+            .get(loc.file as usize)
             .map_or("<unknown>", String::as_str);
-        let library = program.is_library(site.loc.file);
+        let library = program.is_library(loc.file);
         put(
             &mut out,
             &[
-                strings.get(name(site.func)),
+                strings.get(name(func)),
                 strings.get(file),
-                site.loc.line,
-                site.loc.col,
+                loc.line,
+                loc.col,
                 library as u32,
             ],
         );

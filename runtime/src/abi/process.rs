@@ -277,7 +277,8 @@ unsafe fn overflow_site(
 /// that faulted: its frame is either not yet made (the fault is its first
 /// instruction, `push rbp`: the return address is at the stack pointer) or
 /// made (the frame pointer is its own), and either way the innermost frame
-/// shown is the call that did not fit, as the interpreter shows it.
+/// shown is the call that did not fit, as the interpreter shows it (or,
+/// when no Tern call made the frame, the faulting function's declaration).
 ///
 /// # Safety
 /// `site` is the site of a fault on this thread's stack.
@@ -303,7 +304,14 @@ unsafe fn overflow_in_tern_code(site: OverflowSite) -> Option<Vec<crate::backtra
     // SAFETY: `caller_fp` is the frame pointer of the frame `ret` returns
     // into (when `ret` is in Tern code; `frames_from` checks that first).
     let frames = unsafe { crate::backtrace::native::frames_from(ret, caller_fp) };
-    (!frames.is_empty()).then_some(frames)
+    if frames.is_empty() {
+        // No Tern code made the call: the frame that did not fit is that
+        // of the function the run entered Tern code by (`main`, whose
+        // locals are larger than the stack), placed at its declaration,
+        // as the interpreter places it.
+        return crate::backtrace::table::declaration_frame(pc).map(|f| vec![f]);
+    }
+    Some(frames)
 }
 
 /// The Tern frames at a stack overflow inside the runtime's own code (a

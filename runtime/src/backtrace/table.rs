@@ -26,7 +26,7 @@ use super::Frame;
 /// First word of a table: `TRNB`.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"TRNB");
 /// Layout version this runtime reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// The table's header.
 #[repr(C)]
@@ -72,8 +72,12 @@ pub struct FuncEntry {
     pub first_call: u32,
     /// Number of its call entries.
     pub ncalls: u32,
-    /// Zero.
-    pub reserved: u32,
+    /// One more than the index of the site of its declaration (the
+    /// `fn`'s location), 0 when the table has none: where a stack
+    /// overflow is placed when the frame that did not fit is that of the
+    /// function the program entered Tern code by (`main`), which no Tern
+    /// call made.
+    pub decl: u32,
 }
 
 /// One call instruction of a function.
@@ -153,6 +157,15 @@ impl View {
             .to_string_lossy()
             .into_owned()
     }
+    /// The frame site `i` names.
+    fn site_frame(self, i: u32) -> Frame {
+        let site: SiteEntry = self.at(self.header().sites, i);
+        Frame {
+            name: self.string(site.name),
+            loc: format!("{}:{}:{}", self.string(site.file), site.line, site.col),
+            library: site.library != 0,
+        }
+    }
     fn function_at(self, pc: usize) -> Option<FuncEntry> {
         let h = self.header();
         (0..h.nfuncs)
@@ -177,6 +190,18 @@ pub fn function_start(pc: usize) -> Option<usize> {
         .iter()
         .find_map(|t| View(t.0 as *const u8).function_at(pc))
         .map(|f| f.start as usize)
+}
+
+/// The frame of the Tern function containing `pc` placed at its
+/// declaration, if the table names one. Does not wait for the registry's
+/// lock (`None` when it is taken): the fault handler asks it.
+pub fn declaration_frame(pc: usize) -> Option<Frame> {
+    let tables = TABLES.try_lock().ok()?;
+    tables.iter().find_map(|t| {
+        let view = View(t.0 as *const u8);
+        let f = view.function_at(pc)?;
+        (f.decl != 0).then(|| view.site_frame(f.decl - 1))
+    })
 }
 
 /// Whether no thread reads or changes the tables right now: the fault
@@ -210,15 +235,10 @@ pub fn frames_at(ret: usize) -> Option<Vec<Frame>> {
                 library: false,
             }]);
         };
-        let mut frames = Vec::with_capacity(call.chain_len as usize);
-        for k in (0..call.chain_len).rev() {
-            let site: SiteEntry = view.at(h.sites, view.at::<u32>(h.chain, call.chain_start + k));
-            frames.push(Frame {
-                name: view.string(site.name),
-                loc: format!("{}:{}:{}", view.string(site.file), site.line, site.col),
-                library: site.library != 0,
-            });
-        }
+        let frames = (0..call.chain_len)
+            .rev()
+            .map(|k| view.site_frame(view.at::<u32>(h.chain, call.chain_start + k)))
+            .collect();
         return Some(frames);
     }
     None
