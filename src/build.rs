@@ -159,8 +159,9 @@ pub fn build(
 /// it, so `out` is either the old file or the whole new one. A device, FIFO
 /// or socket at `out` (`-o /dev/null`) is written into instead, as a C
 /// compiler's linker does: a rename would replace the node itself (run as
-/// root, `/dev/null` became a regular file). A symbolic link is replaced,
-/// as the linker replaces it, and its target left alone.
+/// root, `/dev/null` became a regular file), and so is a symbolic link to
+/// one (`-o /dev/stdout`); any other symbolic link is replaced, as the
+/// linker replaces it, and its target left alone.
 fn install(exe: &Path, out: &Path) -> Result<(), Failure> {
     let mut from = std::fs::File::open(exe).map_err(|e| cannot_write(out, &e.to_string()))?;
     let mode = from
@@ -189,7 +190,24 @@ fn install_from(
             return Err(cannot_write(out, "it is a socket; name another output"));
         }
         if !kind.is_file() && !kind.is_symlink() && !kind.is_dir() {
-            return write_into(from, out);
+            return write_into(from, out, false);
+        }
+        // A link to such a node (`-o /dev/stdout`) is written through, as
+        // the linker writes through it: replaced, it took the system's
+        // name with it (run as root, `/dev/stdout` became a regular file).
+        if kind.is_symlink()
+            && let Ok(target) = std::fs::metadata(out)
+        {
+            let kind = target.file_type();
+            if kind.is_socket() {
+                return Err(cannot_write(
+                    out,
+                    "it links to a socket; name another output",
+                ));
+            }
+            if !kind.is_file() && !kind.is_dir() {
+                return write_into(from, out, true);
+            }
         }
     }
     let dir = out
@@ -222,16 +240,18 @@ pub(crate) fn private_tempdir(prefix: &str) -> std::io::Result<tempfile::TempDir
 }
 
 /// [`install`] into a file that is not a regular one: its bytes written
-/// through the existing node, opened without following a link and never
-/// created, and checked to be still no regular file once open (a name
-/// replaced since the check, by a link or a file, is an error: the
-/// executable never lands in a file the user did not name).
-fn write_into(from: &mut dyn std::io::Read, out: &Path) -> Result<(), Failure> {
+/// through the existing node, opened without following a link (unless
+/// `through_link`: `out` is a link to such a node) and never created, and
+/// checked to be still no regular file once open (a name replaced since
+/// the check, by a link or a file, is an error: the executable never lands
+/// in a file the user did not name).
+fn write_into(from: &mut dyn std::io::Read, out: &Path, through_link: bool) -> Result<(), Failure> {
     use std::os::unix::fs::OpenOptionsExt as _;
     let replaced = || std::io::Error::other("it was replaced by a regular file while building");
+    let nofollow = if through_link { 0 } else { libc::O_NOFOLLOW };
     std::fs::OpenOptions::new()
         .write(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(nofollow)
         .open(out)
         .and_then(|mut to| {
             if to.metadata()?.is_file() {

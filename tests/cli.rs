@@ -1083,7 +1083,8 @@ fn diagnostics_are_coloured_on_a_terminal_unless_no_color() {
 /// the node itself (run as root, `/dev/null` became a regular file); a
 /// socket, which cannot be written into, is refused by name. A
 /// symbolic link is replaced, as the linker replaces it, and its target
-/// left alone.
+/// left alone, unless it links to such a node (`-o /dev/stdout`): then
+/// it is written through, or refused for a socket.
 #[test]
 fn build_writes_into_a_special_file_and_replaces_a_link() {
     use std::io::Read as _;
@@ -1154,6 +1155,45 @@ fn build_writes_into_a_special_file_and_replaces_a_link() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "notes\n");
     let o = child_support::output(&mut Command::new(&link));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "7\n");
+    // A link to a special file (`-o /dev/stdout`, a link to the FIFO
+    // here) is written through and stays a link; one to a socket is
+    // refused.
+    let to_fifo = dir.join("to-fifo");
+    std::os::unix::fs::symlink(&fifo, &to_fifo).unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        std::fs::File::open(fifo)
+            .unwrap()
+            .read_to_end(&mut bytes)
+            .unwrap();
+        bytes
+    });
+    let o = tern(&[
+        "build",
+        src.to_str().unwrap(),
+        "-o",
+        to_fifo.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(&to_fifo).unwrap().is_symlink());
+    assert_eq!(reader.join().unwrap(), std::fs::read(&exe).unwrap());
+    let to_socket = dir.join("to-socket");
+    std::os::unix::fs::symlink(&socket, &to_socket).unwrap();
+    let o = tern(&[
+        "build",
+        src.to_str().unwrap(),
+        "-o",
+        to_socket.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: cannot write `{}`: it links to a socket; name another output\n",
+            to_socket.display()
+        )
+    );
+    assert!(std::fs::symlink_metadata(&to_socket).unwrap().is_symlink());
     let _ = std::fs::remove_dir_all(dir);
 }
 
