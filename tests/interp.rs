@@ -262,6 +262,50 @@ fn pool_configuration_is_checked_by_the_runtime_as_for_compiled_code() {
     );
 }
 
+/// A builtin pool of under 8 bytes has an arena of 0: a sanitized run
+/// starts as an unsanitized one does (it failed at startup with "cannot
+/// reserve the sanitizer's shadow"), and its first allocation is the
+/// located `pool exhausted`, in the interpreter, the JIT and AOT alike.
+#[test]
+fn a_pool_of_under_a_granule_runs_sanitized_as_it_runs_plain() {
+    let dir = scratch("tiny-pool");
+    let quiet = program(&dir, "quiet.tern", "fn main() {\n    print(1);\n}\n");
+    let alloc = program(
+        &dir,
+        "alloc.tern",
+        "fn main() {\n    print(1);\n    var s = reusable::alloc::<i64>(2);\n    print(len(s));\n}\n",
+    );
+    let exhausted = format!(
+        "error: {alloc}:3:13: pool exhausted: no free span of 16 bytes\n  in main at {alloc}:3:13\n"
+    );
+    let exe = dir.join("alloc");
+    let built = tern(&["build", "--sanitize", &alloc, "-o", exe.to_str().unwrap()]);
+    assert_eq!(built.status.code(), Some(0), "{}", stderr(&built));
+    for (file, want_err, want_status) in [(&quiet, String::new(), 0), (&alloc, exhausted, 101)] {
+        let mut runs = Vec::new();
+        for flags in [
+            &["run"][..],
+            &["run", "--sanitize"],
+            &["run", "--interp", "--sanitize"],
+        ] {
+            let mut cmd = Command::new(TERN);
+            cmd.args(flags).arg(file);
+            runs.push((format!("{flags:?}"), cmd));
+        }
+        if file == &alloc {
+            runs.push(("AOT --sanitize".into(), Command::new(&exe)));
+        }
+        for (what, mut cmd) in runs {
+            cmd.current_dir(ROOT).env("TERN_POOL_BYTES", "7");
+            let o = program_support::child::run(cmd, None, program_support::child::PATIENCE);
+            assert_eq!(String::from_utf8_lossy(&o.stdout), "1\n", "{file} {what}");
+            assert_eq!(stderr(&o), want_err, "{file} {what}");
+            assert_eq!(o.status.code(), Some(want_status), "{file} {what}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn time_reports_front_end_and_execution_and_levels_are_accepted() {
     let o = tern(&[

@@ -276,7 +276,9 @@ fn shadow_bytes(bytes: i64) -> usize {
 /// Registers `[base, base + bytes)` as a sanitized region and returns its id
 /// (> 0); 0 when the sanitizer is off or the shadow cannot be reserved.
 pub fn region_new(base: i64, bytes: i64) -> i64 {
-    if !enabled() || base <= 0 || bytes <= 0 || bytes > crate::span_tree::tree::MAX_ARENA_BYTES {
+    // An empty region is one: a pool of under 8 bytes (`TERN_POOL_BYTES=7`)
+    // has an arena of 0, and a sanitized run of it must start as any other.
+    if !enabled() || base <= 0 || bytes < 0 || bytes > crate::span_tree::tree::MAX_ARENA_BYTES {
         return 0;
     }
     let Ok(shadow) = Reservation::new(shadow_bytes(bytes)) else {
