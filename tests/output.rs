@@ -223,3 +223,74 @@ fn a_closed_stdout_discards_the_output_in_every_mode() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Under `ulimit -s unlimited` a runaway recursion is the same located
+/// stack overflow in every mode: the runtime bounds an unlimited stack at
+/// 8 MiB, the interpreter's figure. (Unbounded, the JIT's stack grew until
+/// address space ran out, 6.9 GB resident under a cap of 8 GB, and the
+/// fault handler, unable to allocate its report, aborted with a Rust
+/// backtrace.) The cap on address space here keeps a regression from
+/// taking the machine's memory.
+#[test]
+fn an_unlimited_stack_overflows_like_the_default_one() {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: getrlimit into a local struct.
+    let hard = unsafe {
+        let mut rl: libc::rlimit = std::mem::zeroed();
+        libc::getrlimit(libc::RLIMIT_STACK, &mut rl);
+        rl.rlim_max
+    };
+    if hard != libc::RLIM_INFINITY {
+        eprintln!("skipped: the hard stack limit here is {hard}, not unlimited");
+        return;
+    }
+    let dir = scratch("output-unlimited-stack");
+    let file = program(
+        &dir,
+        "runaway",
+        "fn down(n: i64) -> i64 {\n    var pad = [n; 32];\n    pad[n % 32] = 1;\n    return down(n + 1) + pad[3];\n}\nfn main() {\n    print(1);\n    print(down(0));\n}\n",
+    );
+    let interp = {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_tern"));
+        c.args(["run", "--interp", file.to_str().unwrap()]);
+        c
+    };
+    let jit = program_command(&file, Mode::Jit, "-O2", &dir).unwrap();
+    let aot = program_command(&file, Mode::Aot, "-O0", &dir).unwrap();
+    for (label, mut cmd) in [("JIT", jit), ("AOT", aot), ("interp", interp)] {
+        // SAFETY: only `setrlimit`, async-signal-safe, between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                let unlimited = libc::rlimit {
+                    rlim_cur: libc::RLIM_INFINITY,
+                    rlim_max: libc::RLIM_INFINITY,
+                };
+                let space = libc::rlimit {
+                    rlim_cur: 8 << 30,
+                    rlim_max: 8 << 30,
+                };
+                if libc::setrlimit(libc::RLIMIT_STACK, &unlimited) != 0
+                    || libc::setrlimit(libc::RLIMIT_AS, &space) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        cmd.env("TERN_POOL_BYTES", "1048576");
+        let child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = wait(child);
+        let (status, out, err) = (o.status, text(&o.stdout), text(&o.stderr));
+        assert_eq!(status.code(), Some(101), "{label}: {err}");
+        assert_eq!(out, "1\n", "{label}");
+        assert!(
+            err.starts_with(&format!("error: {}:4:12: stack overflow\n", file.display())),
+            "{label}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

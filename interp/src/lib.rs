@@ -208,9 +208,9 @@ extern "C" fn entry() -> i64 {
 
 // ----- stack sizes -----------------------------------------------------------
 
-/// The main-thread stack when `RLIMIT_STACK` is unlimited or unknown (the
-/// usual Linux default otherwise).
-const DEFAULT_STACK: u64 = 8 << 20;
+/// The main-thread stack when `RLIMIT_STACK` is unlimited or unknown: what
+/// compiled code's runtime bounds an unlimited stack to.
+const DEFAULT_STACK: u64 = process::UNLIMITED_STACK_BOUND;
 
 /// Bounds on the simulated stack, whatever the limit says: the host stack
 /// grows with it (see [`host_stack_bytes`]).

@@ -71,11 +71,35 @@ fn open_closed_standard_fds() {
     }
 }
 
+/// The stack a program's main thread gets when `RLIMIT_STACK` is
+/// unlimited (`ulimit -s unlimited`): the usual Linux default. The
+/// interpreter's simulated stack takes the same figure then.
+pub const UNLIMITED_STACK_BOUND: u64 = 8 << 20;
+
+/// Lowers an unlimited soft `RLIMIT_STACK` to [`UNLIMITED_STACK_BOUND`]
+/// (the kernel checks the limit each time the main thread's stack grows,
+/// so it binds from here on). Unbounded, a runaway recursion grew the
+/// stack until memory ran out: under a cap on address space the fault
+/// handler could not allocate its report and the run ended in an abort
+/// with a Rust backtrace, and without one it takes all the machine's
+/// memory first. The hard limit is left as it was.
+fn bound_unlimited_stack() {
+    // SAFETY: getrlimit/setrlimit on a local struct.
+    unsafe {
+        let mut rl: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_STACK, &mut rl) == 0 && rl.rlim_cur == libc::RLIM_INFINITY {
+            rl.rlim_cur = UNLIMITED_STACK_BOUND as libc::rlim_t;
+            libc::setrlimit(libc::RLIMIT_STACK, &rl);
+        }
+    }
+}
+
 /// Runtime state a program needs before its first instruction: the builtin
 /// pool is created now (not on first use) so that a bad `TERN_POOL_BYTES` or
 /// a failed reservation is reported before the program prints anything.
 fn set_up() {
     open_closed_standard_fds();
+    bound_unlimited_stack();
     // A write to a pipe whose reader is gone is the status `-EPIPE` for
     // `io` (`try_write_to` returns it, `write_to` reports it), as in the
     // JIT, whose driver ignores SIGPIPE like every Rust program; without
