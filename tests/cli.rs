@@ -1092,10 +1092,10 @@ fn build_writes_into_a_special_file_and_replaces_a_link() {
     let dir = scratch("special-output");
     let src = dir.join("p.tern");
     std::fs::write(&src, "fn main() {\n    print(7);\n}\n").unwrap();
-    let fifo = dir.join("out.fifo");
-    child_support::mkfifo(&fifo);
-    let reader = {
-        let fifo = fifo.clone();
+    let build = |out: &Path| tern(&["build", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    // Everything written into the FIFO, read on a thread of its own.
+    let read_all = |fifo: &Path| {
+        let fifo = fifo.to_path_buf();
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
             std::fs::File::open(fifo)
@@ -1105,7 +1105,22 @@ fn build_writes_into_a_special_file_and_replaces_a_link() {
             bytes
         })
     };
-    let o = tern(&["build", src.to_str().unwrap(), "-o", fifo.to_str().unwrap()]);
+    // A build into `out` refused, `out` as it was.
+    let refused = |out: &Path, why: &str| {
+        let o = build(out);
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "error: cannot write `{}`: {why}; name another output\n",
+                out.display()
+            )
+        );
+    };
+    let fifo = dir.join("out.fifo");
+    child_support::mkfifo(&fifo);
+    let reader = read_all(&fifo);
+    let o = build(&fifo);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // Tested before the join: had the FIFO been replaced, its reader would
     // wait for a writer for good.
@@ -1119,20 +1134,7 @@ fn build_writes_into_a_special_file_and_replaces_a_link() {
     // A socket is refused by name, and stays.
     let socket = dir.join("out.sock");
     let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
-    let o = tern(&[
-        "build",
-        src.to_str().unwrap(),
-        "-o",
-        socket.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        stderr(&o),
-        format!(
-            "error: cannot write `{}`: it is a socket; name another output\n",
-            socket.display()
-        )
-    );
+    refused(&socket, "it is a socket");
     assert!(
         std::fs::symlink_metadata(&socket)
             .unwrap()
@@ -1141,7 +1143,7 @@ fn build_writes_into_a_special_file_and_replaces_a_link() {
     );
     // The whole executable went through the FIFO.
     let exe = dir.join("p");
-    let o = tern(&["build", src.to_str().unwrap(), "-o", exe.to_str().unwrap()]);
+    let o = build(&exe);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(bytes, std::fs::read(&exe).unwrap());
     // A link: replaced by the executable, its target as it was.
@@ -1149,7 +1151,7 @@ fn build_writes_into_a_special_file_and_replaces_a_link() {
     std::fs::write(&target, "notes\n").unwrap();
     let link = dir.join("link");
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let o = tern(&["build", src.to_str().unwrap(), "-o", link.to_str().unwrap()]);
+    let o = build(&link);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(std::fs::symlink_metadata(&link).unwrap().is_file());
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "notes\n");
@@ -1160,39 +1162,14 @@ fn build_writes_into_a_special_file_and_replaces_a_link() {
     // refused.
     let to_fifo = dir.join("to-fifo");
     std::os::unix::fs::symlink(&fifo, &to_fifo).unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        std::fs::File::open(fifo)
-            .unwrap()
-            .read_to_end(&mut bytes)
-            .unwrap();
-        bytes
-    });
-    let o = tern(&[
-        "build",
-        src.to_str().unwrap(),
-        "-o",
-        to_fifo.to_str().unwrap(),
-    ]);
+    let reader = read_all(&fifo);
+    let o = build(&to_fifo);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(std::fs::symlink_metadata(&to_fifo).unwrap().is_symlink());
     assert_eq!(reader.join().unwrap(), std::fs::read(&exe).unwrap());
     let to_socket = dir.join("to-socket");
     std::os::unix::fs::symlink(&socket, &to_socket).unwrap();
-    let o = tern(&[
-        "build",
-        src.to_str().unwrap(),
-        "-o",
-        to_socket.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        stderr(&o),
-        format!(
-            "error: cannot write `{}`: it links to a socket; name another output\n",
-            to_socket.display()
-        )
-    );
+    refused(&to_socket, "it links to a socket");
     assert!(std::fs::symlink_metadata(&to_socket).unwrap().is_symlink());
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use pool_support::child::{self, PATIENCE};
@@ -31,6 +31,24 @@ fn wait(child: Child) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The commands that run `file` in the JIT and AOT (at `levels`) and the
+/// interpreter, each with its label.
+fn every_mode(file: &Path, dir: &Path, levels: [&str; 2]) -> [(&'static str, Command); 3] {
+    let mut interp = Command::new(env!("CARGO_BIN_EXE_tern"));
+    interp.args(["run", "--interp", file.to_str().unwrap()]);
+    [
+        (
+            "JIT",
+            program_command(file, Mode::Jit, levels[0], dir).unwrap(),
+        ),
+        (
+            "AOT",
+            program_command(file, Mode::Aot, levels[1], dir).unwrap(),
+        ),
+        ("interp", interp),
+    ]
 }
 
 #[test]
@@ -200,14 +218,7 @@ fn a_closed_stdout_discards_the_output_in_every_mode() {
         "closed",
         "fn main() -> i64 {\n    print(1);\n    print(2);\n    return 7;\n}\n",
     );
-    let interp = {
-        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_tern"));
-        c.args(["run", "--interp", file.to_str().unwrap()]);
-        c
-    };
-    let jit = program_command(&file, Mode::Jit, "-O2", &dir).unwrap();
-    let aot = program_command(&file, Mode::Aot, "-O2", &dir).unwrap();
-    for (label, mut cmd) in [("JIT", jit), ("AOT", aot), ("interp", interp)] {
+    for (label, mut cmd) in every_mode(&file, &dir, ["-O2", "-O2"]) {
         // SAFETY: only `close`, async-signal-safe, between fork and exec.
         unsafe {
             cmd.pre_exec(|| {
@@ -250,14 +261,7 @@ fn an_unlimited_stack_overflows_like_the_default_one() {
         "runaway",
         "fn down(n: i64) -> i64 {\n    var pad = [n; 32];\n    pad[n % 32] = 1;\n    return down(n + 1) + pad[3];\n}\nfn main() {\n    print(1);\n    print(down(0));\n}\n",
     );
-    let interp = {
-        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_tern"));
-        c.args(["run", "--interp", file.to_str().unwrap()]);
-        c
-    };
-    let jit = program_command(&file, Mode::Jit, "-O2", &dir).unwrap();
-    let aot = program_command(&file, Mode::Aot, "-O0", &dir).unwrap();
-    for (label, mut cmd) in [("JIT", jit), ("AOT", aot), ("interp", interp)] {
+    for (label, mut cmd) in every_mode(&file, &dir, ["-O2", "-O0"]) {
         // SAFETY: only `setrlimit`, async-signal-safe, between fork and exec.
         unsafe {
             cmd.pre_exec(|| {
