@@ -63,6 +63,12 @@ pub fn build(
         }
     };
     if !to_stdout {
+        // A missing input (or a folder) is that, not an output named as
+        // the input (`tern build prog` for `prog.tern` said so). Only
+        // then read here: a FIFO's text (`<(...)`) can be read once.
+        if !std::fs::metadata(file).is_ok_and(|m| !m.is_dir()) {
+            crate::frontend::read_input(file)?;
+        }
         refuse_to_overwrite_input(file, &out)?;
     }
     if out_given.is_none() {
@@ -128,6 +134,17 @@ pub fn build(
     })?;
     let runtime =
         find_runtime_lib(scratch.path()).map_err(|e| Failure::new(1, format!("error: {e}")))?;
+    // Nor the runtime library the link reads (`TERN_RUNTIME_LIB`), as a C
+    // compiler refuses an output that is one of its inputs.
+    if same_file(&runtime.to_string_lossy(), &out) {
+        return Err(Failure::new(
+            1,
+            format!(
+                "error: the output `{}` is the runtime library the program is linked with (`TERN_RUNTIME_LIB`); choose another name with `-o`",
+                out.display()
+            ),
+        ));
+    }
     let obj_path = scratch.path().join("program.o");
     std::fs::write(&obj_path, &object.bytes).map_err(|e| {
         Failure::new(
@@ -151,65 +168,133 @@ pub fn build(
         // `signals`' drop ends the process: no message, `out` untouched.
         return Err(Failure::new(1, String::new()));
     }
-    install(&exe, &out)
-}
-
-/// Moves the linked executable `exe` to `out` in one step: copied next to
-/// `out` under a temporary name (with its permissions), then renamed over
-/// it, so `out` is either the old file or the whole new one. A device, FIFO
-/// or socket at `out` (`-o /dev/null`) is written into instead, as a C
-/// compiler's linker does: a rename would replace the node itself (run as
-/// root, `/dev/null` became a regular file), and so is a symbolic link to
-/// one (`-o /dev/stdout`); any other symbolic link is replaced, as the
-/// linker replaces it, and its target left alone.
-fn install(exe: &Path, out: &Path) -> Result<(), Failure> {
-    let mut from = std::fs::File::open(exe).map_err(|e| cannot_write(out, &e.to_string()))?;
+    let mut from = std::fs::File::open(&exe).map_err(|e| cannot_write(&out, &e.to_string()))?;
     let mode = from
         .metadata()
-        .map_err(|e| cannot_write(out, &e.to_string()))?
+        .map_err(|e| cannot_write(&out, &e.to_string()))?
         .permissions();
-    install_from(&mut from, mode, out)
+    let to = target(&out)?;
+    if !matches!(to, Target::Replace) {
+        // Writing into a FIFO (or a pipe at stdout) waits for its reader:
+        // with the scratch folder gone (the open file keeps the
+        // executable) and the signals no longer held, Ctrl-C ends the wait
+        // and leaves nothing behind. (Held, they kept the build waiting
+        // for good.)
+        drop(scratch);
+        drop(signals);
+    }
+    install(&mut from, mode, &out, to)
 }
 
-/// [`install`]'s steps for the bytes `from` gives, the file to get `mode`
-/// (the `--emit` listings are installed the same way: a full disk once left
-/// a listing half written over the old one, and a link at a default name
-/// had its target overwritten).
-fn install_from(
+/// Where an output goes (see [`target`]).
+#[derive(Clone, Copy)]
+enum Target {
+    /// A new file renamed over the name ([`replace`]): a regular file, a
+    /// link to one, nothing yet.
+    Replace,
+    /// Written into the node the name is (a device, a FIFO), or that the
+    /// link the name is reaches (`through_link`): [`write_into`].
+    Into { through_link: bool },
+    /// This process's own stdout or stderr (`-o /dev/stdout`, whatever
+    /// the shell sent it to): written through that descriptor.
+    Descriptor(i32),
+}
+
+/// Where an output named `out` goes. A device, FIFO or socket at `out`
+/// (`-o /dev/null`) is written into, as a C compiler's linker does: a
+/// rename would replace the node itself (run as root, `/dev/null` became a
+/// regular file); so is what a link reaches when it is such a node. The
+/// process's own stdout or stderr, however named (`/dev/stdout`,
+/// `/proc/self/fd/1`, a link to either, or the file the shell sent it to),
+/// is written through its descriptor, at its offset and in its append mode
+/// (`>> log` is appended to, not emptied): replaced, `/dev/stdout` became
+/// a regular file when run as root and the file the shell redirected
+/// stdout to stayed empty. A socket, or a link to one, cannot be written
+/// into and is refused by name. Any other symbolic link is replaced, as the
+/// linker replaces it, and its target left alone.
+fn target(out: &Path) -> Result<Target, Failure> {
+    use std::os::unix::fs::FileTypeExt as _;
+    if let Some(fd) = own_descriptor(out) {
+        return Ok(Target::Descriptor(fd));
+    }
+    let Ok(meta) = std::fs::symlink_metadata(out) else {
+        return Ok(Target::Replace);
+    };
+    let special = |kind: std::fs::FileType| !kind.is_file() && !kind.is_dir();
+    let kind = meta.file_type();
+    // (A socket cannot be opened for writing: `No such device or address`
+    // said nothing of the kind.)
+    if kind.is_socket() {
+        return Err(cannot_write(out, "it is a socket; name another output"));
+    }
+    if kind.is_symlink() {
+        return match std::fs::metadata(out).map(|m| m.file_type()) {
+            Ok(kind) if kind.is_socket() => Err(cannot_write(
+                out,
+                "it links to a socket; name another output",
+            )),
+            Ok(kind) if special(kind) => Ok(Target::Into { through_link: true }),
+            _ => Ok(Target::Replace),
+        };
+    }
+    Ok(if special(kind) {
+        Target::Into {
+            through_link: false,
+        }
+    } else {
+        Target::Replace
+    })
+}
+
+/// Which of this process's stdout (1) and stderr (2) `out` names, if
+/// either: the same file, followed through links.
+fn own_descriptor(out: &Path) -> Option<i32> {
+    use std::os::unix::fs::MetadataExt as _;
+    let meta = std::fs::metadata(out).ok()?;
+    [1, 2].into_iter().find(|&fd| {
+        // SAFETY: all zeroes is a valid `stat`.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: fstat of a descriptor number into a local buffer.
+        let found = unsafe { libc::fstat(fd, &mut st) } == 0;
+        found && st.st_dev as u64 == meta.dev() && st.st_ino as u64 == meta.ino()
+    })
+}
+
+/// Writes what `from` gives to `out` as [`target`] says: a new file (with
+/// permissions `mode`) replacing `out` in one step, or into the node, link
+/// or descriptor `out` names.
+fn install(
+    from: &mut dyn std::io::Read,
+    mode: std::fs::Permissions,
+    out: &Path,
+    to: Target,
+) -> Result<(), Failure> {
+    match to {
+        Target::Replace => replace(from, mode, out),
+        Target::Into { through_link } => write_into(from, out, through_link),
+        Target::Descriptor(fd) => {
+            // SAFETY: fd 1 or 2 stays open for the process's life; the
+            // `File` must not close it.
+            let mut file = std::mem::ManuallyDrop::new(unsafe {
+                <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd)
+            });
+            std::io::copy(from, &mut *file)
+                .map(drop)
+                .map_err(|e| cannot_write(out, &e.to_string()))
+        }
+    }
+}
+
+/// The bytes `from` gives copied next to `out` under a temporary name (with
+/// permissions `mode`), then renamed over it, so `out` is either the old
+/// file or the whole new one (the `--emit` listings are installed the same
+/// way: a full disk once left a listing half written over the old one, and
+/// a link at a default name had its target overwritten).
+fn replace(
     from: &mut dyn std::io::Read,
     mode: std::fs::Permissions,
     out: &Path,
 ) -> Result<(), Failure> {
-    if let Ok(meta) = std::fs::symlink_metadata(out) {
-        use std::os::unix::fs::FileTypeExt as _;
-        let kind = meta.file_type();
-        // A socket cannot be opened for writing (`No such device or
-        // address` said nothing of the kind), nor is it the user's file to
-        // replace.
-        if kind.is_socket() {
-            return Err(cannot_write(out, "it is a socket; name another output"));
-        }
-        if !kind.is_file() && !kind.is_symlink() && !kind.is_dir() {
-            return write_into(from, out, false);
-        }
-        // A link to such a node (`-o /dev/stdout`) is written through, as
-        // the linker writes through it: replaced, it took the system's
-        // name with it (run as root, `/dev/stdout` became a regular file).
-        if kind.is_symlink()
-            && let Ok(target) = std::fs::metadata(out)
-        {
-            let kind = target.file_type();
-            if kind.is_socket() {
-                return Err(cannot_write(
-                    out,
-                    "it links to a socket; name another output",
-                ));
-            }
-            if !kind.is_file() && !kind.is_dir() {
-                return write_into(from, out, true);
-            }
-        }
-    }
     let dir = out
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -275,11 +360,8 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     }
     use std::os::unix::fs::PermissionsExt as _;
     // What `std::fs::write` would have created: 0666 less the umask.
-    install_from(
-        &mut &bytes[..],
-        std::fs::Permissions::from_mode(0o666),
-        path,
-    )
+    let mode = std::fs::Permissions::from_mode(0o666);
+    install(&mut &bytes[..], mode, path, target(path)?)
 }
 
 fn cannot_write(path: &Path, why: &str) -> Failure {

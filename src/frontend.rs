@@ -8,12 +8,10 @@ use tern_compiler::tir::Program;
 use crate::Failure;
 use crate::loader::FsLoader;
 
-/// Reads and compiles `file`; on failure the diagnostics and a closing
-/// `error: could not compile `FILE`: N errors` line (status 1), or a
-/// missing-file error (status 1). Returns the program and the
-/// time the front end took (reading excluded).
-pub fn compile_file(file: &str) -> Result<(Program, Duration), Failure> {
-    let text = crate::loader::read_source(std::path::Path::new(file)).map_err(|e| {
+/// The source text of the program's file `file`, or the error `tern`
+/// reports when it cannot be read (`cannot read `F`: ...`, or not UTF-8).
+pub fn read_input(file: &str) -> Result<String, Failure> {
+    crate::loader::read_source(std::path::Path::new(file)).map_err(|e| {
         let mut message = e.message(file);
         if matches!(e, crate::loader::SourceError::NotUtf8 { .. }) {
             // A compile error like any other, coloured as they are.
@@ -22,7 +20,15 @@ pub fn compile_file(file: &str) -> Result<(Program, Duration), Failure> {
             ));
         }
         Failure::new(1, message)
-    })?;
+    })
+}
+
+/// Reads and compiles `file`; on failure the diagnostics and a closing
+/// `error: could not compile `FILE`: N errors` line (status 1), or a
+/// missing-file error (status 1). Returns the program and the
+/// time the front end took (reading excluded).
+pub fn compile_file(file: &str) -> Result<(Program, Duration), Failure> {
+    let text = read_input(file)?;
     let loader = FsLoader::from_env();
     let start = Instant::now();
     let result = tern_compiler::compile(file, &text, &loader);

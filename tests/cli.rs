@@ -724,6 +724,33 @@ fn build_never_writes_over_its_input() {
         );
         assert_eq!(std::fs::read_to_string(dir.join("m.tern")).unwrap(), module);
     }
+    // Nor the runtime library the link reads (`TERN_RUNTIME_LIB`), which a
+    // build then replaced by the executable.
+    // (Refused before the link: what the file holds plays no part.)
+    let runtime = dir.join("rt.a");
+    std::fs::write(&runtime, "!<arch>\n").unwrap();
+    let o = child_support::output(
+        Command::new(TERN)
+            .args(["build", "main.tern", "-o", "rt.a"])
+            .current_dir(&dir)
+            .env("TERN_RUNTIME_LIB", &runtime),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        "error: the output `rt.a` is the runtime library the program is linked with (`TERN_RUNTIME_LIB`); choose another name with `-o`\n"
+    );
+    assert_eq!(std::fs::read_to_string(&runtime).unwrap(), "!<arch>\n");
+    // A missing input, or a folder, is that: not an output named as the
+    // input (`tern build prog` for `prog.tern`).
+    for (input, why) in [
+        ("gone", "No such file or directory (os error 2)"),
+        (".", "Is a directory (os error 21)"),
+    ] {
+        let o = child_support::output(Command::new(TERN).args(["build", input]).current_dir(&dir));
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(stderr(&o), format!("error: cannot read `{input}`: {why}\n"));
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1171,6 +1198,76 @@ fn build_writes_into_a_special_file_and_replaces_a_link() {
     std::os::unix::fs::symlink(&socket, &to_socket).unwrap();
     refused(&to_socket, "it links to a socket");
     assert!(std::fs::symlink_metadata(&to_socket).unwrap().is_symlink());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `-o` naming this process's own stdout (`/dev/stdout`, a link to
+/// `/proc/self/fd/1`) writes through the descriptor, wherever the shell
+/// sent it: into a redirected file (the link stays; replaced, it took the
+/// system's `/dev/stdout` with it when run as root, and the file stayed
+/// empty), after what a `>>` log already holds. A build waiting for a
+/// FIFO's reader ends on SIGINT, leaving no scratch folder (the signals
+/// were held through the wait, for good).
+#[test]
+fn build_writes_through_its_own_stdout_and_stops_waiting_for_a_fifo() {
+    let dir = scratch("own-stdout");
+    let src = dir.join("p.tern");
+    std::fs::write(&src, "fn main() {\n    print(7);\n}\n").unwrap();
+    let src = src.to_str().unwrap();
+    let exe = dir.join("p");
+    let o = tern(&["build", src, "-o", exe.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let built = std::fs::read(&exe).unwrap();
+    let link = dir.join("my-stdout");
+    std::os::unix::fs::symlink("/proc/self/fd/1", &link).unwrap();
+    for (name, already, append) in [("new.bin", "", false), ("log.bin", "log\n", true)] {
+        let file = dir.join(name);
+        std::fs::write(&file, already).unwrap();
+        let stdout = std::fs::OpenOptions::new()
+            .write(true)
+            .append(append)
+            .open(&file)
+            .unwrap();
+        let child = Command::new(TERN)
+            .args(["build", src, "-o", link.to_str().unwrap()])
+            .stdout(stdout)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = child_support::wait(child);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        let mut want = already.as_bytes().to_vec();
+        want.extend_from_slice(&built);
+        assert!(std::fs::read(&file).unwrap() == want, "{name}");
+    }
+    let fifo = dir.join("out.fifo");
+    child_support::mkfifo(&fifo);
+    let temp = dir.join("tmp");
+    std::fs::create_dir(&temp).unwrap();
+    let child = Command::new(TERN)
+        .args(["build", src, "-o", fifo.to_str().unwrap()])
+        .env("TMPDIR", &temp)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Until the scratch folder is gone, the build is not yet waiting.
+    let start = std::time::Instant::now();
+    while std::fs::read_dir(&temp).unwrap().next().is_none() {
+        assert!(start.elapsed().as_secs() < 120, "no scratch folder");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    while std::fs::read_dir(&temp).unwrap().next().is_some() {
+        assert!(start.elapsed().as_secs() < 120, "the scratch folder stayed");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let (o, timed_out) = child_support::wait_timed(child, None, std::time::Duration::from_secs(60));
+    assert!(!timed_out, "the build kept waiting after SIGINT");
+    use std::os::unix::process::ExitStatusExt as _;
+    assert_eq!(o.status.signal(), Some(libc::SIGINT), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(dir);
 }
 
