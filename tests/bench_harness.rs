@@ -583,6 +583,58 @@ fn a_trace_replay_is_net_of_its_dry_run_and_every_side_agrees() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The user's environment reaches the samples only as meant: a
+/// `TERN_POOL_STATS` report of the user's stays as it was (every JIT sample
+/// overwrote it with its own), a relative `TERN_STDLIB` names the same
+/// folder in the trace replays' own folder (their JIT samples failed), and
+/// CPU figures in `samples.csv` are whole microseconds (a value worked out
+/// from milliseconds read `0.008667999999999999`).
+#[test]
+fn the_users_environment_reaches_the_samples_only_as_meant() {
+    let dir = scratch("environment");
+    let stdlib = dir.join("mystd");
+    std::fs::create_dir(&stdlib).unwrap();
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("stdlib")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), stdlib.join(entry.file_name())).unwrap();
+    }
+    let stats = dir.join("mine.stats");
+    std::fs::write(&stats, "builtin 123\nlibrary 456\n").unwrap();
+    let out = dir.join("run");
+    let mut cmd = tern();
+    cmd.arg("bench")
+        .args(["--workloads", "trace-sqlite,fragmented", "--sizes", "8"])
+        .args(["--sides", "builtin,library", "--modes", "jit-exec"])
+        .args(["--quick", "--reps", "1", "--warmups", "0", "--out"])
+        .arg(&out)
+        .current_dir(&dir)
+        .env("TERN_STDLIB", "mystd")
+        .env("TERN_POOL_STATS", &stats);
+    let o = child_support::output(&mut cmd);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&stats).unwrap(),
+        "builtin 123\nlibrary 456\n"
+    );
+    let csv = std::fs::read_to_string(out.join("samples.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4, "{csv}");
+    for row in rows {
+        let f: Vec<&str> = row.split(',').collect();
+        for value in [f[7], f[14]].into_iter().filter(|v| !v.is_empty()) {
+            let decimals = value.split_once('.').map_or(0, |(_, d)| d.len());
+            assert!(decimals <= 6 && value.parse::<f64>().is_ok(), "{row}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `--sides c-zeroed` (not in the default set) replays a trace in C with
 /// Tern's zero fill: its own executable, built from the same source with
 /// `-DZERO_FILL`, printing the checksum every other side prints; the

@@ -933,6 +933,8 @@ impl Bench {
         label: &str,
         log: &mut String,
     ) -> Result<(sample::Outcome, Option<f64>, Option<f64>), String> {
+        let mut cmd = cmd;
+        sample::settle_environment(&mut cmd);
         let (mut cmd, profile) = match self.cfg.metric {
             Metric::Cpu => (cmd, None),
             Metric::Instructions => {
@@ -1020,6 +1022,12 @@ fn samples_csv(rows: &[Row], metric: Metric) -> String {
     } else {
         "instructions"
     };
+    // Seconds to the microsecond, as `cpu_s` (a value worked out from
+    // milliseconds printed as `0.008667999999999999`); counts whole.
+    let value = |v: f64| match metric {
+        Metric::Cpu => format!("{v:.6}"),
+        Metric::Instructions => v.to_string(),
+    };
     let mut out = String::new();
     for (i, r) in rows.iter().enumerate() {
         // A C sample stands in every level's table (one build, `cc-O2`):
@@ -1050,13 +1058,13 @@ fn samples_csv(rows: &[Row], metric: Metric) -> String {
                 format!("O{}", r.key.level)
             },
             name(&r.key.mode),
-            r.value,
+            value(r.value),
             r.cpu_s,
             r.wall_s,
             r.compile_ms.map(|m| format!("{m:.3}")).unwrap_or_default(),
             r.peak_rss_kib.map(|k| k.to_string()).unwrap_or_default(),
             r.pool_high_water.map(|b| b.to_string()).unwrap_or_default(),
-            r.dry_value.map(|v| v.to_string()).unwrap_or_default(),
+            r.dry_value.map(value).unwrap_or_default(),
             r.mem_value.map(|v| v.to_string()).unwrap_or_default()
         );
     }

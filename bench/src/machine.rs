@@ -125,6 +125,11 @@ pub fn describe(command_line: &str) -> String {
             "TERN_POOL_BYTES",
             std::env::var("TERN_POOL_BYTES").unwrap_or_else(|_| "(unset)".into()),
         ),
+        (
+            "TERN_RUNTIME_LIB",
+            std::env::var("TERN_RUNTIME_LIB")
+                .unwrap_or_else(|_| "(unset: the runtime built with tern)".into()),
+        ),
         ("allocator environment", allocator_environment()),
     ]
     .iter()

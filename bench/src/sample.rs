@@ -92,14 +92,43 @@ fn wait4(pid: libc::pid_t) -> std::io::Result<(i32, libc::rusage)> {
 /// that function (and what it calls).
 pub fn under_callgrind(cmd: &Command, profile: &Path, only: Option<&str>) -> Command {
     let mut v = Command::new("valgrind");
+    // `--vgdb=no`: no gdbserver, whose FIFOs and shared file in `$TMPDIR`
+    // an interrupted sample left behind.
     v.arg("--tool=callgrind")
         .arg("-q")
+        .arg("--vgdb=no")
         .arg(format!("--callgrind-out-file={}", profile.display()));
     if let Some(f) = only {
         v.arg(format!("--toggle-collect={f}"));
     }
     v.arg(cmd.get_program()).args(cmd.get_args());
     with_setting_of(cmd, v)
+}
+
+/// Keeps what a sample inherits from the user's environment to what the
+/// run means to measure: the pool statistics file (`TERN_POOL_STATS`: every
+/// JIT sample overwrote a user's report with its own) and the verifier
+/// (`TERN_VERIFY`: it slows every compile, so the JIT's figures were not
+/// the compiler's) are dropped unless the sample sets them itself, and
+/// relative `TERN_STDLIB` and `TERN_RUNTIME_LIB` paths are made absolute
+/// (the trace replays run in their own folder, where a relative one named
+/// nothing).
+pub fn settle_environment(cmd: &mut Command) {
+    let own: Vec<std::ffi::OsString> = cmd.get_envs().map(|(k, _)| k.to_owned()).collect();
+    let set_here = |k: &str| own.iter().any(|o| o == k);
+    for k in ["TERN_POOL_STATS", "TERN_VERIFY"] {
+        if !set_here(k) {
+            cmd.env_remove(k);
+        }
+    }
+    for k in ["TERN_STDLIB", "TERN_RUNTIME_LIB"] {
+        let inherited = std::env::var_os(k).map(std::path::PathBuf::from);
+        if let Some(p) = inherited.filter(|p| p.is_relative() && !set_here(k))
+            && let Ok(abs) = std::path::absolute(&p)
+        {
+            cmd.env(k, abs);
+        }
+    }
 }
 
 /// A new command running what `cmd` runs, with the same arguments, folder
