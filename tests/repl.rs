@@ -206,6 +206,27 @@ fn a_program_in_a_piped_session_reads_stdin_as_ended() {
     assert_eq!(out.status.code(), Some(0));
 }
 
+/// An input that cannot be read ends the session with the error and status
+/// 1 (`tern repl < folder` ended as if the input were empty, status 0).
+#[test]
+fn an_unreadable_input_is_an_error() {
+    let folder = std::fs::File::open(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_tern"))
+        .arg("repl")
+        .stdin(folder)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child_support::wait(child);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: cannot read the REPL's input: Is a directory (os error 21)\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
 /// The rest of an input a bad line drops is dropped with it, up to where
 /// the input ends (its brackets closed, or a blank line): its lines once ran
 /// as inputs of their own, so a free guarded by `if false` ran, and a line

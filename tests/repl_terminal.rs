@@ -250,6 +250,38 @@ fn the_history_keeps_every_session_and_never_drops_what_it_cannot_read() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A history that is no regular file is not used, with a warning, and left
+/// as it is: a FIFO there kept the REPL waiting for a writer before its
+/// first prompt, deaf to Ctrl-C.
+#[test]
+fn a_history_that_is_no_regular_file_is_not_used() {
+    let dir = scratch("history-fifo");
+    let folder = dir.join("data/tern");
+    std::fs::create_dir_all(&folder).expect("history folder");
+    let fifo = folder.join("history");
+    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    let mut t = Terminal::start(&dir);
+    let shown = t.expect("tern> ");
+    assert!(
+        shown.contains("warning: not using the REPL history")
+            && shown.contains("it is not a regular file; it is left as it is"),
+        "{shown:?}"
+    );
+    t.line("let kept_nowhere = 1;");
+    t.send(":quit\r");
+    assert_eq!(t.wait().code(), Some(0));
+    use std::os::unix::fs::FileTypeExt as _;
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The history's folder must be the user's alone, as the runtime cache's
 /// is: one others can write (a shared `HOME`, say) is not used, with a
 /// warning, and nothing is written into it (a history there was followed

@@ -129,6 +129,9 @@ pub enum Line {
     /// dropped, never held whole (`tern repl < /dev/zero`).
     TooLong,
     End,
+    /// The input could not be read (`tern repl < folder`): the session
+    /// ends with the error, not as if the input had ended.
+    Failed(std::io::Error),
 }
 
 /// Reads `stdin` up to and including the next newline (or to its end),
@@ -155,6 +158,17 @@ impl Input {
             let names = Rc::new(RefCell::new(Vec::new()));
             editor.set_helper(Some(Names(names.clone())));
             let mut history = crate::config::history_file().and_then(trusted_history);
+            // Only a regular file (or none yet): opening a FIFO there
+            // waited for a writer, and the REPL never started.
+            if let Some(path) = &history
+                && std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+            {
+                eprintln!(
+                    "warning: not using the REPL history `{}`: it is not a regular file; it is left as it is",
+                    path.display()
+                );
+                history = None;
+            }
             if let Some(path) = &history {
                 match editor.load_history(path) {
                     Ok(()) => {}
@@ -188,6 +202,7 @@ impl Input {
                 match editor.readline(prompt) {
                     Ok(line) => Line::Text(line),
                     Err(ReadlineError::Interrupted) => Line::Interrupted,
+                    Err(ReadlineError::Io(e)) => Line::Failed(e),
                     Err(_) => Line::End,
                 }
             }
@@ -198,7 +213,8 @@ impl Input {
                 let mut bytes = Vec::new();
                 let limit = tern_compiler::MAX_SOURCE_BYTES;
                 match stdin.by_ref().take(limit + 1).read_until(b'\n', &mut bytes) {
-                    Ok(0) | Err(_) => Line::End,
+                    Ok(0) => Line::End,
+                    Err(e) => Line::Failed(e),
                     Ok(_) if bytes.len() as u64 > limit => {
                         skip_line(stdin);
                         Line::TooLong

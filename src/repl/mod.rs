@@ -90,6 +90,13 @@ pub fn repl() -> Result<(), Failure> {
                 pending.lines += 1;
                 continue;
             }
+            Line::Failed(e) => {
+                tern_runtime::stats::write_if_requested();
+                return Err(Failure::new(
+                    1,
+                    format!("error: cannot read the REPL's input: {e}"),
+                ));
+            }
             Line::End => {
                 // An unfinished input at the end is still evaluated: the
                 // front end says what is missing.
