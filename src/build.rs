@@ -62,6 +62,11 @@ pub fn build(
             }
         }
     };
+    // `-o dir/` names a folder: one that is not there is said so (the
+    // final rename said `Not a directory`).
+    if !to_stdout && out.as_os_str().as_encoded_bytes().ends_with(b"/") && !out.is_dir() {
+        return Err(cannot_write(&out, "no such directory"));
+    }
     if !to_stdout {
         // A missing input (or a folder) is that, not an output named as
         // the input (`tern build prog` for `prog.tern` said so). Only

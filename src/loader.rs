@@ -161,7 +161,14 @@ const BOM: &str = "\u{feff}";
 /// and an error, not the machine's memory. A leading byte order mark is
 /// dropped.
 pub fn read_source(path: &Path) -> Result<String, SourceError> {
-    let file = std::fs::File::open(path).map_err(SourceError::Io)?;
+    let file = std::fs::File::open(path).map_err(|e| {
+        use std::os::unix::fs::FileTypeExt as _;
+        // (Opening a socket says `No such device or address`.)
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_socket()) {
+            return SourceError::Io(std::io::Error::other("it is a socket, not a file"));
+        }
+        SourceError::Io(e)
+    })?;
     let mut bytes = Vec::new();
     file.take(MAX_SOURCE_BYTES + 1)
         .read_to_end(&mut bytes)

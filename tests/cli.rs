@@ -786,6 +786,36 @@ fn a_failed_output_write_names_the_output() {
         "{}",
         stderr(&o)
     );
+    // `-o dir/` names a folder, which is not there (the final rename said
+    // `Not a directory`), for every kind of output.
+    let folder = format!("{}/", dir.join("missing").display());
+    for emit in [&["--emit", "asm"][..], &[]] {
+        let o = tern(
+            &[
+                &["build", "tests/programs/arith_i64.tern", "-o", &folder][..],
+                emit,
+            ]
+            .concat(),
+        );
+        assert_eq!(o.status.code(), Some(1), "{emit:?}");
+        assert_eq!(
+            stderr(&o),
+            format!("error: cannot write `{folder}`: no such directory\n")
+        );
+    }
+    // A socket as the program's file is named as one (`No such device or
+    // address` said nothing of the kind).
+    let socket = dir.join("p.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let o = tern(&["run", socket.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "error: cannot read `{}`: it is a socket, not a file\n",
+            socket.display()
+        )
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
