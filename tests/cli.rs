@@ -379,6 +379,38 @@ fn pool_stats_report_each_pools_high_water_mark() {
             .success()
     );
     assert!(!stats.exists());
+    // A FIFO gets the report when something reads it, and a warning says
+    // so when nothing does (the report went nowhere without a word).
+    let fifo = dir.join("stats.fifo");
+    child_support::mkfifo(&fifo);
+    let o = child_support::output(Command::new(&exe).env("TERN_POOL_STATS", &fifo));
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "warning: cannot write TERN_POOL_STATS file `{}`: it is a FIFO that no process reads\n",
+            fifo.display()
+        )
+    );
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    // The reader opens first (the program does not wait for one).
+    let start = std::time::Instant::now();
+    let o = loop {
+        let o = child_support::output(Command::new(&exe).env("TERN_POOL_STATS", &fifo));
+        if stderr(&o).is_empty() || start.elapsed().as_secs() > 60 {
+            break o;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(
+        o.status.success() && stderr(&o).is_empty(),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(reader.join().unwrap(), "builtin 40\nlibrary 88\npure 16\n");
     let _ = std::fs::remove_dir_all(dir);
 }
 

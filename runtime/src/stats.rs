@@ -102,6 +102,28 @@ fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
         if meta.file_type().is_block_device() {
             return Err("it is a block device; left unchanged".to_string());
         }
+        // Opened read-write, a FIFO takes the report whether or not
+        // anything reads it: it went nowhere, without a word. Written only
+        // to a reader that is there (opened write-only without waiting).
+        if meta.file_type().is_fifo() {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            // (Closed first: this process would be the reader it finds.)
+            drop(f);
+            let nofollow = if trusted_link { 0 } else { libc::O_NOFOLLOW };
+            let mut to = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK | nofollow)
+                .open(path)
+                .map_err(|e| match e.raw_os_error() {
+                    Some(libc::ENXIO) => "it is a FIFO that no process reads".to_string(),
+                    _ => e.to_string(),
+                })?;
+            let now = to.metadata().map_err(err)?;
+            if (now.dev(), now.ino()) != (meta.dev(), meta.ino()) {
+                return Err("it was replaced while being written; left unchanged".to_string());
+            }
+            return to.write_all(text.as_bytes()).map_err(err);
+        }
         // The program's own stdout or stderr (`/dev/stdout` of a shell's
         // `>> log`): written through that descriptor, at its offset and in
         // its append mode, never emptied first.
