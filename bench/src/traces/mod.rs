@@ -60,6 +60,17 @@ pub const MAX_TRACE_BYTES: u64 = 1 << 30;
 /// [`text`]), checked, and shortened as [`load`] does with `quick`.
 pub fn load_file(path: &Path, quick: bool) -> Result<Vec<u8>, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    // A regular file's size is known before a byte is read (a sparse file
+    // of 100 GB was read to the limit, a GiB of memory, first).
+    if let Ok(meta) = file.metadata()
+        && meta.is_file()
+        && meta.len() > MAX_TRACE_BYTES
+    {
+        return Err(format!(
+            "more than {MAX_TRACE_BYTES} bytes ({}), the limit for a trace",
+            meta.len()
+        ));
+    }
     let t = read_trace(file, MAX_TRACE_BYTES)?;
     if t.starts_with(b"TERNTRC1") {
         return finish(t, quick);
@@ -273,8 +284,14 @@ impl std::fmt::Debug for FileTrace {
 
 /// Checks a trace's magic and length; returns its record count.
 fn check(t: &[u8]) -> Result<usize, String> {
-    if t.len() < HEADER || &t[..8] != b"TERNTRC1" {
+    if !t.starts_with(b"TERNTRC1") {
         return Err("no TERNTRC1 header".to_string());
+    }
+    if t.len() < HEADER {
+        return Err(format!(
+            "a TERNTRC1 header of {} bytes, not {HEADER} (the record and id counts are missing)",
+            t.len()
+        ));
     }
     // Ids are below 2^30 (the record's op takes the top two bits); a larger
     // count would only make every replayer reserve a table for nothing.
@@ -394,6 +411,10 @@ mod tests {
             format!("{records} records promised, {} bytes", t.len())
         );
         assert_eq!(check(b"TERNTRC2").unwrap_err(), "no TERNTRC1 header");
+        assert_eq!(
+            check(b"TERNTRC1").unwrap_err(),
+            "a TERNTRC1 header of 8 bytes, not 16 (the record and id counts are missing)"
+        );
         let mut t = trace(1 << 30, &[(0, 0, 8)]);
         assert_eq!(check(&t), Ok(1));
         t[12..HEADER].copy_from_slice(&((1u32 << 30) + 1).to_le_bytes());
@@ -582,6 +603,21 @@ mod tests {
         );
         let e = load_file(&dir.join("none"), false).unwrap_err();
         assert!(e.starts_with("cannot read it: "), "{e}");
+        // A (sparse) file larger than the limit is refused by its size,
+        // before a byte is read.
+        let sparse = dir.join("sparse.trace");
+        std::fs::File::create(&sparse)
+            .unwrap()
+            .set_len(MAX_TRACE_BYTES + 1)
+            .unwrap();
+        assert_eq!(
+            load_file(&sparse, false).unwrap_err(),
+            format!(
+                "more than {MAX_TRACE_BYTES} bytes ({}), the limit for a trace",
+                MAX_TRACE_BYTES + 1
+            )
+        );
+        std::fs::remove_file(&sparse).unwrap();
         // The text form, plain or gzip: the same records, checked the same.
         let txt = dir.join("t.txt");
         std::fs::write(&txt, "alloc 0x7f10 16\nfree 0x7f10\n").unwrap();
