@@ -82,6 +82,13 @@ pub fn install(scratch: Vec<PathBuf>) {
         use std::io::Write as _;
         let folder = RUN_FOLDER.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let _ = match folder {
+            // Stopped before the report was begun: the folder holds the
+            // machine's description, no samples and no report to point at.
+            Some(dir) if !dir.join("report.txt").exists() => writeln!(
+                err,
+                "\ntern bench: stopped by signal {sig} before anything was measured; the run folder {} holds no samples",
+                dir.display()
+            ),
             Some(dir) => writeln!(
                 err,
                 "\ntern bench: stopped by signal {sig}; the run folder {} keeps the samples taken so far (report.txt says the run did not finish)",

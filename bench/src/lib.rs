@@ -408,6 +408,11 @@ impl Bench {
         )?;
         // The report says the run is not finished until it is, from before
         // the builds on: an interrupted run is marked whenever it stopped.
+        // The files it names are there from then on too (empty until the
+        // first sample: a run stopped during its builds named files that
+        // did not exist).
+        self.write(&["samples.csv"], samples_csv_header())?;
+        self.write(&["logs", "samples.log"], "")?;
         self.write(&["report.txt"], NOT_FINISHED)?;
         // A stopped sample's files are not samples.
         for transient in [
@@ -428,8 +433,6 @@ impl Bench {
         // Samples and their log go to disk as they are taken, and the report
         // says the run is not finished until it is: an interrupted run keeps
         // what it measured, marked as such.
-        self.write(&["samples.csv"], samples_csv_header())?;
-        self.write(&["logs", "samples.log"], "")?;
         let mut logged = 0;
         let per_job = match self.cfg.metric {
             Metric::Instructions => self
