@@ -219,7 +219,10 @@ enum Target {
 /// linker replaces it, and its target left alone.
 fn target(out: &Path) -> Result<Target, Failure> {
     use std::os::unix::fs::FileTypeExt as _;
-    if let Some(fd) = own_descriptor(out) {
+    if let Some(fd) = std::fs::metadata(out)
+        .ok()
+        .and_then(|m| tern_runtime::stdout::descriptor_of(&m))
+    {
         return Ok(Target::Descriptor(fd));
     }
     let Ok(meta) = std::fs::symlink_metadata(out) else {
@@ -248,20 +251,6 @@ fn target(out: &Path) -> Result<Target, Failure> {
         }
     } else {
         Target::Replace
-    })
-}
-
-/// Which of this process's stdout (1) and stderr (2) `out` names, if
-/// either: the same file, followed through links.
-fn own_descriptor(out: &Path) -> Option<i32> {
-    use std::os::unix::fs::MetadataExt as _;
-    let meta = std::fs::metadata(out).ok()?;
-    [1, 2].into_iter().find(|&fd| {
-        // SAFETY: all zeroes is a valid `stat`.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: fstat of a descriptor number into a local buffer.
-        let found = unsafe { libc::fstat(fd, &mut st) } == 0;
-        found && st.st_dev as u64 == meta.dev() && st.st_ino as u64 == meta.ino()
     })
 }
 

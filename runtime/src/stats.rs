@@ -87,59 +87,64 @@ fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
     // A name that was no link when checked is opened as none (a file
     // swapped for a link since is refused, not followed).
     let trusted_link = refuse_planted_link(path)?;
+    let nofollow = if trusted_link { 0 } else { libc::O_NOFOLLOW };
+    let named = if trusted_link {
+        std::fs::metadata(path)
+    } else {
+        std::fs::symlink_metadata(path)
+    };
+    // A FIFO (not the program's own stdout or stderr) is written only to a
+    // reader that is there, opened write-only without waiting: opened
+    // read-write, it took the report whether or not anything read it (it
+    // went nowhere, without a word), and a reader waiting on it saw this
+    // process's open, then its end, and nothing.
+    if let Ok(m) = &named
+        && is_fifo(m)
+        && crate::stdout::descriptor_of(m).is_none()
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let mut to = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK | nofollow)
+            .open(path)
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ENXIO) => "it is a FIFO that no process reads".to_string(),
+                _ => e.to_string(),
+            })?;
+        if !is_fifo(&to.metadata().map_err(err)?) {
+            return Err(REPLACED.to_string());
+        }
+        return to.write_all(text.as_bytes()).map_err(err);
+    }
     let mut f = {
         use std::os::unix::fs::OpenOptionsExt as _;
         std::fs::OpenOptions::new()
             .read(true)
             .write(true)
-            .custom_flags(if trusted_link { 0 } else { libc::O_NOFOLLOW })
+            .custom_flags(nofollow)
             .open(path)
             .map_err(err)?
     };
     let meta = f.metadata().map_err(err)?;
     {
-        use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
+        use std::os::unix::fs::FileTypeExt as _;
         if meta.file_type().is_block_device() {
             return Err("it is a block device; left unchanged".to_string());
-        }
-        // Opened read-write, a FIFO takes the report whether or not
-        // anything reads it: it went nowhere, without a word. Written only
-        // to a reader that is there (opened write-only without waiting).
-        if meta.file_type().is_fifo() {
-            use std::os::unix::fs::OpenOptionsExt as _;
-            // (Closed first: this process would be the reader it finds.)
-            drop(f);
-            let nofollow = if trusted_link { 0 } else { libc::O_NOFOLLOW };
-            let mut to = std::fs::OpenOptions::new()
-                .write(true)
-                .custom_flags(libc::O_NONBLOCK | nofollow)
-                .open(path)
-                .map_err(|e| match e.raw_os_error() {
-                    Some(libc::ENXIO) => "it is a FIFO that no process reads".to_string(),
-                    _ => e.to_string(),
-                })?;
-            let now = to.metadata().map_err(err)?;
-            if (now.dev(), now.ino()) != (meta.dev(), meta.ino()) {
-                return Err("it was replaced while being written; left unchanged".to_string());
-            }
-            return to.write_all(text.as_bytes()).map_err(err);
         }
         // The program's own stdout or stderr (`/dev/stdout` of a shell's
         // `>> log`): written through that descriptor, at its offset and in
         // its append mode, never emptied first.
-        for fd in [1, 2] {
-            // SAFETY: all zeroes is a valid `stat`.
-            let mut st: libc::stat = unsafe { std::mem::zeroed() };
-            // SAFETY: fstat of a descriptor number into a local buffer.
-            let found = unsafe { libc::fstat(fd, &mut st) } == 0;
-            if found && st.st_dev as u64 == meta.dev() && st.st_ino as u64 == meta.ino() {
-                // SAFETY: fd 1 or 2 stays open for the process's life; the
-                // `File` must not close it.
-                let mut out = std::mem::ManuallyDrop::new(unsafe {
-                    <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd)
-                });
-                return out.write_all(text.as_bytes()).map_err(err);
-            }
+        if let Some(fd) = crate::stdout::descriptor_of(&meta) {
+            // SAFETY: fd 1 or 2 stays open for the process's life; the
+            // `File` must not close it.
+            let mut out = std::mem::ManuallyDrop::new(unsafe {
+                <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd)
+            });
+            return out.write_all(text.as_bytes()).map_err(err);
+        }
+        // A FIFO swapped in since the name was looked at.
+        if is_fifo(&meta) {
+            return Err(REPLACED.to_string());
         }
     }
     if meta.is_file() {
@@ -159,6 +164,14 @@ fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
         f.rewind().map_err(err)?;
     }
     f.write_all(text.as_bytes()).map_err(err)
+}
+
+/// Why nothing was written when the file changed under the name.
+const REPLACED: &str = "it was replaced while being written; left unchanged";
+
+fn is_fifo(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    meta.file_type().is_fifo()
 }
 
 /// Whether `text` has the shape [`report`] writes: lines `KIND BYTES`, each
