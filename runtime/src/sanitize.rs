@@ -278,7 +278,7 @@ fn shadow_bytes(bytes: i64) -> usize {
 pub fn region_new(base: i64, bytes: i64) -> i64 {
     // An empty region is one: a pool of under 8 bytes (`TERN_POOL_BYTES=7`)
     // has an arena of 0, and a sanitized run of it must start as any other.
-    if !enabled() || base <= 0 || bytes < 0 || bytes > crate::span_tree::tree::MAX_ARENA_BYTES {
+    if !enabled() || base <= 0 || !(0..=crate::span_tree::tree::MAX_ARENA_BYTES).contains(&bytes) {
         return 0;
     }
     let Ok(shadow) = Reservation::new(shadow_bytes(bytes)) else {
