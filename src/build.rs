@@ -221,7 +221,7 @@ fn target(out: &Path) -> Result<Target, Failure> {
     use std::os::unix::fs::FileTypeExt as _;
     if let Some(fd) = std::fs::metadata(out)
         .ok()
-        .and_then(|m| tern_runtime::stdout::descriptor_of(&m))
+        .and_then(|m| tern_runtime::output_names::descriptor_of(&m))
     {
         return Ok(Target::Descriptor(fd));
     }
@@ -241,7 +241,13 @@ fn target(out: &Path) -> Result<Target, Failure> {
                 out,
                 "it links to a socket; name another output",
             )),
-            Ok(kind) if special(kind) => Ok(Target::Into { through_link: true }),
+            // (Followed only where no other user could have planted it: a
+            // link in `/tmp` to a disk would have taken the executable.)
+            Ok(kind) if special(kind) => {
+                tern_runtime::output_names::refuse_planted_link(out)
+                    .map_err(|why| cannot_write(out, &why))?;
+                Ok(Target::Into { through_link: true })
+            }
             _ => Ok(Target::Replace),
         };
     }

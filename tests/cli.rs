@@ -1260,6 +1260,28 @@ fn build_writes_into_a_special_file_and_replaces_a_link() {
     std::os::unix::fs::symlink(&socket, &to_socket).unwrap();
     refused(&to_socket, "it links to a socket");
     assert!(std::fs::symlink_metadata(&to_socket).unwrap().is_symlink());
+    // Not followed where another user could have planted it: a link in a
+    // sticky, world-writable folder that neither this user nor the folder's
+    // owner made (needs root to make; skipped otherwise).
+    use std::os::unix::fs::PermissionsExt as _;
+    let shared = dir.join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let planted = shared.join("out");
+    std::os::unix::fs::symlink(&fifo, &planted).unwrap();
+    let c = std::ffi::CString::new(planted.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    if unsafe { libc::lchown(c.as_ptr(), 54321, 54321) } == 0 {
+        let o = build(&planted);
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(
+            stderr(&o),
+            format!(
+                "error: cannot write `{}`: it is a symbolic link another user (uid 54321) made in a shared folder; not followed\n",
+                planted.display()
+            )
+        );
+    }
     let _ = std::fs::remove_dir_all(dir);
 }
 

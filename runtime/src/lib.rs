@@ -12,6 +12,8 @@
 //! * [`io`] — files, the standard streams, arguments and environment for
 //!   programs (the stdlib's `io`);
 //! * [`stats`] — pool statistics written at exit for measurements;
+//! * [`output_names`] — which standard stream a user's output name reaches,
+//!   and whether a link at it may be followed;
 //! * [`stdout`] — the program's output buffer and its flushing policy;
 //! * [`abi`] — the `tern_*` externs;
 //! * [`exit_status`] — the statuses a program ends with (a leaf module).
@@ -22,6 +24,7 @@ pub mod builtin;
 pub mod exit_status;
 pub mod io;
 pub mod memory;
+pub mod output_names;
 pub mod pool;
 pub mod sanitize;
 pub mod span_tree;

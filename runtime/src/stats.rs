@@ -86,7 +86,7 @@ fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
     }
     // A name that was no link when checked is opened as none (a file
     // swapped for a link since is refused, not followed).
-    let trusted_link = refuse_planted_link(path)?;
+    let trusted_link = crate::output_names::refuse_planted_link(path)?;
     let nofollow = if trusted_link { 0 } else { libc::O_NOFOLLOW };
     let named = if trusted_link {
         std::fs::metadata(path)
@@ -100,7 +100,7 @@ fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
     // process's open, then its end, and nothing.
     if let Ok(m) = &named
         && is_fifo(m)
-        && crate::stdout::descriptor_of(m).is_none()
+        && crate::output_names::descriptor_of(m).is_none()
     {
         use std::os::unix::fs::OpenOptionsExt as _;
         let mut to = std::fs::OpenOptions::new()
@@ -134,7 +134,7 @@ fn write_report(path: &std::path::Path, text: &str) -> Result<(), String> {
         // The program's own stdout or stderr (`/dev/stdout` of a shell's
         // `>> log`): written through that descriptor, at its offset and in
         // its append mode, never emptied first.
-        if let Some(fd) = crate::stdout::descriptor_of(&meta) {
+        if let Some(fd) = crate::output_names::descriptor_of(&meta) {
             // SAFETY: fd 1 or 2 stays open for the process's life; the
             // `File` must not close it.
             let mut out = std::mem::ManuallyDrop::new(unsafe {
@@ -190,39 +190,6 @@ fn is_report(text: &str) -> bool {
             in_order && bytes.parse::<i64>().is_ok()
         })
     })
-}
-
-/// Refuses a symbolic link at `path` that someone else may have planted:
-/// one in a sticky, world-writable folder (`/tmp`) owned neither by this
-/// user nor by the folder's owner (the rule Linux's `protected_symlinks`
-/// applies, which not every system turns on). Links the user or the system
-/// made (`/dev/stderr`, `/proc/self/fd/2`) are followed: `Ok(true)` for
-/// such a link, `Ok(false)` when `path` is no link.
-fn refuse_planted_link(path: &std::path::Path) -> Result<bool, String> {
-    use std::os::unix::fs::MetadataExt as _;
-    let Ok(link) = std::fs::symlink_metadata(path) else {
-        return Ok(false);
-    };
-    if !link.file_type().is_symlink() {
-        return Ok(false);
-    }
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let Ok(folder) = std::fs::metadata(dir) else {
-        return Ok(true);
-    };
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
-    let shared = folder.mode() & 0o1002 == 0o1002;
-    if shared && link.uid() != me && link.uid() != folder.uid() {
-        return Err(format!(
-            "it is a symbolic link another user (uid {}) made in a shared folder; not followed",
-            link.uid()
-        ));
-    }
-    Ok(true)
 }
 
 #[cfg(test)]

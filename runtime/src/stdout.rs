@@ -245,19 +245,3 @@ fn line_buffered() -> bool {
         }
     }
 }
-
-/// Which of this process's stdout (1) and stderr (2) is the file `meta`
-/// describes, if either (`/dev/stdout`, `/proc/self/fd/2`, or the file the
-/// shell sent the stream to, however named): what writes a report or an
-/// output through that descriptor, at its offset and in its append mode,
-/// instead of opening the file anew.
-pub fn descriptor_of(meta: &std::fs::Metadata) -> Option<i32> {
-    use std::os::unix::fs::MetadataExt as _;
-    [1, 2].into_iter().find(|&fd| {
-        // SAFETY: all zeroes is a valid `stat`.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: fstat of a descriptor number into a local buffer.
-        let found = unsafe { libc::fstat(fd, &mut st) } == 0;
-        found && st.st_dev as u64 == meta.dev() && st.st_ino as u64 == meta.ino()
-    })
-}
