@@ -259,9 +259,7 @@ fn a_history_that_is_no_regular_file_is_not_used() {
     let folder = dir.join("data/tern");
     std::fs::create_dir_all(&folder).expect("history folder");
     let fifo = folder.join("history");
-    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    child_support::mkfifo(&fifo);
     let mut t = Terminal::start(&dir);
     let shown = t.expect("tern> ");
     assert!(

@@ -404,16 +404,8 @@ impl<'a> Machine<'a> {
         for arg in args {
             passed.push(self.push_arg(fr, arg)?);
         }
-        // `--sanitize`: a call into another source file records its
-        // location; one the standard library makes, none (as the backend).
-        if self.sanitize
-            && !self.program.is_library(fr.func.loc.file)
-            && self
-                .program
-                .functions
-                .get(func.0 as usize)
-                .is_some_and(|callee| callee.loc.file != fr.func.loc.file)
-        {
+        // `--sanitize`: a call into another source file records its location.
+        if self.sanitize && self.program.call_records_site(fr.func, func) {
             let at = self.loc_ptr(e.loc);
             // SAFETY: `at` is a NUL-terminated string this machine keeps.
             unsafe { sanitize::tern_sanitize_site(at) };

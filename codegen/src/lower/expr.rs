@@ -429,14 +429,8 @@ impl<M: Module> FnLower<'_, '_, M> {
         }
         self.here = outer;
         // `--sanitize`: a call into another source file (a library) records
-        // its location, which errors found inside the library name; a call
-        // the standard library makes records none, so they name the
-        // program's call into it (`bytes` growing through `vec` named a
-        // line of `bytes`).
-        if self.opts.sanitize
-            && self.program.function(func).loc.file != self.f.loc.file
-            && !self.program.is_library(self.f.loc.file)
-        {
+        // its location, which errors found inside the library name.
+        if self.opts.sanitize && self.program.call_records_site(self.f, func) {
             let at = self.loc_ptr(loc)?;
             self.call_rt(Rt::SanitizeSite, &[at])?;
         }

@@ -722,9 +722,24 @@ impl Program {
         &self.structs[id.0 as usize]
     }
 
-    /// `file:line:col` for runtime error messages.
+    /// Whether file `file` is a standard-library module's.
     pub fn is_library(&self, file: u32) -> bool {
         self.library.get(file as usize).copied().unwrap_or(false)
+    }
+
+    /// Whether a call from `caller` to `callee` records its location under
+    /// `--sanitize` (`tern_sanitize_site`), which errors and `freed at`s
+    /// found inside a library then name: a call from the program's own
+    /// files into another file. Calls the standard library makes record
+    /// none, so the program's call into it is named (`bytes` growing
+    /// through `vec` named a line of `bytes`). The backend and the
+    /// interpreter both ask here.
+    pub fn call_records_site(&self, caller: &Function, callee: FuncId) -> bool {
+        !self.is_library(caller.loc.file)
+            && self
+                .functions
+                .get(callee.0 as usize)
+                .is_some_and(|f| f.loc.file != caller.loc.file)
     }
 
     /// `file:line:col` of `loc`.
