@@ -278,10 +278,31 @@ fn install(
             let mut file = std::mem::ManuallyDrop::new(unsafe {
                 <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd)
             });
-            std::io::copy(from, &mut *file)
-                .map(drop)
-                .map_err(|e| cannot_write(out, &e.to_string()))
+            let written =
+                std::io::copy(from, &mut *file).map_err(|e| cannot_write(out, &e.to_string()))?;
+            make_executable(&file, written, mode);
+            Ok(())
         }
+    }
+}
+
+/// Gives a regular file that holds exactly the executable just written
+/// through a descriptor (`tern build -o /dev/stdout > p`) the executable
+/// bits `mode` has, where it has read bits, as a C compiler's linker does;
+/// a file that held something before (`>> log`) is left as it is. Best
+/// effort: the bytes are there either way.
+fn make_executable(file: &std::fs::File, written: u64, mode: std::fs::Permissions) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let Ok(meta) = file.metadata() else {
+        return;
+    };
+    if !meta.is_file() || meta.len() != written {
+        return;
+    }
+    let now = meta.permissions().mode() & 0o7777;
+    let wanted = now | ((now & 0o444) >> 2 & mode.mode() & 0o111);
+    if wanted != now {
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(wanted));
     }
 }
 

@@ -1289,7 +1289,8 @@ fn build_writes_into_a_special_file_and_replaces_a_link() {
 /// `/proc/self/fd/1`) writes through the descriptor, wherever the shell
 /// sent it: into a redirected file (the link stays; replaced, it took the
 /// system's `/dev/stdout` with it when run as root, and the file stayed
-/// empty), after what a `>>` log already holds. A build waiting for a
+/// empty), after what a `>>` log already holds; a file that holds the
+/// executable alone gets its execute bits. A build waiting for a
 /// FIFO's reader ends on SIGINT, leaving no scratch folder (the signals
 /// were held through the wait, for good).
 #[test]
@@ -1324,6 +1325,13 @@ fn build_writes_through_its_own_stdout_and_stops_waiting_for_a_fifo() {
         let mut want = already.as_bytes().to_vec();
         want.extend_from_slice(&built);
         assert!(std::fs::read(&file).unwrap() == want, "{name}");
+        // The file that holds the executable alone can run, as a C
+        // compiler's `-o /dev/stdout > p` leaves it; a log stays a log.
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        let base = std::fs::metadata(&exe).unwrap().permissions().mode() & 0o777;
+        let plain = base & !0o111;
+        assert_eq!(mode, if append { plain } else { base }, "{name}: {mode:o}");
     }
     let fifo = dir.join("out.fifo");
     child_support::mkfifo(&fifo);
