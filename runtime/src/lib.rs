@@ -32,4 +32,4 @@ pub mod stats;
 pub mod stdout;
 
 pub use pool::SpanPool;
-pub use span_tree::{Mirrored, Unchecked};
+pub use span_tree::{Mirrored, Shared, Unchecked};

@@ -560,6 +560,72 @@ impl Reservation {
     }
 }
 
+/// Pages the runtime writes and the program reads: `head + bytes` bytes of
+/// a fresh memory file mapped shared for the runtime (the returned
+/// reservation, runtime memory), and its pages from `head` on (a whole
+/// number of pages) mapped copy-on-write into `bytes` of program memory
+/// (the program reservation, as [`Reservation::program`] gives it). The
+/// program's view shows every word the runtime writes, until the program
+/// writes into one of its pages: that page becomes the program's own, and
+/// neither side sees the other's writes in it again. A library pool's node
+/// array is such a pair (`span_tree::library::create`): the runtime's copy
+/// of the tree is written once, not once for each copy. Errors:
+/// [`RESERVE_FAILED`] (no memory file, no address space, `head` not whole
+/// pages).
+pub fn shared_pages(head: usize, bytes: usize) -> Result<(Reservation, Reservation), i64> {
+    let len = page_round(bytes.max(1)).ok_or(RESERVE_FAILED)?;
+    if !head.is_multiple_of(page_size()) {
+        return Err(RESERVE_FAILED);
+    }
+    let total = head.checked_add(len).ok_or(RESERVE_FAILED)?;
+    // SAFETY: a new memory file this function owns; closed below (the
+    // mappings keep it).
+    let fd = unsafe { libc::memfd_create(c"tern-pool-nodes".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(RESERVE_FAILED);
+    }
+    let map = |at: *mut u8, len: usize, flags: libc::c_int, offset: usize| {
+        // SAFETY: a mapping of the file this function owns, at an address
+        // of the kernel's choosing or (MAP_FIXED) over program memory just
+        // reserved here.
+        let p = unsafe {
+            libc::mmap(
+                at.cast(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                flags | libc::MAP_NORESERVE,
+                fd,
+                offset as libc::off_t,
+            )
+        };
+        (p != libc::MAP_FAILED).then_some(p as *mut u8)
+    };
+    let made = (|| {
+        // SAFETY: sizes the file this function owns.
+        if unsafe { libc::ftruncate(fd, total as libc::off_t) } != 0 {
+            return Err(RESERVE_FAILED);
+        }
+        let shared = map(std::ptr::null_mut(), total, libc::MAP_SHARED, 0).ok_or(RESERVE_FAILED)?;
+        let runtime = Reservation {
+            base: shared,
+            bytes: total,
+            program: false,
+        };
+        let program = Reservation::program(len)?;
+        map(
+            program.base(),
+            len,
+            libc::MAP_PRIVATE | libc::MAP_FIXED,
+            head,
+        )
+        .ok_or(RESERVE_FAILED)?;
+        Ok((runtime, program))
+    })();
+    // SAFETY: the descriptor opened above, used by nothing else.
+    unsafe { libc::close(fd) };
+    made
+}
+
 impl Drop for Reservation {
     fn drop(&mut self) {
         // SAFETY: created by `reserve(self.bytes)` or (program)

@@ -1,9 +1,13 @@
 //! A span pool: an arena reservation that never moves, a node array reserved for
 //! the worst case, a tree header and a boundary record, all owned by the pool.
-//! `SpanPool<Unchecked>` is the builtin pool; `SpanPool<Mirrored>` registers itself
-//! and runs every operation through the same library entry points as the
-//! `tern_span_*` externs (registry lookup and the registry's boundary record
-//! included), so it measures and tests exactly the library path.
+//! `SpanPool<Unchecked>` is the builtin pool; `SpanPool<Shared>` and
+//! `SpanPool<Mirrored>` register themselves and run every operation through
+//! the same library entry points as the `tern_span_*` externs (registry
+//! lookup and the registry's boundary record included): `Shared` with its
+//! node array a view of the runtime's pages, as `slice_pool`'s pools are
+//! (what `tern_span_new` makes), so it measures and tests exactly that path;
+//! `Mirrored` with its node array its own, written beside the runtime's
+//! copy, as for `tern_span_init`.
 //!
 //! Both track allocation boundaries ([`crate::span_tree::extents`]): `free` and
 //! `resize` must name exactly one live allocation.
@@ -75,7 +79,15 @@ impl<V: Validate> SpanPool<V> {
         // node array is the runtime's own (the unchecked tree trusts it, so
         // it must never be memory a stale slice could reach).
         let arena = Reservation::program(arena_bytes as usize)?;
-        let nodes = Reservation::new(node_words as usize * 4)?;
+        // A `Shared` pool's node array shows the runtime's copy of the tree
+        // (program memory: copy-on-write, the tree never reads it).
+        let (nodes, shared) = if V::MIRRORED && !V::MIRROR_NODES {
+            let (shadow, nodes) =
+                crate::memory::shared_pages(library::SHADOW_NODES_AT, node_words as usize * 4)?;
+            (nodes, Some(shadow))
+        } else {
+            (Reservation::new(node_words as usize * 4)?, None)
+        };
         let mut header = Box::new([0i64; HEADER_WORDS]);
         let hdr = header.as_mut_ptr();
         let nptr = nodes.base() as *mut Word;
@@ -83,9 +95,22 @@ impl<V: Validate> SpanPool<V> {
         // as long as the pool (the view is dropped with it).
         let mut tree: Tree<V> = unsafe { Tree::from_raw(hdr, nptr, node_cap, arena_bytes) };
         let (record, ext) = if V::MIRRORED {
-            // SAFETY: as above.
-            let id =
-                unsafe { library::init(hdr, nptr, node_words, arena.base() as i64, arena_bytes)? };
+            let arena_base = arena.base() as i64;
+            // SAFETY: as above; `shared` and `nodes` are one pair of
+            // `shared_pages`.
+            let id = unsafe {
+                match shared {
+                    Some(shadow) => library::init_shared(
+                        hdr,
+                        nptr,
+                        node_words,
+                        arena_base,
+                        arena_bytes,
+                        shadow,
+                    )?,
+                    None => library::init(hdr, nptr, node_words, arena_base, arena_bytes)?,
+                }
+            };
             (None, library::extents_of(id)?)
         } else {
             tree.init(0);

@@ -16,6 +16,8 @@
 //!
 //! Case count: `TERN_PROPTEST_CASES` (default 300).
 
+mod child;
+
 use proptest::prelude::*;
 use tern_runtime::abi::span::*;
 use tern_runtime::span_tree::error::INTERNAL;
@@ -478,6 +480,73 @@ fn a_long_run_of_appends_matches_the_checked_tree_and_opens_a_window() {
         },
     ])
     .unwrap();
+}
+
+/// Where no memory file can be made (a sandbox that refuses
+/// `memfd_create`; here a limit on open files), a pool `tern_span_new`
+/// makes falls back to a node array of the program's own, which the tree
+/// writes beside its copy (`Mirrored`), and opens no append window: after
+/// every call its words and answers are still the checked tree's.
+#[test]
+fn a_pool_without_a_memory_file_keeps_the_words_of_the_checked_tree() {
+    let (status, err) = child::run_child("child_pool_without_a_memory_file", &[]);
+    assert_eq!(status, Some(0), "{err}");
+}
+
+/// Child fixture: [`a_pool_without_a_memory_file_keeps_the_words_of_the_checked_tree`]
+/// (the limit is process-wide).
+#[test]
+#[ignore = "child fixture: run by a_pool_without_a_memory_file_keeps_the_words_of_the_checked_tree with --ignored --exact"]
+fn child_pool_without_a_memory_file() {
+    child::require_child();
+    // No descriptor can be opened past the three standard ones.
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: reads, then lowers, this process's own soft limit.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit), 0);
+        limit.rlim_cur = 3;
+        assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &limit), 0);
+    }
+    let e = ExternPool::new();
+    let bounds = tern_runtime::span_tree::registry::lookup(e.hdr[H_POOL_ID]).unwrap();
+    assert!(
+        bounds.mirrors_nodes,
+        "the pool shares pages without a memory file"
+    );
+    drop(e);
+    let run = |count| Op::Run {
+        k: 0,
+        step: 8,
+        count,
+    };
+    exact(&[
+        Op::Alloc(8),
+        run(300),
+        Op::Alloc(16),
+        run(200),
+        Op::Free(1),
+        run(100),
+    ])
+    .unwrap();
+    assert!(!tern_runtime::span_tree::append_window::any_open());
+    proptest!(
+        ProptestConfig { cases: cases() / 4, ..ProptestConfig::default() },
+        |(ops in prop::collection::vec(op(Scribbles::Header), 1..80))| {
+            exact(&ops)?;
+        }
+    );
+}
+
+/// A `slice_pool` pool's node array shows the runtime's pages: the
+/// registration says the tree writes its node words once.
+#[test]
+fn a_pool_tern_span_new_makes_shares_its_node_pages() {
+    let e = ExternPool::new();
+    let bounds = tern_runtime::span_tree::registry::lookup(e.hdr[H_POOL_ID]).unwrap();
+    assert!(!bounds.mirrors_nodes);
 }
 
 /// The length word of the span a window would open over, scribbled to the

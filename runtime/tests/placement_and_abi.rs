@@ -13,7 +13,7 @@ use tern_runtime::span_tree::layout::{self, HEADER_WORDS};
 use tern_runtime::span_tree::library::PoolMemory;
 use tern_runtime::span_tree::mirrored;
 use tern_runtime::span_tree::model::Model;
-use tern_runtime::{Mirrored, SpanPool, Unchecked};
+use tern_runtime::{Mirrored, Shared, SpanPool, Unchecked};
 
 #[test]
 fn fresh_pool_places_first_fit_from_offset_zero() {
@@ -257,6 +257,7 @@ fn stale_spans_are_refused_with_what_is_live() {
     }
     scenario::<Unchecked>();
     scenario::<Mirrored>();
+    scenario::<Shared>();
     assert_eq!(
         error::stale_message(STALE_FREE, 0, 32, 8),
         "free of a stale slice: the span at offset 0 is 8 bytes, not 32"

@@ -8,9 +8,10 @@
 //! Case count: `TERN_PROPTEST_CASES` (default 500).
 
 use proptest::prelude::*;
+use tern_runtime::span_tree::Validate;
 use tern_runtime::span_tree::error;
 use tern_runtime::span_tree::layout::{self, HEADER_WORDS, NODE_WORDS};
-use tern_runtime::{Mirrored, SpanPool};
+use tern_runtime::{Mirrored, Shared, SpanPool};
 
 const ARENA: i64 = 256 * 1024;
 
@@ -22,8 +23,8 @@ fn cases() -> u32 {
 }
 
 /// A checked pool with a few hundred free spans (a two-level tree).
-fn populated(seed: u64) -> (SpanPool<Mirrored>, Vec<(i64, i64)>) {
-    let mut pool = SpanPool::<Mirrored>::new(ARENA).unwrap();
+fn populated<V: Validate>(seed: u64) -> (SpanPool<V>, Vec<(i64, i64)>) {
+    let mut pool = SpanPool::<V>::new(ARENA).unwrap();
     let mut live = Vec::new();
     let mut x = seed | 1;
     for _ in 0..900 {
@@ -133,8 +134,8 @@ fn overlaps(live: &[(i64, i64)], o: i64, end: i64) -> bool {
     })
 }
 
-fn run(seed: u64, writes: &[Write], ops: &[Op]) -> Result<(), String> {
-    let (mut pool, mut live) = populated(seed);
+fn run<V: Validate>(seed: u64, writes: &[Write], ops: &[Op]) -> Result<(), String> {
+    let (mut pool, mut live) = populated::<V>(seed);
     // Node words first: a corrupt `nodes used` header word would hide the nodes.
     let node_words_used = pool.used_node_words_mut().len();
     for w in writes {
@@ -202,8 +203,8 @@ fn run(seed: u64, writes: &[Write], ops: &[Op]) -> Result<(), String> {
 /// Resizes live allocation `k` in place to `n` bytes; whether the result is
 /// acceptable (the same offset, its span overlapping no other live one, or an
 /// error code).
-fn resize_in_place(
-    pool: &mut SpanPool<Mirrored>,
+fn resize_in_place<V: Validate>(
+    pool: &mut SpanPool<V>,
     live: &mut [(i64, i64)],
     k: usize,
     n: i64,
@@ -233,19 +234,27 @@ proptest! {
         writes in prop::collection::vec(write(), 1..12),
         ops in prop::collection::vec(op(), 1..300),
     ) {
-        run(seed, &writes, &ops).map_err(TestCaseError::fail)?;
+        run::<Mirrored>(seed, &writes, &ops).map_err(TestCaseError::fail)?;
+        run::<Shared>(seed, &writes, &ops).map_err(TestCaseError::fail)?;
     }
 }
 
 /// The library's pool reads only the runtime's copy of its tree: words
 /// scribbled into the program's copy (a root's child index, the height, the
-/// magic number, a leaf span claiming live memory) change no answer, and the
-/// next writes of the tree put its own words back. The pool id is the one
-/// word that still decides: it names the pool.
+/// magic number, a leaf span claiming live memory) change no answer. The
+/// pool id is the one word that still decides: it names the pool. For both
+/// kinds of library pool: a node array of the caller's own, which the tree
+/// writes beside its copy (`Mirrored`, `tern_span_init`), and one that
+/// shows the runtime's pages (`Shared`, `slice_pool`'s).
 #[test]
 fn scribbled_words_change_no_answer() {
-    let (mut pool, live) = populated(7);
-    let (mut twin, _) = populated(7);
+    scribbled_words_change_no_answer_in::<Mirrored>();
+    scribbled_words_change_no_answer_in::<Shared>();
+}
+
+fn scribbled_words_change_no_answer_in<V: Validate>() {
+    let (mut pool, live) = populated::<V>(7);
+    let (mut twin, _) = populated::<V>(7);
     let h = pool.header_mut();
     assert!(h[layout::H_HEIGHT] >= 2);
     let root = h[layout::H_ROOT] as usize;
@@ -273,10 +282,19 @@ fn scribbled_words_change_no_answer() {
 
 /// A leaf scribbled to claim that live memory is free offers nothing: the
 /// span handed out is the one the runtime's copy holds, and a free of the
-/// live span it names frees it.
+/// live span it names frees it. What the program reads back differs by the
+/// kind of pool: the tree's next write of a word of a `Mirrored` pool puts
+/// its value back; a `Shared` pool's page the program wrote is the
+/// program's own from then on (copy-on-write), while its other pages go on
+/// showing the tree.
 #[test]
 fn a_free_span_claimed_over_live_memory_is_not_offered() {
-    let mut pool = SpanPool::<Mirrored>::new(4096).unwrap();
+    a_free_span_claimed_over_live_memory_is_not_offered_in::<Mirrored>(17);
+    a_free_span_claimed_over_live_memory_is_not_offered_in::<Shared>(0);
+}
+
+fn a_free_span_claimed_over_live_memory_is_not_offered_in<V: Validate>(key_read_back: i32) {
+    let mut pool = SpanPool::<V>::new(4096).unwrap();
     let a = pool.alloc(64).unwrap();
     let b = pool.alloc(64).unwrap();
     assert_eq!((a, b), (0, 64));
@@ -284,7 +302,7 @@ fn a_free_span_claimed_over_live_memory_is_not_offered() {
     pool.used_node_words_mut()[layout::N_KEYS] = 0;
     pool.used_node_words_mut()[layout::N_LENS] = 512;
     assert_eq!(pool.alloc(8), Ok(128));
-    assert_eq!(pool.used_node_words_mut()[layout::N_KEYS], 17);
+    assert_eq!(pool.used_node_words_mut()[layout::N_KEYS], key_read_back);
     assert_eq!(pool.free(a, 64), Ok(()));
     assert_eq!(pool.live_bytes_at(a), 0);
 }

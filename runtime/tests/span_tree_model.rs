@@ -18,7 +18,7 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use tern_runtime::span_tree::model::Model;
 use tern_runtime::span_tree::round8;
-use tern_runtime::{Mirrored, SpanPool, Unchecked};
+use tern_runtime::{Mirrored, Shared, SpanPool, Unchecked};
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -119,6 +119,7 @@ fn a_freed_span_is_not_grown_through_the_growth_hint() {
     ];
     replay::<Unchecked>(4096, &ops).unwrap();
     replay::<Mirrored>(4096, &ops).unwrap();
+    replay::<Shared>(4096, &ops).unwrap();
     let mut pool = SpanPool::<Unchecked>::new(4096).unwrap();
     let a = pool.alloc(8).unwrap();
     assert_eq!(pool.resize(a, 8, 9), Ok(a));
@@ -352,6 +353,7 @@ proptest! {
     #[test]
     fn checked_matches_model(ops in prop::collection::vec(op(), 1..400)) {
         replay::<Mirrored>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+        replay::<Shared>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
     }
 
     #[test]
@@ -363,6 +365,7 @@ proptest! {
     fn appends_match_model(ops in prop::collection::vec(append_op(), 1..600)) {
         replay::<Unchecked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
         replay::<Mirrored>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+        replay::<Shared>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
     }
 }
 
@@ -373,6 +376,7 @@ proptest! {
     fn deep_trees_match_model(ops in deep_ops()) {
         replay_checking::<Unchecked>(DEEP_ARENA, &ops, 16).map_err(TestCaseError::fail)?;
         replay_checking::<Mirrored>(DEEP_ARENA, &ops, 16).map_err(TestCaseError::fail)?;
+        replay_checking::<Shared>(DEEP_ARENA, &ops, 16).map_err(TestCaseError::fail)?;
     }
 }
 
@@ -389,6 +393,7 @@ fn portable_scans_match_model() {
         |(ops in prop::collection::vec(op(), 1..400))| {
             replay::<Unchecked>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
             replay::<Mirrored>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
+            replay::<Shared>(64 * 1024, &ops).map_err(TestCaseError::fail)?;
         }
     );
 }
@@ -434,6 +439,7 @@ fn deep_tree_build_and_teardown_matches_model() {
         "height {height}, {spans} spans"
     );
     replay::<Mirrored>(1 << 20, &ops).unwrap();
+    replay::<Shared>(1 << 20, &ops).unwrap();
 }
 
 /// Bursts of allocations (each after the first may take the slot the one
@@ -462,6 +468,7 @@ fn allocation_bursts_between_frees_match_model() {
     }
     replay::<Unchecked>(1 << 16, &ops).unwrap();
     replay::<Mirrored>(1 << 16, &ops).unwrap();
+    replay::<Shared>(1 << 16, &ops).unwrap();
 }
 
 /// The random sequences reach multi-level trees (so splits, borrows and merges

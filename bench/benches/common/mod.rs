@@ -11,7 +11,7 @@ use mimalloc::MiMalloc;
 use rlsf::Tlsf;
 use tern_bench::slab::SlabPool;
 use tern_runtime::span_tree::Validate;
-use tern_runtime::{Mirrored, SpanPool, Unchecked};
+use tern_runtime::{Shared, SpanPool, Unchecked};
 
 /// An allocator as the workloads see it: sizes in, handles (address or offset) out.
 pub trait Alloc {
@@ -67,7 +67,7 @@ impl<V: Validate> Alloc for Span<V> {
 }
 
 pub type SpanUnchecked = Span<Unchecked>;
-pub type SpanLibrary = Span<Mirrored>;
+pub type SpanLibrary = Span<Shared>;
 
 /// mimalloc through its `GlobalAlloc` impl (not installed as the global allocator).
 pub struct Mi;

@@ -1,6 +1,6 @@
 //! The library side (`stdlib/slice_pool.tern`): the span tree of each pool
-//! kept by the runtime and mirrored into the header and node array the
-//! program holds (`span_tree::library`), plus its setup calls.
+//! kept by the runtime and shown to the program through the header and node
+//! array it holds (`span_tree::library`), plus its setup calls.
 //!
 //! Every function returns a value >= 0 or a negative error code (see
 //! `span_tree::error` and [`tern_span_error_message`]); none unwinds, reads out of

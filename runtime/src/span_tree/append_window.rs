@@ -80,17 +80,17 @@ pub struct WindowWords {
 impl WindowWords {
     /// Moves the words from their values after `from` granules were taken
     /// to their values after `to`: the keys to `key + to`, the lengths to
-    /// `len - to`, in the runtime's copy of the node array and at the same
-    /// indices in the program's (`mirror` bytes further).
+    /// `len - to`, in the runtime's copy of the node array (which the
+    /// program's shows: windows open only in pools `library::create`
+    /// made, whose node arrays share the runtime's pages).
     ///
     /// # Safety
-    /// `nodes` is the node array these indices were found in, and
-    /// `nodes + mirror` (bytes) one of the same length.
+    /// `nodes` is the node array these indices were found in.
     #[inline(always)]
-    unsafe fn slide(&self, nodes: *mut Word, mirror: isize, to: i64) {
+    unsafe fn slide(&self, nodes: *mut Word, to: i64) {
         if self.n_keys > 1 || self.n_lens > 1 {
             // SAFETY: the caller's contract.
-            return unsafe { self.slide_chain(nodes, mirror, to) };
+            return unsafe { self.slide_chain(nodes, to) };
         }
         let (k, l) = ((self.key + to) as Word, (self.len - to) as Word);
         // SAFETY: the caller's contract; `Mem::window_words` found the
@@ -99,8 +99,6 @@ impl WindowWords {
             let (kp, lp) = (nodes.add(self.keys[0]), nodes.add(self.lens[0]));
             kp.write(k);
             lp.write(l);
-            kp.wrapping_byte_offset(mirror).write(k);
-            lp.wrapping_byte_offset(mirror).write(l);
         }
     }
 
@@ -112,7 +110,7 @@ impl WindowWords {
     /// # Safety
     /// As for [`Self::slide`].
     #[inline(never)]
-    unsafe fn slide_chain(&self, nodes: *mut Word, mirror: isize, to: i64) {
+    unsafe fn slide_chain(&self, nodes: *mut Word, to: i64) {
         let lists = [
             (&self.keys, self.n_keys, (self.key + to) as Word),
             (&self.lens, self.n_lens, (self.len - to) as Word),
@@ -123,7 +121,6 @@ impl WindowWords {
                 unsafe {
                     let at = nodes.add(*idx.get_unchecked(j));
                     at.write(v);
-                    at.wrapping_byte_offset(mirror).write(v);
                 }
             }
         }
@@ -216,23 +213,22 @@ impl AppendWindow {
     /// Answers a resize of `[addr, addr + old)` to `new` bytes through the
     /// program's header at `tree`, when it is the window's slice growing
     /// within the room through the header the window was opened through:
-    /// writes the node words and the header's free-byte count (both
-    /// copies), and returns the bytes the caller must zero-fill (as the
+    /// writes the node words (into the runtime's copy, which the program's
+    /// node array shows) and the header's free-byte count (both headers),
+    /// and returns the bytes the caller must zero-fill (as the
     /// full path does, from `old`; the count may be 0), left to it so that
     /// this runs without a call. `None`, with nothing changed, for every
     /// other resize, which the tree then answers as it would have without
-    /// a window. `nodes` is the pool's registered node array. Any
-    /// arguments: the compares are exact, so a wrong `old` or `new` only
-    /// misses.
+    /// a window. Any arguments: the compares are exact, so a wrong `old`
+    /// or `new` only misses.
     ///
     /// # Safety
-    /// The window is open on the pool `nodes` belongs to, whose arena is
-    /// registered with a base, and `tree` is valid for `HEADER_WORDS` words.
+    /// The window is open on the pool `tree` is the header of, whose arena
+    /// is registered with a base, and `tree` is valid for `HEADER_WORDS` words.
     #[inline(always)]
     pub unsafe fn append(
         &mut self,
         tree: *mut i64,
-        nodes: *mut Word,
         addr: i64,
         (old, new): (i64, i64),
     ) -> Option<(i64, i64)> {
@@ -255,13 +251,10 @@ impl AppendWindow {
         );
         if new_end != self.end {
             let (hdr, shadow_nodes) = (self.shadow.0 as *mut i64, self.shadow.1 as *mut Word);
-            let mirror = (nodes as isize).wrapping_sub(shadow_nodes as isize);
-            // SAFETY: the window's words were found in the runtime's copy,
-            // and `nodes` is the registered node array of the same length
+            // SAFETY: the window's words were found in the runtime's copy
             // (the caller's contract); both headers are HEADER_WORDS long.
             unsafe {
-                self.words
-                    .slide(shadow_nodes, mirror, (new_end - self.end0) >> 3);
+                self.words.slide(shadow_nodes, (new_end - self.end0) >> 3);
                 let free = hdr
                     .add(H_FREE_BYTES)
                     .read()

@@ -1,15 +1,19 @@
 //! The library's entry points: the bodies of the `tern_span_*` externs. A
 //! library pool's tree has two copies: the runtime's (header and node array
 //! in runtime memory, found through the [`registry`]), which the tree code
-//! reads and writes, and the program's (`Pool.tree`, `Pool.nodes`), which it
-//! only writes, word for word the same after every call. Each call reads one
-//! word of program memory, the pool id in the header, to find the pool; checks
-//! that the node array passed in is the registered one; and runs the
-//! `Mirrored` instantiation of the tree code over the runtime's copy. What the
-//! program writes into its copy is never read back: it changes no answer, and
-//! the tree's next write of a word puts the tree's value back. Only `finish`
-//! and `reset` look at the program's header, and refuse one that differs
-//! from the runtime's (`STALE_POOL`: a stale copy of a `Pool`).
+//! reads and writes, and the program's (`Pool.tree`, `Pool.nodes`), word for
+//! word the same after every call. Each call reads one word of program
+//! memory, the pool id in the header, to find the pool; checks that the node
+//! array passed in is the registered one; and runs the tree code over the
+//! runtime's copy: the `Shared` instantiation for a pool [`create`] made
+//! (`slice_pool`'s), whose program node array is a copy-on-write view of the
+//! runtime's pages (`crate::memory::shared_pages`), so that only the header
+//! is written twice; the `Mirrored` one, out of line, for a pool [`init`]
+//! registered over caller-provided memory, every word written twice. What
+//! the program writes into its copy is never read back: it changes no
+//! answer. Only `finish` and `reset` look at the program's header, and
+//! refuse one that differs from the runtime's (`STALE_POOL`: a stale copy of
+//! a `Pool`).
 //!
 //! Spans are named by **address** on this side: an address is turned into an
 //! offset against the registered arena base (never a base the program could
@@ -30,17 +34,19 @@ use super::registry::{self, PoolBounds, Slot};
 use super::scan::Portable;
 use super::scan::Simd;
 use super::tree::{MAX_ARENA_BYTES, Mem, Raw, TreeResult};
-use super::validate::Mirrored;
+use super::validate::{Mirrored, Shared, Validate};
 
 use crate::memory::{Fill, Reservation, zero_fill};
 use crate::sanitize::{self, ADDR_MASK};
 
 /// Where the node array of the runtime's copy of a pool's tree starts,
-/// in bytes from its header (a cache line past the header's words).
-pub const SHADOW_NODES_AT: usize = 128;
+/// in bytes from its header: a page past it, so that the program's view of
+/// a `slice_pool` node array can map the runtime's pages from a page
+/// boundary of the file (`crate::memory::shared_pages`).
+pub const SHADOW_NODES_AT: usize = 4096;
 const _: () = assert!(HEADER_WORDS * 8 <= SHADOW_NODES_AT);
 
-/// The boundary record of live pool `id` (for `SpanPool<Mirrored>`).
+/// The boundary record of live pool `id` (for the library `SpanPool`s).
 pub(crate) fn extents_of(id: i64) -> TreeResult<Extents> {
     Ok(extents(registry::slot(id)?))
 }
@@ -87,7 +93,10 @@ fn extents_in(record: [i64; 2]) -> Extents {
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words.
 #[inline(always)]
-unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Mirrored>, &'static Slot)> {
+unsafe fn open<V: Validate>(
+    tree: *mut i64,
+    nodes: *mut Word,
+) -> TreeResult<(Raw<V>, &'static Slot)> {
     // SAFETY: the caller's contract.
     let b = unsafe { registration(tree, nodes)? };
     // SAFETY: as above; `registration` found the pool.
@@ -95,7 +104,8 @@ unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Mirrored>, &
 }
 
 /// The view of registered pool `b`'s tree that the operations use: the
-/// runtime's copy, mirrored into the program's (`tree`, `nodes`). Apart from
+/// runtime's copy, shown to the program through `tree` and `nodes` as `V`
+/// says (the instantiation `b.mirrors_nodes()` names). Apart from
 /// [`open`] so that the hot paths make their `Mem` straight from it: built
 /// inside `open`'s result and then turned into one, the view was stored on
 /// the stack and copied to another place there (four vector moves and a
@@ -107,7 +117,7 @@ unsafe fn open(tree: *mut i64, nodes: *mut Word) -> TreeResult<(Raw<Mirrored>, &
 /// `b` is the registration of the pool whose header is at `tree` and node
 /// array at `nodes` (`registration`).
 #[inline(always)]
-unsafe fn view(b: &Slot, tree: *mut i64, nodes: *mut Word) -> Raw<Mirrored> {
+unsafe fn view<V: Validate>(b: &Slot, tree: *mut i64, nodes: *mut Word) -> Raw<V> {
     // Under the sanitizer the program holds the node array by a tagged
     // address; untagged, it is the registered one (`registration`).
     let nodes = (nodes as i64 & ADDR_MASK) as *mut Word;
@@ -214,14 +224,46 @@ pub unsafe fn init(
     arena_bytes: i64,
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    unsafe { init_sanitized(tree, nodes, node_words, arena_base, arena_bytes, 0) }
+    unsafe { init_sanitized(tree, nodes, node_words, arena_base, arena_bytes, 0, None) }
+}
+
+/// [`init`] of a pool whose node array at `nodes` shows the pages of
+/// `shared` from [`SHADOW_NODES_AT`] on (`crate::memory::shared_pages`):
+/// the runtime's copy of the tree, which the tree code then writes once
+/// (`SpanPool<Shared>`; [`create`] makes such pools for `slice_pool`).
+///
+/// # Safety
+/// As for [`init`]; `shared` and `nodes` are such a pair.
+pub unsafe fn init_shared(
+    tree: *mut i64,
+    nodes: *mut Word,
+    node_words: i64,
+    arena_base: i64,
+    arena_bytes: i64,
+    shared: Reservation,
+) -> TreeResult<i64> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        init_sanitized(
+            tree,
+            nodes,
+            node_words,
+            arena_base,
+            arena_bytes,
+            0,
+            Some(shared),
+        )
+    }
 }
 
 /// [`init`] with the sanitizer's region of the arena (the node array's is the
-/// next one; see [`registry::PoolBounds::san`]).
+/// next one; see [`registry::PoolBounds::san`]) and, for a pool [`create`]
+/// makes, the runtime's copy of the tree in pages `nodes` shows
+/// (`shared`: the tree then writes no node word twice).
 ///
 /// # Safety
-/// As for [`init`].
+/// As for [`init`]; `shared` maps its pages from [`SHADOW_NODES_AT`] on
+/// into `nodes`.
 unsafe fn init_sanitized(
     tree: *mut i64,
     nodes: *mut Word,
@@ -229,6 +271,7 @@ unsafe fn init_sanitized(
     arena_base: i64,
     arena_bytes: i64,
     san: i64,
+    shared: Option<Reservation>,
 ) -> TreeResult<i64> {
     if tree.is_null()
         || nodes.is_null()
@@ -249,7 +292,13 @@ unsafe fn init_sanitized(
     let node_cap = need;
     let record = Record::new(arena_bytes)?;
     let mut finger = Box::new(Path::new());
-    let shadow = Reservation::new(SHADOW_NODES_AT + node_cap as usize * layout::NODE_WORDS * 4)?;
+    let mirrors_nodes = shared.is_none();
+    let shadow_bytes = SHADOW_NODES_AT + node_cap as usize * layout::NODE_WORDS * 4;
+    let shadow = match shared {
+        Some(pages) if pages.bytes() < shadow_bytes => return Err(BAD_SIZE),
+        Some(pages) => pages,
+        None => Reservation::new(shadow_bytes)?,
+    };
     let id = registry::register(PoolBounds {
         nodes: nodes as i64,
         node_cap,
@@ -259,6 +308,7 @@ unsafe fn init_sanitized(
         san,
         finger: &mut *finger as *mut Path as i64,
         shadow: shadow.base() as i64,
+        mirrors_nodes,
     })?;
     let copy = shadow_at(shadow.base());
     owned().push(Owned {
@@ -270,8 +320,17 @@ unsafe fn init_sanitized(
     });
     // SAFETY: the caller's contract for the program's copy; the runtime's is
     // a reservation sized for `node_cap` nodes after its header.
-    let t = unsafe { Raw::<Mirrored>::mirrored(copy, (tree, nodes), node_cap, arena_bytes) };
-    t.with::<Portable>().init(id);
+    unsafe {
+        if mirrors_nodes {
+            Raw::<Mirrored>::mirrored(copy, (tree, nodes), node_cap, arena_bytes)
+                .with::<Portable>()
+                .init(id);
+        } else {
+            Raw::<Shared>::mirrored(copy, (tree, nodes), node_cap, arena_bytes)
+                .with::<Portable>()
+                .init(id);
+        }
+    }
     Ok(id)
 }
 
@@ -353,7 +412,19 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
     // `Pool.nodes`, and the library's tree trusts neither): retired, never
     // unmapped, when the pool is finished (`crate::memory`).
     let arena = Reservation::program(arena_bytes as usize)?;
-    let nodes = Reservation::program(node_words as usize * 4)?;
+    // The program's node array shows the pages of the runtime's copy of
+    // the tree (`Shared`): copy-on-write, so what the program writes there
+    // stays in its own copy of that page and never reaches the tree. Where
+    // no memory file can be made (a sandbox that refuses `memfd_create`),
+    // the node array is the program's own and every node write is made
+    // twice (`Mirrored`), without append windows, whose node writes go to
+    // the runtime's copy only.
+    let node_bytes = node_words as usize * 4;
+    let (shadow, nodes) = match crate::memory::shared_pages(SHADOW_NODES_AT, node_bytes) {
+        Ok((shadow, nodes)) => (Some(shadow), nodes),
+        Err(_) => (None, Reservation::program(node_bytes)?),
+    };
+    let shared = shadow.is_some();
     let mut memory = PoolMemory {
         nodes: nodes.base() as i64,
         node_words,
@@ -385,6 +456,7 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
             memory.arena,
             arena_bytes,
             san,
+            shadow,
         )
     };
     let id = id.inspect_err(|_| {
@@ -397,7 +469,7 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
         o.memory = Some((arena, nodes));
         // Appends to the pool's slices may open append windows: the
         // program reaches this pool only through the externs.
-        if san == 0 {
+        if san == 0 && shared {
             o.finger.window = AppendWindow::closed(memory.arena);
         }
     }
@@ -464,7 +536,23 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds
 /// (any contents); `nodes` is only used if it is the registered node array.
 pub unsafe fn reset(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
     // SAFETY: the caller's contract.
-    let (t, b) = unsafe { open(tree, nodes)? };
+    let b = unsafe { registration(tree, nodes)? };
+    if b.mirrors_nodes() {
+        // SAFETY: as above.
+        unsafe { reset_with::<Mirrored>(tree, nodes) }
+    } else {
+        // SAFETY: as above.
+        unsafe { reset_with::<Shared>(tree, nodes) }
+    }
+}
+
+/// [`reset`] through the instantiation the pool's registration names.
+///
+/// # Safety
+/// As for [`reset`].
+unsafe fn reset_with<V: Validate>(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
+    // SAFETY: the caller's contract.
+    let (t, b) = unsafe { open::<V>(tree, nodes)? };
     // SAFETY: one operation on the pool at a time.
     settle_window(b, unsafe { finger(b) });
     let t = t.with::<Portable>();
@@ -534,8 +622,47 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let b = unsafe { registration(tree, nodes)? };
+    if b.mirrors_nodes() {
+        // SAFETY: as above.
+        return unsafe { alloc_mirrored(b, tree, nodes, bytes, zero_fill) };
+    }
     // SAFETY: as above.
-    let t = unsafe { view(b, tree, nodes) }.with::<S>();
+    unsafe { alloc_with::<S, Shared>(b, tree, nodes, bytes, zero_fill) }
+}
+
+/// [`alloc_in`] of a pool over caller-provided memory (`tern_span_init`:
+/// tests and `SpanPool<Mirrored>`), out of the extern's way.
+///
+/// # Safety
+/// As for [`alloc_with`].
+#[cold]
+#[inline(never)]
+unsafe fn alloc_mirrored(
+    b: &Slot,
+    tree: *mut i64,
+    nodes: *mut Word,
+    bytes: i64,
+    zero_fill: bool,
+) -> TreeResult<i64> {
+    // SAFETY: the caller's contract.
+    unsafe { alloc_with::<Portable, Mirrored>(b, tree, nodes, bytes, zero_fill) }
+}
+
+/// [`alloc_in`] on pool `b` through instantiation `V`.
+///
+/// # Safety
+/// As for [`alloc_in`]; `b` is the registration `registration` found for
+/// `tree` and `nodes`, and `V` the instantiation it names.
+#[inline(always)]
+unsafe fn alloc_with<S: Simd, V: Validate>(
+    b: &Slot,
+    tree: *mut i64,
+    nodes: *mut Word,
+    bytes: i64,
+    zero_fill: bool,
+) -> TreeResult<i64> {
+    // SAFETY: the caller's contract.
+    let t = unsafe { view::<V>(b, tree, nodes) }.with::<S>();
     // SAFETY: one operation on the pool at a time.
     let f = unsafe { finger(b) };
     settle_window(b, f);
@@ -570,11 +697,48 @@ pub(crate) unsafe fn free_in<S: Simd>(
 ) -> TreeResult<()> {
     // SAFETY: the caller's contract.
     let b = unsafe { registration(tree, nodes)? };
+    if b.mirrors_nodes() {
+        // SAFETY: as above.
+        return unsafe { free_mirrored(b, tree, nodes, addr, bytes) };
+    }
     // SAFETY: as above.
-    let t = unsafe { view(b, tree, nodes) }.with::<S>();
+    unsafe { free_with::<S, Shared>(b, tree, nodes, addr, bytes) }
+}
+
+/// [`free_in`] of a pool over caller-provided memory, out of the way.
+///
+/// # Safety
+/// As for [`free_with`].
+#[cold]
+#[inline(never)]
+unsafe fn free_mirrored(
+    b: &Slot,
+    tree: *mut i64,
+    nodes: *mut Word,
+    addr: i64,
+    bytes: i64,
+) -> TreeResult<()> {
+    // SAFETY: the caller's contract.
+    unsafe { free_with::<Portable, Mirrored>(b, tree, nodes, addr, bytes) }
+}
+
+/// [`free_in`] on pool `b` through instantiation `V`.
+///
+/// # Safety
+/// As for [`alloc_with`].
+#[inline(always)]
+unsafe fn free_with<S: Simd, V: Validate>(
+    b: &Slot,
+    tree: *mut i64,
+    nodes: *mut Word,
+    addr: i64,
+    bytes: i64,
+) -> TreeResult<()> {
+    // SAFETY: the caller's contract.
+    let t = unsafe { view::<V>(b, tree, nodes) }.with::<S>();
     if b.san() != 0 {
         // SAFETY: as above. (A sanitized pool opens no append window.)
-        return unsafe { free_sanitized::<S>(t, b, addr, bytes) };
+        return unsafe { free_sanitized::<S, V>(t, b, addr, bytes) };
     }
     // SAFETY: one operation on the pool at a time.
     let f = unsafe { finger(b) };
@@ -591,8 +755,8 @@ pub(crate) unsafe fn free_in<S: Simd>(
 /// # Safety
 /// As for [`alloc_in`].
 #[cold]
-unsafe fn free_sanitized<S: Simd>(
-    t: Mem<Mirrored, S>,
+unsafe fn free_sanitized<S: Simd, V: Validate>(
+    t: Mem<V, S>,
     b: &Slot,
     addr: i64,
     bytes: i64,
@@ -627,14 +791,55 @@ pub(crate) unsafe fn resize_in<S: Simd>(
     tree: *mut i64,
     nodes: *mut Word,
     addr: i64,
-    (old, new): (i64, i64),
+    sizes: (i64, i64),
     zero_fill: bool,
     place_move: bool,
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let b = unsafe { registration(tree, nodes)? };
+    let how = (zero_fill, place_move);
+    if b.mirrors_nodes() {
+        // SAFETY: as above.
+        return unsafe { resize_mirrored(b, tree, nodes, addr, sizes, how) };
+    }
     // SAFETY: as above.
-    let t = unsafe { view(b, tree, nodes) }.with::<S>();
+    unsafe { resize_with::<S, Shared>(b, tree, nodes, addr, sizes, how) }
+}
+
+/// [`resize_in`] of a pool over caller-provided memory, out of the way.
+///
+/// # Safety
+/// As for [`alloc_with`].
+#[cold]
+#[inline(never)]
+unsafe fn resize_mirrored(
+    b: &Slot,
+    tree: *mut i64,
+    nodes: *mut Word,
+    addr: i64,
+    sizes: (i64, i64),
+    how: (bool, bool),
+) -> TreeResult<i64> {
+    // SAFETY: the caller's contract.
+    unsafe { resize_with::<Portable, Mirrored>(b, tree, nodes, addr, sizes, how) }
+}
+
+/// [`resize_in`] on pool `b` through instantiation `V`
+/// (`how`: `zero_fill`, `place_move`).
+///
+/// # Safety
+/// As for [`alloc_with`].
+#[inline(always)]
+unsafe fn resize_with<S: Simd, V: Validate>(
+    b: &Slot,
+    tree: *mut i64,
+    nodes: *mut Word,
+    addr: i64,
+    (old, new): (i64, i64),
+    (zero_fill, place_move): (bool, bool),
+) -> TreeResult<i64> {
+    // SAFETY: the caller's contract.
+    let t = unsafe { view::<V>(b, tree, nodes) }.with::<S>();
     let addr = if b.san() != 0 {
         sanitize::check(addr, old, std::ptr::null())
     } else {
@@ -703,9 +908,9 @@ pub unsafe fn window_append(
         return None;
     }
     // SAFETY: the window is open on this pool, which `create` made with an
-    // arena (`AppendWindow::may_open`) and not sanitized, so `nodes` is the
-    // registered node array untagged; `registration` checked `tree`.
-    unsafe { p.window.append(tree, nodes, addr, sizes) }
+    // arena (`AppendWindow::may_open`), its node array sharing the
+    // runtime's pages; `registration` checked `tree`.
+    unsafe { p.window.append(tree, addr, sizes) }
 }
 
 /// Settles the append window of the pool `tree` names, if it has one

@@ -4,7 +4,8 @@
 //! * [`tree`] — the tree code, generic over [`validate::Validate`];
 //! * [`append_window`] — a library pool's append window (its appends in a loop);
 //! * [`library`] — the library's entry points (`tern_span_*`): the runtime's
-//!   copy of each pool's tree, mirrored into the program's;
+//!   copy of each pool's tree, shown to the program through its header and
+//!   node array;
 //! * [`registry`] — authoritative bounds of library pools;
 //! * [`extents`] — the boundary record: which spans are live allocations;
 //! * [`model`] — the reference model of the placement contract;
@@ -27,4 +28,4 @@ pub mod validate;
 
 pub use extents::Extents;
 pub use tree::{Tree, TreeResult, round8};
-pub use validate::{Mirrored, Unchecked, Validate};
+pub use validate::{Mirrored, Shared, Unchecked, Validate};

@@ -47,6 +47,10 @@ pub struct PoolBounds {
     /// [`super::library::SHADOW_NODES_AT`] bytes (runtime memory, owned with
     /// the registration).
     pub shadow: i64,
+    /// Whether the tree's node writes go to the program's node array as
+    /// well (a pool over caller-provided memory, `super::Mirrored`), rather
+    /// than reaching it through shared pages (`super::Shared`).
+    pub mirrors_nodes: bool,
 }
 
 /// One registration, read in place by the library entry points (a copy of
@@ -66,6 +70,7 @@ pub struct Slot {
     san: AtomicI64,
     finger: AtomicI64,
     shadow: AtomicI64,
+    mirrors_nodes: AtomicI64,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
@@ -79,6 +84,7 @@ const EMPTY: Slot = Slot {
     san: AtomicI64::new(0),
     finger: AtomicI64::new(0),
     shadow: AtomicI64::new(0),
+    mirrors_nodes: AtomicI64::new(0),
 };
 
 static SLOTS: [Slot; MAX_POOLS] = [EMPTY; MAX_POOLS];
@@ -103,6 +109,8 @@ pub fn register(b: PoolBounds) -> Result<i64, i64> {
             s.san.store(b.san, Ordering::Relaxed);
             s.finger.store(b.finger, Ordering::Relaxed);
             s.shadow.store(b.shadow, Ordering::Relaxed);
+            s.mirrors_nodes
+                .store(i64::from(b.mirrors_nodes), Ordering::Relaxed);
             s.id.store(id, Ordering::Release);
             return Ok(id);
         }
@@ -182,6 +190,11 @@ impl Slot {
     pub fn shadow(&self) -> i64 {
         self.shadow.load(Ordering::Relaxed)
     }
+    /// See [`PoolBounds::mirrors_nodes`].
+    #[inline(always)]
+    pub fn mirrors_nodes(&self) -> bool {
+        self.mirrors_nodes.load(Ordering::Relaxed) != 0
+    }
 }
 
 /// The bounds of live pool `id`, or [`BAD_POOL`].
@@ -197,6 +210,7 @@ pub fn lookup(id: i64) -> Result<PoolBounds, i64> {
         san: s.san.load(Ordering::Relaxed),
         finger: s.finger.load(Ordering::Relaxed),
         shadow: s.shadow.load(Ordering::Relaxed),
+        mirrors_nodes: s.mirrors_nodes(),
     })
 }
 
@@ -236,6 +250,7 @@ mod tests {
             san: 0,
             finger: 0,
             shadow: 0,
+            mirrors_nodes: true,
         }
     }
 

@@ -15,8 +15,10 @@
 //! Summaries are propagated upwards only until they stop changing. Layout:
 //! [`super::layout`]. The code reads only memory the program cannot write: the
 //! builtin pool's tree (`V = Unchecked`) or the runtime's copy of a library
-//! pool's (`V = Mirrored`, which also writes every changed word to the
-//! program's copy and never reads that copy back), so it trusts every word.
+//! pool's (`V = Shared`, which also writes every changed header word to the
+//! program's header, the program's node array showing the runtime's pages;
+//! `V = Mirrored`, which writes every changed word to the caller's copy too;
+//! neither reads the program's copy back), so it trusts every word.
 //!
 //! Each public operation runs the copy compiled for the CPU's scan backend
 //! (`crate::simd_dispatch`; [`super::scan`]).
@@ -75,7 +77,7 @@ pub(crate) struct Raw<V: Validate> {
     /// With `V::MIRRORED`: the program's copy of the header, which every
     /// header write also goes to (null otherwise).
     mirror_hdr: *mut i64,
-    /// With `V::MIRRORED`: the distance in bytes from `nodes` to the
+    /// With `V::MIRROR_NODES`: the distance in bytes from `nodes` to the
     /// program's copy of the node array, which every node write also goes to.
     mirror_nodes: isize,
     _mode: PhantomData<V>,
@@ -386,7 +388,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     }
 
     /// Where `p`, a word of the runtime's node array, sits in the program's
-    /// copy (`V::MIRRORED`).
+    /// copy (`V::MIRROR_NODES`).
     #[inline(always)]
     fn mirror(&self, p: *mut Word) -> *mut Word {
         p.wrapping_byte_offset(self.raw.mirror_nodes)
@@ -419,7 +421,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         unsafe {
             let p = self.at(node).add(field);
             p.write(v as Word);
-            if V::MIRRORED {
+            if V::MIRROR_NODES {
                 self.mirror(p).write(v as Word);
             }
         }
@@ -629,7 +631,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     }
 
     /// Copies `node`'s key and length arrays (and child array, `kids`) to the
-    /// program's copy (`V::MIRRORED`): after an entry shift, stores only,
+    /// program's copy (`V::MIRROR_NODES`): after an entry shift, stores only,
     /// from lines the shift has just brought in (shifting the program's copy
     /// in place read its lines too: up to 4 % more time on the traces,
     /// docs/benchmarks.md, "Thirtieth pass").
@@ -659,7 +661,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             if kids {
                 S::shift_right(self.kids(node), i);
             }
-            if V::MIRRORED {
+            if V::MIRROR_NODES {
                 self.mirror_arrays(node, kids);
             }
         }
@@ -682,7 +684,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             if kids {
                 S::shift_left(self.kids(node), i);
             }
-            if V::MIRRORED {
+            if V::MIRROR_NODES {
                 self.mirror_arrays(node, kids);
             }
         }
