@@ -631,7 +631,10 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
 }
 
 /// [`alloc_in`] of a pool over caller-provided memory (`tern_span_init`:
-/// tests and `SpanPool<Mirrored>`), out of the extern's way.
+/// tests and `SpanPool<Mirrored>`), out of the extern's way. (The three
+/// operations' dispatches are written out: one generic dispatch over an
+/// operation trait cost the matrix's resize and append cases 1.5-3.5 %
+/// more instructions, docs/benchmarks.md, "Thirty-eighth pass".)
 ///
 /// # Safety
 /// As for [`alloc_with`].
