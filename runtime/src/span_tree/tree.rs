@@ -123,7 +123,14 @@ impl<V: Validate> Raw<V> {
             node_cap,
             arena,
             mirror_hdr,
-            mirror_nodes: (mirror_nodes as isize).wrapping_sub(nodes as isize),
+            // Unused without `V::MIRROR_NODES`: not computed, so that no
+            // copy of the view carries it (the out-of-line rebalances take
+            // the view by reference).
+            mirror_nodes: if V::MIRROR_NODES {
+                (mirror_nodes as isize).wrapping_sub(nodes as isize)
+            } else {
+                0
+            },
             _mode: PhantomData,
         }
     }
