@@ -2,8 +2,9 @@
 //! library pool's tree has two copies: the runtime's (header and node array
 //! in runtime memory, found through the [`registry`]), which the tree code
 //! reads and writes, and the program's (`Pool.tree`, `Pool.nodes`), word for
-//! word the same after every call. Each call reads one word of program
-//! memory, the pool id in the header, to find the pool; checks that the node
+//! word the same after every call but where the program wrote into it. Each
+//! call reads one word of program memory, the pool id in the header, to
+//! find the pool; checks that the node
 //! array passed in is the registered one; and runs the tree code over the
 //! runtime's copy: the `Shared` instantiation for a pool [`create`] made
 //! (`slice_pool`'s), whose program node array is a copy-on-write view of the
