@@ -644,6 +644,49 @@ impl Drop for Reservation {
 mod tests {
     use super::*;
 
+    /// The program's view of shared pages shows what the runtime writes,
+    /// a page it read as a hole first included; a page the program writes
+    /// becomes its own (the runtime's later writes there do not show, and
+    /// its own write never reaches the runtime), while its other pages
+    /// still follow the runtime's.
+    #[test]
+    fn shared_pages_show_the_runtime_until_the_program_writes_a_page() {
+        let page = page_size();
+        let (runtime, program) = shared_pages(page, 3 * page).unwrap();
+        let words = |base: *mut u8, at: usize| base.wrapping_add(at).cast::<u64>();
+        let (w, r) = (
+            |at| words(runtime.base(), page + at),
+            |at| words(program.base(), at),
+        );
+        // SAFETY: every offset below is inside both mappings (the runtime's
+        // nodes start a page into its mapping).
+        unsafe {
+            assert_eq!(r(8).read_volatile(), 0);
+            w(8).write_volatile(7);
+            w(page).write_volatile(9);
+            assert_eq!((r(8).read_volatile(), r(page).read_volatile()), (7, 9));
+            r(16).write_volatile(5);
+            w(8).write_volatile(8);
+            w(24).write_volatile(3);
+            w(page).write_volatile(10);
+            assert_eq!(
+                w(16).read_volatile(),
+                0,
+                "the program's write reached the runtime"
+            );
+            assert_eq!(
+                (
+                    r(8).read_volatile(),
+                    r(16).read_volatile(),
+                    r(24).read_volatile()
+                ),
+                (7, 5, 0)
+            );
+            assert_eq!(r(page).read_volatile(), 10);
+            assert_eq!(r(2 * page).read_volatile(), 0);
+        }
+    }
+
     #[test]
     fn a_large_zeroing_writes_only_resident_pages() {
         let page = page_size();

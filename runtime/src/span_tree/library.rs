@@ -89,25 +89,10 @@ fn extents_in(record: [i64; 2]) -> Extents {
     unsafe { Extents::from_parts(record) }
 }
 
-/// Looks up the pool `tree` belongs to and returns a view of the runtime's copy and its bounds.
-///
-/// # Safety
-/// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words.
-#[inline(always)]
-unsafe fn open<V: Validate>(
-    tree: *mut i64,
-    nodes: *mut Word,
-) -> TreeResult<(Raw<V>, &'static Slot)> {
-    // SAFETY: the caller's contract.
-    let b = unsafe { registration(tree, nodes)? };
-    // SAFETY: as above; `registration` found the pool.
-    Ok((unsafe { view(b, tree, nodes) }, b))
-}
-
 /// The view of registered pool `b`'s tree that the operations use: the
 /// runtime's copy, shown to the program through `tree` and `nodes` as `V`
 /// says (the instantiation `b.mirrors_nodes()` names). Apart from
-/// [`open`] so that the hot paths make their `Mem` straight from it: built
+/// the lookup (`registration`) so that the hot paths make their `Mem` straight from it: built
 /// inside `open`'s result and then turned into one, the view was stored on
 /// the stack and copied to another place there (four vector moves and a
 /// reload a call: about a tenth of the library's time on the recorded
@@ -540,24 +525,24 @@ pub unsafe fn reset(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
     let b = unsafe { registration(tree, nodes)? };
     if b.mirrors_nodes() {
         // SAFETY: as above.
-        unsafe { reset_with::<Mirrored>(tree, nodes) }
+        unsafe { reset_with::<Mirrored>(b, tree, nodes) }
     } else {
         // SAFETY: as above.
-        unsafe { reset_with::<Shared>(tree, nodes) }
+        unsafe { reset_with::<Shared>(b, tree, nodes) }
     }
 }
 
-/// [`reset`] through the instantiation the pool's registration names.
+/// [`reset`] of pool `b` through the instantiation its registration names.
 ///
 /// # Safety
-/// As for [`reset`].
-unsafe fn reset_with<V: Validate>(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
+/// As for [`reset`]; `b` is the registration `registration` found for
+/// `tree` and `nodes`.
+unsafe fn reset_with<V: Validate>(b: &Slot, tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
     // SAFETY: the caller's contract.
-    let (t, b) = unsafe { open::<V>(tree, nodes)? };
+    let t = unsafe { view::<V>(b, tree, nodes) }.with::<Portable>();
     // SAFETY: one operation on the pool at a time.
     settle_window(b, unsafe { finger(b) });
-    let t = t.with::<Portable>();
-    // SAFETY: `open` checked the pointer.
+    // SAFETY: `registration` checked the pointer.
     if !unsafe { header_is_current(tree, b) } {
         return Err(STALE_POOL);
     }
@@ -634,8 +619,9 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
 /// [`alloc_in`] of a pool over caller-provided memory (`tern_span_init`:
 /// tests and `SpanPool<Mirrored>`), out of the extern's way. (The three
 /// operations' dispatches are written out: one generic dispatch over an
-/// operation trait cost the matrix's resize and append cases 1.5-3.5 %
-/// more instructions, docs/benchmarks.md, "Thirty-eighth pass".)
+/// operation trait, or one cold function taking a closure for the three,
+/// cost the matrix 1.6 % more instructions, docs/benchmarks.md,
+/// "Thirty-eighth pass".)
 ///
 /// # Safety
 /// As for [`alloc_with`].
