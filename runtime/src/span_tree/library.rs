@@ -139,25 +139,45 @@ unsafe fn header_is_current(tree: *mut i64, b: &Slot) -> bool {
     (0..HEADER_WORDS).all(|i| unsafe { tree.add(i).read() == shadow.add(i).read() })
 }
 
-/// [`open`]'s lookup alone: the registration of the pool `tree` belongs
-/// to, when `nodes` is its node array.
+/// The registration of the pool `tree` belongs to, when `nodes` is its
+/// node array (under the sanitizer, by a tagged address): what every
+/// operation looks up but on its hot path ([`plain_pool`]).
 ///
 /// # Safety
-/// As for [`open`].
+/// `tree` must be null or valid for reads of `HEADER_WORDS` words (any
+/// contents).
 #[inline(always)]
 unsafe fn registration(tree: *mut i64, nodes: *mut Word) -> TreeResult<&'static Slot> {
     if !is_word_address(tree) {
         return Err(BAD_POOL);
     }
     // SAFETY: the caller's contract; the word index is a constant below HEADER_WORDS.
-    let id = unsafe { tree.add(H_POOL_ID).read() };
-    let b = registry::slot(id)?;
-    // Under the sanitizer the program holds the node array by a tagged address.
-    let nodes = (nodes as i64 & ADDR_MASK) as *mut Word;
-    if b.nodes() != nodes as i64 {
+    let b = registry::slot(unsafe { tree.add(H_POOL_ID).read() })?;
+    if b.nodes() != nodes as i64 & ADDR_MASK {
         return Err(BAD_POOL);
     }
     Ok(b)
+}
+
+/// The registration of the pool `tree` belongs to when a call through
+/// node array `nodes` takes the hot path: the pool is plain
+/// ([`registry::find_plain`]) and `nodes` its node array, untagged.
+/// `None` for any other call, which the general path (`*_general`) then
+/// looks up again with [`registration`] and answers, refused or not. Two
+/// compares after the id's, where `registration` and the tests of the
+/// pool's kind took five (the sanitizer's and the arena's tests become
+/// constants): docs/benchmarks.md, "Thirty-ninth pass".
+///
+/// # Safety
+/// As for [`registration`].
+#[inline(always)]
+unsafe fn plain_pool(tree: *mut i64, nodes: *mut Word) -> Option<&'static Slot> {
+    if !is_word_address(tree) {
+        return None;
+    }
+    // SAFETY: the caller's contract; the word index is a constant below HEADER_WORDS.
+    let b = registry::find_plain(unsafe { tree.add(H_POOL_ID).read() })?;
+    (b.nodes() == nodes as i64).then_some(b)
 }
 
 /// Whether `tree` is not null and 8-byte aligned, in one test: its trailing
@@ -174,10 +194,11 @@ fn is_word_address(tree: *mut i64) -> bool {
 /// call: no allocation ever reached there, so it is still the zero pages the
 /// OS gave the reservation (see `SpanPool::zero_new`; the runtime writes no
 /// other arena bytes, and the program only those of its live slices).
+/// `PLAIN`: `b` is plain ([`registry::find_plain`]), so it has an arena.
 #[inline(always)]
-fn zero_new(b: &Slot, off: i64, end: i64, fresh: i64, fill: Fill) {
+fn zero_new<const PLAIN: bool>(b: &Slot, off: i64, end: i64, fresh: i64, fill: Fill) {
     let bytes = end.min(fresh) - off;
-    if b.arena_base() != 0 && bytes > 0 {
+    if (PLAIN || b.arena_base() != 0) && bytes > 0 {
         // SAFETY: the tree returns only spans inside the registered arena
         // (it reads only the runtime's copy, made for the registered size).
         unsafe { zero_fill((b.arena_base() + off) as *mut u8, bytes as usize, fill) };
@@ -607,17 +628,19 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
     zero_fill: bool,
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let b = unsafe { registration(tree, nodes)? };
-    if b.mirrors_nodes() {
+    // SAFETY: the caller's contract.
+    let Some(b) = (unsafe { plain_pool(tree, nodes) }) else {
         // SAFETY: as above.
-        return unsafe { alloc_mirrored(b, tree, nodes, bytes, zero_fill) };
-    }
-    // SAFETY: as above.
-    unsafe { alloc_with::<S, Shared>(b, tree, nodes, bytes, zero_fill) }
+        return unsafe { alloc_general(tree, nodes, bytes, zero_fill) };
+    };
+    // SAFETY: as above; `plain_pool` checked the node array.
+    unsafe { alloc_with::<S, Shared, true>(b, tree, nodes, bytes, zero_fill) }
 }
 
-/// [`alloc_in`] of a pool over caller-provided memory (`tern_span_init`:
-/// tests and `SpanPool<Mirrored>`), out of the extern's way. (The three
+/// [`alloc_in`] when [`plain_pool`] finds no pool: a pool over
+/// caller-provided memory (`tern_span_init`: tests and
+/// `SpanPool<Mirrored>`), a sanitized one, or a call the lookup refuses,
+/// out of the extern's way. (The three
 /// operations' dispatches are written out: one generic dispatch over an
 /// operation trait, or one cold function taking a closure for the three,
 /// cost the matrix 1.6 % more instructions, docs/benchmarks.md,
@@ -627,24 +650,33 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
 /// As for [`alloc_with`].
 #[cold]
 #[inline(never)]
-unsafe fn alloc_mirrored(
-    b: &Slot,
+unsafe fn alloc_general(
     tree: *mut i64,
     nodes: *mut Word,
     bytes: i64,
     zero_fill: bool,
 ) -> TreeResult<i64> {
+    // SAFETY: the caller\'s contract.
+    let b = unsafe { registration(tree, nodes)? };
     // SAFETY: the caller's contract.
-    unsafe { alloc_with::<Portable, Mirrored>(b, tree, nodes, bytes, zero_fill) }
+    unsafe {
+        if b.mirrors_nodes() {
+            alloc_with::<Portable, Mirrored, false>(b, tree, nodes, bytes, zero_fill)
+        } else {
+            alloc_with::<Portable, Shared, false>(b, tree, nodes, bytes, zero_fill)
+        }
+    }
 }
 
-/// [`alloc_in`] on pool `b` through instantiation `V`.
+/// [`alloc_in`] on pool `b` through instantiation `V`; `PLAIN` when `b`
+/// is plain ([`registry::find_plain`]: its tests of the sanitizer and
+/// the arena are then constants).
 ///
 /// # Safety
 /// As for [`alloc_in`]; `b` is the registration `registration` found for
 /// `tree` and `nodes`, and `V` the instantiation it names.
 #[inline(always)]
-unsafe fn alloc_with<S: Simd, V: Validate>(
+unsafe fn alloc_with<S: Simd, V: Validate, const PLAIN: bool>(
     b: &Slot,
     tree: *mut i64,
     nodes: *mut Word,
@@ -660,7 +692,7 @@ unsafe fn alloc_with<S: Simd, V: Validate>(
     let fresh = ext.high_water();
     let off = t.alloc_tracked(f, &ext, bytes)?;
     if zero_fill {
-        zero_new(
+        zero_new::<PLAIN>(
             b,
             off,
             off + super::tree::round8(bytes),
@@ -668,7 +700,7 @@ unsafe fn alloc_with<S: Simd, V: Validate>(
             Fill::Allocation,
         );
     }
-    if b.san() != 0 {
+    if !PLAIN && b.san() != 0 {
         return Ok(sanitize::tag(b.san(), b.arena_base() + off, bytes));
     }
     Ok(b.arena_base() + off)
@@ -686,38 +718,41 @@ pub(crate) unsafe fn free_in<S: Simd>(
     bytes: i64,
 ) -> TreeResult<()> {
     // SAFETY: the caller's contract.
-    let b = unsafe { registration(tree, nodes)? };
-    if b.mirrors_nodes() {
+    // SAFETY: the caller's contract.
+    let Some(b) = (unsafe { plain_pool(tree, nodes) }) else {
         // SAFETY: as above.
-        return unsafe { free_mirrored(b, tree, nodes, addr, bytes) };
-    }
-    // SAFETY: as above.
-    unsafe { free_with::<S, Shared>(b, tree, nodes, addr, bytes) }
+        return unsafe { free_general(tree, nodes, addr, bytes) };
+    };
+    // SAFETY: as above; `plain_pool` checked the node array.
+    unsafe { free_with::<S, Shared, true>(b, tree, nodes, addr, bytes) }
 }
 
-/// [`free_in`] of a pool over caller-provided memory, out of the way.
+/// [`free_in`] off the hot path (see [`alloc_general`]).
 ///
 /// # Safety
 /// As for [`free_with`].
 #[cold]
 #[inline(never)]
-unsafe fn free_mirrored(
-    b: &Slot,
-    tree: *mut i64,
-    nodes: *mut Word,
-    addr: i64,
-    bytes: i64,
-) -> TreeResult<()> {
+unsafe fn free_general(tree: *mut i64, nodes: *mut Word, addr: i64, bytes: i64) -> TreeResult<()> {
+    // SAFETY: the caller\'s contract.
+    let b = unsafe { registration(tree, nodes)? };
     // SAFETY: the caller's contract.
-    unsafe { free_with::<Portable, Mirrored>(b, tree, nodes, addr, bytes) }
+    unsafe {
+        if b.mirrors_nodes() {
+            free_with::<Portable, Mirrored, false>(b, tree, nodes, addr, bytes)
+        } else {
+            free_with::<Portable, Shared, false>(b, tree, nodes, addr, bytes)
+        }
+    }
 }
 
-/// [`free_in`] on pool `b` through instantiation `V`.
+/// [`free_in`] on pool `b` through instantiation `V` (`PLAIN` as for
+/// [`alloc_with`]).
 ///
 /// # Safety
 /// As for [`alloc_with`].
 #[inline(always)]
-unsafe fn free_with<S: Simd, V: Validate>(
+unsafe fn free_with<S: Simd, V: Validate, const PLAIN: bool>(
     b: &Slot,
     tree: *mut i64,
     nodes: *mut Word,
@@ -726,7 +761,7 @@ unsafe fn free_with<S: Simd, V: Validate>(
 ) -> TreeResult<()> {
     // SAFETY: the caller's contract.
     let t = unsafe { view::<V>(b, tree, nodes) }.with::<S>();
-    if b.san() != 0 {
+    if !PLAIN && b.san() != 0 {
         // SAFETY: as above. (A sanitized pool opens no append window.)
         return unsafe { free_sanitized::<S, V>(t, b, addr, bytes) };
     }
@@ -786,41 +821,48 @@ pub(crate) unsafe fn resize_in<S: Simd>(
     place_move: bool,
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let b = unsafe { registration(tree, nodes)? };
     let how = (zero_fill, place_move);
-    if b.mirrors_nodes() {
+    // SAFETY: the caller's contract.
+    let Some(b) = (unsafe { plain_pool(tree, nodes) }) else {
         // SAFETY: as above.
-        return unsafe { resize_mirrored(b, tree, nodes, addr, sizes, how) };
-    }
-    // SAFETY: as above.
-    unsafe { resize_with::<S, Shared>(b, tree, nodes, addr, sizes, how) }
+        return unsafe { resize_general(tree, nodes, addr, sizes, how) };
+    };
+    // SAFETY: as above; `plain_pool` checked the node array.
+    unsafe { resize_with::<S, Shared, true>(b, tree, nodes, addr, sizes, how) }
 }
 
-/// [`resize_in`] of a pool over caller-provided memory, out of the way.
+/// [`resize_in`] off the hot path (see [`alloc_general`]).
 ///
 /// # Safety
 /// As for [`alloc_with`].
 #[cold]
 #[inline(never)]
-unsafe fn resize_mirrored(
-    b: &Slot,
+unsafe fn resize_general(
     tree: *mut i64,
     nodes: *mut Word,
     addr: i64,
     sizes: (i64, i64),
     how: (bool, bool),
 ) -> TreeResult<i64> {
+    // SAFETY: the caller\'s contract.
+    let b = unsafe { registration(tree, nodes)? };
     // SAFETY: the caller's contract.
-    unsafe { resize_with::<Portable, Mirrored>(b, tree, nodes, addr, sizes, how) }
+    unsafe {
+        if b.mirrors_nodes() {
+            resize_with::<Portable, Mirrored, false>(b, tree, nodes, addr, sizes, how)
+        } else {
+            resize_with::<Portable, Shared, false>(b, tree, nodes, addr, sizes, how)
+        }
+    }
 }
 
 /// [`resize_in`] on pool `b` through instantiation `V`
-/// (`how`: `zero_fill`, `place_move`).
+/// (`how`: `zero_fill`, `place_move`; `PLAIN` as for [`alloc_with`]).
 ///
 /// # Safety
 /// As for [`alloc_with`].
 #[inline(always)]
-unsafe fn resize_with<S: Simd, V: Validate>(
+unsafe fn resize_with<S: Simd, V: Validate, const PLAIN: bool>(
     b: &Slot,
     tree: *mut i64,
     nodes: *mut Word,
@@ -830,7 +872,7 @@ unsafe fn resize_with<S: Simd, V: Validate>(
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let t = unsafe { view::<V>(b, tree, nodes) }.with::<S>();
-    let addr = if b.san() != 0 {
+    let addr = if !PLAIN && b.san() != 0 {
         sanitize::check(addr, old, std::ptr::null())
     } else {
         addr
@@ -851,7 +893,7 @@ unsafe fn resize_with<S: Simd, V: Validate>(
     // From `old`, not its rounding: a shrink inside the last 8-byte granule
     // left stale bytes that growing must clear again. A move only grows.
     if zero_fill && new > old {
-        zero_new(
+        zero_new::<PLAIN>(
             b,
             to + old,
             to + super::tree::round8(new),
@@ -859,7 +901,7 @@ unsafe fn resize_with<S: Simd, V: Validate>(
             Fill::Growth,
         );
     }
-    if b.san() != 0 {
+    if !PLAIN && b.san() != 0 {
         let at = b.arena_base() + to;
         return Ok(sanitize::retag(
             b.san(),
@@ -875,8 +917,8 @@ unsafe fn resize_with<S: Simd, V: Validate>(
 
 /// A growth of the slice at `addr` answered from its pool's open append
 /// window (`super::append_window`), the `tern_span_resize` extern's first test:
-/// the pool looked up as every library call does ([`registration`]), then
-/// the window's compares. Returns the bytes to
+/// the pool looked up as the hot paths do ([`plain_pool`]), then the
+/// window's compares. Returns the bytes to
 /// zero-fill (`AppendWindow::append`; the answer is `addr`). `None` for any
 /// other call, which then takes the library's tree after
 /// [`settle_window_of`].
@@ -890,8 +932,9 @@ pub unsafe fn window_append(
     addr: i64,
     sizes: (i64, i64),
 ) -> Option<(i64, i64)> {
+    // Only a plain pool opens a window.
     // SAFETY: the caller's contract.
-    let b = unsafe { registration(tree, nodes) }.ok()?;
+    let b = unsafe { plain_pool(tree, nodes) }?;
     // SAFETY: one operation on the pool at a time.
     let p = unsafe { finger(b) };
     if !p.window.is_open() {

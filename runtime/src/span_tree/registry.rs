@@ -56,7 +56,7 @@ pub struct PoolBounds {
 /// One registration, read in place by the library entry points (a copy of
 /// its bounds per call cost more than the tree's fast path: see
 /// [`slot`]). 128 bytes, so a slot's address is its index shifted (one
-/// instruction a lookup less than for its 80 bytes of fields), and no slot
+/// instruction a lookup less than for its 96 bytes of fields), and no slot
 /// spans more than two cache lines; the registry is zeros, in `.bss`, and
 /// the pages of slots never used are never touched.
 #[repr(align(128))]
@@ -71,6 +71,11 @@ pub struct Slot {
     finger: AtomicI64,
     shadow: AtomicI64,
     mirrors_nodes: AtomicI64,
+    /// The pool's id when it is plain (its operations take the library's
+    /// hot path, [`find_plain`]), else 0: derived at registration, never a
+    /// field the caller chooses; one word, so that one compare finds a
+    /// plain pool.
+    plain_id: AtomicI64,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
@@ -85,6 +90,7 @@ const EMPTY: Slot = Slot {
     finger: AtomicI64::new(0),
     shadow: AtomicI64::new(0),
     mirrors_nodes: AtomicI64::new(0),
+    plain_id: AtomicI64::new(0),
 };
 
 static SLOTS: [Slot; MAX_POOLS] = [EMPTY; MAX_POOLS];
@@ -112,6 +118,11 @@ pub fn register(b: PoolBounds) -> Result<i64, i64> {
             s.mirrors_nodes
                 .store(i64::from(b.mirrors_nodes), Ordering::Relaxed);
             s.id.store(id, Ordering::Release);
+            // Last, as `find_plain`'s reader expects: finding it, the
+            // reader sees every field above.
+            let plain = !b.mirrors_nodes && b.san == 0 && b.arena_base != 0;
+            s.plain_id
+                .store(if plain { id } else { 0 }, Ordering::Release);
             return Ok(id);
         }
     }
@@ -122,9 +133,7 @@ pub fn register(b: PoolBounds) -> Result<i64, i64> {
 pub fn unregister(id: i64) -> Result<PoolBounds, i64> {
     let _g = WRITER.lock().unwrap_or_else(|e| e.into_inner());
     let b = lookup(id)?;
-    SLOTS[slot_of(id).ok_or(BAD_POOL)?]
-        .id
-        .store(0, Ordering::Release);
+    SLOTS[slot_of(id).ok_or(BAD_POOL)?].empty();
     Ok(b)
 }
 
@@ -146,7 +155,26 @@ pub fn slot(id: i64) -> Result<&'static Slot, i64> {
     Ok(s)
 }
 
+/// The registration of live pool `id` when the pool is plain (the
+/// library's hot paths; see [`Slot`]'s `plain_id`), else `None`: an
+/// `Option`, one register, so that the hot path carries no error code
+/// beside the slot's address. A plain pool is one whose node array shares
+/// the runtime's pages (not [`PoolBounds::mirrors_nodes`]), that is not
+/// sanitized ([`PoolBounds::san`] is 0) and has an arena
+/// ([`PoolBounds::arena_base`] is not 0): every `slice_pool` pool outside
+/// `--sanitize`.
+#[inline(always)]
+pub fn find_plain(id: i64) -> Option<&'static Slot> {
+    let s = &SLOTS[slot_of(id)?];
+    (s.plain_id.load(Ordering::Acquire) == id).then_some(s)
+}
+
 impl Slot {
+    /// Makes the slot empty: no id finds it.
+    fn empty(&self) {
+        self.plain_id.store(0, Ordering::Relaxed);
+        self.id.store(0, Ordering::Release);
+    }
     /// See [`PoolBounds::nodes`].
     #[inline(always)]
     pub fn nodes(&self) -> i64 {
@@ -229,7 +257,7 @@ pub fn unregister_nodes(nodes: i64) -> Option<i64> {
     for s in SLOTS.iter() {
         let id = s.id.load(Ordering::Relaxed);
         if id != 0 && s.nodes.load(Ordering::Relaxed) == nodes {
-            s.id.store(0, Ordering::Release);
+            s.empty();
             return Some(id);
         }
     }
@@ -277,5 +305,43 @@ mod tests {
         assert_ne!(again, id);
         assert_eq!(unregister_nodes(0x2000), Some(again));
         assert_eq!(slot(again).err(), Some(BAD_POOL));
+    }
+
+    /// The hot path's lookup finds a live plain pool by its own id alone:
+    /// not a pool that mirrors its nodes, is sanitized or has no arena
+    /// (those take the general path), no other id, 0 and the slot's index
+    /// included, and not the pool's id once the pool is gone, though its
+    /// slot keeps the node array's address.
+    #[test]
+    fn only_a_live_plain_pools_id_finds_it_on_the_hot_path() {
+        let plain = PoolBounds {
+            mirrors_nodes: false,
+            arena_base: 0x10_0000,
+            ..bounds(0x3000)
+        };
+        let id = register(plain).unwrap();
+        assert_eq!(find_plain(id).map(Slot::nodes), Some(0x3000));
+        let index = id & (MAX_POOLS as i64 - 1);
+        for other in [0, -1, i64::MIN, i64::MAX, id - 1, id + 1, id ^ 1, index] {
+            assert!(find_plain(other).is_none(), "{other}");
+        }
+        for kind in [
+            bounds(0x4000),
+            PoolBounds { san: 7, ..plain },
+            PoolBounds {
+                arena_base: 0,
+                ..plain
+            },
+        ] {
+            let other = register(kind).unwrap();
+            assert!(slot(other).is_ok());
+            assert!(find_plain(other).is_none(), "{kind:?}");
+            unregister(other).unwrap();
+        }
+        unregister(id).unwrap();
+        assert!(find_plain(id).is_none());
+        assert!(find_plain(0).is_none());
+        // An id whose slot is empty: the slot's own index and generation 0.
+        assert!(find_plain(index).is_none());
     }
 }
