@@ -640,7 +640,9 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
 /// [`alloc_in`] when [`plain_pool`] finds no pool: a pool over
 /// caller-provided memory (`tern_span_init`: tests and
 /// `SpanPool<Mirrored>`), a sanitized one, or a call the lookup refuses,
-/// out of the extern's way. (The three
+/// out of the extern's way, with the portable scans (their AVX2 copies
+/// made each executable 170 KB larger for 4 % fewer instructions under
+/// `--sanitize`: docs/benchmarks.md, "Thirty-ninth pass"). (The three
 /// operations' dispatches are written out: one generic dispatch over an
 /// operation trait, or one cold function taking a closure for the three,
 /// cost the matrix 1.6 % more instructions, docs/benchmarks.md,
@@ -656,9 +658,9 @@ unsafe fn alloc_general(
     bytes: i64,
     zero_fill: bool,
 ) -> TreeResult<i64> {
-    // SAFETY: the caller\'s contract.
-    let b = unsafe { registration(tree, nodes)? };
     // SAFETY: the caller's contract.
+    let b = unsafe { registration(tree, nodes)? };
+    // SAFETY: as above.
     unsafe {
         if b.mirrors_nodes() {
             alloc_with::<Portable, Mirrored, false>(b, tree, nodes, bytes, zero_fill)
@@ -734,9 +736,9 @@ pub(crate) unsafe fn free_in<S: Simd>(
 #[cold]
 #[inline(never)]
 unsafe fn free_general(tree: *mut i64, nodes: *mut Word, addr: i64, bytes: i64) -> TreeResult<()> {
-    // SAFETY: the caller\'s contract.
-    let b = unsafe { registration(tree, nodes)? };
     // SAFETY: the caller's contract.
+    let b = unsafe { registration(tree, nodes)? };
+    // SAFETY: as above.
     unsafe {
         if b.mirrors_nodes() {
             free_with::<Portable, Mirrored, false>(b, tree, nodes, addr, bytes)
@@ -844,9 +846,9 @@ unsafe fn resize_general(
     sizes: (i64, i64),
     how: (bool, bool),
 ) -> TreeResult<i64> {
-    // SAFETY: the caller\'s contract.
-    let b = unsafe { registration(tree, nodes)? };
     // SAFETY: the caller's contract.
+    let b = unsafe { registration(tree, nodes)? };
+    // SAFETY: as above.
     unsafe {
         if b.mirrors_nodes() {
             resize_with::<Portable, Mirrored, false>(b, tree, nodes, addr, sizes, how)
