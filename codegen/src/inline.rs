@@ -275,13 +275,21 @@ impl Inline for Inliner<'_> {
     fn inline(
         &mut self,
         caller: &ir::Function,
-        _inst: ir::Inst,
+        inst: ir::Inst,
         opcode: Opcode,
         callee: ir::FuncRef,
         _args: &[ir::Value],
     ) -> InlineCommand<'_> {
         let cx = self.callees;
-        if opcode != Opcode::Call {
+        // A call in a cold block (one that never returns, such as a
+        // library's failure report: `tern_compiler::tir::divergence`) stays
+        // a call: inlined, its body's blocks would be laid out in the hot
+        // path's way, and its frame's slots added to the caller's.
+        let cold = caller
+            .layout
+            .inst_block(inst)
+            .is_some_and(|b| caller.layout.is_cold(b));
+        if opcode != Opcode::Call || cold {
             return InlineCommand::KeepCall;
         }
         let ExternalName::User(name) = &caller.dfg.ext_funcs[callee].name else {

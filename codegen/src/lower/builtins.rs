@@ -83,13 +83,7 @@ impl<M: Module> FnLower<'_, '_, M> {
                     }
                 };
                 let at = self.loc_ptr(loc)?;
-                // A block that ends in a panic is the unlikely path: laid out
-                // out of line, and not counted as inlining cost.
-                if let Some(block) = self.b.current_block()
-                    && self.b.func.layout.entry_block() != Some(block)
-                {
-                    self.b.set_cold_block(block);
-                }
+                self.cold_unless_entry();
                 self.call_rt(Rt::Panic, &[p, l, dp, dl, at])?;
                 self.b.ins().trap(TrapCode::unwrap_user(2));
                 self.after_terminator();

@@ -438,6 +438,15 @@ impl<M: Module> FnLower<'_, '_, M> {
         let f = self.func_ref(id);
         let call = self.b.ins().call(f, &vals);
         self.tag_call(call);
+        if self.tr.divergence.never_returns(func) {
+            // A call that never returns ends its block as a `panic` does:
+            // the block is cold (laid out after the hot path, which then
+            // joins nothing), and nothing follows the call.
+            self.cold_unless_entry();
+            self.b.ins().trap(TrapCode::unwrap_user(2));
+            self.after_terminator();
+            return self.dummy(ret);
+        }
         let results = self.b.inst_results(call).to_vec();
         if self.opts.inlining != Inlining::Off {
             // End the block here: Cranelift's inliner splits the block after

@@ -31,6 +31,7 @@ use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_module::{DataDescription, DataId, FuncId, Linkage, Module};
 use tern_compiler::tir::arg_sharing::{ArgSharing, Blockers};
+use tern_compiler::tir::divergence::Divergence;
 use tern_compiler::tir::frame::{FramePlan, Home};
 use tern_compiler::tir::{
     self, Arg, BinOp, Builtin, Expr, ExprKind, Loc, LocalId, Program, Stmt, Type, UnOp,
@@ -98,6 +99,9 @@ pub struct Translation {
     /// Which by-value aggregate arguments are passed as the place itself
     /// (`tern_compiler::tir::arg_sharing`).
     sharing: ArgSharing,
+    /// Which functions never return (`tern_compiler::tir::divergence`):
+    /// their calls are laid out as a `panic` is.
+    divergence: Divergence,
 }
 
 impl Translation {
@@ -203,6 +207,7 @@ pub fn translate<M: Module>(
         plain_isa: None,
         single_pass_isa: None,
         sharing: ArgSharing::of(program),
+        divergence: Divergence::of(program),
     };
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
@@ -1170,6 +1175,17 @@ impl<'a, 'b, M: Module> FnLower<'a, 'b, M> {
         self.here = outer;
         self.b.set_srcloc(outer_srcloc);
         result
+    }
+
+    /// Marks the current block cold unless it is the entry block: a block
+    /// that ends in a panic (or a call that never returns) is the unlikely
+    /// path, laid out out of line and not counted as inlining cost.
+    fn cold_unless_entry(&mut self) {
+        if let Some(block) = self.b.current_block()
+            && self.b.func.layout.entry_block() != Some(block)
+        {
+            self.b.set_cold_block(block);
+        }
     }
 
     /// Continues in a fresh block with no predecessors after a terminator

@@ -15,6 +15,7 @@
 //! `size_of` in the front end and loads/stores in the backend cannot disagree.
 
 pub mod arg_sharing;
+pub mod divergence;
 pub mod frame;
 pub mod visit;
 
