@@ -10,7 +10,10 @@
 //! (`slice_pool`'s), whose program node array is a copy-on-write view of the
 //! runtime's pages (`crate::memory::shared_pages`), so that only the header
 //! is written twice; the `Mirrored` one, out of line, for a pool [`init`]
-//! registered over caller-provided memory, every word written twice. What
+//! registered over caller-provided memory, every word written twice. The
+//! three tree operations serve a plain pool (a `Shared` one, not sanitized,
+//! with an arena: [`registry::find_plain`]) on a hot path and every other
+//! call on a general one, out of line, which looks the pool up in full. What
 //! the program writes into its copy is never read back: it changes no
 //! answer. Only `finish` and `reset` look at the program's header, and
 //! refuse one that differs from the runtime's (`STALE_POOL`: a stale copy of
@@ -628,7 +631,6 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
     zero_fill: bool,
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    // SAFETY: the caller's contract.
     let Some(b) = (unsafe { plain_pool(tree, nodes) }) else {
         // SAFETY: as above.
         return unsafe { alloc_general(tree, nodes, bytes, zero_fill) };
@@ -719,7 +721,6 @@ pub(crate) unsafe fn free_in<S: Simd>(
     addr: i64,
     bytes: i64,
 ) -> TreeResult<()> {
-    // SAFETY: the caller's contract.
     // SAFETY: the caller's contract.
     let Some(b) = (unsafe { plain_pool(tree, nodes) }) else {
         // SAFETY: as above.
@@ -822,7 +823,6 @@ pub(crate) unsafe fn resize_in<S: Simd>(
     zero_fill: bool,
     place_move: bool,
 ) -> TreeResult<i64> {
-    // SAFETY: the caller's contract.
     let how = (zero_fill, place_move);
     // SAFETY: the caller's contract.
     let Some(b) = (unsafe { plain_pool(tree, nodes) }) else {
