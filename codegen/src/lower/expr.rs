@@ -445,7 +445,12 @@ impl<M: Module> FnLower<'_, '_, M> {
             self.cold_unless_entry();
             self.b.ins().trap(TrapCode::unwrap_user(2));
             self.after_terminator();
-            return self.dummy(ret);
+            // The value dead code sees: the call's own return slot, if it
+            // has one, rather than another slot in the frame.
+            return match sret {
+                Some(t) => Ok(Val::Mem(t)),
+                None => self.dummy(ret),
+            };
         }
         let results = self.b.inst_results(call).to_vec();
         if self.opts.inlining != Inlining::Off {

@@ -15,7 +15,7 @@
 //! whose arms panic): missing one only costs the layout.
 
 use super::visit::{Part, stmt_parts};
-use super::{Block, Builtin, Expr, ExprKind, FuncId, Program, Stmt};
+use super::{Block, Builtin, ExprKind, FuncId, Program, Stmt};
 
 /// The functions of a program that never return.
 #[derive(Clone, Debug, Default)]
@@ -25,22 +25,38 @@ pub struct Divergence {
 }
 
 impl Divergence {
-    /// The diverging functions of `program`: a fixed point, since a
-    /// function diverges by calling one that does.
+    /// The diverging functions of `program`, in time linear in its size:
+    /// one walk of each body finds whether it panics itself and which
+    /// calls would make it diverge, then divergence spreads from callee to
+    /// caller along those calls alone.
     pub fn of(program: &Program) -> Divergence {
-        let mut never_returns = vec![false; program.functions.len()];
-        loop {
-            let mut changed = false;
-            for (i, f) in program.functions.iter().enumerate() {
-                if !never_returns[i] && block_diverges(&f.body, &never_returns) {
-                    never_returns[i] = true;
-                    changed = true;
+        let n = program.functions.len();
+        let mut never_returns = vec![false; n];
+        let mut todo = Vec::new();
+        // For each function, the callers that diverge when it does.
+        let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (i, f) in program.functions.iter().enumerate() {
+            let mut calls = Vec::new();
+            if prefix_panics(&f.body, &mut calls) {
+                never_returns[i] = true;
+                todo.push(i);
+            } else {
+                for callee in calls {
+                    if let Some(c) = callers.get_mut(callee.0 as usize) {
+                        c.push(i);
+                    }
                 }
             }
-            if !changed {
-                return Divergence { never_returns };
+        }
+        while let Some(g) = todo.pop() {
+            for &f in &callers[g] {
+                if !never_returns[f] {
+                    never_returns[f] = true;
+                    todo.push(f);
+                }
             }
         }
+        Divergence { never_returns }
     }
 
     /// Whether every run of `f` ends in a panic.
@@ -52,35 +68,27 @@ impl Divergence {
     }
 }
 
-/// Whether a statement of `b`'s top level diverges before any `return`.
-fn block_diverges(b: &Block, never_returns: &[bool]) -> bool {
+/// Walks `b`'s top level up to its first statement that is or holds a
+/// `return`: whether a `panic` stands there (then `b` diverges), else
+/// the functions called there as a statement, whose divergence would make
+/// `b` diverge, into `calls`. A nested block's statements are part of the
+/// walk (it holds no `return`, or the walk stopped before it).
+fn prefix_panics(b: &Block, calls: &mut Vec<FuncId>) -> bool {
     for s in &b.stmts {
         if holds_return(s) {
             return false;
         }
-        if stmt_diverges(s, never_returns) {
-            return true;
+        match s {
+            Stmt::Expr(e) | Stmt::Let { init: e, .. } => match &e.kind {
+                ExprKind::Builtin(Builtin::Panic, _) => return true,
+                ExprKind::Call { func, .. } => calls.push(*func),
+                _ => {}
+            },
+            Stmt::Block(b) if prefix_panics(b, calls) => return true,
+            _ => {}
         }
     }
     false
-}
-
-fn stmt_diverges(s: &Stmt, never_returns: &[bool]) -> bool {
-    match s {
-        Stmt::Expr(e) | Stmt::Let { init: e, .. } => expr_diverges(e, never_returns),
-        Stmt::Block(b) => block_diverges(b, never_returns),
-        _ => false,
-    }
-}
-
-/// Whether `e` itself is a panic or a call of a diverging function (its
-/// arguments run first, and return or diverge: either way `e` diverges).
-fn expr_diverges(e: &Expr, never_returns: &[bool]) -> bool {
-    match &e.kind {
-        ExprKind::Builtin(Builtin::Panic, _) => true,
-        ExprKind::Call { func, .. } => never_returns.get(func.0 as usize) == Some(&true),
-        _ => false,
-    }
 }
 
 /// Whether `s` is or holds a `return` (expressions hold no statements).

@@ -94,13 +94,13 @@ fn extents_in(record: [i64; 2]) -> Extents {
 
 /// The view of registered pool `b`'s tree that the operations use: the
 /// runtime's copy, shown to the program through `tree` and `nodes` as `V`
-/// says (the instantiation `b.mirrors_nodes()` names). Apart from
-/// the lookup (`registration`) so that the hot paths make their `Mem` straight from it: built
-/// inside `open`'s result and then turned into one, the view was stored on
-/// the stack and copied to another place there (four vector moves and a
-/// reload a call: about a tenth of the library's time on the recorded
-/// traces, most likely because its 16-byte loads waited for the narrower
-/// stores just made; docs/benchmarks.md, "Thirty-fourth pass").
+/// says (the instantiation `b.mirrors_nodes()` names). Made apart from
+/// the lookup, so that the operations make their `Mem` straight from it:
+/// built inside the lookup's result and then turned into one, the view
+/// was stored on the stack and copied to another place there (four vector
+/// moves and a reload a call: about a tenth of the library's time on the
+/// recorded traces, most likely because its 16-byte loads waited for the
+/// narrower stores just made; docs/benchmarks.md, "Thirty-fourth pass").
 ///
 /// # Safety
 /// `b` is the registration of the pool whose header is at `tree` and node
