@@ -33,6 +33,7 @@ pub mod multiply_by_lea;
 pub mod object;
 pub mod partial_inline;
 pub mod runtime_fns;
+pub mod stack_addr_copies;
 pub mod store_forwarding;
 pub mod tail_duplication;
 #[cfg(test)]

@@ -45,7 +45,7 @@ use crate::{CodegenError, Listing, OptLevel, Options};
 use crate::{
     call_arg_copies, combined_loads, dead_loads, dead_slot_stores, decided_branches, if_conversion,
     jump_threading, loop_invariant_params, loop_markers, merged_index_checks, multiply_by_lea,
-    partial_inline, store_forwarding, tail_duplication,
+    partial_inline, stack_addr_copies, store_forwarding, tail_duplication,
 };
 
 mod builtins;
@@ -527,6 +527,9 @@ fn define<M: Module>(
         // e-graph pass: linear walks that rewrite one instruction or add
         // copies.
         multiply_by_lea::rewrite(&mut ctx.func);
+        // Before the calls' copies: an address remade for a call is read
+        // by the call alone, and gets no second copy.
+        stack_addr_copies::remake(&mut ctx.func);
         call_arg_copies::isolate(&mut ctx.func);
         let single_pass = over_regalloc_budget(&ctx.func);
         define_after_midend(module, tr, opts, (id, name), ctx, single_pass)?;
