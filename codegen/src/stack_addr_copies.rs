@@ -28,7 +28,8 @@
 //!   an iteration, the slots' array address it had kept in a register
 //!   without a spill).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::immediates::Offset32;
@@ -36,7 +37,7 @@ use cranelift_codegen::ir::{
     Function, Inst, InstBuilder, InstructionData, Opcode, StackSlot, Value, types,
 };
 
-use crate::decided_branches::constant;
+use crate::address;
 
 /// Makes every field address a slot address and gives every free use of
 /// a slot's address its own copy (see the module docs); returns how many
@@ -48,16 +49,16 @@ pub fn remake(func: &mut Function) -> usize {
     }
     let mut made = 0;
     // Slot addresses made in the cursor's block since its last call.
-    let mut here: Vec<Value> = Vec::new();
+    let mut here: HashSet<Value> = HashSet::new();
     let mut cur = FuncCursor::new(func);
     while cur.next_block().is_some() {
         here.clear();
         while let Some(inst) = cur.next_inst() {
-            let free = free_uses(cur.func, inst);
-            let mut values: Vec<Value> = cur.func.dfg.inst_values(inst).collect();
-            let mut changed = false;
-            for k in free {
-                let v = cur.func.dfg.resolve_aliases(values[k]);
+            for k in free_args(cur.func, inst) {
+                let v = cur
+                    .func
+                    .dfg
+                    .resolve_aliases(cur.func.dfg.inst_args(inst)[k]);
                 let Some(&(slot, offset)) = slots.get(&v) else {
                     continue;
                 };
@@ -65,18 +66,15 @@ pub fn remake(func: &mut Function) -> usize {
                     continue;
                 }
                 // The cursor is at the use: the copy goes just before it.
-                values[k] = cur.ins().stack_addr(types::I64, slot, offset);
-                changed = true;
+                let copy = cur.ins().stack_addr(types::I64, slot, offset);
+                cur.func.dfg.inst_args_mut(inst)[k] = copy;
                 made += 1;
-            }
-            if changed {
-                cur.func.dfg.overwrite_inst_values(inst, values.into_iter());
             }
             let op = cur.func.dfg.insts[inst].opcode();
             if op.is_call() {
                 here.clear();
             } else if op == Opcode::StackAddr {
-                here.push(cur.func.dfg.first_result(inst));
+                here.insert(cur.func.dfg.first_result(inst));
             }
         }
     }
@@ -91,29 +89,24 @@ fn fields_as_slots(func: &mut Function) -> HashMap<Value, (StackSlot, Offset32)>
     let mut cur = FuncCursor::new(func);
     while cur.next_block().is_some() {
         while let Some(inst) = cur.next_inst() {
-            let at = match cur.func.dfg.insts[inst] {
-                InstructionData::StackAddr {
+            let at = if let InstructionData::StackAddr {
+                opcode: Opcode::StackAddr,
+                stack_slot,
+                offset,
+            } = cur.func.dfg.insts[inst]
+            {
+                (stack_slot, offset)
+            } else if let Some(at) =
+                address::step(cur.func, inst).and_then(|(base, k)| field_of(&slots, base, k))
+            {
+                cur.func.dfg.insts[inst] = InstructionData::StackAddr {
                     opcode: Opcode::StackAddr,
-                    stack_slot,
-                    offset,
-                } => (stack_slot, offset),
-                InstructionData::Binary {
-                    opcode: Opcode::Iadd,
-                    args: [a, b],
-                } => {
-                    let Some(at) = field_of(cur.func, &slots, a, b)
-                        .or_else(|| field_of(cur.func, &slots, b, a))
-                    else {
-                        continue;
-                    };
-                    cur.func.dfg.insts[inst] = InstructionData::StackAddr {
-                        opcode: Opcode::StackAddr,
-                        stack_slot: at.0,
-                        offset: at.1,
-                    };
-                    at
-                }
-                _ => continue,
+                    stack_slot: at.0,
+                    offset: at.1,
+                };
+                at
+            } else {
+                continue;
             };
             let v = cur.func.dfg.first_result(inst);
             if cur.func.dfg.value_type(v) == types::I64 {
@@ -125,32 +118,29 @@ fn fields_as_slots(func: &mut Function) -> HashMap<Value, (StackSlot, Offset32)>
 }
 
 /// The slot and offset of `base + k` when `base` is a slot's address and
-/// `k` a constant that keeps the offset within `0..=i32::MAX` (the backend
-/// takes a slot's offset as unsigned: a sum below the slot stays a sum).
+/// the sum stays within `0..=i32::MAX` (the backend takes a slot's offset
+/// as unsigned: a sum below the slot stays a sum).
 fn field_of(
-    func: &Function,
     slots: &HashMap<Value, (StackSlot, Offset32)>,
     base: Value,
-    k: Value,
+    k: i64,
 ) -> Option<(StackSlot, Offset32)> {
-    let &(slot, offset) = slots.get(&func.dfg.resolve_aliases(base))?;
-    let k = i32::try_from(constant(func, func.dfg.resolve_aliases(k))?).ok()?;
-    let sum = i32::from(offset).checked_add(k)?;
+    let &(slot, offset) = slots.get(&base)?;
+    let sum = i32::try_from(i64::from(i32::from(offset)).checked_add(k)?).ok()?;
     (sum >= 0).then(|| (slot, Offset32::new(sum)))
 }
 
-/// The positions, among `inst`'s values (`DataFlowGraph::inst_values`),
-/// where a slot's address costs nothing to remake: a load's or store's
-/// address, a call's arguments.
-fn free_uses(func: &Function, inst: Inst) -> Vec<usize> {
+/// The positions, among `inst`'s arguments, where a slot's address costs
+/// nothing to remake: a load's or store's address, a call's arguments.
+fn free_args(func: &Function, inst: Inst) -> Range<usize> {
     let n = func.dfg.inst_args(inst).len();
     match func.dfg.insts[inst] {
-        InstructionData::Load { .. } => vec![0],
-        InstructionData::Store { .. } => vec![1],
-        InstructionData::Call { .. } => (0..n).collect(),
+        InstructionData::Load { .. } => 0..1,
+        InstructionData::Store { .. } => 1..2,
+        InstructionData::Call { .. } => 0..n,
         // The callee is not an argument.
-        InstructionData::CallIndirect { .. } => (1..n).collect(),
-        _ => Vec::new(),
+        InstructionData::CallIndirect { .. } => 1..n,
+        _ => 0..0,
     }
 }
 
