@@ -104,6 +104,7 @@ macro_rules! runtime_abi {
             SpanErrorMessage = span::tern_span_error_message(I64, Ptr, I64) -> I64;
             SpanLiveBytes = span::tern_span_live_bytes(Ptr, Ptr, I64) -> I64;
             SpanStaleMessage = span::tern_span_stale_message(I64, I64, I64, I64, Ptr, I64) -> I64;
+            SpanFailureMessage = span::tern_span_failure_message(Ptr, Ptr, I64, Ptr, I64) -> I64;
             // The sanitizer (`--sanitize`). Tagged addresses travel as
             // integers (`i64`): a tag sits in their high bits.
             SanitizeEnable = sanitize::tern_sanitize_enable();

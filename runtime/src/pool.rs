@@ -240,11 +240,11 @@ impl<V: Validate> SpanPool<V> {
         if V::MIRRORED {
             let (h, n) = (self.hdr(), self.nodes_ptr());
             // SAFETY: as in `alloc_in`.
-            unsafe { library::free_in::<S>(h, n, self.addr(off), bytes) }
+            Ok(unsafe { library::free_in::<S>(h, n, self.addr(off), bytes) }?)
         } else {
             let ext = self.ext;
             let (raw, path) = self.tree.parts();
-            raw.with::<S>().free_tracked(path, &ext, off, bytes)
+            Ok(raw.with::<S>().free_tracked(path, &ext, off, bytes)?)
         }
     }
 

@@ -427,13 +427,28 @@ fn the_checked_externs_refuse_stale_spans_and_stale_pools() {
         assert_eq!(tern_span_resize(h, n, a, 32, 8), a);
         let d = tern_span_alloc(h, n, 24);
         assert_eq!(d, a + 8);
+        let mut buf = [0u8; 100];
+        let failure = |code: i64, buf: &mut [u8; 100]| {
+            let len = tern_span_failure_message(h, n, code, buf.as_mut_ptr(), 100);
+            String::from_utf8(buf[..len as usize].to_vec()).unwrap()
+        };
+        // The message of a refused call names the span it named, which the
+        // runtime noted as it refused it, and what its record has there.
         assert_eq!(tern_span_free(h, n, a, 32), STALE_FREE);
+        assert_eq!(
+            failure(STALE_FREE, &mut buf),
+            "free of a stale slice: the span at offset 0 is 8 bytes, not 32"
+        );
         assert_eq!(tern_span_resize(h, n, a + 16, 8, 16), STALE_RESIZE);
+        assert_eq!(
+            failure(STALE_RESIZE, &mut buf),
+            "resize of a stale slice: no live span starts at offset 16"
+        );
+        assert_eq!(failure(DOUBLE_FREE, &mut buf), error::message(DOUBLE_FREE));
         assert_eq!(tern_span_live_bytes(h, n, a), 8);
         assert_eq!(tern_span_live_bytes(h, n, a + 8), 24);
         assert_eq!(tern_span_live_bytes(h, n, a + 16), 0);
         assert_eq!(tern_span_live_bytes(h, n, a - 8), OUTSIDE_ARENA);
-        let mut buf = [0u8; 100];
         let len = tern_span_stale_message(STALE_FREE, 0, 25, 8, buf.as_mut_ptr(), 100);
         assert_eq!(
             &buf[..len as usize],

@@ -97,8 +97,16 @@ pub unsafe extern "C" fn tern_span_resize(
     old: i64,
     new: i64,
 ) -> i64 {
-    // One load and compare while no append window is open anywhere.
-    if append_window::any_open() {
+    // One load and compare while no append window is open anywhere and the
+    // AVX2 copies are selected; one more compare finds an open window.
+    let route = append_window::route();
+    #[cfg(target_arch = "x86_64")]
+    if route.is_clear() {
+        // SAFETY: the caller's contract; a clear route says the AVX2 copies
+        // were selected, so the CPU has what they need.
+        return guard_word(|| unsafe { entry::d_resize::avx2(tree, nodes, addr, old, new) });
+    }
+    if route.any_open() {
         // SAFETY: the caller's contract.
         return unsafe { resize_windowed(tree, nodes, addr, old, new) };
     }
@@ -210,7 +218,11 @@ mod entry {
         bytes: i64,
     ) -> i64 {
         // SAFETY: the caller's contract.
-        word(unsafe { library::free_in::<S>(tree, nodes, addr, bytes).map(|()| 0) })
+        // One word already: 0, or the code (`Outcome`).
+        match unsafe { library::free_in::<S>(tree, nodes, addr, bytes) } {
+            Ok(()) => 0,
+            Err(code) => code.get(),
+        }
     }
 
     /// `tern_span_resize` on backend `S`.
@@ -357,6 +369,30 @@ pub unsafe extern "C" fn tern_span_reset(tree: *mut i64, nodes: *mut i32) -> i64
 pub unsafe extern "C" fn tern_span_live_bytes(tree: *mut i64, nodes: *mut i32, addr: i64) -> i64 {
     // SAFETY: the caller's contract.
     guard(|| unsafe { library::live_bytes(tree, nodes, addr) })
+}
+
+/// Writes the message for error `code` of the call on the pool at
+/// `tree`/`nodes` that has just failed on this thread into `buf`, as
+/// [`tern_span_error_message`] does, and returns its length. For
+/// `STALE_FREE` and `STALE_RESIZE` it names the span that call named and
+/// the live allocation the runtime's record has at its offset (as
+/// [`tern_span_stale_message`] does); for any other code it is
+/// [`tern_span_error_message`]'s. What `slice_pool`'s failure paths print:
+/// they need keep no copy of the span they passed.
+///
+/// # Safety
+/// As for [`tern_span_alloc`]; `buf` must be null or writable for `cap`
+/// bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tern_span_failure_message(
+    tree: *mut i64,
+    nodes: *mut i32,
+    code: i64,
+    buf: *mut u8,
+    cap: i64,
+) -> i64 {
+    // SAFETY: the caller's contract.
+    guard_word(|| unsafe { write_message(&library::failure_message(tree, nodes, code), buf, cap) })
 }
 
 /// Writes the message for error `code` of a call on the span at byte `offset`

@@ -41,16 +41,56 @@ pub const ROOM_MAX: i64 = 4096;
 /// The fewest granules a window offers.
 pub const ROOM_MIN: i64 = 64;
 
-/// How many windows are open, in any pool: while none is, a resize goes
-/// to the tree after one load and compare, without looking its
-/// pool up twice. Only a hint (a window dropped with its pool's memory
-/// leaves it high): the window itself decides.
-static OPEN: AtomicUsize = AtomicUsize::new(0);
+/// The route a `tern_span_resize` call takes, one word: twice the number
+/// of windows open in any pool, plus 1 until the tree's AVX2 copies are
+/// known to be the ones to run (`super::scan`, [`note_backend`]). At 0 —
+/// no window open anywhere, AVX2 selected — the extern calls the tree's
+/// AVX2 copy after one load and compare ([`Route::is_clear`]), where the
+/// test of the windows and the backend's took two of each. The count is
+/// only a hint (a window dropped with its pool's memory leaves it high):
+/// the window itself decides. One atomic word, changed by read-modify-
+/// writes, so that no interleaving of a window's opening and the
+/// backend's choice reads as clear while a window is open.
+static ROUTE: AtomicUsize = AtomicUsize::new(1);
+
+/// The route of a `tern_span_resize` call, read once ([`ROUTE`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Route(usize);
+
+impl Route {
+    /// Whether no window is open in any pool and the AVX2 copies are
+    /// selected.
+    #[inline(always)]
+    pub fn is_clear(self) -> bool {
+        self.0 == 0
+    }
+    /// Whether any pool may have a window open (the count of open windows).
+    #[inline(always)]
+    pub fn any_open(self) -> bool {
+        self.0 > 1
+    }
+}
+
+/// The route a `tern_span_resize` call takes now.
+#[inline(always)]
+pub fn route() -> Route {
+    Route(ROUTE.load(Ordering::Relaxed))
+}
 
 /// Whether any pool may have a window open (the count of open windows).
-#[inline(always)]
 pub fn any_open() -> bool {
-    OPEN.load(Ordering::Relaxed) != 0
+    route().any_open()
+}
+
+/// Records whether the AVX2 copies are the ones to run (`false` while
+/// unknown, or when the portable copies are forced): what
+/// [`Route::is_clear`] needs besides the windows.
+pub(crate) fn note_backend(avx2: bool) {
+    if avx2 {
+        ROUTE.fetch_and(!1, Ordering::Relaxed);
+    } else {
+        ROUTE.fetch_or(1, Ordering::Relaxed);
+    }
 }
 
 /// The node words a growth into the room changes, found when the window
@@ -283,7 +323,7 @@ impl AppendWindow {
         if room <= 0 {
             return;
         }
-        OPEN.fetch_add(1, Ordering::Relaxed);
+        ROUTE.fetch_add(2, Ordering::Relaxed);
         let arena = self.arena;
         *self = AppendWindow {
             base: arena + off,
@@ -303,7 +343,7 @@ impl AppendWindow {
     pub fn forget(&mut self) {
         if self.is_open() {
             *self = AppendWindow::closed(self.arena);
-            OPEN.fetch_sub(1, Ordering::Relaxed);
+            ROUTE.fetch_sub(2, Ordering::Relaxed);
         }
     }
 
@@ -316,7 +356,7 @@ impl AppendWindow {
     pub fn settle(&mut self, ext: &Extents) -> (i64, Option<i64>) {
         let w = *self;
         *self = AppendWindow::closed(w.arena);
-        OPEN.fetch_sub(1, Ordering::Relaxed);
+        ROUTE.fetch_sub(2, Ordering::Relaxed);
         if w.end > w.end0 {
             ext.resize(w.base - w.arena, w.end0 - w.base, w.end - w.base);
         }

@@ -5,6 +5,8 @@
 //! `-(CORRUPT_NODE_BASE + node * CORRUPT_FIELD_SPAN + field)` and
 //! `-(CORRUPT_HEADER_BASE + field)`.
 
+use std::cell::Cell;
+
 use super::layout;
 
 /// `tern_span_resize` only: the span cannot grow in place; the caller must move it.
@@ -167,6 +169,27 @@ pub fn stale_message(code: i64, offset: i64, claimed: i64, actual: i64) -> Strin
     } else {
         format!("{op} of a stale slice: no live span starts at offset {offset}")
     }
+}
+
+thread_local! {
+    /// The span (byte offset, claimed bytes rounded up to 8) a tree
+    /// operation on this thread last refused as not one live allocation
+    /// ([`note_refused`]).
+    static REFUSED: Cell<(i64, i64)> = const { Cell::new((0, 0)) };
+}
+
+/// Notes the span (byte offset, claimed bytes rounded up to 8) the tree is
+/// refusing with [`STALE_FREE`], [`STALE_RESIZE`] or an overlap code, for
+/// the message the caller asks for next ([`last_refused`]): the library's
+/// failure path then needs no copy of the span it passed, and its loops
+/// keep no register for one across the call.
+pub fn note_refused(offset: i64, claimed: i64) {
+    REFUSED.with(|r| r.set((offset, claimed)));
+}
+
+/// The span [`note_refused`] noted last on this thread (`(0, 0)` before any).
+pub fn last_refused() -> (i64, i64) {
+    REFUSED.with(Cell::get)
 }
 
 /// The message for `code` as the builtin pool reports it, with the request size

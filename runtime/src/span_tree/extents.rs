@@ -278,12 +278,13 @@ impl Extents {
         // so these bytes and words lie in the record; the size map is
         // 8-byte aligned and padded to whole words (`large_at`).
         unsafe {
-            std::slice::from_raw_parts(self.sizes.cast::<u64>(), granules.div_ceil(8))
-                .iter()
-                .any(|&w| w != 0)
-                || std::slice::from_raw_parts(self.large, granules.div_ceil(SMALL as usize))
-                    .iter()
-                    .any(|&w| w != 0)
+            any_nonzero(std::slice::from_raw_parts(
+                self.sizes.cast::<u64>(),
+                granules.div_ceil(8),
+            )) || any_nonzero(std::slice::from_raw_parts(
+                self.large,
+                granules.div_ceil(SMALL as usize),
+            ))
         }
     }
 
@@ -349,6 +350,19 @@ impl Record {
     pub fn resident(&self) -> usize {
         self.memory.resident()
     }
+}
+
+/// Whether any of `words` is not zero: eight at a time, or-ed together
+/// (vector ors, one test a block), where a test of each word took five
+/// instructions (a finish of a pool of 12 MiB high-water mark scanned its
+/// record in a million).
+fn any_nonzero(words: &[u64]) -> bool {
+    let blocks = words.chunks_exact(8);
+    let rest = blocks.remainder();
+    blocks
+        .into_iter()
+        .any(|b| b.iter().fold(0, |a, &w| a | w) != 0)
+        || rest.iter().any(|&w| w != 0)
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ use super::layout::{self, H_MAGIC, H_POOL_ID, HEADER_WORDS, MAGIC, Word};
 use super::registry::{self, PoolBounds, Slot};
 use super::scan::Portable;
 use super::scan::Simd;
-use super::tree::{MAX_ARENA_BYTES, Mem, Raw, TreeResult};
+use super::tree::{MAX_ARENA_BYTES, Mem, Outcome, Raw, TreeResult, refuse};
 use super::validate::{Mirrored, Shared, Validate};
 
 use crate::memory::{Fill, Reservation, zero_fill};
@@ -720,7 +720,7 @@ pub(crate) unsafe fn free_in<S: Simd>(
     nodes: *mut Word,
     addr: i64,
     bytes: i64,
-) -> TreeResult<()> {
+) -> Outcome {
     // SAFETY: the caller's contract.
     let Some(b) = (unsafe { plain_pool(tree, nodes) }) else {
         // SAFETY: as above.
@@ -736,9 +736,9 @@ pub(crate) unsafe fn free_in<S: Simd>(
 /// As for [`free_with`].
 #[cold]
 #[inline(never)]
-unsafe fn free_general(tree: *mut i64, nodes: *mut Word, addr: i64, bytes: i64) -> TreeResult<()> {
+unsafe fn free_general(tree: *mut i64, nodes: *mut Word, addr: i64, bytes: i64) -> Outcome {
     // SAFETY: the caller's contract.
-    let b = unsafe { registration(tree, nodes)? };
+    let b = unsafe { registration(tree, nodes).map_err(refuse)? };
     // SAFETY: as above.
     unsafe {
         if b.mirrors_nodes() {
@@ -761,7 +761,7 @@ unsafe fn free_with<S: Simd, V: Validate, const PLAIN: bool>(
     nodes: *mut Word,
     addr: i64,
     bytes: i64,
-) -> TreeResult<()> {
+) -> Outcome {
     // SAFETY: the caller's contract.
     let t = unsafe { view::<V>(b, tree, nodes) }.with::<S>();
     if !PLAIN && b.san() != 0 {
@@ -771,7 +771,7 @@ unsafe fn free_with<S: Simd, V: Validate, const PLAIN: bool>(
     // SAFETY: one operation on the pool at a time.
     let f = unsafe { finger(b) };
     settle_window(b, f);
-    let off = offset_in(b, addr)?;
+    let off = offset_in(b, addr).map_err(refuse)?;
     let ext = extents(b);
     t.free_tracked(f, &ext, off, bytes)
 }
@@ -788,9 +788,9 @@ unsafe fn free_sanitized<S: Simd, V: Validate>(
     b: &Slot,
     addr: i64,
     bytes: i64,
-) -> TreeResult<()> {
+) -> Outcome {
     let addr = sanitize::check(addr, bytes, std::ptr::null());
-    let off = offset_in(b, addr)?;
+    let off = offset_in(b, addr).map_err(refuse)?;
     let ext = extents(b);
     // SAFETY: one operation on the pool at a time.
     t.free_tracked(unsafe { finger(b) }, &ext, off, bytes)?;
@@ -972,13 +972,39 @@ pub unsafe fn settle_window_of(tree: *mut i64, nodes: *mut Word) {
 pub unsafe fn live_bytes(tree: *mut i64, nodes: *mut Word, addr: i64) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
     let b = unsafe { registration(tree, nodes)? };
+    Ok(live_at(b, offset_in(b, addr & ADDR_MASK)?))
+}
+
+/// The size in bytes of the live allocation that starts at byte `off` of
+/// registered pool `b`'s arena (0 when none does, or `off` is no granule of
+/// the arena).
+fn live_at(b: &Slot, off: i64) -> i64 {
     // SAFETY: one operation on the pool at a time.
     settle_window(b, unsafe { finger(b) });
-    let off = offset_in(b, addr & ADDR_MASK)?;
-    if off % 8 != 0 || off >= b.arena_bytes() {
-        return Ok(0);
+    if off < 0 || off % 8 != 0 || off >= b.arena_bytes() {
+        return 0;
     }
-    Ok(extents(b).live_bytes_at(off))
+    extents(b).live_bytes_at(off)
+}
+
+/// The message for error `code` of the call on the pool at `tree`/`nodes`
+/// that has just failed on this thread: for a stale span
+/// ([`super::error::STALE_FREE`], `STALE_RESIZE`) it names the span the
+/// call named, as the tree noted it when it refused it
+/// ([`super::error::last_refused`]), and the live allocation the record has
+/// at its offset ([`super::error::stale_message`]); any other code gets
+/// its plain message.
+///
+/// # Safety
+/// As for [`live_bytes`].
+pub unsafe fn failure_message(tree: *mut i64, nodes: *mut Word, code: i64) -> String {
+    let (off, claimed) = super::error::last_refused();
+    // SAFETY: the caller's contract.
+    let actual = match unsafe { registration(tree, nodes) } {
+        Ok(b) => live_at(b, off),
+        Err(_) => 0,
+    };
+    super::error::stale_message(code, off, claimed, actual)
 }
 
 #[cfg(test)]

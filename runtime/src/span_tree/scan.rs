@@ -387,12 +387,15 @@ fn detect() -> bool {
     #[cfg(not(target_arch = "x86_64"))]
     let yes = false;
     BACKEND.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+    super::append_window::note_backend(yes);
     yes
 }
 
 /// Forces the portable copies (`true`) or restores the CPU's choice: for tests
 /// and for measuring what a CPU without AVX2 runs.
 pub fn set_portable_only(on: bool) {
+    // Not selected either way until the next detection.
+    super::append_window::note_backend(false);
     if on {
         BACKEND.store(1, Ordering::Relaxed);
     } else {
@@ -459,24 +462,40 @@ macro_rules! simd_dispatch {
         #[inline(always)]
         $vis unsafe fn $name($($a: $t),*) -> $r {
             #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx2,bmi1,popcnt")]
-            #[inline(never)]
-            unsafe extern $abi fn avx2($($a: $t),*) -> $r {
-                // SAFETY: the caller's contract.
-                unsafe { $($imp)::+::<$crate::span_tree::scan::Avx2>($($a),*) }
-            }
-            #[cfg(target_arch = "x86_64")]
             if $crate::span_tree::scan::avx2_selected() {
                 // SAFETY: `avx2_selected` says the features were found; the
                 // caller's contract.
-                return unsafe { avx2($($a),*) };
+                return unsafe { $name::avx2($($a),*) };
             }
-            // Everything else (the first call, a CPU without AVX2, the
-            // portable copies forced) out of line, so the entry point saves
-            // no register for it.
+            // SAFETY: the caller's contract.
+            unsafe { $name::other($($a),*) }
+        }
+        #[doc = concat!("The copies of [`", stringify!($name), "`], one per backend, \
+            and its dispatch off the AVX2 path: a caller that has made \
+            the test itself (`avx2_selected`) may call `avx2` directly.")]
+        $vis mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+            /// The body on the AVX2 backend.
+            ///
+            /// # Safety
+            /// The caller's contract, and the CPU has AVX2, BMI1 and POPCNT.
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,bmi1,popcnt")]
+            #[inline(never)]
+            pub unsafe extern $abi fn avx2($($a: $t),*) -> $r {
+                // SAFETY: the caller's contract.
+                unsafe { $($imp)::+::<$crate::span_tree::scan::Avx2>($($a),*) }
+            }
+            /// Everything but the AVX2 path (the first call, a CPU without
+            /// AVX2, the portable copies forced), out of line, so the entry
+            /// point saves no register for it.
+            ///
+            /// # Safety
+            /// The caller's contract.
             #[cold]
             #[inline(never)]
-            unsafe extern $abi fn other($($a: $t),*) -> $r {
+            pub unsafe extern $abi fn other($($a: $t),*) -> $r {
                 #[cfg(target_arch = "x86_64")]
                 if $crate::span_tree::scan::use_avx2() {
                     // SAFETY: `use_avx2` found the features; the caller's contract.
@@ -485,13 +504,15 @@ macro_rules! simd_dispatch {
                 // SAFETY: the caller's contract.
                 unsafe { portable($($a),*) }
             }
+            /// The body on the portable backend.
+            ///
+            /// # Safety
+            /// The caller's contract.
             #[inline(never)]
-            unsafe extern $abi fn portable($($a: $t),*) -> $r {
+            pub unsafe extern $abi fn portable($($a: $t),*) -> $r {
                 // SAFETY: the caller's contract.
                 unsafe { $($imp)::+::<$crate::span_tree::scan::Portable>($($a),*) }
             }
-            // SAFETY: the caller's contract.
-            unsafe { other($($a),*) }
         }
     };
     ($(#[$m:meta])* $vis:vis unsafe fn $name:ident $(<$($g:ident: $bound:path),*>)? ($($a:ident: $t:ty),*) -> $r:ty => $($imp:ident)::+;) => {

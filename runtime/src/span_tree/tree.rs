@@ -24,6 +24,7 @@
 //! (`crate::simd_dispatch`; [`super::scan`]).
 
 use std::marker::PhantomData;
+use std::num::NonZeroI64;
 
 use super::append_window::WindowWords;
 use super::error::{
@@ -48,6 +49,19 @@ pub use super::layout::MAX_ARENA_BYTES;
 
 /// Result of a tree operation: the value, or a negative error code.
 pub type TreeResult<T> = Result<T, i64>;
+
+/// Result of a free: done, or the (negative, never zero) error code, in one
+/// word (0 is done). The library's free returns that word as it is, where
+/// a `TreeResult<()>` (a flag beside the code) took a select at the exit
+/// of every call.
+pub type Outcome = Result<(), NonZeroI64>;
+
+/// `code` (negative) as an [`Outcome`]'s error.
+#[inline(always)]
+pub fn refuse(code: i64) -> NonZeroI64 {
+    const FALLBACK: NonZeroI64 = NonZeroI64::new(error::INTERNAL).unwrap();
+    NonZeroI64::new(code).unwrap_or(FALLBACK)
+}
 
 /// Rounds `bytes` up to the span granule (8). `bytes` must be in `0..=MAX_ARENA_BYTES`.
 #[inline(always)]
@@ -322,7 +336,9 @@ mod ops {
         ext: &Extents,
         (off, bytes): (i64, i64),
     ) -> TreeResult<()> {
-        t.mem.with::<S>().free_tracked(&mut t.path, ext, off, bytes)
+        Ok(t.mem
+            .with::<S>()
+            .free_tracked(&mut t.path, ext, off, bytes)?)
     }
     #[inline(always)]
     pub(super) fn resize_tracked<S: Simd, V: Validate>(
@@ -1205,17 +1221,20 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     /// Inserts the free range `[s, s + g)` (granules), merging with its free
     /// neighbours. `strict`: see [`Self::around`].
     #[inline(always)]
-    fn free_range(&self, path: &mut Path, s: i64, g: i64, strict: bool) -> TreeResult<()> {
+    fn free_range(&self, path: &mut Path, s: i64, g: i64, strict: bool) -> Outcome {
         // It may lengthen, insert or remove slots before `Path::fit_slot`.
         path.fit_below = FIT_UNKNOWN;
         let e = s + g;
-        let a = self.around(path, s, e, strict, DOUBLE_FREE)?;
+        let a = self
+            .around(path, s, e, strict, DOUBLE_FREE)
+            .map_err(refuse)?;
         let leaf = path.node[0];
         let pred_adj = matches!(a.pred, Some((po, pl)) if po + pl == s);
         let succ_adj = a.succ_key == e;
         match (pred_adj, succ_adj) {
             (false, false) => {
-                self.insert_at(path, a.height, a.pos, s, g)?;
+                self.insert_at(path, a.height, a.pos, s, g)
+                    .map_err(refuse)?;
                 self.bump_h(H_SPANS, 1);
             }
             (true, false) => {
@@ -1226,7 +1245,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
             (false, true) => {
                 // Extend the successor down to `s`.
                 let (height, i, sl) = if a.succ_next {
-                    self.find_exact(path, e)?
+                    self.find_exact(path, e).map_err(refuse)?
                 } else {
                     (a.height, a.pos, self.len(leaf, a.pos))
                 };
@@ -1242,17 +1261,17 @@ impl<V: Validate, S: Simd> Mem<V, S> {
                 let pl = self.len(leaf, a.pos - 1);
                 if a.succ_next {
                     let mut p2 = Path::new();
-                    let (h2, i2, sl) = self.find_exact(&mut p2, e)?;
+                    let (h2, i2, sl) = self.find_exact(&mut p2, e).map_err(refuse)?;
                     self.set_w(leaf, N_LENS + a.pos - 1, pl + g + sl);
                     self.fix_up_entry(path, a.height, 0, a.pos - 1, pl, pl + g + sl);
-                    self.remove_at(&mut p2, h2, i2)?;
+                    self.remove_at(&mut p2, h2, i2).map_err(refuse)?;
                     // The successor's leaf is not the finger's.
                     path.forget();
                 } else {
                     let sl = self.len(leaf, a.pos);
                     self.set_w(leaf, N_LENS + a.pos - 1, pl + g + sl);
                     self.fix_up_entry(path, a.height, 0, a.pos - 1, pl, pl + g + sl);
-                    self.remove_at(path, a.height, a.pos)?;
+                    self.remove_at(path, a.height, a.pos).map_err(refuse)?;
                 }
                 self.bump_h(H_SPANS, -1);
             }
@@ -1265,7 +1284,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     #[inline(always)]
     pub(crate) fn free(&self, path: &mut Path, off: i64, bytes: i64) -> TreeResult<()> {
         let (s, g) = self.check_span(off, bytes)?;
-        self.free_range(path, s, g, true)
+        Ok(self.free_range(path, s, g, true)?)
     }
 
     #[inline(always)]
@@ -1360,7 +1379,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
         ext: &Extents,
         off: i64,
         bytes: i64,
-    ) -> TreeResult<()> {
+    ) -> Outcome {
         // The common case in four tests: a small span at a granule of the
         // arena that the record holds live with exactly this size. Only an
         // allocation inside the arena can be that, so `check_span`'s tests
@@ -1375,10 +1394,10 @@ impl<V: Validate, S: Simd> Mem<V, S> {
                 return self.free_live(ext, path, off >> GRANULE_SHIFT, g);
             }
         }
-        let (s, g) = self.check_span(off, bytes)?;
+        let (s, g) = self.check_span(off, bytes).map_err(refuse)?;
         let b = g << GRANULE_SHIFT;
         if !ext.take(off, b) {
-            return Err(self.not_live(path, s, g, DOUBLE_FREE, STALE_FREE));
+            return Err(refuse(self.not_live(path, s, g, DOUBLE_FREE, STALE_FREE)));
         }
         self.free_live(ext, path, s, g)
     }
@@ -1387,7 +1406,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     /// forgotten) as one live allocation. Only a node array out of room can
     /// fail here (a split needs a node): the record keeps the span then.
     #[inline(always)]
-    fn free_live(&self, ext: &Extents, path: &mut Path, s: i64, g: i64) -> TreeResult<()> {
+    fn free_live(&self, ext: &Extents, path: &mut Path, s: i64, g: i64) -> Outcome {
         // A `match`: `Result::inspect_err` stayed an out-of-line call.
         match self.free_range(path, s, g, false) {
             Ok(()) => Ok(()),
@@ -1648,6 +1667,7 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     #[cold]
     #[inline(never)]
     fn not_live(&self, path: &mut Path, s: i64, g: i64, overlap: i64, stale: i64) -> i64 {
+        error::note_refused(s << GRANULE_SHIFT, g << GRANULE_SHIFT);
         match self.around(path, s, s + g, true, overlap) {
             Err(e) => e,
             Ok(_) => stale,
