@@ -457,7 +457,7 @@ fn a_long_run_of_appends_matches_the_checked_tree_and_opens_a_window() {
         assert_eq!(e.resize(a, b, b + 8), a);
         b += 8;
     }
-    assert!(tern_runtime::span_tree::append_window::any_open());
+    assert!(tern_runtime::span_tree::append_window::route().any_open());
     // Settled by the next call: the record knows the slice's whole length.
     // SAFETY: the pool's own header and node array.
     assert_eq!(unsafe { tern_span_live_bytes(e.h(), e.n(), a) }, b);
@@ -531,7 +531,7 @@ fn child_pool_without_a_memory_file() {
         run(100),
     ])
     .unwrap();
-    assert!(!tern_runtime::span_tree::append_window::any_open());
+    assert!(!tern_runtime::span_tree::append_window::route().any_open());
     proptest!(
         ProptestConfig { cases: cases() / 4, ..ProptestConfig::default() },
         |(ops in prop::collection::vec(op(Scribbles::Header), 1..80))| {
@@ -602,7 +602,7 @@ fn byte_growths_zero_only_their_new_bytes() {
         }
         n += 1;
     }
-    assert!(tern_runtime::span_tree::append_window::any_open());
+    assert!(tern_runtime::span_tree::append_window::route().any_open());
     for i in 5..n {
         // SAFETY: as above.
         let byte = unsafe { *(a as *const u8).add(i as usize) };

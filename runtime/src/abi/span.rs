@@ -378,7 +378,7 @@ pub unsafe extern "C" fn tern_span_live_bytes(tree: *mut i64, nodes: *mut i32, a
 /// the live allocation the runtime's record has at its offset (as
 /// [`tern_span_stale_message`] does); for any other code it is
 /// [`tern_span_error_message`]'s. What `slice_pool`'s failure paths print:
-/// they need keep no copy of the span they passed.
+/// they need not keep a copy of the span they passed.
 ///
 /// # Safety
 /// As for [`tern_span_alloc`]; `buf` must be null or writable for `cap`

@@ -77,11 +77,6 @@ pub fn route() -> Route {
     Route(ROUTE.load(Ordering::Relaxed))
 }
 
-/// Whether any pool may have a window open (the count of open windows).
-pub fn any_open() -> bool {
-    route().any_open()
-}
-
 /// Records whether the AVX2 copies are the ones to run (`false` while
 /// unknown, or when the portable copies are forced): what
 /// [`Route::is_clear`] needs besides the windows.

@@ -360,8 +360,8 @@ fn any_nonzero(words: &[u64]) -> bool {
     let blocks = words.chunks_exact(8);
     let rest = blocks.remainder();
     blocks
-        .into_iter()
-        .any(|b| b.iter().fold(0, |a, &w| a | w) != 0)
+        .map(|b| b.iter().fold(0, |a, &w| a | w))
+        .any(|w| w != 0)
         || rest.iter().any(|&w| w != 0)
 }
 
@@ -436,8 +436,10 @@ mod tests {
         let x = r.view();
         assert!(!x.any_live());
         // Each small allocation alone, at the first, a middle and the last
-        // byte of a size-map word, and the last granule of the arena.
-        for off in [0, 8, 56, 64 + 24, (1 << 16) - 8] {
+        // byte of a size-map word, and the last granule of the arena (first,
+        // so that the scans after it read every block of eight words: the
+        // first, the second and a later one).
+        for off in [(1 << 16) - 8, 0, 8, 56, 64 + 24, 8 * 8 * 9, 8 * 8 * 8 * 100] {
             x.record(off, 8);
             assert!(x.any_live(), "{off}");
             x.forget(off, 8);
@@ -451,6 +453,20 @@ mod tests {
         x.record(16, 24);
         x.clear();
         assert!(!x.any_live(), "a reset forgets every allocation");
+    }
+
+    /// A size map of nine words: one block of eight and one word after it,
+    /// where the scan's remainder finds the last granule's allocation.
+    #[test]
+    fn any_live_sees_the_words_after_the_last_block() {
+        let r = Record::new(8 * 8 * 9).unwrap();
+        let x = r.view();
+        for off in [8 * 8 * 9 - 8, 8 * 8 * 8, 8 * 8 * 7] {
+            x.record(off, 8);
+            assert!(x.any_live(), "{off}");
+            x.forget(off, 8);
+            assert!(!x.any_live(), "{off}");
+        }
     }
 
     #[test]
