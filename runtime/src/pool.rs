@@ -204,9 +204,9 @@ impl<V: Validate> SpanPool<V> {
     #[inline(always)]
     fn alloc_in<S: Simd>(&mut self, bytes: i64) -> TreeResult<i64> {
         if V::MIRRORED {
-            let (h, n) = (self.hdr(), self.nodes_ptr());
+            let h = self.hdr();
             // SAFETY: the header is owned and HEADER_WORDS long.
-            let addr = unsafe { library::alloc_in::<S>(h, n, bytes, false)? };
+            let addr = unsafe { library::alloc_in::<S>(h, bytes, false)? };
             Ok(addr - self.addr(0))
         } else {
             let ext = self.ext;
@@ -238,9 +238,9 @@ impl<V: Validate> SpanPool<V> {
     #[inline(always)]
     pub(crate) fn free_in<S: Simd>(&mut self, off: i64, bytes: i64) -> TreeResult<()> {
         if V::MIRRORED {
-            let (h, n) = (self.hdr(), self.nodes_ptr());
+            let h = self.hdr();
             // SAFETY: as in `alloc_in`.
-            Ok(unsafe { library::free_in::<S>(h, n, self.addr(off), bytes) }?)
+            Ok(unsafe { library::free_in::<S>(h, self.addr(off), bytes) }?)
         } else {
             let ext = self.ext;
             let (raw, path) = self.tree.parts();
@@ -251,10 +251,9 @@ impl<V: Validate> SpanPool<V> {
     #[inline(always)]
     fn resize_in_place_in<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
         if V::MIRRORED {
-            let (h, n) = (self.hdr(), self.nodes_ptr());
-            let at = self.addr(off);
+            let (h, at) = (self.hdr(), self.addr(off));
             // SAFETY: as in `alloc_in`.
-            let addr = unsafe { library::resize_in::<S>(h, n, at, (old, new), false, false)? };
+            let addr = unsafe { library::resize_in::<S>(h, at, (old, new), false, false)? };
             Ok(addr - self.addr(0))
         } else {
             let ext = self.ext;
@@ -433,10 +432,9 @@ impl<V: Validate> SpanPool<V> {
     /// exactly as `slice_pool` does after `tern_span_resize`.
     #[inline(always)]
     fn resize_checked<S: Simd>(&mut self, off: i64, old: i64, new: i64) -> TreeResult<i64> {
-        let (h, n, at) = (self.hdr(), self.nodes_ptr(), self.addr(off));
+        let (h, at) = (self.hdr(), self.addr(off));
         // SAFETY: as in `alloc_in`.
-        let to =
-            unsafe { library::resize_in::<S>(h, n, at, (old, new), true, true)? } - self.addr(0);
+        let to = unsafe { library::resize_in::<S>(h, at, (old, new), true, true)? } - self.addr(0);
         if to != off {
             // SAFETY: both spans lie inside the arena and do not overlap.
             unsafe {
@@ -560,7 +558,7 @@ impl<V: Validate> Drop for SpanPool<V> {
             // The header may be corrupt (tests write it): fall back to a scan-free
             // unregister by the id we can still trust from the registry.
             // SAFETY: owned header.
-            if unsafe { library::release(h, n) }.is_err() {
+            if unsafe { library::release(h) }.is_err() {
                 library::release_by_nodes(n);
             }
         }

@@ -334,9 +334,21 @@ fn checked_extern_sequence() {
             OUTSIDE_ARENA
         );
         assert_eq!(tern_span_free(h, n, 8, 8), OUTSIDE_ARENA);
-        // A node array other than the registered one is refused.
-        assert_eq!(tern_span_alloc(h, n.add(8), 8), BAD_POOL);
+        // The node array's address plays no part (the registry names the
+        // pool's): another one, or null, gets the answer the pool's gets.
+        assert_eq!(tern_span_alloc(h, n.add(8), 8), arena);
+        assert_eq!(tern_span_free(h, std::ptr::null_mut(), arena, 8), 0);
         assert_eq!(tern_span_alloc(std::ptr::null_mut(), n, 8), BAD_POOL);
+        // A header may lie at any address: a copy of it one byte into a
+        // buffer names the pool, and the call writes the copy's words.
+        let mut bytes = [0u8; HEADER_WORDS * 8 + 1];
+        std::ptr::copy_nonoverlapping(h.cast::<u8>(), bytes.as_mut_ptr().add(1), HEADER_WORDS * 8);
+        let copy = bytes.as_mut_ptr().add(1).cast::<i64>();
+        let free_bytes = |t: *mut i64| t.add(layout::H_FREE_BYTES).read_unaligned();
+        assert_eq!(tern_span_alloc(copy, n, 16), arena);
+        assert_eq!(free_bytes(copy), free_bytes(h) - 16);
+        assert_eq!(tern_span_free(copy, n, arena, 16), 0);
+        assert_eq!(free_bytes(copy), free_bytes(h));
         // `b` is still allocated: the runtime's record says so, whatever
         // the header's totals claim, and the finish changes nothing (what
         // `slice_pool::finish` reports as a leak).

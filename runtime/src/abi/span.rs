@@ -41,10 +41,12 @@ fn guard(f: impl FnOnce() -> Result<i64, i64>) -> i64 {
 }
 
 /// First-fit alloc of `bytes` (rounded up to 8) from the pool whose header
-/// is at `tree` and node array at `nodes`. The span is zero-filled (in the
+/// is at `tree` (any alignment). The span is zero-filled (in the
 /// registered arena). Returns the span's address, or a negative error code
 /// (`EXHAUSTED`, `BAD_SIZE` for `bytes <= 0`, `BAD_POOL`).
-/// What the program wrote into its copy of the tree plays no part.
+/// What the program wrote into its copy of the tree plays no part, and
+/// neither does `nodes` (the three tree externs take the node array's
+/// address and do not read it: the registry names the pool's).
 ///
 /// # Safety
 /// `tree` must be null or point to `HEADER_WORDS` writable words (any contents).
@@ -125,7 +127,7 @@ pub unsafe extern "C" fn tern_span_resize(
 #[inline(never)]
 unsafe fn resize_windowed(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, new: i64) -> i64 {
     // SAFETY: the caller's contract.
-    match unsafe { library::window_append(tree, nodes, addr, (old, new)) } {
+    match unsafe { library::window_append(tree, addr, (old, new)) } {
         // SAFETY: `window_append` names bytes of the registered arena.
         Some((from, bytes)) if bytes > 0 => unsafe { zero_then(addr, from, bytes) },
         Some(_) => addr,
@@ -143,7 +145,7 @@ unsafe fn resize_windowed(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, 
 #[inline(never)]
 unsafe fn resize_missed(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, new: i64) -> i64 {
     // SAFETY: the caller's contract.
-    unsafe { library::settle_window_of(tree, nodes) };
+    unsafe { library::settle_window_of(tree) };
     // SAFETY: the caller's contract.
     unsafe { resize_checked(tree, nodes, addr, old, new) }
 }
@@ -193,7 +195,10 @@ unsafe fn resize_checked(tree: *mut i64, nodes: *mut i32, addr: i64, old: i64, n
 
 /// The bodies of the three tree externs, one copy per scan backend: the
 /// extern, under [`guard_word`], tests the backend and calls its copy, which
-/// returns the answer word (an address, 0 or an error code) as it is.
+/// returns the answer word (an address, 0 or an error code) as it is. The
+/// bodies take the extern's arguments as they came, the node array's
+/// address included, which they do not read: every argument stays in the
+/// register it arrived in.
 mod entry {
     use super::word;
     use crate::span_tree::library;
@@ -204,22 +209,22 @@ mod entry {
     /// # Safety
     /// As for `tern_span_alloc` (the same for every body here).
     #[inline(always)]
-    pub(super) unsafe fn alloc<S: Simd>(tree: *mut i64, nodes: *mut i32, bytes: i64) -> i64 {
+    pub(super) unsafe fn alloc<S: Simd>(tree: *mut i64, _nodes: *mut i32, bytes: i64) -> i64 {
         // SAFETY: the caller's contract.
-        word(unsafe { library::alloc_in::<S>(tree, nodes, bytes, true) })
+        word(unsafe { library::alloc_in::<S>(tree, bytes, true) })
     }
 
     /// `tern_span_free` on backend `S`.
     #[inline(always)]
     pub(super) unsafe fn free<S: Simd>(
         tree: *mut i64,
-        nodes: *mut i32,
+        _nodes: *mut i32,
         addr: i64,
         bytes: i64,
     ) -> i64 {
         // SAFETY: the caller's contract.
         // One word already: 0, or the code (`Outcome`).
-        match unsafe { library::free_in::<S>(tree, nodes, addr, bytes) } {
+        match unsafe { library::free_in::<S>(tree, addr, bytes) } {
             Ok(()) => 0,
             Err(code) => code.get(),
         }
@@ -229,13 +234,13 @@ mod entry {
     #[inline(always)]
     pub(super) unsafe fn resize<S: Simd>(
         tree: *mut i64,
-        nodes: *mut i32,
+        _nodes: *mut i32,
         addr: i64,
         old: i64,
         new: i64,
     ) -> i64 {
         // SAFETY: the caller's contract.
-        word(unsafe { library::resize_in::<S>(tree, nodes, addr, (old, new), true, true) })
+        word(unsafe { library::resize_in::<S>(tree, addr, (old, new), true, true) })
     }
 
     crate::simd_dispatch! {
@@ -337,9 +342,9 @@ pub unsafe extern "C" fn tern_span_new(
 /// # Safety
 /// As for [`tern_span_alloc`].
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, nodes: *mut i32) -> i64 {
+pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, _nodes: *mut i32) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { library::release(tree, nodes).map(|_| 0) })
+    guard(|| unsafe { library::release(tree).map(|_| 0) })
 }
 
 /// Frees every slice of the pool at `tree`/`nodes` at once and keeps the pool:
@@ -352,9 +357,9 @@ pub unsafe extern "C" fn tern_span_finish(tree: *mut i64, nodes: *mut i32) -> i6
 /// # Safety
 /// As for [`tern_span_alloc`].
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tern_span_reset(tree: *mut i64, nodes: *mut i32) -> i64 {
+pub unsafe extern "C" fn tern_span_reset(tree: *mut i64, _nodes: *mut i32) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { library::reset(tree, nodes).map(|()| 0) })
+    guard(|| unsafe { library::reset(tree).map(|()| 0) })
 }
 
 /// The size in bytes of the live allocation that starts at address `addr` of the
@@ -366,9 +371,9 @@ pub unsafe extern "C" fn tern_span_reset(tree: *mut i64, nodes: *mut i32) -> i64
 /// # Safety
 /// As for [`tern_span_alloc`].
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn tern_span_live_bytes(tree: *mut i64, nodes: *mut i32, addr: i64) -> i64 {
+pub unsafe extern "C" fn tern_span_live_bytes(tree: *mut i64, _nodes: *mut i32, addr: i64) -> i64 {
     // SAFETY: the caller's contract.
-    guard(|| unsafe { library::live_bytes(tree, nodes, addr) })
+    guard(|| unsafe { library::live_bytes(tree, addr) })
 }
 
 /// Writes the message for error `code` of the call on the pool at
@@ -386,13 +391,13 @@ pub unsafe extern "C" fn tern_span_live_bytes(tree: *mut i64, nodes: *mut i32, a
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tern_span_failure_message(
     tree: *mut i64,
-    nodes: *mut i32,
+    _nodes: *mut i32,
     code: i64,
     buf: *mut u8,
     cap: i64,
 ) -> i64 {
     // SAFETY: the caller's contract.
-    guard_word(|| unsafe { write_message(&library::failure_message(tree, nodes, code), buf, cap) })
+    guard_word(|| unsafe { write_message(&library::failure_message(tree, code), buf, cap) })
 }
 
 /// Writes the message for error `code` of a call on the span at byte `offset`

@@ -295,7 +295,7 @@ impl AppendWindow {
                     .read()
                     .wrapping_sub(new_end - self.end);
                 hdr.add(H_FREE_BYTES).write(free);
-                tree.add(H_FREE_BYTES).write(free);
+                tree.add(H_FREE_BYTES).write_unaligned(free);
             }
             self.end = new_end;
         }

@@ -3,13 +3,14 @@
 //! in runtime memory, found through the [`registry`]), which the tree code
 //! reads and writes, and the program's (`Pool.tree`, `Pool.nodes`), word for
 //! word the same after every call but where the program wrote into it. Each
-//! call reads one word of program memory, the pool id in the header, to
-//! find the pool; checks that the node
-//! array passed in is the registered one; and runs the tree code over the
-//! runtime's copy: the `Shared` instantiation for a pool [`create`] made
-//! (`slice_pool`'s), whose program node array is a copy-on-write view of the
-//! runtime's pages (`crate::memory::shared_pages`), so that only the header
-//! is written twice; the `Mirrored` one, out of line, for a pool [`init`]
+//! call reads one word of program memory, the pool id in the header (at
+//! any address but null), to find the pool, and runs the tree code over
+//! the runtime's copy (the node array's address the externs take is not
+//! read: the registered one is the pool's): the `Shared` instantiation
+//! for a pool [`create`] made (`slice_pool`'s), whose program node array
+//! is a copy-on-write view of the runtime's pages
+//! (`crate::memory::shared_pages`), so that only the header is written
+//! twice; the `Mirrored` one, out of line, for a pool [`init`]
 //! registered over caller-provided memory, every word written twice. The
 //! three tree operations serve a plain pool (a `Shared` one, not sanitized,
 //! with an arena: [`registry::find_plain`]) on a hot path and every other
@@ -93,9 +94,9 @@ fn extents_in(record: [i64; 2]) -> Extents {
 }
 
 /// The view of registered pool `b`'s tree that the operations use: the
-/// runtime's copy, shown to the program through `tree` and `nodes` as `V`
-/// says (the instantiation `b.mirrors_nodes()` names). Made apart from
-/// the lookup, so that the operations make their `Mem` straight from it:
+/// runtime's copy, shown to the program through `tree` and the registered
+/// node array as `V` says (the instantiation `b.mirrors_nodes()` names).
+/// Made apart from the lookup, so that the operations make their `Mem` straight from it:
 /// built inside the lookup's result and then turned into one, the view
 /// was stored on the stack and copied to another place there (four vector
 /// moves and a reload a call: about a tenth of the library's time on the
@@ -103,13 +104,17 @@ fn extents_in(record: [i64; 2]) -> Extents {
 /// narrower stores just made; docs/benchmarks.md, "Thirty-fourth pass").
 ///
 /// # Safety
-/// `b` is the registration of the pool whose header is at `tree` and node
-/// array at `nodes` (`registration`).
+/// `b` is the registration of the pool whose header is at `tree`
+/// (`registration`).
 #[inline(always)]
-unsafe fn view<V: Validate>(b: &Slot, tree: *mut i64, nodes: *mut Word) -> Raw<V> {
-    // Under the sanitizer the program holds the node array by a tagged
-    // address; untagged, it is the registered one (`registration`).
-    let nodes = (nodes as i64 & ADDR_MASK) as *mut Word;
+unsafe fn view<V: Validate>(b: &Slot, tree: *mut i64) -> Raw<V> {
+    // Read only where the tree writes it: a load of an atomic is never
+    // dropped, even unused (one instruction a call).
+    let nodes = if V::MIRROR_NODES {
+        b.nodes() as *mut Word
+    } else {
+        std::ptr::null_mut()
+    };
     // SAFETY: the node array's address and capacity come from the registry,
     // which `init` filled from a reservation of `node_cap * node_words`
     // words, and so does the runtime's copy (`shadow_of`).
@@ -139,57 +144,55 @@ fn shadow_at(base: *mut u8) -> (*mut i64, *mut Word) {
 unsafe fn header_is_current(tree: *mut i64, b: &Slot) -> bool {
     let (shadow, _) = shadow_of(b);
     // SAFETY: the caller's contract; the shadow's header is HEADER_WORDS long.
-    (0..HEADER_WORDS).all(|i| unsafe { tree.add(i).read() == shadow.add(i).read() })
+    (0..HEADER_WORDS).all(|i| unsafe { header_word(tree, i) == shadow.add(i).read() })
 }
 
-/// The registration of the pool `tree` belongs to, when `nodes` is its
-/// node array (under the sanitizer, by a tagged address): what every
-/// operation looks up but on its hot path ([`plain_pool`]).
+/// Word `i` of the program's header at `tree`. A header may lie at any
+/// address but null (the externs take the address the caller passes; a
+/// Tern program's is always aligned), so its words are read and written
+/// unaligned: on x86-64 the same instructions, and no test of the address.
+///
+/// # Safety
+/// `tree` must be valid for reads of `HEADER_WORDS` words; `i < HEADER_WORDS`.
+#[inline(always)]
+unsafe fn header_word(tree: *mut i64, i: usize) -> i64 {
+    // SAFETY: the caller's contract.
+    unsafe { tree.add(i).read_unaligned() }
+}
+
+/// The registration of the pool whose id the header at `tree` carries:
+/// what every operation looks up but on its hot path ([`plain_pool`]).
+/// The node array the caller passes plays no part: the registered one is
+/// the one the tree's writes go to, and none of the program's is read.
 ///
 /// # Safety
 /// `tree` must be null or valid for reads of `HEADER_WORDS` words (any
-/// contents).
+/// contents, any alignment).
 #[inline(always)]
-unsafe fn registration(tree: *mut i64, nodes: *mut Word) -> TreeResult<&'static Slot> {
-    if !is_word_address(tree) {
+unsafe fn registration(tree: *mut i64) -> TreeResult<&'static Slot> {
+    if tree.is_null() {
         return Err(BAD_POOL);
     }
     // SAFETY: the caller's contract; the word index is a constant below HEADER_WORDS.
-    let b = registry::slot(unsafe { tree.add(H_POOL_ID).read() })?;
-    if b.nodes() != nodes as i64 & ADDR_MASK {
-        return Err(BAD_POOL);
-    }
-    Ok(b)
+    registry::slot(unsafe { header_word(tree, H_POOL_ID) })
 }
 
-/// The registration of the pool `tree` belongs to when a call through
-/// node array `nodes` takes the hot path: the pool is plain
-/// ([`registry::find_plain`]) and `nodes` its node array, untagged.
-/// `None` for any other call, which the general path (`*_general`) then
-/// looks up again with [`registration`] and answers, refused or not. Two
-/// compares after the id's, where `registration` and the tests of the
-/// pool's kind took five (the sanitizer's and the arena's tests become
-/// constants): docs/benchmarks.md, "Thirty-ninth pass".
+/// The registration of the pool `tree` belongs to when a call takes the
+/// hot path: the pool is plain ([`registry::find_plain`]). `None` for any
+/// other call, which the general path (`*_general`) then looks up again
+/// with [`registration`] and answers, refused or not. A null test, the
+/// id's load and the registry's compares (docs/benchmarks.md,
+/// "Thirty-ninth pass" and "Forty-second pass").
 ///
 /// # Safety
 /// As for [`registration`].
 #[inline(always)]
-unsafe fn plain_pool(tree: *mut i64, nodes: *mut Word) -> Option<&'static Slot> {
-    if !is_word_address(tree) {
+unsafe fn plain_pool(tree: *mut i64) -> Option<&'static Slot> {
+    if tree.is_null() {
         return None;
     }
     // SAFETY: the caller's contract; the word index is a constant below HEADER_WORDS.
-    let b = registry::find_plain(unsafe { tree.add(H_POOL_ID).read() })?;
-    (b.nodes() == nodes as i64).then_some(b)
-}
-
-/// Whether `tree` is not null and 8-byte aligned, in one test: its trailing
-/// zeros, less 3, are at most 60 unsigned (null has 64, a misaligned
-/// address fewer than 3). With BMI1 (the AVX2 copies) `tzcnt`, a
-/// subtraction and one compare, where the two tests took six instructions.
-#[inline(always)]
-fn is_word_address(tree: *mut i64) -> bool {
-    (tree as usize).trailing_zeros().wrapping_sub(3) <= 60
+    registry::find_plain(unsafe { header_word(tree, H_POOL_ID) })
 }
 
 /// Zero-fills `[off, end)` of the arena, when the pool registered its base,
@@ -501,10 +504,10 @@ pub unsafe fn create(tree: *mut i64, arena_bytes: i64) -> TreeResult<(i64, PoolM
 ///
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
-/// (any contents); `nodes` is only used if it is the registered node array.
-pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds> {
+/// (any contents, any alignment).
+pub unsafe fn release(tree: *mut i64) -> TreeResult<PoolBounds> {
     // SAFETY: the caller's contract.
-    let b = unsafe { registration(tree, nodes)? };
+    let b = unsafe { registration(tree)? };
     // SAFETY: one operation on the pool at a time.
     settle_window(b, unsafe { finger(b) });
     // SAFETY: `registration` checked the pointer.
@@ -515,11 +518,11 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds
         return Err(LEAKED);
     }
     // SAFETY: `registration` checked the pointer; H_POOL_ID/H_MAGIC < HEADER_WORDS.
-    let id = unsafe { tree.add(H_POOL_ID).read() };
+    let id = unsafe { header_word(tree, H_POOL_ID) };
     let b = registry::unregister(id)?;
     FINISHED_HIGH_WATER.fetch_max(extents_in(b.record).high_water(), Ordering::Relaxed);
     // SAFETY: as above.
-    unsafe { tree.add(H_MAGIC).write(!MAGIC) };
+    unsafe { tree.add(H_MAGIC).write_unaligned(!MAGIC) };
     if b.san != 0 {
         sanitize::region_end(b.san, std::ptr::null());
         sanitize::region_end(b.san + 1, std::ptr::null());
@@ -543,16 +546,16 @@ pub unsafe fn release(tree: *mut i64, nodes: *mut Word) -> TreeResult<PoolBounds
 ///
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
-/// (any contents); `nodes` is only used if it is the registered node array.
-pub unsafe fn reset(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
+/// (any contents, any alignment).
+pub unsafe fn reset(tree: *mut i64) -> TreeResult<()> {
     // SAFETY: the caller's contract.
-    let b = unsafe { registration(tree, nodes)? };
+    let b = unsafe { registration(tree)? };
     if b.mirrors_nodes() {
         // SAFETY: as above.
-        unsafe { reset_with::<Mirrored>(b, tree, nodes) }
+        unsafe { reset_with::<Mirrored>(b, tree) }
     } else {
         // SAFETY: as above.
-        unsafe { reset_with::<Shared>(b, tree, nodes) }
+        unsafe { reset_with::<Shared>(b, tree) }
     }
 }
 
@@ -560,10 +563,10 @@ pub unsafe fn reset(tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
 ///
 /// # Safety
 /// As for [`reset`]; `b` is the registration `registration` found for
-/// `tree` and `nodes`.
-unsafe fn reset_with<V: Validate>(b: &Slot, tree: *mut i64, nodes: *mut Word) -> TreeResult<()> {
+/// `tree`.
+unsafe fn reset_with<V: Validate>(b: &Slot, tree: *mut i64) -> TreeResult<()> {
     // SAFETY: the caller's contract.
-    let t = unsafe { view::<V>(b, tree, nodes) }.with::<Portable>();
+    let t = unsafe { view::<V>(b, tree) }.with::<Portable>();
     // SAFETY: one operation on the pool at a time.
     settle_window(b, unsafe { finger(b) });
     // SAFETY: `registration` checked the pointer.
@@ -578,7 +581,7 @@ unsafe fn reset_with<V: Validate>(b: &Slot, tree: *mut i64, nodes: *mut Word) ->
     // SAFETY: one operation on the pool at a time.
     unsafe { finger(b) }.forget();
     // SAFETY: `open` checked the pointer; H_POOL_ID < HEADER_WORDS.
-    t.init(unsafe { tree.add(H_POOL_ID).read() });
+    t.init(unsafe { header_word(tree, H_POOL_ID) });
     Ok(())
 }
 
@@ -622,21 +625,20 @@ fn offset_in(b: &Slot, addr: i64) -> TreeResult<i64> {
 ///
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
-/// (any contents); `nodes` is only used if it is the registered node array.
+/// (any contents, any alignment).
 #[inline(always)]
 pub(crate) unsafe fn alloc_in<S: Simd>(
     tree: *mut i64,
-    nodes: *mut Word,
     bytes: i64,
     zero_fill: bool,
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let Some(b) = (unsafe { plain_pool(tree, nodes) }) else {
+    let Some(b) = (unsafe { plain_pool(tree) }) else {
         // SAFETY: as above.
-        return unsafe { alloc_general(tree, nodes, bytes, zero_fill) };
+        return unsafe { alloc_general(tree, bytes, zero_fill) };
     };
-    // SAFETY: as above; `plain_pool` checked the node array.
-    unsafe { alloc_with::<S, Shared, true>(b, tree, nodes, bytes, zero_fill) }
+    // SAFETY: as above.
+    unsafe { alloc_with::<S, Shared, true>(b, tree, bytes, zero_fill) }
 }
 
 /// [`alloc_in`] when [`plain_pool`] finds no pool: a pool over
@@ -654,20 +656,15 @@ pub(crate) unsafe fn alloc_in<S: Simd>(
 /// As for [`alloc_with`].
 #[cold]
 #[inline(never)]
-unsafe fn alloc_general(
-    tree: *mut i64,
-    nodes: *mut Word,
-    bytes: i64,
-    zero_fill: bool,
-) -> TreeResult<i64> {
+unsafe fn alloc_general(tree: *mut i64, bytes: i64, zero_fill: bool) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let b = unsafe { registration(tree, nodes)? };
+    let b = unsafe { registration(tree)? };
     // SAFETY: as above.
     unsafe {
         if b.mirrors_nodes() {
-            alloc_with::<Portable, Mirrored, false>(b, tree, nodes, bytes, zero_fill)
+            alloc_with::<Portable, Mirrored, false>(b, tree, bytes, zero_fill)
         } else {
-            alloc_with::<Portable, Shared, false>(b, tree, nodes, bytes, zero_fill)
+            alloc_with::<Portable, Shared, false>(b, tree, bytes, zero_fill)
         }
     }
 }
@@ -678,17 +675,16 @@ unsafe fn alloc_general(
 ///
 /// # Safety
 /// As for [`alloc_in`]; `b` is the registration `registration` found for
-/// `tree` and `nodes`, and `V` the instantiation it names.
+/// `tree`, and `V` the instantiation it names.
 #[inline(always)]
 unsafe fn alloc_with<S: Simd, V: Validate, const PLAIN: bool>(
     b: &Slot,
     tree: *mut i64,
-    nodes: *mut Word,
     bytes: i64,
     zero_fill: bool,
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let t = unsafe { view::<V>(b, tree, nodes) }.with::<S>();
+    let t = unsafe { view::<V>(b, tree) }.with::<S>();
     // SAFETY: one operation on the pool at a time.
     let f = unsafe { finger(b) };
     settle_window(b, f);
@@ -715,19 +711,14 @@ unsafe fn alloc_with<S: Simd, V: Validate, const PLAIN: bool>(
 /// # Safety
 /// As for [`alloc_in`].
 #[inline(always)]
-pub(crate) unsafe fn free_in<S: Simd>(
-    tree: *mut i64,
-    nodes: *mut Word,
-    addr: i64,
-    bytes: i64,
-) -> Outcome {
+pub(crate) unsafe fn free_in<S: Simd>(tree: *mut i64, addr: i64, bytes: i64) -> Outcome {
     // SAFETY: the caller's contract.
-    let Some(b) = (unsafe { plain_pool(tree, nodes) }) else {
+    let Some(b) = (unsafe { plain_pool(tree) }) else {
         // SAFETY: as above.
-        return unsafe { free_general(tree, nodes, addr, bytes) };
+        return unsafe { free_general(tree, addr, bytes) };
     };
-    // SAFETY: as above; `plain_pool` checked the node array.
-    unsafe { free_with::<S, Shared, true>(b, tree, nodes, addr, bytes) }
+    // SAFETY: as above.
+    unsafe { free_with::<S, Shared, true>(b, tree, addr, bytes) }
 }
 
 /// [`free_in`] off the hot path (see [`alloc_general`]).
@@ -736,15 +727,15 @@ pub(crate) unsafe fn free_in<S: Simd>(
 /// As for [`free_with`].
 #[cold]
 #[inline(never)]
-unsafe fn free_general(tree: *mut i64, nodes: *mut Word, addr: i64, bytes: i64) -> Outcome {
+unsafe fn free_general(tree: *mut i64, addr: i64, bytes: i64) -> Outcome {
     // SAFETY: the caller's contract.
-    let b = unsafe { registration(tree, nodes).map_err(refuse)? };
+    let b = unsafe { registration(tree).map_err(refuse)? };
     // SAFETY: as above.
     unsafe {
         if b.mirrors_nodes() {
-            free_with::<Portable, Mirrored, false>(b, tree, nodes, addr, bytes)
+            free_with::<Portable, Mirrored, false>(b, tree, addr, bytes)
         } else {
-            free_with::<Portable, Shared, false>(b, tree, nodes, addr, bytes)
+            free_with::<Portable, Shared, false>(b, tree, addr, bytes)
         }
     }
 }
@@ -758,12 +749,11 @@ unsafe fn free_general(tree: *mut i64, nodes: *mut Word, addr: i64, bytes: i64) 
 unsafe fn free_with<S: Simd, V: Validate, const PLAIN: bool>(
     b: &Slot,
     tree: *mut i64,
-    nodes: *mut Word,
     addr: i64,
     bytes: i64,
 ) -> Outcome {
     // SAFETY: the caller's contract.
-    let t = unsafe { view::<V>(b, tree, nodes) }.with::<S>();
+    let t = unsafe { view::<V>(b, tree) }.with::<S>();
     if !PLAIN && b.san() != 0 {
         // SAFETY: as above. (A sanitized pool opens no append window.)
         return unsafe { free_sanitized::<S, V>(t, b, addr, bytes) };
@@ -817,7 +807,6 @@ unsafe fn free_sanitized<S: Simd, V: Validate>(
 #[inline(always)]
 pub(crate) unsafe fn resize_in<S: Simd>(
     tree: *mut i64,
-    nodes: *mut Word,
     addr: i64,
     sizes: (i64, i64),
     zero_fill: bool,
@@ -825,12 +814,12 @@ pub(crate) unsafe fn resize_in<S: Simd>(
 ) -> TreeResult<i64> {
     let how = (zero_fill, place_move);
     // SAFETY: the caller's contract.
-    let Some(b) = (unsafe { plain_pool(tree, nodes) }) else {
+    let Some(b) = (unsafe { plain_pool(tree) }) else {
         // SAFETY: as above.
-        return unsafe { resize_general(tree, nodes, addr, sizes, how) };
+        return unsafe { resize_general(tree, addr, sizes, how) };
     };
-    // SAFETY: as above; `plain_pool` checked the node array.
-    unsafe { resize_with::<S, Shared, true>(b, tree, nodes, addr, sizes, how) }
+    // SAFETY: as above.
+    unsafe { resize_with::<S, Shared, true>(b, tree, addr, sizes, how) }
 }
 
 /// [`resize_in`] off the hot path (see [`alloc_general`]).
@@ -841,19 +830,18 @@ pub(crate) unsafe fn resize_in<S: Simd>(
 #[inline(never)]
 unsafe fn resize_general(
     tree: *mut i64,
-    nodes: *mut Word,
     addr: i64,
     sizes: (i64, i64),
     how: (bool, bool),
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let b = unsafe { registration(tree, nodes)? };
+    let b = unsafe { registration(tree)? };
     // SAFETY: as above.
     unsafe {
         if b.mirrors_nodes() {
-            resize_with::<Portable, Mirrored, false>(b, tree, nodes, addr, sizes, how)
+            resize_with::<Portable, Mirrored, false>(b, tree, addr, sizes, how)
         } else {
-            resize_with::<Portable, Shared, false>(b, tree, nodes, addr, sizes, how)
+            resize_with::<Portable, Shared, false>(b, tree, addr, sizes, how)
         }
     }
 }
@@ -867,13 +855,12 @@ unsafe fn resize_general(
 unsafe fn resize_with<S: Simd, V: Validate, const PLAIN: bool>(
     b: &Slot,
     tree: *mut i64,
-    nodes: *mut Word,
     addr: i64,
     (old, new): (i64, i64),
     (zero_fill, place_move): (bool, bool),
 ) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let t = unsafe { view::<V>(b, tree, nodes) }.with::<S>();
+    let t = unsafe { view::<V>(b, tree) }.with::<S>();
     let addr = if !PLAIN && b.san() != 0 {
         sanitize::check(addr, old, std::ptr::null())
     } else {
@@ -928,15 +915,10 @@ unsafe fn resize_with<S: Simd, V: Validate, const PLAIN: bool>(
 /// # Safety
 /// As for `alloc_in`.
 #[inline(always)]
-pub unsafe fn window_append(
-    tree: *mut i64,
-    nodes: *mut Word,
-    addr: i64,
-    sizes: (i64, i64),
-) -> Option<(i64, i64)> {
+pub unsafe fn window_append(tree: *mut i64, addr: i64, sizes: (i64, i64)) -> Option<(i64, i64)> {
     // Only a plain pool opens a window.
     // SAFETY: the caller's contract.
-    let b = unsafe { plain_pool(tree, nodes) }?;
+    let b = unsafe { plain_pool(tree) }?;
     // SAFETY: one operation on the pool at a time.
     let p = unsafe { finger(b) };
     if !p.window.is_open() {
@@ -954,9 +936,9 @@ pub unsafe fn window_append(
 ///
 /// # Safety
 /// As for `alloc_in`.
-pub unsafe fn settle_window_of(tree: *mut i64, nodes: *mut Word) {
+pub unsafe fn settle_window_of(tree: *mut i64) {
     // SAFETY: the caller's contract.
-    if let Ok(b) = unsafe { registration(tree, nodes) } {
+    if let Ok(b) = unsafe { registration(tree) } {
         // SAFETY: one operation on the pool at a time.
         settle_window(b, unsafe { finger(b) });
     }
@@ -968,10 +950,10 @@ pub unsafe fn settle_window_of(tree: *mut i64, nodes: *mut Word) {
 ///
 /// # Safety
 /// `tree` must be null or valid for reads and writes of `HEADER_WORDS` words
-/// (any contents); `nodes` is only used if it is the registered node array.
-pub unsafe fn live_bytes(tree: *mut i64, nodes: *mut Word, addr: i64) -> TreeResult<i64> {
+/// (any contents, any alignment).
+pub unsafe fn live_bytes(tree: *mut i64, addr: i64) -> TreeResult<i64> {
     // SAFETY: the caller's contract.
-    let b = unsafe { registration(tree, nodes)? };
+    let b = unsafe { registration(tree)? };
     Ok(live_at(b, offset_in(b, addr & ADDR_MASK)?))
 }
 
@@ -987,7 +969,7 @@ fn live_at(b: &Slot, off: i64) -> i64 {
     extents(b).live_bytes_at(off)
 }
 
-/// The message for error `code` of the call on the pool at `tree`/`nodes`
+/// The message for error `code` of the call on the pool at `tree`
 /// that has just failed on this thread: for a stale span
 /// ([`super::error::STALE_FREE`], `STALE_RESIZE`) it names the span the
 /// call named, as the tree noted it when it refused it
@@ -997,39 +979,12 @@ fn live_at(b: &Slot, off: i64) -> i64 {
 ///
 /// # Safety
 /// As for [`live_bytes`].
-pub unsafe fn failure_message(tree: *mut i64, nodes: *mut Word, code: i64) -> String {
+pub unsafe fn failure_message(tree: *mut i64, code: i64) -> String {
     let (off, claimed) = super::error::last_refused();
     // SAFETY: the caller's contract.
-    let actual = match unsafe { registration(tree, nodes) } {
+    let actual = match unsafe { registration(tree) } {
         Ok(b) => live_at(b, off),
         Err(_) => 0,
     };
     super::error::stale_message(code, off, claimed, actual)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_word_address;
-
-    #[test]
-    fn only_a_non_null_8_aligned_header_address_is_accepted() {
-        let at = |a: usize| is_word_address(a as *mut i64);
-        assert!(!at(0));
-        for a in 1..8 {
-            assert!(!at(a), "{a}");
-            assert!(!at(0x1000 + a), "{a}");
-            assert!(!at((1 << 63) + a), "{a}");
-        }
-        for a in [
-            8,
-            16,
-            0x1000,
-            0x7fff_ffff_fff8,
-            1 << 62,
-            1 << 63,
-            usize::MAX & !7,
-        ] {
-            assert!(at(a), "{a:#x}");
-        }
-    }
 }

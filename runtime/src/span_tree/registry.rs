@@ -7,7 +7,7 @@
 //! release take a lock.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicPtr, Ordering};
 
 use super::error::{BAD_POOL, TOO_MANY_POOLS};
 
@@ -163,11 +163,36 @@ pub fn slot(id: i64) -> Result<&'static Slot, i64> {
 /// sanitized ([`PoolBounds::san`] is 0) and has an arena
 /// ([`PoolBounds::arena_base`] is not 0): every `slice_pool` pool outside
 /// `--sanitize`.
+///
+/// The slot the last such lookup found ([`LAST_PLAIN`]) is tried first:
+/// its address is a load (two instructions), where the id's slot takes
+/// four to compute. Either way the answer is the slot whose `plain_id` is `id`,
+/// and `id` is positive, so no id finds an empty slot (whose `plain_id`
+/// is 0).
 #[inline(always)]
 pub fn find_plain(id: i64) -> Option<&'static Slot> {
-    let s = &SLOTS[slot_of(id)?];
-    (s.plain_id.load(Ordering::Acquire) == id).then_some(s)
+    if id <= 0 {
+        return None;
+    }
+    // SAFETY: LAST_PLAIN holds the address of an element of SLOTS, always.
+    let last = unsafe { &*LAST_PLAIN.load(Ordering::Relaxed) };
+    if last.plain_id.load(Ordering::Acquire) == id {
+        return Some(last);
+    }
+    let s = &SLOTS[id as usize & (MAX_POOLS - 1)];
+    if s.plain_id.load(Ordering::Acquire) != id {
+        return None;
+    }
+    LAST_PLAIN.store(std::ptr::from_ref(s).cast_mut(), Ordering::Relaxed);
+    Some(s)
 }
+
+/// The slot [`find_plain`] found last: a hint, never an authority. It only
+/// ever holds the address of an element of [`SLOTS`] (the first one until
+/// a plain pool is found), so a hint another thread replaced, or whose
+/// pool is gone, costs a miss and nothing else: the slot's own `plain_id`
+/// decides, as it does for the slot an id names.
+static LAST_PLAIN: AtomicPtr<Slot> = AtomicPtr::new((&raw const SLOTS).cast::<Slot>().cast_mut());
 
 impl Slot {
     /// Makes the slot empty: no id finds it.
@@ -343,5 +368,36 @@ mod tests {
         assert!(find_plain(0).is_none());
         // An id whose slot is empty: the slot's own index and generation 0.
         assert!(find_plain(index).is_none());
+    }
+
+    /// The slot found last is a hint only: two plain pools looked up in
+    /// turn are each found, and once the one found last is gone, neither
+    /// its id nor 0 (what its empty slot's `plain_id` holds) finds it.
+    #[test]
+    fn the_last_plain_slot_found_is_a_hint_only() {
+        let plain = |nodes| PoolBounds {
+            mirrors_nodes: false,
+            arena_base: 0x10_0000,
+            ..bounds(nodes)
+        };
+        let (a, b) = (
+            register(plain(0x5000)).unwrap(),
+            register(plain(0x6000)).unwrap(),
+        );
+        for _ in 0..2 {
+            assert_eq!(find_plain(a).map(Slot::nodes), Some(0x5000));
+            assert_eq!(find_plain(b).map(Slot::nodes), Some(0x6000));
+        }
+        unregister(b).unwrap();
+        for gone in [b, 0, b & (MAX_POOLS as i64 - 1)] {
+            // The hint on the gone pool's slot (tests in parallel move it).
+            LAST_PLAIN.store(
+                std::ptr::from_ref(&SLOTS[slot_of(b).unwrap()]).cast_mut(),
+                Ordering::Relaxed,
+            );
+            assert!(find_plain(gone).is_none(), "{gone}");
+        }
+        assert_eq!(find_plain(a).map(Slot::nodes), Some(0x5000));
+        unregister(a).unwrap();
     }
 }

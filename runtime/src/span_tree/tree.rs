@@ -402,10 +402,12 @@ impl<V: Validate, S: Simd> Mem<V, S> {
     #[inline(always)]
     fn set_h(&self, field: usize, v: i64) {
         // SAFETY: as in `h`; the mirror's header is as long (`Raw::mirrored`).
+        // The program's header may lie at any address (see
+        // `library::header_word`).
         unsafe {
             self.raw.hdr.add(field).write(v);
             if V::MIRRORED {
-                self.raw.mirror_hdr.add(field).write(v);
+                self.raw.mirror_hdr.add(field).write_unaligned(v);
             }
         }
     }
